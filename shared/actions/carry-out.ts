@@ -1,0 +1,105 @@
+import { appendAudit, type DecidedBy } from '../audit/audit.ts';
+import type { RunCounts } from '../runs/records.ts';
+import type { ItemSource, SourceItem } from '../sources/source.ts';
+import type { Store } from '../store/store.ts';
+import { claimOutcome, settleOutcome } from './outcomes.ts';
+
+export interface Choice {
+  action: string;
+  decidedBy: DecidedBy;
+  confidence: number;
+  reasoning: string | null;
+  note: string | null;
+  ruleId: string | null;
+  /** The source of the rule, when decided by memory. */
+  ruleSource: 'you' | 'learned' | null;
+  /** An expired decision: recorded as `expired`, never acted. */
+  expired?: boolean;
+}
+
+export interface CarryOutContext {
+  store: Store;
+  source: ItemSource;
+  workflowId: string;
+  runId: string;
+}
+
+export type CarryOutResult = {
+  outcome: 'acted' | 'declined' | 'expired' | 'failed' | 'duplicate';
+  detail: string;
+};
+
+/**
+ * Carries out one choice on one item: claim the item, act (or decline), record the
+ * outcome and its audit entry. A claimed item is never acted on again.
+ */
+export async function carryOut(
+  ctx: CarryOutContext,
+  item: SourceItem,
+  choice: Choice,
+): Promise<CarryOutResult> {
+  const claim = await claimOutcome(ctx.store, {
+    workflow_id: ctx.workflowId,
+    item_id: item.id,
+    run_id: ctx.runId,
+    action: choice.action,
+    status: 'acting',
+  });
+  if (!claim) return { outcome: 'duplicate', detail: 'already handled; nothing done' };
+
+  let outcome: CarryOutResult['outcome'];
+  let detail: string;
+  if (choice.expired) {
+    outcome = 'expired';
+    detail = 'nobody answered in time; nothing done';
+  } else if (choice.action === 'skip') {
+    outcome = 'declined';
+    detail = 'skipped; nothing done';
+  } else {
+    try {
+      detail = await ctx.source.perform(choice.action, item, {
+        store: ctx.store,
+        workflowId: ctx.workflowId,
+        runId: ctx.runId,
+        note: choice.note,
+        reasoning: choice.reasoning,
+      });
+      outcome = 'acted';
+    } catch (error) {
+      outcome = 'failed';
+      detail = error instanceof Error ? error.message : String(error);
+    }
+  }
+  await settleOutcome(ctx.store, claim, outcome);
+  await appendAudit(ctx.store, {
+    run_id: ctx.runId,
+    workflow_id: ctx.workflowId,
+    item_id: item.id,
+    outcome,
+    action: choice.action,
+    decided_by: choice.expired ? null : choice.decidedBy,
+    confidence: choice.confidence,
+    reasoning: choice.reasoning,
+    note: choice.note,
+    rule_id: choice.ruleId,
+    detail,
+  });
+  return { outcome, detail };
+}
+
+/** The count a carried-out choice adds to. */
+export function countFor(choice: Choice, result: CarryOutResult): (keyof RunCounts)[] {
+  switch (result.outcome) {
+    case 'acted':
+      if (choice.decidedBy === 'memory')
+        return ['acted', choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules'];
+      return choice.decidedBy === 'model' ? ['acted', 'confident'] : ['acted'];
+    case 'declined':
+    case 'expired':
+      return ['declined'];
+    case 'failed':
+      return ['failed'];
+    case 'duplicate':
+      return [];
+  }
+}

@@ -1,0 +1,82 @@
+import type { StateStore } from '@strands-agents/sdk';
+import type { Rule } from '../../memory/rule.ts';
+import type { GatePolicy } from '../../gate/verdict.ts';
+import type { RunCounts } from '../../runs/records.ts';
+import { EMPTY_COUNTS } from '../../runs/records.ts';
+import type { ItemSource, SourceItem } from '../../sources/source.ts';
+import type { Store } from '../../store/store.ts';
+import type { Workflow } from '../../workflows/schema.ts';
+import type { FeedEvent } from '../../events/feed.ts';
+import type { Choice } from '../../actions/carry-out.ts';
+
+/** An item the gate set aside; kept in the executor's appState so it survives a pause. */
+export interface DeferredItem {
+  item_id: string;
+  ref: string;
+  sender: string;
+  subject: string;
+  suggested_action: string;
+  confidence: number;
+  reasoning: string;
+  reason: string;
+}
+
+/** What the person answered for one deferred item, handed back through the interrupt. */
+export interface DecisionAnswer {
+  decision_id: string;
+  item_id: string;
+  action: string;
+  note: string | null;
+  by: 'human' | 'expired';
+}
+
+/**
+ * Everything one run's executor needs. The run context holds the text of the items;
+ * the model only ever sees ids and compact views.
+ */
+export interface RunContext {
+  store: Store;
+  runId: string;
+  workflow: Workflow;
+  source: ItemSource;
+  policy: GatePolicy;
+  rules: Rule[];
+  pageSize: number;
+  /** Items read this process, by id. */
+  items: Map<string, SourceItem>;
+  /** Item ids waiting on a person in another run of this workflow: never fetched again. */
+  held: Set<string>;
+  /** The gate's verdict for each submit_action call it let through, by toolUseId. */
+  verdicts: Map<string, Choice>;
+  /** Source refs, listed once per process. */
+  refs: string[] | null;
+  emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;
+}
+
+const COUNTS = 'counts';
+const DEFERRED = 'deferred';
+const CURSOR = 'cursor';
+
+/** Run state that must survive a pause lives in appState (it is snapshotted). */
+export const runState = {
+  counts(state: StateStore): RunCounts {
+    return { ...EMPTY_COUNTS, ...((state.get(COUNTS) as Partial<RunCounts> | undefined) ?? {}) };
+  },
+  bump(state: StateStore, keys: (keyof RunCounts)[]): void {
+    const counts = runState.counts(state);
+    for (const key of keys) counts[key] += 1;
+    state.set(COUNTS, counts);
+  },
+  deferred(state: StateStore): DeferredItem[] {
+    return (state.get(DEFERRED) as DeferredItem[] | undefined) ?? [];
+  },
+  setDeferred(state: StateStore, items: DeferredItem[]): void {
+    state.set(DEFERRED, items);
+  },
+  cursor(state: StateStore): number {
+    return (state.get(CURSOR) as number | undefined) ?? 0;
+  },
+  setCursor(state: StateStore, cursor: number): void {
+    state.set(CURSOR, cursor);
+  },
+};

@@ -1,0 +1,156 @@
+import { tool } from '@strands-agents/sdk';
+import { z } from 'zod';
+import { carryOut, countFor } from '../../actions/carry-out.ts';
+import { getOutcome, claimOutcome } from '../../actions/outcomes.ts';
+import { appendAudit } from '../../audit/audit.ts';
+import type { SourceItem } from '../../sources/source.ts';
+import { runState, type RunContext } from './run-context.ts';
+
+const SNIPPET = 280;
+
+/** The compact view the model sees: ids and a snippet, never the whole text. */
+export function compactView(item: SourceItem) {
+  return {
+    id: item.id,
+    from: item.sender.address,
+    name: item.sender.name,
+    subject: item.subject,
+    snippet: item.text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET),
+    hints: item.hints,
+  };
+}
+
+/** Lists the source once per process; the cursor in appState says how far the run got. */
+async function refsOf(ctx: RunContext): Promise<string[]> {
+  ctx.refs ??= await ctx.source.listRefs();
+  return ctx.refs;
+}
+
+/** Reads refs from the cursor until a page of unhandled items is full. */
+export async function nextPage(
+  ctx: RunContext,
+  state: Parameters<typeof runState.cursor>[0],
+): Promise<SourceItem[]> {
+  const refs = await refsOf(ctx);
+  const page: SourceItem[] = [];
+  let cursor = runState.cursor(state);
+  while (page.length < ctx.pageSize && cursor < refs.length) {
+    const ref = refs[cursor++]!;
+    const read = await ctx.source.read(ref);
+    if (!read.ok) {
+      await recordUnparseable(ctx, ref, read.reason);
+      continue;
+    }
+    const item = read.item;
+    if (ctx.held.has(item.id) || ctx.items.has(item.id)) continue;
+    if (await getOutcome(ctx.store, ctx.workflow.id, item.id)) continue;
+    ctx.items.set(item.id, item);
+    page.push(item);
+  }
+  runState.setCursor(state, cursor);
+  return page;
+}
+
+async function recordUnparseable(ctx: RunContext, ref: string, reason: string): Promise<void> {
+  const itemId = `unparseable:${ref.split('/').pop()}`;
+  const claim = await claimOutcome(ctx.store, {
+    workflow_id: ctx.workflow.id,
+    item_id: itemId,
+    run_id: ctx.runId,
+    action: null,
+    status: 'unparseable',
+  });
+  if (!claim) return;
+  await appendAudit(ctx.store, {
+    run_id: ctx.runId,
+    workflow_id: ctx.workflow.id,
+    item_id: itemId,
+    outcome: 'unparseable',
+    action: null,
+    decided_by: null,
+    detail: `${ref}: ${reason}; left alone`,
+  });
+  ctx.emit('failed', `Left alone an unparseable message (${reason})`, { ref });
+}
+
+/** The executor's tools. submit_action is the only one that changes anything, and the gate stands before it. */
+export function executorTools(ctx: RunContext) {
+  const recallRules = tool({
+    name: 'recall_rules',
+    description: 'Lists the rules learned from the person for this workflow. The gate applies them for you.',
+    inputSchema: z.object({}),
+    callback: () => ({
+      count: ctx.rules.length,
+      rules: ctx.rules.slice(0, 20).map((r) => ({ match: r.match, action: r.action, source: r.source })),
+    }),
+  });
+
+  const fetchItems = tool({
+    name: 'fetch_items',
+    description: `Returns the next page (up to ${ctx.pageSize}) of items not handled yet, as compact views. An empty page means the batch is done.`,
+    inputSchema: z.object({}),
+    callback: async (_input, toolContext) => {
+      const page = await nextPage(ctx, toolContext!.agent.appState);
+      ctx.emit('fetched', `Fetched ${page.length} item(s)`, { count: page.length });
+      return { items: page.map(compactView), done: page.length === 0 };
+    },
+  });
+
+  const readItem = tool({
+    name: 'read_item',
+    description: 'Returns the full text of one fetched item by id.',
+    inputSchema: z.object({ item_id: z.string() }),
+    callback: ({ item_id }) => {
+      const item = ctx.items.get(item_id);
+      return item
+        ? { ...compactView(item), text: item.text.slice(0, 4000) }
+        : { error: `unknown item ${item_id}` };
+    },
+  });
+
+  const submitAction = tool({
+    name: 'submit_action',
+    description:
+      'Proposes one action for one item, with your confidence (0-1) and reasoning. The gate may act, ask the person, or apply a rule.',
+    inputSchema: z.object({
+      item_id: z.string(),
+      action: z.string(),
+      confidence: z.unknown().optional(),
+      reasoning: z.string().optional(),
+      force_interrupt: z.boolean().optional(),
+    }),
+    callback: async (input, toolContext) => {
+      const toolUseId = toolContext!.toolUse.toolUseId;
+      const choice = ctx.verdicts.get(toolUseId);
+      const item = ctx.items.get(input.item_id);
+      if (!choice || !item)
+        return { item_id: input.item_id, outcome: 'not_acted', detail: 'the gate did not clear it' };
+      ctx.verdicts.delete(toolUseId);
+      const result = await carryOut(
+        { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId },
+        item,
+        choice,
+      );
+      runState.bump(toolContext!.agent.appState, countFor(choice, result));
+      ctx.emit(result.outcome === 'failed' ? 'failed' : 'acted', `${choice.action}: ${item.subject}`, {
+        item_id: item.id,
+        action: choice.action,
+        outcome: result.outcome,
+        decided_by: choice.decidedBy,
+      });
+      return { item_id: item.id, outcome: result.outcome, action: choice.action };
+    },
+  });
+
+  const finishBatch = tool({
+    name: 'finish_batch',
+    description: 'Call once, after every item has been submitted. Unsure items are asked about together.',
+    inputSchema: z.object({}),
+    callback: (_input, toolContext) => ({
+      finished: true,
+      counts: runState.counts(toolContext!.agent.appState),
+    }),
+  });
+
+  return [recallRules, fetchItems, readItem, submitAction, finishBatch];
+}

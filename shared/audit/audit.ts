@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { newId } from '../store/ids.ts';
+import { listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+
+export const OutcomeSchema = z.enum([
+  'acted',
+  'declined',
+  'expired',
+  'failed',
+  'unparseable',
+  'run_started',
+  'run_finished',
+]);
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export const DecidedBySchema = z.enum(['model', 'memory', 'human']);
+export type DecidedBy = z.infer<typeof DecidedBySchema>;
+
+export const AuditEntrySchema = z.object({
+  id: z.string(),
+  run_id: z.string(),
+  workflow_id: z.string(),
+  item_id: z.string().nullable(),
+  outcome: OutcomeSchema,
+  action: z.string().nullable(),
+  decided_by: DecidedBySchema.nullable(),
+  confidence: z.number().nullable(),
+  reasoning: z.string().nullable(),
+  note: z.string().nullable(),
+  /** Which rule decided, for decided_by: memory. */
+  rule_id: z.string().nullable().default(null),
+  /** What the action did (e.g. where a message moved), or why it failed. */
+  detail: z.string().nullable().default(null),
+  at: z.string(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+export type AuditInput = Omit<
+  AuditEntry,
+  'id' | 'at' | 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'
+> &
+  Partial<Pick<AuditEntry, 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'>>;
+
+/** Appends one entry to the audit log (the record; the feed is only the window). */
+export async function appendAudit(store: Store, input: AuditInput): Promise<AuditEntry> {
+  const entry: AuditEntry = {
+    rule_id: null,
+    detail: null,
+    reasoning: null,
+    note: null,
+    confidence: null,
+    ...input,
+    id: newId('aud'),
+    at: new Date().toISOString(),
+  };
+  await store.put('audit', entry);
+  return entry;
+}
+
+/** The audit log, oldest first, optionally for one run. */
+export async function listAudit(store: Store, filter: { runId?: string } = {}): Promise<AuditEntry[]> {
+  const entries = await listRecords(store, 'audit', AuditEntrySchema);
+  return entries
+    .filter((e) => filter.runId === undefined || e.run_id === filter.runId)
+    .sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id));
+}

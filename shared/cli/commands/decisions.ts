@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { listPending } from '../../runs/decision-repository.ts';
+import { decide } from '../../runs/decide.ts';
+import { toPendingJson } from '../../runs/views.ts';
+import { cliContext } from '../context.ts';
+import { printJson, printTable } from '../output.ts';
+
+export function registerDecisionCommands(program: Command): void {
+  program
+    .command('pending')
+    .description('the questions waiting for you, across runs')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const pending = await listPending(engine.store);
+      if (options.json) return printJson(pending.map(toPendingJson));
+      if (pending.length === 0) return console.log('Nothing is waiting for you.');
+      printTable(
+        ['decision', 'from', 'subject', 'suggested', 'conf'],
+        pending.map((d) => [d.id, d.sender, d.subject, d.suggested_action, d.confidence.toFixed(2)]),
+        40,
+      );
+      for (const d of pending)
+        console.log(
+          `\n${d.id}: ${d.reasoning}\n  options: ${[...d.options, 'approve_suggested'].join(', ')}`,
+        );
+      console.log(`\nAnswer one: handoff decide DECISION_ID ACTION --note "why"`);
+    });
+
+  program
+    .command('decide DECISION_ID ACTION')
+    .description('answer one question; the run resumes when all of its questions are answered')
+    .option('--note <TEXT>', 'why: the strongest signal for what Handoff learns')
+    .option('--json', 'print JSON')
+    .action(async (decisionId: string, action: string, options: { note?: string; json?: boolean }) => {
+      const { engine } = await cliContext();
+      const result = await decide(engine, decisionId, action, options.note ?? null);
+      if (options.json) return printJson(result);
+      console.log(`Recorded ${action} for ${decisionId}. Run ${result.run_id} is ${result.run_status}.`);
+    });
+}

@@ -1,0 +1,144 @@
+import type { Command } from 'commander';
+import { InvalidInputError } from '../../errors/index.ts';
+import { domainOf, normaliseDomain } from '../../memory/match.ts';
+import { RuleMatchSchema, type Rule, type RuleMatch } from '../../memory/rule.ts';
+import { addRule, deleteRule, listRules } from '../../memory/rules-repository.ts';
+import { getWorkflow } from '../../workflows/repository.ts';
+import { cliContext } from '../context.ts';
+import { printJson, printTable } from '../output.ts';
+
+interface AddOptions {
+  sender?: string;
+  domain?: string;
+  keywords?: string;
+  action: string;
+  workflow?: string;
+  note?: string;
+  json?: boolean;
+}
+
+/** Reads exactly one of --sender, --domain, --keywords into a match, refusing anything loose. */
+export function matchFromOptions(options: Pick<AddOptions, 'sender' | 'domain' | 'keywords'>): RuleMatch {
+  const given = (['sender', 'domain', 'keywords'] as const).filter((k) => options[k] !== undefined);
+  if (given.length !== 1)
+    throw new InvalidInputError('give exactly one of --sender ADDR, --domain DOMAIN or --keywords "a,b"');
+  if (options.sender !== undefined) {
+    const sender = options.sender.trim().toLowerCase();
+    if (!domainOf(sender))
+      throw new InvalidInputError(
+        `--sender "${options.sender}" is not an email address (like ana@vendor.com)`,
+      );
+    return { sender };
+  }
+  if (options.domain !== undefined) {
+    const domain = normaliseDomain(options.domain);
+    if (!domainOf(`x@${domain}`))
+      throw new InvalidInputError(`--domain "${options.domain}" is not a domain (like vendor.com)`);
+    return { domain };
+  }
+  const keywords = [
+    ...new Set(
+      (options.keywords ?? '')
+        .split(',')
+        .map((k) => k.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
+  const parsed = RuleMatchSchema.safeParse({ keywords });
+  if (!parsed.success)
+    throw new InvalidInputError(
+      '--keywords needs at least two distinct keywords, comma-separated: "invoice,overdue"',
+    );
+  return parsed.data;
+}
+
+function describeMatch(match: RuleMatch): string {
+  if ('sender' in match) return `sender ${match.sender}`;
+  if ('domain' in match) return `domain @${match.domain}`;
+  return `keywords ${match.keywords.join(', ')}`;
+}
+
+function ruleJson(rule: Rule) {
+  return {
+    id: rule.id,
+    match: rule.match,
+    action: rule.action,
+    source: rule.source,
+    note: rule.note,
+    created_at: rule.created_at,
+    workflow_id: rule.workflow_id,
+    ...(rule.source === 'learned'
+      ? { decision_id: rule.decision_id, superseded_by: rule.superseded_by }
+      : {}),
+  };
+}
+
+export function registerRuleCommands(program: Command): void {
+  const rules = program
+    .command('rules')
+    .description('the rules the gate applies first: yours and learned ones')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const list = await listRules(engine.store);
+      if (options.json) return printJson(list.map(ruleJson));
+      if (list.length === 0)
+        return console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
+      printTable(
+        ['id', 'match', 'action', 'source', 'workflow', 'note'],
+        list.map((r) => [
+          r.id,
+          describeMatch(r.match),
+          r.action,
+          r.superseded_by ? `${r.source} (superseded)` : r.source,
+          r.workflow_id ?? 'all',
+          r.note,
+        ]),
+      );
+    });
+
+  rules
+    .command('add')
+    .description('add a rule you set: exact sender, whole domain, or two or more keywords')
+    .option('--sender <ADDR>', 'an exact sender address')
+    .option('--domain <DOMAIN>', 'a whole domain (subdomains are not included)')
+    .option('--keywords <LIST>', 'comma-separated keywords; at least two must appear')
+    .requiredOption('--action <ACTION>', 'what to do with matching items')
+    .option('--workflow <ID>', 'only for this workflow (default: every workflow)')
+    .option('--note <TEXT>', 'why, in your words')
+    .option('--json', 'print JSON')
+    .action(async (options: AddOptions) => {
+      const match = matchFromOptions(options);
+      const action = options.action.trim();
+      if (!/^[a-z][a-z0-9_]*$/.test(action))
+        throw new InvalidInputError(`--action "${options.action}" is not an action name (like archive)`);
+      const { engine } = await cliContext();
+      if (options.workflow) {
+        const workflow = await getWorkflow(engine.store, options.workflow);
+        const known = [...workflow.actions.map((a) => a.name), 'skip'];
+        if (!known.includes(action))
+          throw new InvalidInputError(
+            `workflow ${workflow.id} has no action "${action}"; choose one of: ${known.join(', ')}`,
+          );
+      }
+      const rule = await addRule(engine.store, {
+        workflowId: options.workflow ?? null,
+        match,
+        action,
+        note: options.note ?? null,
+      });
+      if (options.json) return printJson(ruleJson(rule));
+      console.log(`Added ${rule.id}: ${describeMatch(rule.match)} → ${rule.action}`);
+    });
+
+  rules
+    .command('delete ID')
+    .description('revoke a rule')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const rule = await deleteRule(engine.store, id);
+      if (options.json) return printJson({ id: rule.id, deleted: true });
+      console.log(`Deleted ${rule.id} (${describeMatch(rule.match)} → ${rule.action}).`);
+    });
+}

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { listAudit } from '../../audit/audit.ts';
+import { listRuns } from '../../runs/run-repository.ts';
+import { summarise } from '../../runs/settle.ts';
+import { createRunFor, executeRun } from '../../runs/start-run.ts';
+import { describeCounts } from '../../runs/prepare.ts';
+import { cliContext } from '../context.ts';
+import { printJson, printTable, progressBar } from '../output.ts';
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('run WORKFLOW_ID')
+    .description('run a workflow now; unsure items are asked about at the end')
+    .option('--json', 'print JSON')
+    .action(async (workflowId: string, options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const run = await createRunFor(engine, workflowId, { kind: 'manual', detail: null });
+      const bar = progressBar(`Running ${workflowId}`);
+      let handled = 0;
+      const emit = engine.emit;
+      const finished = await executeRun(
+        {
+          ...engine,
+          emit: (channel, kind, text, data) => {
+            if (kind === 'acted' || kind === 'deferred') bar.update(++handled);
+            emit(channel, kind, text, data);
+          },
+        },
+        run,
+      );
+      bar.end();
+      if (options.json) return printJson(summarise(finished));
+      console.log(`Run ${finished.id}: ${finished.status} — ${describeCounts(finished.counts)}`);
+      if (finished.status === 'waiting')
+        console.log('Answer the questions: handoff pending, then handoff decide ID ACTION');
+      if (finished.error) console.log(`Reason: ${finished.error}`);
+      process.exitCode = finished.status === 'failed' ? 1 : 0;
+    });
+
+  program
+    .command('runs')
+    .description('list runs, newest first')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const runs = await listRuns(engine.store);
+      const rows = runs.map((r) => ({
+        run_id: r.id,
+        workflow_id: r.workflow_id,
+        status: r.status,
+        started_at: r.started_at,
+        finished_at: r.finished_at,
+      }));
+      if (options.json) return printJson(rows);
+      if (rows.length === 0) return console.log('No runs yet. Start one: handoff run WORKFLOW_ID');
+      printTable(
+        ['run', 'workflow', 'status', 'started', 'finished'],
+        rows.map((r) => [r.run_id, r.workflow_id, r.status, r.started_at, r.finished_at]),
+      );
+    });
+
+  program
+    .command('audit')
+    .description('the audit log: one entry per item outcome, plus run start and finish')
+    .option('--run <RUN_ID>', 'only this run')
+    .option('--json', 'print JSON')
+    .action(async (options: { run?: string; json?: boolean }) => {
+      const { engine } = await cliContext();
+      const entries = await listAudit(engine.store, options.run ? { runId: options.run } : {});
+      if (options.json)
+        return printJson(
+          entries.map((e) => ({
+            run_id: e.run_id,
+            item_id: e.item_id,
+            outcome: e.outcome,
+            action: e.action,
+            decided_by: e.decided_by,
+            confidence: e.confidence,
+            note: e.note,
+            at: e.at,
+          })),
+        );
+      if (entries.length === 0) return console.log('The audit log is empty.');
+      printTable(
+        ['at', 'run', 'outcome', 'action', 'by', 'item / detail'],
+        entries.map((e) => [e.at, e.run_id, e.outcome, e.action, e.decided_by, e.item_id ?? e.detail]),
+        40,
+      );
+    });
+}

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { loadEnv } from '../../config/env.ts';
+import { initStore } from '../../store/open-store.ts';
+
+export function registerStoreCommands(program: Command): void {
+  const store = program
+    .command('store')
+    .description('the state store (JSON files, or DynamoDB with USE_DYNAMODB=true)');
+  store
+    .command('init')
+    .description('create the state directory, or the DynamoDB table if it is missing')
+    .action(async () => {
+      console.log(await initStore(loadEnv()));
+    });
+}

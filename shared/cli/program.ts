@@ -1,0 +1,44 @@
+import { Command, CommanderError } from 'commander';
+import { HandoffError, InvalidInputError, NotFoundError, AlreadyDecidedError } from '../errors/index.ts';
+import { registerDecisionCommands } from './commands/decisions.ts';
+import { registerRuleCommands } from './commands/rules.ts';
+import { registerRunCommands } from './commands/runs.ts';
+import { registerServerCommands } from './commands/server.ts';
+import { registerStoreCommands } from './commands/store.ts';
+import { registerWorkflowCommands } from './commands/workflows.ts';
+
+/** The `handoff` command line. */
+export function buildProgram(): Command {
+  const program = new Command('handoff')
+    .description('Background agent workflows that ask before they act.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerWorkflowCommands(program);
+  registerRunCommands(program);
+  registerDecisionCommands(program);
+  registerRuleCommands(program);
+  registerStoreCommands(program);
+  registerServerCommands(program);
+  return program;
+}
+
+/** Runs the CLI: one line on stderr and a non-zero exit for anything that went wrong. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const known =
+      error instanceof InvalidInputError ||
+      error instanceof NotFoundError ||
+      error instanceof AlreadyDecidedError;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      `handoff: ${known || error instanceof HandoffError ? message : `unexpected error: ${message}`}\n`,
+    );
+    if (!known && process.env.HANDOFF_DEBUG && error instanceof Error)
+      process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}

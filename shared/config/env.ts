@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { InvalidInputError } from '../errors/index.ts';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  HANDOFF_STATE_DIR: z.string().min(1).default('.handoff'),
+  USE_DYNAMODB: flag,
+  HANDOFF_TABLE: z.string().min(1).default('handoff'),
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  CONFIDENCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.7),
+  DECISION_TTL_HOURS: z.coerce.number().positive().default(72),
+  HANDOFF_MODEL_PROVIDER: z.enum(['local', 'bedrock', 'anthropic', 'openai', 'groq']).default('local'),
+  HANDOFF_API_KEY: z.string().optional(),
+  HANDOFF_WEBHOOK_SECRET: z.string().optional(),
+  UI_BASE_URL: z.string().default('http://127.0.0.1:3000'),
+  NOTIFY_CHANNEL: z.enum(['console', 'slack', 'sns']).default('console'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parses the process environment once; a bad value is one clear line. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    throw new InvalidInputError(
+      `${name}=${String(source[name])} is not valid: ${issue?.message ?? 'unknown'}`,
+    );
+  }
+  return { ...parsed.data, HANDOFF_STATE_DIR: path.resolve(parsed.data.HANDOFF_STATE_DIR) };
+}

@@ -1,0 +1,155 @@
+import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
+import { carryOut, countFor, type Choice } from '../actions/carry-out.ts';
+import { findCoveringRule } from '../memory/match.ts';
+import {
+  runState,
+  type DecisionAnswer,
+  type DeferredItem,
+  type RunContext,
+} from '../agents/executor/run-context.ts';
+import { decide } from './verdict.ts';
+
+/** The name of the one interrupt a run raises; its reason carries every deferred item. */
+export const DECISIONS_INTERRUPT = 'handoff_decisions';
+
+export interface DecisionsInterruptReason {
+  items: DeferredItem[];
+}
+
+export interface DecisionsResponse {
+  answers: DecisionAnswer[];
+}
+
+/**
+ * Attaches the gate to the executor: it fires before submit_action's body, so an item
+ * it sets aside has had nothing done to it. On finish_batch it raises one interrupt
+ * for everything deferred, and on resume carries out the person's answers.
+ */
+export function attachGate(agent: Agent, ctx: RunContext): void {
+  agent.addHook(BeforeToolCallEvent, async (event) => {
+    if (event.toolUse.name === 'submit_action') gateSubmit(event, ctx);
+    else if (event.toolUse.name === 'finish_batch') await gateFinish(event, ctx);
+  });
+}
+
+function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
+  const input = (event.toolUse.input ?? {}) as Record<string, unknown>;
+  const itemId = typeof input.item_id === 'string' ? input.item_id : '';
+  const item = ctx.items.get(itemId);
+  const state = event.agent.appState;
+  const deferred = runState.deferred(state);
+  if (!item) {
+    event.cancel = `unknown item id "${itemId}": call fetch_items and use an id it returned`;
+    return;
+  }
+  if (deferred.some((d) => d.item_id === itemId)) {
+    event.cancel = `item ${itemId} is already set aside for the person`;
+    return;
+  }
+  const rule = findCoveringRule(ctx.rules, ctx.workflow.id, {
+    senderAddress: item.sender.address,
+    subject: item.subject,
+    text: item.text,
+  });
+  const verdict = decide(
+    { action: input.action, confidence: input.confidence, forceInterrupt: input.force_interrupt },
+    ctx.policy,
+    rule,
+  );
+  const reasoning = typeof input.reasoning === 'string' ? input.reasoning : '';
+  if (verdict.kind === 'defer') {
+    const entry: DeferredItem = {
+      item_id: item.id,
+      ref: item.ref,
+      sender: item.sender.address,
+      subject: item.subject,
+      suggested_action: verdict.action,
+      confidence: verdict.confidence,
+      reasoning: reasoning || '(the model gave no reasoning)',
+      reason: verdict.reason,
+    };
+    runState.setDeferred(state, [...deferred, entry]);
+    runState.bump(state, ['deferred']);
+    ctx.emit('deferred', `Set aside: ${item.subject}`, { item_id: item.id, reason: verdict.reason });
+    event.cancel = `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`;
+    return;
+  }
+  const choice: Choice =
+    verdict.kind === 'rewrite'
+      ? {
+          action: verdict.action,
+          decidedBy: 'memory',
+          confidence: 1,
+          reasoning: `rule ${verdict.rule.id}${verdict.rule.note ? ` (${verdict.rule.note})` : ''}`,
+          note: null,
+          ruleId: verdict.rule.id,
+          ruleSource: verdict.rule.source,
+        }
+      : {
+          action: verdict.action,
+          decidedBy: 'model',
+          confidence: verdict.confidence,
+          reasoning,
+          note: null,
+          ruleId: null,
+          ruleSource: null,
+        };
+  if (verdict.kind === 'rewrite') {
+    event.toolUse.input = { ...input, action: verdict.action, confidence: 1 };
+    ctx.emit('memory', `Rule ${verdict.rule.id} covers: ${item.subject}`, {
+      item_id: item.id,
+      rule_id: verdict.rule.id,
+    });
+  }
+  ctx.verdicts.set(event.toolUse.toolUseId, choice);
+}
+
+async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {
+  const state = event.agent.appState;
+  const deferred = runState.deferred(state);
+  if (deferred.length === 0) return;
+  const response = event.interrupt<DecisionsResponse>({
+    name: DECISIONS_INTERRUPT,
+    reason: { items: deferred } satisfies DecisionsInterruptReason as never,
+  });
+  ctx.emit('resumed', `Resumed with ${response.answers.length} answer(s)`, {});
+  for (const entry of deferred) {
+    const answer = response.answers.find((a) => a.item_id === entry.item_id);
+    // No answer for an item is never a licence to act: it is skipped.
+    const action = answer?.by === 'human' ? resolveAction(answer.action, entry) : 'skip';
+    const choice: Choice = {
+      action,
+      decidedBy: 'human',
+      confidence: 1,
+      reasoning: entry.reasoning,
+      note: answer?.note ?? null,
+      ruleId: null,
+      ruleSource: null,
+      expired: answer?.by !== 'human',
+    };
+    const item = ctx.items.get(entry.item_id) ?? (await reread(ctx, entry));
+    const result = item
+      ? await carryOut(
+          { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId },
+          item,
+          choice,
+        )
+      : null;
+    if (result) runState.bump(state, countFor(choice, result));
+    ctx.emit('decided', `${choice.expired ? 'expired' : action}: ${entry.subject}`, {
+      item_id: entry.item_id,
+      action,
+      outcome: result?.outcome ?? 'failed',
+    });
+  }
+  runState.setDeferred(state, []);
+}
+
+function resolveAction(action: string, entry: DeferredItem): string {
+  return action === 'approve_suggested' ? entry.suggested_action : action;
+}
+
+async function reread(ctx: RunContext, entry: DeferredItem) {
+  const read = await ctx.source.read(entry.ref);
+  return read.ok && read.item.id === entry.item_id ? read.item : null;
+}

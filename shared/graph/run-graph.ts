@@ -1,0 +1,45 @@
+import { SessionManager, type Agent, type Model, type SnapshotStorage } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
+import { createExecutor } from '../agents/executor/executor.ts';
+import type { RunContext } from '../agents/executor/run-context.ts';
+import type { RunTrigger } from '../runs/records.ts';
+import { narrateGraph, narrateTools } from './narrator.ts';
+import { CompleterNode } from './nodes/completer-node.ts';
+import { TriggerNode, wasTriggered } from './nodes/trigger-node.ts';
+
+/** Node ids are part of the persisted state: a paused run resumes only into the same ids. */
+export const GRAPH_ID = 'handoff-run';
+export const NODE_IDS = ['trigger', 'executor', 'completer'] as const;
+
+export interface RunGraph {
+  graph: Graph;
+  executor: Agent;
+}
+
+export interface RunGraphDeps {
+  ctx: RunContext;
+  trigger: RunTrigger;
+  model: Model;
+  snapshots: SnapshotStorage;
+  hasNewItems: () => Promise<boolean>;
+  complete: (executor: Agent) => Promise<string>;
+}
+
+/** trigger → executor → completer, with the conditional edge and the gate on the executor only. */
+export function buildRunGraph(deps: RunGraphDeps): RunGraph {
+  const executor = createExecutor(deps.ctx, deps.model);
+  narrateTools(executor, deps.ctx.emit);
+  const graph = new Graph({
+    id: GRAPH_ID,
+    nodes: [
+      new TriggerNode(deps.trigger, deps.hasNewItems),
+      { agent: executor, preserveContext: true },
+      new CompleterNode(() => deps.complete(executor)),
+    ],
+    edges: [{ source: 'trigger', target: 'executor', handler: wasTriggered }, ['executor', 'completer']],
+    sessionManager: new SessionManager({ sessionId: deps.ctx.runId, storage: { snapshot: deps.snapshots } }),
+    maxSteps: 10,
+  });
+  narrateGraph(graph, deps.ctx.emit);
+  return { graph, executor };
+}

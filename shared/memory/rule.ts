@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** What a rule matches on: an exact sender, a whole domain, or a set of keywords. */
+export const RuleMatchSchema = z.union([
+  z.object({ sender: z.string().min(3) }).strict(),
+  z.object({ domain: z.string().min(1) }).strict(),
+  z.object({ keywords: z.array(z.string().min(1)).min(2) }).strict(),
+]);
+export type RuleMatch = z.infer<typeof RuleMatchSchema>;
+
+export const RuleSchema = z.object({
+  id: z.string(),
+  version: z.number().int().optional(),
+  /** null: the rule applies to every workflow. */
+  workflow_id: z.string().nullable(),
+  match: RuleMatchSchema,
+  action: z.string(),
+  source: z.enum(['you', 'learned']),
+  note: z.string().nullable(),
+  confidence: z.number().min(0).max(1).default(1),
+  decision_id: z.string().nullable().default(null),
+  item_id: z.string().nullable().default(null),
+  superseded_by: z.string().nullable().default(null),
+  created_at: z.string(),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+
+/** The parts of an item that recall may look at. */
+export interface RecallSubject {
+  /** The bare sender address from the From header, never the display name. */
+  senderAddress: string;
+  subject: string;
+  text: string;
+}

@@ -1,0 +1,48 @@
+import { NotFoundError } from '../errors/index.ts';
+import { newId } from '../store/ids.ts';
+import { getRecord, listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
+
+export interface NewRule {
+  workflowId: string | null;
+  match: RuleMatch;
+  action: string;
+  note: string | null;
+}
+
+/** Adds a rule you set. */
+export async function addRule(store: Store, input: NewRule): Promise<Rule> {
+  const rule: Rule = RuleSchema.parse({
+    id: newId('rule'),
+    workflow_id: input.workflowId,
+    match: input.match,
+    action: input.action,
+    source: 'you',
+    note: input.note,
+    confidence: 1,
+    created_at: new Date().toISOString(),
+  });
+  return RuleSchema.parse(await store.create('rules', rule));
+}
+
+/** Every rule, oldest first (superseded ones included: they are history). */
+export async function listRules(store: Store): Promise<Rule[]> {
+  return (await listRecords(store, 'rules', RuleSchema)).sort((a, b) =>
+    a.created_at.localeCompare(b.created_at),
+  );
+}
+
+/** Rules that may fire for a workflow: its own and those for every workflow, not superseded. */
+export async function liveRulesFor(store: Store, workflowId: string): Promise<Rule[]> {
+  return (await listRules(store)).filter(
+    (r) => r.superseded_by === null && (r.workflow_id === null || r.workflow_id === workflowId),
+  );
+}
+
+export async function deleteRule(store: Store, id: string): Promise<Rule> {
+  const rule = await getRecord(store, 'rules', RuleSchema, id);
+  if (!rule) throw new NotFoundError(`no rule "${id}": see \`handoff rules\``);
+  await store.delete('rules', id);
+  return rule;
+}

@@ -1,0 +1,82 @@
+import { AlreadyDecidedError, InvalidInputError, VersionConflictError } from '../errors/index.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import { getDecision } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import { expireDue } from './housekeeping.ts';
+import type { Decision } from './records.ts';
+import { resumeIfReady } from './resume-run.ts';
+
+/** What `handoff decide --json` and `POST /api/decisions/:id` return. */
+export interface DecideResult {
+  decision_id: string;
+  action: string;
+  run_id: string;
+  run_status: string;
+}
+
+/** The actions a person may choose for a decision. */
+export function allowedActions(decision: Decision): string[] {
+  return [...new Set([...decision.options, 'approve_suggested', 'skip'])];
+}
+
+/**
+ * Records one answer; when it is the last of its interrupt, resumes the run. Answering
+ * twice, an unknown decision or an action not offered is refused and changes nothing.
+ */
+export async function decide(
+  deps: EngineDeps,
+  decisionId: string,
+  action: string,
+  note: string | null,
+): Promise<DecideResult> {
+  await expireDue(deps);
+  const decision = await getDecision(deps.store, decisionId);
+  if (decision.status !== 'pending') {
+    throw new AlreadyDecidedError(
+      decision.status === 'expired'
+        ? `decision ${decisionId} expired unanswered; the item was skipped, nothing was done to it`
+        : `decision ${decisionId} was already answered (${decision.answer?.action}); answers cannot be changed`,
+      decision,
+    );
+  }
+  const allowed = allowedActions(decision);
+  if (!allowed.includes(action))
+    throw new InvalidInputError(
+      `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
+    );
+  if (action === 'approve_suggested') await assertSuggestionAllowed(deps, decision);
+
+  try {
+    await deps.store.update(
+      'decisions',
+      {
+        ...decision,
+        status: 'answered',
+        answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
+      },
+      decision.version,
+    );
+  } catch (error) {
+    if (error instanceof VersionConflictError)
+      throw new AlreadyDecidedError(
+        `decision ${decisionId} was answered by someone else just now`,
+        error.current ?? {},
+      );
+    throw error;
+  }
+  deps.emit(decision.run_id, 'decided', `${action}: ${decision.subject}`, {
+    decision_id: decisionId,
+    action,
+  });
+  const run = await resumeIfReady(deps, decision.run_id);
+  return { decision_id: decisionId, action, run_id: run.id, run_status: run.status };
+}
+
+async function assertSuggestionAllowed(deps: EngineDeps, decision: Decision): Promise<void> {
+  const workflow = await getWorkflow(deps.store, decision.workflow_id);
+  const declared = workflow.actions.some((a) => a.name === decision.suggested_action);
+  if (!declared && decision.suggested_action !== 'skip')
+    throw new InvalidInputError(
+      `the agent suggested "${decision.suggested_action}", which this workflow does not declare; choose one of: ${decision.options.join(', ')}`,
+    );
+}

@@ -1,0 +1,31 @@
+import { NotFoundError } from '../errors/index.ts';
+import { getRecord, listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from './records.ts';
+
+export async function getDecision(store: Store, id: string): Promise<Decision> {
+  const decision = await getRecord(store, 'decisions', DecisionSchema, id);
+  if (!decision) throw new NotFoundError(`no decision "${id}": see \`handoff pending\``);
+  return decision;
+}
+
+export async function getInterrupt(store: Store, id: string): Promise<InterruptRecord> {
+  const interrupt = await getRecord(store, 'interrupts', InterruptSchema, id);
+  if (!interrupt) throw new NotFoundError(`no interrupt "${id}"`);
+  return interrupt;
+}
+
+export async function listDecisions(store: Store): Promise<Decision[]> {
+  return (await listRecords(store, 'decisions', DecisionSchema)).sort(
+    (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+  );
+}
+
+/** Decisions waiting on a person, oldest first. */
+export async function listPending(store: Store): Promise<Decision[]> {
+  return (await listDecisions(store)).filter((d) => d.status === 'pending');
+}
+
+export async function decisionsOf(store: Store, interrupt: InterruptRecord): Promise<Decision[]> {
+  return Promise.all(interrupt.decision_ids.map((id) => getDecision(store, id)));
+}

@@ -1,0 +1,19 @@
+import type { FeedEvent } from '../events/feed.ts';
+import type { ModelFactory } from '../models/provider.ts';
+import type { Notifier } from '../notify/notifier.ts';
+import type { Store } from '../store/store.ts';
+
+/** What the run engine needs from its host (CLI, local server, Lambda). Made once, passed in. */
+export interface EngineDeps {
+  store: Store;
+  models: ModelFactory;
+  notifier: Notifier;
+  emit: (channel: string, kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
+  settings: {
+    confidenceThreshold: number;
+    decisionTtlHours: number;
+    uiBaseUrl: string;
+    /** Items per fetch_items page: the executor's context stays bounded. */
+    pageSize: number;
+  };
+}

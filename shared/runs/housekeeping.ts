@@ -1,0 +1,105 @@
+import { appendAudit } from '../audit/audit.ts';
+import { listRecords } from '../store/records.ts';
+import { VersionConflictError } from '../errors/index.ts';
+import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
+import { listDecisions, listPending } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import { resumeIfReady } from './resume-run.ts';
+import { changeRun, listRuns, thisProcess } from './run-repository.ts';
+
+/**
+ * Marks decisions past their deadline as expired (their items are skipped, never
+ * acted) and resumes every run that no longer waits on anyone.
+ */
+export async function expireDue(deps: EngineDeps, now = new Date()): Promise<number> {
+  const due = (await listPending(deps.store)).filter((d) => d.expires_at <= now.toISOString());
+  const runs = new Set<string>();
+  for (const decision of due) {
+    try {
+      await deps.store.update(
+        'decisions',
+        {
+          ...decision,
+          status: 'expired',
+          answer: { action: 'skip', note: null, by: 'expired', at: now.toISOString() },
+        },
+        decision.version,
+      );
+      runs.add(decision.run_id);
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error; // answered meanwhile: fine
+    }
+  }
+  for (const runId of runs) await resumeIfReady(deps, runId);
+  return due.length;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Finds runs whose process died mid-run (on this host) and marks them failed. Items
+ * the dead process was in the middle of acting on are recorded as failed, for a person
+ * to check; items it had only set aside were never touched and are asked again next run.
+ */
+export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
+  const me = thisProcess();
+  const crashed = (await listRuns(deps.store)).filter(
+    (r) =>
+      r.status === 'running' &&
+      r.owner !== null &&
+      r.owner.host === me.host &&
+      r.owner.pid !== me.pid &&
+      !alive(r.owner.pid),
+  );
+  if (crashed.length === 0) return [];
+  const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
+  const decisions = await listDecisions(deps.store);
+  for (const run of crashed) {
+    const midAction = outcomes.filter((o) => o.run_id === run.id && o.status === 'acting');
+    for (const outcome of midAction) {
+      await settleOutcome(deps.store, outcome, 'failed');
+      await appendAudit(deps.store, {
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+        item_id: outcome.item_id,
+        outcome: 'failed',
+        action: outcome.action,
+        decided_by: null,
+        detail: 'the process stopped in the middle of this action; check the item by hand',
+      });
+    }
+    for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
+      await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
+    const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
+    const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
+    await changeRun(deps.store, run.id, () => ({
+      status: 'failed',
+      error: reason,
+      owner: null,
+      finished_at: new Date().toISOString(),
+    }));
+    await appendAudit(deps.store, {
+      run_id: run.id,
+      workflow_id: run.workflow_id,
+      item_id: null,
+      outcome: 'run_finished',
+      action: null,
+      decided_by: null,
+      detail: `failed: ${reason}`,
+    });
+  }
+  return crashed.map((r) => r.id);
+}
+
+/** The sweep every entry point runs first: recover crashed runs, expire overdue decisions. */
+export async function housekeeping(deps: EngineDeps): Promise<void> {
+  await recoverCrashedRuns(deps);
+  await expireDue(deps);
+}

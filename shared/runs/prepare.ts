@@ -1,0 +1,88 @@
+import type { Agent } from '@strands-agents/sdk';
+import { runState, type RunContext } from '../agents/executor/run-context.ts';
+import { getOutcome } from '../actions/outcomes.ts';
+import { appendAudit } from '../audit/audit.ts';
+import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
+import { liveRulesFor } from '../memory/rules-repository.ts';
+import { openSource } from '../sources/open-source.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import { listPending } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Run, RunCounts } from './records.ts';
+import { RunSnapshotStorage } from './snapshot-storage.ts';
+
+/** The threshold in force for a workflow: its own, else the setting. */
+export function thresholdFor(workflow: Workflow, deps: EngineDeps): number {
+  return workflow.confidence_threshold ?? deps.settings.confidenceThreshold;
+}
+
+/** One line a person reads about a run's counts. */
+export function describeCounts(counts: RunCounts): string {
+  const memory = counts.by_your_rules + counts.by_learned_rules;
+  return `${counts.acted} acted (${counts.confident} confident, ${memory} from rules), ${counts.deferred} asked, ${counts.declined} declined${
+    counts.failed ? `, ${counts.failed} failed` : ''
+  }`;
+}
+
+/** Builds the run's context and graph; the same for a fresh start and a resume in another process. */
+export async function prepareRun(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+): Promise<RunGraph & { ctx: RunContext }> {
+  const source = openSource(workflow);
+  const held = new Set(
+    (await listPending(deps.store))
+      .filter((d) => d.workflow_id === workflow.id && d.run_id !== run.id)
+      .map((d) => d.item_id),
+  );
+  const ctx: RunContext = {
+    store: deps.store,
+    runId: run.id,
+    workflow,
+    source,
+    policy: {
+      threshold: thresholdFor(workflow, deps),
+      actions: new Map(workflow.actions.map((a) => [a.name, { irreversible: a.irreversible }])),
+    },
+    rules: await liveRulesFor(deps.store, workflow.id),
+    pageSize: deps.settings.pageSize,
+    items: new Map(),
+    held,
+    verdicts: new Map(),
+    refs: null,
+    emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
+  };
+  const hasNewItems = async () => {
+    for (const ref of (ctx.refs ??= await source.listRefs())) {
+      const read = await source.read(ref);
+      if (!read.ok) return true; // the executor records it as unparseable
+      if (!held.has(read.item.id) && !(await getOutcome(deps.store, workflow.id, read.item.id))) return true;
+    }
+    return false;
+  };
+  const complete = async (executor: Agent) => {
+    const counts = runState.counts(executor.appState);
+    const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
+    await appendAudit(deps.store, {
+      run_id: run.id,
+      workflow_id: workflow.id,
+      item_id: null,
+      outcome: 'run_finished',
+      action: null,
+      decided_by: null,
+      detail: summary,
+    });
+    await deps.notifier.notify({ kind: 'completed', runId: run.id, workflowName: workflow.name, summary });
+    return summary;
+  };
+  const graph = buildRunGraph({
+    ctx,
+    trigger: run.trigger,
+    model: deps.models('primary'),
+    snapshots: new RunSnapshotStorage(deps.store, run.id),
+    hasNewItems,
+    complete,
+  });
+  return { ...graph, ctx };
+}

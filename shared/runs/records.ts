@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+export const RunStatusSchema = z.enum(['running', 'waiting', 'completed', 'skipped', 'failed']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const RunCountsSchema = z.object({
+  /** Items acted on, by any decider. */
+  acted: z.number().int(),
+  /** Acted on by a rule you set. */
+  by_your_rules: z.number().int(),
+  /** Acted on by a learned rule. */
+  by_learned_rules: z.number().int(),
+  /** Acted on by the model alone, above the threshold. */
+  confident: z.number().int(),
+  /** Set aside for the person. */
+  deferred: z.number().int(),
+  /** Cancelled: skipped by a person or the model, or expired. */
+  declined: z.number().int(),
+  failed: z.number().int(),
+});
+export type RunCounts = z.infer<typeof RunCountsSchema>;
+
+export const EMPTY_COUNTS: RunCounts = {
+  acted: 0,
+  by_your_rules: 0,
+  by_learned_rules: 0,
+  confident: 0,
+  deferred: 0,
+  declined: 0,
+  failed: 0,
+};
+
+export const TriggerSchema = z.object({
+  kind: z.enum(['manual', 'schedule', 'webhook']),
+  /** The webhook body, or the cron that fired. */
+  detail: z.string().nullable(),
+});
+export type RunTrigger = z.infer<typeof TriggerSchema>;
+
+/** Persisted graph state of a paused run. */
+export const RunSnapshotSchema = z.object({
+  schemaVersion: z.number().int(),
+  graph: z.record(z.string(), z.unknown()),
+});
+
+export const RunSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  workflow_id: z.string(),
+  status: RunStatusSchema,
+  trigger: TriggerSchema,
+  counts: RunCountsSchema,
+  interrupt_id: z.string().nullable(),
+  snapshot: RunSnapshotSchema.nullable(),
+  error: z.string().nullable(),
+  /** The process running it; lets a later process notice a run that died with it. */
+  owner: z.object({ pid: z.number().int(), host: z.string() }).nullable(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type Run = z.infer<typeof RunSchema>;
+
+export const InterruptSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  run_id: z.string(),
+  workflow_id: z.string(),
+  /** The id Strands gave the interrupt; the resume response is addressed to it. */
+  strands_interrupt_id: z.string(),
+  decision_ids: z.array(z.string()),
+  status: z.enum(['open', 'resumed']),
+  created_at: z.string(),
+});
+export type InterruptRecord = z.infer<typeof InterruptSchema>;
+
+export const AnswerSchema = z.object({
+  action: z.string(),
+  note: z.string().nullable(),
+  /** `human` answered; `expired` means nobody did in time. */
+  by: z.enum(['human', 'expired']),
+  at: z.string(),
+});
+export type Answer = z.infer<typeof AnswerSchema>;
+
+export const DecisionSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  run_id: z.string(),
+  interrupt_id: z.string(),
+  workflow_id: z.string(),
+  item_id: z.string(),
+  sender: z.string(),
+  subject: z.string(),
+  suggested_action: z.string(),
+  confidence: z.number(),
+  reasoning: z.string(),
+  reason: z.string(),
+  options: z.array(z.string()),
+  status: z.enum(['pending', 'answered', 'expired']),
+  answer: AnswerSchema.nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+export type Decision = z.infer<typeof DecisionSchema>;

@@ -1,0 +1,46 @@
+import os from 'node:os';
+import { NotFoundError } from '../errors/index.ts';
+import { newId } from '../store/ids.ts';
+import { getRecord, listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { EMPTY_COUNTS, RunSchema, type Run, type RunTrigger } from './records.ts';
+
+export async function getRun(store: Store, id: string): Promise<Run> {
+  const run = await getRecord(store, 'runs', RunSchema, id);
+  if (!run) throw new NotFoundError(`no run "${id}": see \`handoff runs\``);
+  return run;
+}
+
+/** Every run, newest first. */
+export async function listRuns(store: Store): Promise<Run[]> {
+  return (await listRecords(store, 'runs', RunSchema)).sort((a, b) =>
+    b.started_at.localeCompare(a.started_at),
+  );
+}
+
+export async function createRun(store: Store, workflowId: string, trigger: RunTrigger): Promise<Run> {
+  const run: Omit<Run, 'version'> = {
+    id: newId('run'),
+    workflow_id: workflowId,
+    status: 'running',
+    trigger,
+    counts: { ...EMPTY_COUNTS },
+    interrupt_id: null,
+    snapshot: null,
+    error: null,
+    owner: thisProcess(),
+    started_at: new Date().toISOString(),
+    finished_at: null,
+  };
+  return RunSchema.parse(await store.create('runs', run));
+}
+
+/** Applies a change to the latest version of a run, conditionally. */
+export async function changeRun(store: Store, id: string, change: (run: Run) => Partial<Run>): Promise<Run> {
+  const run = await getRun(store, id);
+  return RunSchema.parse(await store.update('runs', { ...run, ...change(run) }, run.version));
+}
+
+export function thisProcess(): { pid: number; host: string } {
+  return { pid: process.pid, host: os.hostname() };
+}

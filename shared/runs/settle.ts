@@ -1,0 +1,171 @@
+import type { Agent } from '@strands-agents/sdk';
+import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
+import { runState } from '../agents/executor/run-context.ts';
+import { appendAudit } from '../audit/audit.ts';
+import { DECISIONS_INTERRUPT, type DecisionsInterruptReason } from '../gate/gate-hook.ts';
+import type { TriggerVerdict } from '../graph/nodes/trigger-node.ts';
+import { stableId } from '../store/ids.ts';
+import { RecordExistsError } from '../errors/index.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Decision, InterruptRecord, Run } from './records.ts';
+import { changeRun } from './run-repository.ts';
+
+/** What `handoff run --json` and `GET /api/runs/:id` print. */
+export interface RunSummary {
+  run_id: string;
+  status: 'running' | 'waiting' | 'completed' | 'skipped' | 'failed';
+  acted: number;
+  by_memory: number;
+  deferred: number;
+  interrupt_id: string | null;
+}
+
+export function summarise(run: Run): RunSummary {
+  return {
+    run_id: run.id,
+    status: run.status,
+    acted: run.counts.acted,
+    by_memory: run.counts.by_your_rules + run.counts.by_learned_rules,
+    deferred: run.counts.deferred,
+    interrupt_id: run.interrupt_id,
+  };
+}
+
+/** Invokes the graph and moves the run to what happened: waiting, completed, skipped or failed. */
+export async function invokeAndSettle(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  graph: Graph,
+  executor: Agent,
+  input: Parameters<Graph['invoke']>[0],
+): Promise<Run> {
+  let result: MultiAgentResult;
+  try {
+    result = await graph.invoke(input);
+  } catch (error) {
+    return fail(deps, run, executor, error);
+  }
+  if (result.status === Status.INTERRUPTED) return pause(deps, run, workflow, executor, result);
+  if (result.status !== Status.COMPLETED)
+    return fail(deps, run, executor, result.error ?? new Error(`graph ${result.status}`));
+  const verdict = result.results.find((r) => r.nodeId === 'trigger')?.structuredOutput as
+    TriggerVerdict | undefined;
+  const triggered = Array.isArray(input) || verdict?.triggered === true; // a resume was triggered before it paused
+  const finished = await changeRun(deps.store, run.id, () => ({
+    status: triggered ? 'completed' : 'skipped',
+    counts: runState.counts(executor.appState),
+    snapshot: null,
+    owner: null,
+    finished_at: new Date().toISOString(),
+  }));
+  if (!triggered) {
+    const reason = verdict?.reason;
+    await appendAudit(deps.store, {
+      run_id: run.id,
+      workflow_id: run.workflow_id,
+      item_id: null,
+      outcome: 'run_finished',
+      action: null,
+      decided_by: null,
+      detail: `skipped: ${reason ?? 'not triggered'}`,
+    });
+  }
+  deps.emit(run.id, 'completed', triggered ? 'Run completed' : 'Run skipped: nothing to do', {
+    status: finished.status,
+  });
+  return finished;
+}
+
+async function pause(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  executor: Agent,
+  result: MultiAgentResult,
+): Promise<Run> {
+  const raised = result.interrupts?.find((i) => i.name === DECISIONS_INTERRUPT);
+  if (!raised) return fail(deps, run, executor, new Error('the run paused without a decisions interrupt'));
+  const { items } = raised.reason as unknown as DecisionsInterruptReason;
+  const interruptId = stableId('int', run.id, raised.id);
+  const now = new Date();
+  const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
+  const decisions: Omit<Decision, 'version'>[] = items.map((item) => ({
+    id: stableId('dec', run.id, item.item_id),
+    run_id: run.id,
+    interrupt_id: interruptId,
+    workflow_id: workflow.id,
+    item_id: item.item_id,
+    sender: item.sender,
+    subject: item.subject,
+    suggested_action: item.suggested_action,
+    confidence: item.confidence,
+    reasoning: item.reasoning,
+    reason: item.reason,
+    options: workflow.human_gate.options,
+    status: 'pending',
+    answer: null,
+    created_at: now.toISOString(),
+    expires_at: expires,
+  }));
+  for (const decision of decisions) await createOnce(deps, 'decisions', decision);
+  const interrupt: Omit<InterruptRecord, 'version'> = {
+    id: interruptId,
+    run_id: run.id,
+    workflow_id: workflow.id,
+    strands_interrupt_id: raised.id,
+    decision_ids: decisions.map((d) => d.id),
+    status: 'open',
+    created_at: now.toISOString(),
+  };
+  await createOnce(deps, 'interrupts', interrupt);
+  const waiting = await changeRun(deps.store, run.id, () => ({
+    status: 'waiting',
+    interrupt_id: interruptId,
+    counts: runState.counts(executor.appState),
+    owner: null,
+  }));
+  deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
+    interrupt_id: interruptId,
+    count: decisions.length,
+  });
+  await deps.notifier.notify({
+    kind: 'asked',
+    runId: run.id,
+    workflowName: workflow.name,
+    count: decisions.length,
+    link: `${deps.settings.uiBaseUrl.replace(/\/$/, '')}/decide/${decisions[0]!.id}`,
+  });
+  return waiting;
+}
+
+async function createOnce(deps: EngineDeps, collection: 'decisions' | 'interrupts', record: { id: string }) {
+  try {
+    await deps.store.create(collection, record);
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error;
+  }
+}
+
+async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown): Promise<Run> {
+  const reason = error instanceof Error ? error.message : String(error);
+  const failed = await changeRun(deps.store, run.id, () => ({
+    status: 'failed',
+    error: reason,
+    counts: runState.counts(executor.appState),
+    owner: null,
+    finished_at: new Date().toISOString(),
+  }));
+  await appendAudit(deps.store, {
+    run_id: run.id,
+    workflow_id: run.workflow_id,
+    item_id: null,
+    outcome: 'run_finished',
+    action: null,
+    decided_by: null,
+    detail: `failed: ${reason}`,
+  });
+  deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+  return failed;
+}

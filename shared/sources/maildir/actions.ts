@@ -1,0 +1,164 @@
+/**
+ * What an agent may do to a Maildir message once a person (or a rule) said yes.
+ * Moves are renames within one filesystem; nothing is ever sent.
+ */
+import { randomBytes } from 'node:crypto';
+import { access, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InvalidInputError, NotFoundError, RecordExistsError } from '../../errors/index.ts';
+import type { JsonRecord, Store, Versioned } from '../../store/store.ts';
+import { bracket, formatAddress, formatDate, renderMessage } from './generate.ts';
+import { ensureMaildir, uniqueName, uniquePart, type MailItem } from './maildir.ts';
+
+export interface MoveResult {
+  moved_from: string;
+  moved_to: string;
+}
+
+export interface DraftResult {
+  draft_path: string;
+  message_id: string;
+}
+
+export interface TicketInput {
+  workflowId: string;
+  runId: string;
+  itemId: string;
+  title: string;
+  body: string;
+}
+
+export type TicketRecord = Versioned<
+  JsonRecord & {
+    workflow_id: string;
+    run_id: string;
+    item_id: string;
+    title: string;
+    body: string;
+    created_at: string;
+  }
+>;
+
+/** Moves a message from `<root>/new` or `<root>/cur` to `<root>/.Archive/cur`. */
+export async function archive(root: string, file: string): Promise<MoveResult> {
+  return moveToFolder(root, file, '.Archive');
+}
+
+/** Moves a message to `<root>/.Trash/cur` (a person can still restore it from there). */
+export async function deleteMessage(root: string, file: string): Promise<MoveResult> {
+  return moveToFolder(root, file, '.Trash');
+}
+
+/**
+ * Writes a reply to `item` into `<root>/.Drafts/cur/<unique>:2,D` (via tmp/).
+ * From: `fromAddress`, else the original To address, else `me@localhost`.
+ */
+export async function draftReply(
+  root: string,
+  item: MailItem,
+  body: string,
+  fromAddress?: string,
+): Promise<DraftResult> {
+  const from = fromAddress ?? item.to[0] ?? 'me@localhost';
+  const domain = /@([^@\s>]+)$/.exec(from)?.[1] ?? 'localhost';
+  const messageId = `<handoff.${Date.now().toString(36)}.${randomBytes(6).toString('hex')}@${domain}>`;
+  const headers: Record<string, string> = {};
+  if (item.messageId) {
+    headers['In-Reply-To'] = item.messageId;
+    headers['References'] = [...item.references.filter((r) => r !== item.messageId), item.messageId]
+      .map(bracket)
+      .join(' ');
+  }
+  const text = renderMessage({
+    from,
+    to: formatAddress(item.from.address, item.from.name),
+    subject: /^re:/i.test(item.subject.trim()) ? item.subject.trim() : `Re: ${item.subject.trim()}`,
+    body: `${body.trimEnd()}\n\n${quoteOriginal(item)}`,
+    date: new Date(),
+    messageId,
+    headers,
+  });
+  const drafts = join(root, '.Drafts');
+  await ensureMaildir(drafts);
+  const name = uniqueName();
+  const tmp = join(drafts, 'tmp', name);
+  const dest = join(drafts, 'cur', `${name}:2,D`);
+  await writeFile(tmp, text, { flag: 'wx' });
+  await rename(tmp, dest);
+  return { draft_path: dest, message_id: messageId };
+}
+
+/** Creates a ticket (`tkt_<random>`) in the store's 'tickets' collection and returns it. */
+export async function fileTicket(store: Store, ticket: TicketInput): Promise<TicketRecord> {
+  const title = ticket.title.replace(/\s+/g, ' ').trim();
+  if (title === '') throw new InvalidInputError('ticket title must not be empty');
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await store.create('tickets', {
+        id: `tkt_${randomBytes(5).toString('hex')}`,
+        workflow_id: ticket.workflowId,
+        run_id: ticket.runId,
+        item_id: ticket.itemId,
+        title: title.slice(0, 200),
+        body: ticket.body,
+        created_at: new Date().toISOString(),
+      });
+    } catch (err) {
+      if (!(err instanceof RecordExistsError) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** Moves a message of the root Maildir into `<root>/<folder>/cur`, marking it seen if it was new. */
+async function moveToFolder(root: string, file: string, folder: string): Promise<MoveResult> {
+  const from = resolve(file);
+  const sub = basename(dirname(from));
+  if (dirname(dirname(from)) !== resolve(root) || (sub !== 'new' && sub !== 'cur')) {
+    throw new InvalidInputError(`${file}: not a message in ${root}/new or ${root}/cur`);
+  }
+  const target = join(resolve(root), folder);
+  await ensureMaildir(target);
+  let name = sub === 'new' ? withSeenFlag(basename(from)) : basename(from);
+  if (!name.includes(':2,')) name += ':2,';
+  let dest = join(target, 'cur', name);
+  for (let n = 1; await exists(dest); n += 1) {
+    dest = join(target, 'cur', `${uniquePart(name)}.${n}${name.slice(uniquePart(name).length)}`);
+  }
+  try {
+    await rename(from, dest);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new NotFoundError(`${file}: message not found (already moved?)`, { cause: err });
+    }
+    throw err;
+  }
+  return { moved_from: from, moved_to: dest };
+}
+
+/** Adds the Seen flag to a Maildir name (`unique` becomes `unique:2,S`; flags stay sorted). */
+function withSeenFlag(name: string): string {
+  const i = name.indexOf(':2,');
+  if (i < 0) return `${name}:2,S`;
+  const flags = new Set(name.slice(i + 3));
+  flags.add('S');
+  return `${name.slice(0, i)}:2,${[...flags].sort().join('')}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** "On <date>, <sender> wrote:" followed by the original text, each line prefixed with "> ". */
+function quoteOriginal(item: MailItem): string {
+  const when = item.date ? formatDate(new Date(item.date)) : 'an earlier date';
+  const who = item.from.name ? `${item.from.name} <${item.from.address}>` : item.from.address;
+  const quoted = item.text
+    .trimEnd()
+    .split(/\r?\n/)
+    .map((l) => (l.startsWith('>') ? `>${l}` : `> ${l}`))
+    .join('\n');
+  return `On ${when}, ${who} wrote:\n${quoted}`;
+}

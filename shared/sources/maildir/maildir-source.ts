@@ -1,0 +1,73 @@
+import { InvalidInputError } from '../../errors/index.ts';
+import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
+import { archive, deleteMessage, draftReply, fileTicket } from './actions.ts';
+import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
+import { domainOf } from '../../memory/match.ts';
+
+function toSourceItem(mail: MailItem): SourceItem {
+  const senderDomain = domainOf(mail.from.address);
+  const hints: string[] = [];
+  if (mail.listUnsubscribe) hints.push('list-unsubscribe');
+  if (mail.inReplyTo) hints.push('reply');
+  if (senderDomain && mail.to.some((to) => domainOf(to) === senderDomain)) hints.push('same-domain');
+  return {
+    id: mail.id,
+    ref: mail.file,
+    sender: mail.from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    date: mail.date,
+    hints,
+  };
+}
+
+/** A real Maildir: items are the messages in new/ and cur/. */
+export class MaildirSource implements ItemSource {
+  private readonly mails = new Map<string, MailItem>();
+
+  constructor(private readonly root: string) {}
+
+  listRefs(): Promise<string[]> {
+    return listMailFiles(this.root);
+  }
+
+  async read(ref: string): Promise<ReadResult> {
+    const result = await readMailItem(ref);
+    if (!result.ok) return { ok: false, ref, reason: result.reason };
+    this.mails.set(result.item.id, result.item);
+    return { ok: true, item: toSourceItem(result.item) };
+  }
+
+  async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
+    switch (action) {
+      case 'archive':
+        return `archived to ${(await archive(this.root, item.ref)).moved_to}`;
+      case 'delete':
+        return `moved to trash: ${(await deleteMessage(this.root, item.ref)).moved_to}`;
+      case 'draft_reply': {
+        const mail = this.mails.get(item.id) ?? (await this.reread(item));
+        const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
+        return `draft written to ${(await draftReply(this.root, mail, body)).draft_path}`;
+      }
+      case 'file_ticket': {
+        const ticket = await fileTicket(context.store, {
+          workflowId: context.workflowId,
+          runId: context.runId,
+          itemId: item.id,
+          title: item.subject || '(no subject)',
+          body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
+        });
+        return `ticket ${ticket.id} filed`;
+      }
+      default:
+        throw new InvalidInputError(`the maildir source cannot ${action}`);
+    }
+  }
+
+  private async reread(item: SourceItem): Promise<MailItem> {
+    const result = await readMailItem(item.ref);
+    if (!result.ok) throw new InvalidInputError(`${item.ref}: ${result.reason}`);
+    return result.item;
+  }
+}

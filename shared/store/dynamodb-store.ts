@@ -1,0 +1,200 @@
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
+
+const TABLE_WAIT_MS = 120_000;
+
+/** Wraps a DynamoDBClient with the marshalling this store expects (undefined values dropped, as JSON would). */
+export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * A Store on one DynamoDB table: `pk` = collection, `sk` = record id, the record's
+ * fields alongside. Reads are strongly consistent so read-then-update works.
+ */
+export class DynamoDbStore implements Store {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key(collection, id), ConsistentRead: true }),
+    );
+    return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  async list(collection: Collection): Promise<JsonRecord[]> {
+    const records: JsonRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'pk' },
+          ExpressionAttributeValues: { ':pk': collection },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) records.push(fromItem(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
+  async create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
+    const next: Versioned<T> = { ...record, version: 1 };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(collection, next),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) {
+        throw new RecordExistsError(`${collection}/${record.id} already exists.`, { cause: err });
+      }
+      throw err;
+    }
+    return next;
+  }
+
+  async update<T extends JsonRecord>(
+    collection: Collection,
+    record: T,
+    expectedVersion: number,
+  ): Promise<Versioned<T>> {
+    const next: Versioned<T> = { ...record, version: expectedVersion + 1 };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(collection, next),
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      // A follow-up read rather than ALL_OLD: DynamoDB Local emulators do not all support it.
+      const current = await this.get(collection, record.id);
+      const found = current === undefined ? 'missing' : `at version ${String(current.version)}`;
+      throw new VersionConflictError(
+        `${collection}/${record.id} is ${found}, not version ${expectedVersion}; re-read and retry.`,
+        current,
+        { cause: err },
+      );
+    }
+    return next;
+  }
+
+  async put(collection: Collection, record: JsonRecord): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: toItem(collection, record) }));
+  }
+
+  async delete(collection: Collection, id: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key(collection, id) }));
+  }
+}
+
+/**
+ * Creates the store's table (pk/sk strings, on-demand billing) unless it exists,
+ * then waits until it is ACTIVE. Describes first, so an existing table needs no
+ * CreateTable permission.
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
+  let result: 'created' | 'exists' = 'exists';
+  if ((await tableStatus(client, tableName)) === undefined) {
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [
+            { AttributeName: 'pk', AttributeType: 'S' },
+            { AttributeName: 'sk', AttributeType: 'S' },
+          ],
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      result = 'created';
+    } catch (err) {
+      // Another process created it between our describe and create.
+      if (errorName(err) !== 'ResourceInUseException') throw err;
+    }
+  }
+  const deadline = Date.now() + TABLE_WAIT_MS;
+  let delay = 20;
+  while ((await tableStatus(client, tableName)) !== 'ACTIVE') {
+    if (Date.now() >= deadline) {
+      throw new HandoffError(
+        `DynamoDB table ${tableName} did not become ACTIVE within ${TABLE_WAIT_MS / 1000} s.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 2_000);
+  }
+  return result;
+}
+
+async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+  try {
+    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const keys = out.Table?.KeySchema?.map((k) => `${k.AttributeName ?? ''}:${k.KeyType ?? ''}`).join(',');
+    if (keys !== 'pk:HASH,sk:RANGE') {
+      throw new InvalidInputError(
+        `DynamoDB table ${tableName} exists but its key is ${keys}, not pk (hash) + sk (range).`,
+      );
+    }
+    return out.Table?.TableStatus ?? 'UNKNOWN';
+  } catch (err) {
+    if (errorName(err) === 'ResourceNotFoundException') return undefined;
+    throw err;
+  }
+}
+
+function key(collection: Collection, id: string): { pk: string; sk: string } {
+  if (typeof id !== 'string' || id === '')
+    throw new InvalidInputError('A record id must be a non-empty string.');
+  return { pk: collection, sk: id };
+}
+
+function toItem(collection: Collection, record: JsonRecord): Record<string, unknown> {
+  // pk/sk would be overwritten by the key, losing data; refuse instead.
+  if ('pk' in record || 'sk' in record) {
+    throw new InvalidInputError(
+      `${collection}/${record.id}: 'pk' and 'sk' are reserved field names in DynamoDB.`,
+    );
+  }
+  return { ...record, ...key(collection, record.id) };
+}
+
+function fromItem(item: Record<string, unknown>): JsonRecord {
+  const { pk: _pk, sk: _sk, ...record } = item;
+  return record as JsonRecord;
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return errorName(err) === 'ConditionalCheckFailedException';
+}
+
+function errorName(err: unknown): string | undefined {
+  return err instanceof Error ? err.name : undefined;
+}

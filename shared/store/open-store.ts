@@ -1,0 +1,43 @@
+import { promises as fs } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Env } from '../config/env.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable } from './dynamodb-store.ts';
+import { JsonFileStore } from './json-file-store.ts';
+import type { Store } from './store.ts';
+
+/** The store the environment asks for: DynamoDB when USE_DYNAMODB is set, JSON files otherwise. */
+export function openStore(env: Env): Store {
+  if (!env.USE_DYNAMODB) return new JsonFileStore(env.HANDOFF_STATE_DIR);
+  return new DynamoDbStore(createDocumentClient(dynamoClient(env)), env.HANDOFF_TABLE);
+}
+
+/**
+ * Prepares the configured backend (creates the DynamoDB table or the state
+ * directory) and returns one line saying what was done, for `handoff store init`.
+ */
+export async function initStore(env: Env): Promise<string> {
+  if (!env.USE_DYNAMODB) {
+    await fs.mkdir(env.HANDOFF_STATE_DIR, { recursive: true, mode: 0o700 });
+    return `Using JSON file store in ${env.HANDOFF_STATE_DIR}`;
+  }
+  const client = dynamoClient(env);
+  try {
+    const where = env.DYNAMODB_ENDPOINT ?? env.AWS_REGION;
+    const result = await ensureTable(client, env.HANDOFF_TABLE);
+    return result === 'created'
+      ? `Created DynamoDB table ${env.HANDOFF_TABLE} (${where})`
+      : `DynamoDB table ${env.HANDOFF_TABLE} already exists (${where})`;
+  } finally {
+    client.destroy();
+  }
+}
+
+function dynamoClient(env: Env): DynamoDBClient {
+  return new DynamoDBClient({
+    region: env.AWS_REGION,
+    // Fake credentials only for a local endpoint (dynalite, DynamoDB Local); real AWS uses the default chain.
+    ...(env.DYNAMODB_ENDPOINT
+      ? { endpoint: env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The store port: one interface, two backends (JSON files, DynamoDB).
+ * Records are plain JSON objects with a string `id`. Every record that is
+ * updated carries a `version`; `update` is conditional on it, so two writers
+ * cannot both win.
+ */
+export const COLLECTIONS = [
+  'workflows',
+  'runs',
+  'interrupts',
+  'decisions',
+  'rules',
+  'audit',
+  'tickets',
+  'outcomes',
+  'settings',
+] as const;
+
+export type Collection = (typeof COLLECTIONS)[number];
+
+export type JsonRecord = { id: string } & Record<string, unknown>;
+export type Versioned<T extends JsonRecord = JsonRecord> = T & { version: number };
+
+export interface Store {
+  /** The record, or undefined when there is none. */
+  get(collection: Collection, id: string): Promise<JsonRecord | undefined>;
+  /** Every record of the collection (order unspecified). */
+  list(collection: Collection): Promise<JsonRecord[]>;
+  /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
+  create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
+  /**
+   * Replaces the record when its stored version equals `expectedVersion`, bumping the
+   * version; throws VersionConflictError (carrying the stored record) otherwise.
+   */
+  update<T extends JsonRecord>(
+    collection: Collection,
+    record: T,
+    expectedVersion: number,
+  ): Promise<Versioned<T>>;
+  /** Unconditional upsert, for append-only or last-writer-wins records (audit, settings). */
+  put(collection: Collection, record: JsonRecord): Promise<void>;
+  /** Removes the record; no error if it is absent. */
+  delete(collection: Collection, id: string): Promise<void>;
+}

@@ -1,0 +1,56 @@
+import type { EngineDeps } from '../runs/deps.ts';
+import type { Run } from '../runs/records.ts';
+import { changeRun, getRun } from '../runs/run-repository.ts';
+import { executeRun } from '../runs/start-run.ts';
+
+/** Executes created runs after the HTTP answer has gone out. */
+export interface RunLauncher {
+  /** Starts working the run in the background; never throws. */
+  launch(run: Run): void;
+  /** Resolves once no launched run is in flight (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+/**
+ * The local launcher: `executeRun` in this process, one stderr line per failure,
+ * in-flight work tracked so `idle()` can wait for it.
+ */
+export function createRunLauncher(engine: EngineDeps, log: (line: string) => void = console.error): RunLauncher {
+  const inFlight = new Set<Promise<void>>();
+  return {
+    launch(run) {
+      const work: Promise<void> = executeRun(engine, run)
+        .then(() => undefined)
+        .catch((error: unknown) => giveUp(engine, run, error, log))
+        .finally(() => inFlight.delete(work));
+      inFlight.add(work);
+    },
+    async idle() {
+      // Loop: a run may be launched while we wait for the others.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** executeRun threw before the run could settle itself: log it and mark the run failed. */
+async function giveUp(engine: EngineDeps, run: Run, error: unknown, log: (line: string) => void): Promise<void> {
+  const reason = oneLine(error instanceof Error ? error.message : String(error));
+  log(`handoff: run ${run.id} (${run.workflow_id}) failed: ${reason}`);
+  try {
+    if ((await getRun(engine.store, run.id)).status !== 'running') return;
+    await changeRun(engine.store, run.id, () => ({
+      status: 'failed',
+      error: reason,
+      owner: null,
+      finished_at: new Date().toISOString(),
+    }));
+    engine.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+  } catch (cause) {
+    log(`handoff: could not mark run ${run.id} failed: ${oneLine(cause instanceof Error ? cause.message : String(cause))}`);
+  }
+}
+
+/** Collapses whitespace so a message is one log line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,127 @@
+/**
+ * Reading workflow files. Every refusal is one line a person can act on:
+ * `<file>: <field path>: <what is wrong>`.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { InvalidInputError } from '../errors/index.ts';
+import { WorkflowSchema, type Workflow } from './schema.ts';
+
+/**
+ * Parses and validates a workflow from YAML (.yaml/.yml) or JSON (.json); other
+ * extensions are detected by content. Throws InvalidInputError with one line.
+ */
+export function parseWorkflow(text: string, fileName: string): Workflow {
+  const fail = (msg: string): never => {
+    throw new InvalidInputError(`${fileName}: ${msg}`);
+  };
+  const ext = extname(fileName).toLowerCase();
+  const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[{[]/.test(text));
+  const data = asJson ? parseJson(text, fail) : parseYaml(text, fail);
+  if (data === null || data === undefined) return fail('file is empty');
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    return fail(`must be a mapping of fields (id, name, ...), got ${describe(data)}`);
+  }
+  const result = WorkflowSchema.safeParse(data);
+  if (result.success) return result.data;
+  const [first, ...rest] = result.error.issues;
+  const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
+  return fail(`${formatIssue(first, data)}${more}`);
+}
+
+/** Reads and validates a workflow file; a missing or bad file throws InvalidInputError. */
+export async function loadWorkflowFile(filePath: string): Promise<Workflow> {
+  let text: string;
+  try {
+    text = await readFile(filePath, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EISDIR'
+          ? 'is a directory, not a file'
+          : code === 'EACCES'
+            ? 'cannot read the file (permission denied)'
+            : `cannot read the file (${code ?? String(err)})`;
+    throw new InvalidInputError(`${filePath}: ${why}`, { cause: err });
+  }
+  return parseWorkflow(text, filePath);
+}
+
+function parseYaml(text: string, fail: (msg: string) => never): unknown {
+  const doc = parseDocument(text, { prettyErrors: false });
+  const err = doc.errors[0];
+  if (err) {
+    const reason = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '').trim();
+    const line = err.linePos?.[0]?.line ?? lineOf(text, err.pos[0]);
+    return fail(`not valid YAML: ${reason} (line ${line})`);
+  }
+  return doc.toJS();
+}
+
+function parseJson(text: string, fail: (msg: string) => never): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const pos = /position (\d+)/.exec(msg);
+    const reason = msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    return fail(`not valid JSON: ${reason}${pos ? ` (line ${lineOf(text, Number(pos[1]))})` : ''}`);
+  }
+}
+
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+function formatIssue(issue: z.core.$ZodIssue | undefined, data: unknown): string {
+  if (!issue) return 'invalid workflow';
+  const path = issue.path.map(String);
+  const at = (p: string[]): string => (p.length > 0 ? `${p.join('.')}: ` : '');
+  const value = valueAt(data, issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const allowed = allowedKeys(issue.path);
+    const hint = allowed ? ` (allowed: ${allowed.join(', ')})` : '';
+    return issue.keys.map((k) => `${at([...path, k])}unknown field${hint}`).join('; ');
+  }
+  if (value === undefined && issue.code === 'invalid_type') return `${at(path)}is required`;
+  const shown =
+    value === undefined ||
+    (value !== null && typeof value === 'object') ||
+    issue.message.includes(String(value));
+  const got = shown ? '' : ` (got ${describe(value)})`;
+  return `${at(path)}${issue.message}${got}`;
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = data;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** The keys an object in the schema accepts, found by walking the schema along the path. */
+function allowedKeys(path: readonly PropertyKey[]): string[] | null {
+  let s: z.ZodType = WorkflowSchema;
+  for (const key of [...path, null]) {
+    while (s instanceof z.ZodOptional || s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
+    if (key === null) break;
+    if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(key)] ?? z.never();
+    else if (s instanceof z.ZodArray) s = s.element as z.ZodType;
+    else return null;
+  }
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  const s = typeof v === 'string' ? JSON.stringify(v) : String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

@@ -1,0 +1,216 @@
+/**
+ * The workflow file format (YAML or JSON): what an agent watches, what it may
+ * do, and which choices a person gets at the gate.
+ */
+import { isAbsolute } from 'node:path';
+import { Cron } from 'croner';
+import { z } from 'zod';
+
+/** Actions the Maildir source can carry out. `skip` is always available and never declared. */
+export const MAILDIR_ACTIONS = ['archive', 'file_ticket', 'draft_reply', 'delete'] as const;
+
+/** The gate option that is always available: do nothing with the item. */
+export const SKIP = 'skip';
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const SNAKE = /^[a-z][a-z0-9_]*$/;
+const CRON = /^cron\((.*)\)$/;
+const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
+
+/** Allowed characters per EventBridge cron field (min hour day-of-month month day-of-week year). */
+const CRON_FIELDS: readonly { name: string; chars: RegExp }[] = [
+  { name: 'minutes', chars: /^[0-9,\-*/]+$/ },
+  { name: 'hours', chars: /^[0-9,\-*/]+$/ },
+  { name: 'day-of-month', chars: /^[0-9,\-*/?LW]+$/ },
+  { name: 'month', chars: /^([0-9,\-*/]|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)+$/i },
+  { name: 'day-of-week', chars: /^([0-9,\-*?L#]|SUN|MON|TUE|WED|THU|FRI|SAT)+$/i },
+  { name: 'year', chars: /^[0-9,\-*/]+$/ },
+];
+
+const TriggerSchema = z
+  .strictObject({
+    manual: z.literal(true, { error: 'must be true (or leave it out)' }).optional(),
+    schedule: z.string({ error: 'must be a string like "cron(0 8 * * ? *)" or "rate(1 hour)"' }).optional(),
+    webhook: z.literal(true, { error: 'must be true (or leave it out)' }).optional(),
+  })
+  .superRefine((t, ctx) => {
+    const kinds = (['manual', 'schedule', 'webhook'] as const).filter((k) => t[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? 'needs one of manual: true, schedule: "...", webhook: true'
+            : `must have exactly one kind, got ${kinds.join(' and ')}`,
+      });
+    }
+    if (t.schedule !== undefined) {
+      const problem = scheduleProblem(t.schedule);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['schedule'], message: problem });
+    }
+  });
+
+const SourceSchema = z.strictObject({
+  type: z.literal('maildir', { error: 'must be "maildir" (the only source so far)' }),
+  path: z
+    .string({ error: 'must be a string (an absolute path)' })
+    .refine((p) => isAbsolute(p), { message: 'must be an absolute path' }),
+});
+
+const ActionSchema = z.strictObject({
+  name: z
+    .string({ error: 'must be a string' })
+    .regex(SNAKE, { message: 'must be snake_case (lowercase letters, digits, _; starting with a letter)' }),
+  irreversible: z.boolean({ error: 'must be true or false' }).default(false),
+  description: z.string({ error: 'must be a string' }).optional(),
+});
+
+/** A workflow definition, as read from a YAML or JSON file. */
+export const WorkflowSchema = z
+  .strictObject({
+    id: z.string({ error: 'must be a string' }).regex(SLUG, {
+      message: 'must be a slug: 1-64 lowercase letters, digits or "-", not starting with "-"',
+    }),
+    name: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+    instructions: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+    trigger: TriggerSchema,
+    source: SourceSchema,
+    actions: z
+      .array(ActionSchema, { error: 'must be a list' })
+      .min(1, { message: 'needs at least one action' }),
+    human_gate: z.strictObject({
+      options: z
+        .array(z.string({ error: 'must be a string' }), { error: 'must be a list' })
+        .min(1, { message: 'needs at least one option' }),
+    }),
+    confidence_threshold: z
+      .number({ error: 'must be a number between 0 and 1' })
+      .min(0, { message: 'must be between 0 and 1' })
+      .max(1, { message: 'must be between 0 and 1' })
+      .optional(),
+  })
+  .superRefine((w, ctx) => {
+    const seen = new Set<string>();
+    w.actions.forEach((a, i) => {
+      if (a.name === SKIP) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions', i, 'name'],
+          message: '"skip" is always available; do not declare it',
+        });
+      } else if (seen.has(a.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions', i, 'name'],
+          message: `duplicate action "${a.name}"`,
+        });
+      }
+      seen.add(a.name);
+    });
+    const options = new Set<string>();
+    w.human_gate.options.forEach((o, i) => {
+      const path = ['human_gate', 'options', i];
+      if (options.has(o)) ctx.addIssue({ code: 'custom', path, message: `duplicate option "${o}"` });
+      else if (o !== SKIP && !seen.has(o)) {
+        const declared = [...seen].join(', ');
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `"${o}" is not a declared action (declared: ${declared}; or skip)`,
+        });
+      }
+      options.add(o);
+    });
+  });
+
+/** A validated workflow. */
+export type Workflow = z.infer<typeof WorkflowSchema>;
+/** One declared action of a workflow. */
+export type WorkflowAction = Workflow['actions'][number];
+
+/** Why an EventBridge schedule expression is refused, or null when it is fine. */
+function scheduleProblem(schedule: string): string | null {
+  const s = schedule.trim();
+  const cron = CRON.exec(s);
+  if (cron) {
+    const fields = (cron[1] ?? '').trim().split(/\s+/);
+    if (fields.length !== 6) {
+      return `cron needs 6 fields (minutes hours day-of-month month day-of-week year), got ${fields.length}`;
+    }
+    for (const [i, f] of CRON_FIELDS.entries()) {
+      const value = fields[i] ?? '';
+      if (!f.chars.test(value)) return `cron ${f.name} field "${value}" is not valid`;
+    }
+    if (fields[2] !== '?' && fields[4] !== '?') {
+      return 'cron needs "?" in day-of-month or day-of-week (EventBridge rule), e.g. cron(0 8 * * ? *)';
+    }
+  } else if (RATE.test(s)) {
+    const n = Number(RATE.exec(s)?.[1]);
+    if (n < 1) return 'rate must be at least 1';
+  } else {
+    return 'must be "cron(min hour day-of-month month day-of-week year)" or "rate(N minutes|hours|days)"';
+  }
+  return toCronExpression(s) === null ? `"${s}" cannot be run by the local scheduler` : null;
+}
+
+/** Shifts EventBridge day-of-week numbers (1-7 = SUN-SAT) to standard cron (0-6), or null. */
+function shiftDayOfWeek(field: string): string | null {
+  const parts = field.split(',').map((item) => {
+    const [base = '', step] = item.split('/');
+    let bad = false;
+    const shifted = base.replace(/(#?)(\d+)/g, (m, hash: string, n: string) => {
+      if (hash) return m; // nth occurrence ("6#3"), not a day number
+      const d = Number(n);
+      if (d < 1 || d > 7) bad = true;
+      return String(d - 1);
+    });
+    if (bad) return null;
+    return step === undefined ? shifted : `${shifted}/${step}`;
+  });
+  return parts.includes(null) ? null : parts.join(',');
+}
+
+/** Rewrites `N/step` (EventBridge) as `N-max/step`, which croner accepts. */
+function stepRange(field: string, max: number): string {
+  return field
+    .split(',')
+    .map((item) => item.replace(/^(\d+)\/(\d+)$/, `$1-${max}/$2`))
+    .join(',');
+}
+
+/**
+ * Converts an EventBridge `cron(...)` (6 fields) or `rate(...)` expression into a
+ * 5-field cron for `croner`: drops the year, maps `?` to `*`, shifts day-of-week
+ * numbers to 0-6, writes `N/step` as `N-max/step`. Returns null when it can't be converted (or croner rejects it).
+ */
+export function toCronExpression(schedule: string): string | null {
+  const s = schedule.trim();
+  let expr: string | null = null;
+  const cron = CRON.exec(s);
+  const rate = RATE.exec(s);
+  if (cron) {
+    const f = (cron[1] ?? '').trim().split(/\s+/);
+    if (f.length !== 6) return null;
+    const [min = '', hour = '', dom = '', month = '', dow = ''] = f.map((x) => (x === '?' ? '*' : x));
+    const day = shiftDayOfWeek(dow);
+    if (day === null) return null;
+    const fields = [stepRange(min, 59), stepRange(hour, 23), stepRange(dom, 31), stepRange(month, 12)];
+    expr = [...fields, stepRange(day, 6)].join(' ');
+  } else if (rate) {
+    const n = Number(rate[1]);
+    const unit = rate[2]?.replace(/s$/, '');
+    if (n < 1) return null;
+    if (unit === 'minute')
+      expr = n < 60 ? `*/${n} * * * *` : n % 60 === 0 ? toCronExpression(`rate(${n / 60} hours)`) : null;
+    else if (unit === 'hour')
+      expr = n < 24 ? `0 */${n} * * *` : n % 24 === 0 ? toCronExpression(`rate(${n / 24} days)`) : null;
+    else if (unit === 'day') expr = n <= 31 ? `0 0 */${n} * *` : null;
+  }
+  if (expr === null) return null;
+  try {
+    new Cron(expr, { paused: true });
+    return expr;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HandoffError, RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/race-update.ts', import.meta.url));
+
+let dir: string;
+let store: JsonFileStore;
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-json-store-'));
+  store = new JsonFileStore(dir);
+});
+
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const fileOf = (collection: string, name: string): string => path.join(dir, collection, name);
+
+describe('JsonFileStore layout', () => {
+  it('stores one file per record under an encoded, dot-safe name, in a private directory', async () => {
+    await store.create('interrupts', { id: '<abc@x.com>' });
+    await store.create('interrupts', { id: '..' });
+    const names = (await fs.readdir(path.join(dir, 'interrupts'))).sort();
+    expect(names).toEqual(['%2E..json', '%3Cabc%40x.com%3E.json']);
+    const mode = (await fs.stat(path.join(dir, 'interrupts'))).mode & 0o777;
+    expect(mode & 0o077).toBe(0);
+  });
+
+  it('leaves no temp or lock files behind, even after failed writes', async () => {
+    await store.create('runs', { id: 'a' });
+    await store.update('runs', { id: 'a', n: 2 }, 1);
+    await store.put('runs', { id: 'b' });
+    await expect(store.create('runs', { id: 'a' })).rejects.toBeInstanceOf(RecordExistsError);
+    await expect(store.update('runs', { id: 'a' }, 1)).rejects.toBeInstanceOf(VersionConflictError);
+    await store.create('runs', { id: 'c' });
+    await store.delete('runs', 'c');
+    expect((await fs.readdir(path.join(dir, 'runs'))).sort()).toEqual(['a.json', 'b.json']);
+  });
+
+  it('reports a corrupt file by path', async () => {
+    await fs.mkdir(path.join(dir, 'runs'), { recursive: true });
+    await fs.writeFile(fileOf('runs', 'bad.json'), '{"id": "bad", ');
+    await expect(store.get('runs', 'bad')).rejects.toThrow(/bad\.json is not valid JSON/);
+  });
+
+  it('tolerates records vanishing while listing', async () => {
+    const ids = Array.from({ length: 100 }, (_, i) => `r${i}`);
+    await Promise.all(ids.map((id) => store.create('runs', { id })));
+    const [listed] = await Promise.all([store.list('runs'), ...ids.map((id) => store.delete('runs', id))]);
+    expect(listed.length).toBeLessThanOrEqual(100);
+    expect(await store.list('runs')).toEqual([]);
+  });
+});
+
+describe('JsonFileStore locking', () => {
+  it('breaks a stale lock', async () => {
+    await store.create('runs', { id: 'a' });
+    const old = new Date(Date.now() - 60_000);
+    for (const name of ['a.json.lock', 'a.json.lock.break']) {
+      await fs.writeFile(fileOf('runs', name), '');
+      await fs.utimes(fileOf('runs', name), old, old);
+    }
+    const started = Date.now();
+    await store.update('runs', { id: 'a', n: 2 }, 1);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
+  });
+
+  it('waits for a fresh lock to be released', async () => {
+    await store.create('runs', { id: 'a' });
+    await fs.writeFile(fileOf('runs', 'a.json.lock'), '');
+    let done = false;
+    const pending = store.update('runs', { id: 'a', n: 2 }, 1).finally(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(done).toBe(false);
+    await fs.unlink(fileOf('runs', 'a.json.lock'));
+    await expect(pending).resolves.toEqual({ id: 'a', n: 2, version: 2 });
+  });
+
+  it('gives up on a held lock after about 5 s', async () => {
+    await store.create('runs', { id: 'a' });
+    await fs.writeFile(fileOf('runs', 'a.json.lock'), '');
+    await expect(store.update('runs', { id: 'a' }, 1)).rejects.toThrow(HandoffError);
+    expect(await store.get('runs', 'a')).toEqual({ id: 'a', version: 1 });
+  }, 15_000);
+});
+
+describe('JsonFileStore across processes', () => {
+  it('lets exactly one of two processes win each update', async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
+    for (const id of ids) await store.create('runs', { id, writer: 'none' });
+
+    const children = ['a', 'b'].map((writer) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dir, writer, ...ids], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { writer, child, lines, exited };
+    });
+    for (const c of children) expect((await c.lines.next()).value).toBe('ready');
+    for (const c of children) c.child.stdin.end('go\n');
+    const outcomes = await Promise.all(
+      children.map(async (c) => JSON.parse(String((await c.lines.next()).value)) as string[]),
+    );
+    for (const c of children) expect(await c.exited).toBe(0);
+
+    for (const [i, id] of ids.entries()) {
+      const pair = outcomes.map((o) => o[i]);
+      expect(
+        pair.filter((o) => o === 'won'),
+        id,
+      ).toHaveLength(1);
+      expect(
+        pair.filter((o) => o === 'VersionConflictError'),
+        id,
+      ).toHaveLength(1);
+      const winner = children[pair.indexOf('won')]?.writer;
+      expect(await store.get('runs', id)).toEqual({ id, writer: winner, version: 2 });
+    }
+    expect((await fs.readdir(path.join(dir, 'runs'))).every((n) => /^race-\d+\.json$/.test(n))).toBe(true);
+  }, 30_000);
+});

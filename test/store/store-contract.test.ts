@@ -1,0 +1,214 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { initStore, openStore } from '../../shared/store/open-store.ts';
+import { loadEnv } from '../../shared/config/env.ts';
+import type { Store } from '../../shared/store/store.ts';
+import { startDynalite } from '../support/dynalite.ts';
+
+type Fixture = { store: Store; teardown(): Promise<void> };
+
+/** The behaviour every Store backend must share. */
+function describeStoreContract(name: string, makeStore: () => Promise<Fixture>): void {
+  describe(`Store contract: ${name}`, () => {
+    let fixture: Fixture;
+    const store = (): Store => fixture.store;
+    beforeAll(async () => {
+      fixture = await makeStore();
+    });
+    afterAll(async () => {
+      await fixture.teardown();
+    });
+
+    it('returns undefined for a missing id', async () => {
+      expect(await store().get('runs', 'nope')).toBeUndefined();
+    });
+
+    it('creates a record at version 1 and reads it back', async () => {
+      const created = await store().create('runs', { id: 'r1', status: 'queued' });
+      expect(created).toEqual({ id: 'r1', status: 'queued', version: 1 });
+      expect(await store().get('runs', 'r1')).toEqual(created);
+    });
+
+    it('refuses to create a taken id', async () => {
+      await store().create('runs', { id: 'r2', n: 1 });
+      await expect(store().create('runs', { id: 'r2', n: 2 })).rejects.toBeInstanceOf(RecordExistsError);
+      expect(await store().get('runs', 'r2')).toEqual({ id: 'r2', n: 1, version: 1 });
+    });
+
+    it('updates with the right version and bumps it', async () => {
+      await store().create('runs', { id: 'r3', n: 1 });
+      const updated = await store().update('runs', { id: 'r3', n: 2 }, 1);
+      expect(updated).toEqual({ id: 'r3', n: 2, version: 2 });
+      expect(await store().get('runs', 'r3')).toEqual(updated);
+    });
+
+    it('rejects a stale version, carrying the stored record, and changes nothing', async () => {
+      await store().create('runs', { id: 'r4', n: 1 });
+      await store().update('runs', { id: 'r4', n: 2 }, 1);
+      const err: unknown = await store()
+        .update('runs', { id: 'r4', n: 3 }, 1)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(VersionConflictError);
+      expect((err as VersionConflictError).current).toEqual({ id: 'r4', n: 2, version: 2 });
+      expect(await store().get('runs', 'r4')).toEqual({ id: 'r4', n: 2, version: 2 });
+    });
+
+    it('rejects an update of a missing record', async () => {
+      const err: unknown = await store()
+        .update('runs', { id: 'ghost' }, 1)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(VersionConflictError);
+      expect((err as VersionConflictError).current).toBeUndefined();
+      expect(await store().get('runs', 'ghost')).toBeUndefined();
+    });
+
+    it('lets exactly one of two concurrent updates win', async () => {
+      await store().create('runs', { id: 'r5', who: 'nobody' });
+      const results = await Promise.allSettled([
+        store().update('runs', { id: 'r5', who: 'a' }, 1),
+        store().update('runs', { id: 'r5', who: 'b' }, 1),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r) => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]?.reason).toBeInstanceOf(VersionConflictError);
+      expect(await store().get('runs', 'r5')).toEqual(won[0]?.value);
+    });
+
+    it('puts unconditionally', async () => {
+      await store().put('settings', { id: 's1', a: 1 });
+      await store().put('settings', { id: 's1', a: 2 });
+      expect(await store().get('settings', 's1')).toEqual({ id: 's1', a: 2 });
+    });
+
+    it('lists every record of a collection and none of another', async () => {
+      await store().create('tickets', { id: 't1' });
+      await store().create('tickets', { id: 't2' });
+      await store().put('tickets', { id: 't3' });
+      await store().create('outcomes', { id: 't4' });
+      const ids = (await store().list('tickets')).map((r) => r.id).sort();
+      expect(ids).toEqual(['t1', 't2', 't3']);
+      expect(await store().list('rules')).toEqual([]);
+    });
+
+    it('deletes, and deleting a missing record is fine', async () => {
+      await store().create('decisions', { id: 'd1' });
+      await store().delete('decisions', 'd1');
+      expect(await store().get('decisions', 'd1')).toBeUndefined();
+      await store().delete('decisions', 'd1');
+      await store().create('decisions', { id: 'd1' });
+    });
+
+    it.each(['<abc@x.com>', 'a/b/c', 'with space', '.', '..', '.hidden', '%2E', 'ünï ✓', '../escape'])(
+      'round-trips the id %j',
+      async (id) => {
+        await store().create('interrupts', { id, n: 1 });
+        await store().update('interrupts', { id, n: 2 }, 1);
+        expect(await store().get('interrupts', id)).toEqual({ id, n: 2, version: 2 });
+        expect((await store().list('interrupts')).map((r) => r.id)).toContain(id);
+      },
+    );
+
+    it('keeps ids that differ only in encoding apart', async () => {
+      await store().create('audit', { id: '.x', which: 'dot' });
+      await store().create('audit', { id: '%2Ex', which: 'escaped' });
+      expect(await store().get('audit', '.x')).toMatchObject({ which: 'dot' });
+      expect(await store().get('audit', '%2Ex')).toMatchObject({ which: 'escaped' });
+    });
+
+    it('round-trips nested objects, arrays and null', async () => {
+      const record = {
+        id: 'w1',
+        steps: [{ name: 'a', args: [1, 'two', null, { deep: [true, false] }] }],
+        meta: { owner: null, tags: [], empty: {}, text: '', n: 0.5 },
+      };
+      await store().create('workflows', record);
+      expect(await store().get('workflows', 'w1')).toEqual({ ...record, version: 1 });
+    });
+  });
+}
+
+describeStoreContract('JsonFileStore', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-store-'));
+  return {
+    store: new JsonFileStore(dir),
+    teardown: () => fs.rm(dir, { recursive: true, force: true }),
+  };
+});
+
+describeStoreContract('DynamoDbStore (dynalite)', async () => {
+  const dynalite = await startDynalite();
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: dynalite.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const table = `handoff-test-${randomUUID()}`;
+  await ensureTable(client, table);
+  return {
+    store: new DynamoDbStore(createDocumentClient(client), table),
+    teardown: async () => {
+      client.destroy();
+      await dynalite.stop();
+    },
+  };
+});
+
+describe('ensureTable', () => {
+  it('creates the table once, then reports that it exists', async () => {
+    const dynalite = await startDynalite();
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynalite.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      expect(await ensureTable(client, 'handoff-ensure')).toBe('created');
+      expect(await ensureTable(client, 'handoff-ensure')).toBe('exists');
+    } finally {
+      client.destroy();
+      await dynalite.stop();
+    }
+  });
+});
+
+describe('openStore / initStore', () => {
+  it('uses JSON files by default and creates the state directory', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-init-'));
+    try {
+      const env = loadEnv({ HANDOFF_STATE_DIR: path.join(root, 'state') });
+      expect(openStore(env)).toBeInstanceOf(JsonFileStore);
+      expect(await initStore(env)).toContain(path.join(root, 'state'));
+      expect((await fs.stat(path.join(root, 'state'))).isDirectory()).toBe(true);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('uses DynamoDB when asked, creating the table once', async () => {
+    const dynalite = await startDynalite();
+    try {
+      const env = loadEnv({
+        USE_DYNAMODB: 'true',
+        DYNAMODB_ENDPOINT: dynalite.endpoint,
+        HANDOFF_TABLE: 'h-init',
+      });
+      expect(await initStore(env)).toMatch(/^Created DynamoDB table h-init/);
+      expect(await initStore(env)).toMatch(/^DynamoDB table h-init already exists/);
+      const store = openStore(env);
+      expect(store).toBeInstanceOf(DynamoDbStore);
+      await store.create('runs', { id: 'x' });
+      expect(await store.get('runs', 'x')).toEqual({ id: 'x', version: 1 });
+    } finally {
+      await dynalite.stop();
+    }
+  });
+});

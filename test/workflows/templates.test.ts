@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../shared/errors/index.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { listTemplates, readTemplate } from '../../shared/workflows/templates.ts';
+
+const IDS = ['competitor-watch', 'inbox-triage', 'pr-review', 'receipts-to-ledger', 'support-inbox'];
+
+describe('templates', () => {
+  it('lists the five templates with name, description and file', async () => {
+    const list = await listTemplates();
+    expect(list.map((t) => t.id)).toEqual(IDS);
+    for (const t of list) {
+      expect(t.name).not.toBe('');
+      expect(t.description).not.toBe('');
+      expect(t.description).not.toContain('\n');
+      expect(t.file).toMatch(new RegExp(`/templates/${t.id}\\.yaml$`));
+      expect(await readFile(t.file, 'utf8')).toBe(await readTemplate(t.id));
+    }
+  });
+
+  it.each(IDS)('%s validates against the schema and its id matches the file', async (id) => {
+    const w = parseWorkflow(await readTemplate(id), `${id}.yaml`);
+    expect(w.id).toBe(id);
+    expect(w.source).toEqual({ type: 'maildir', path: '/path/to/Maildir' });
+  });
+
+  it('uses the agreed thresholds and marks public posting irreversible', async () => {
+    const get = async (id: string) => parseWorkflow(await readTemplate(id), `${id}.yaml`);
+    expect((await get('inbox-triage')).confidence_threshold).toBe(0.7);
+    expect((await get('competitor-watch')).confidence_threshold).toBe(0.75);
+    const pr = await get('pr-review');
+    expect(pr.confidence_threshold).toBe(0.8);
+    expect(pr.actions.filter((a) => a.irreversible).map((a) => a.name)).toEqual([
+      'comment',
+      'approve',
+      'request_changes',
+    ]);
+    const triage = await get('inbox-triage');
+    expect(triage.human_gate.options).toEqual(['file_ticket', 'archive', 'draft_reply', 'skip']);
+  });
+
+  it('refuses unknown or path-like template ids', async () => {
+    await expect(readTemplate('nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(readTemplate('../schema')).rejects.toThrow(/available: competitor-watch, inbox-triage/);
+  });
+});
