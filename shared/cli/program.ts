@@ -12,7 +12,8 @@ export function buildProgram(): Command {
   const program = new Command('handoff')
     .description('Background agent workflows that ask before they act.')
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .enablePositionalOptions();
   registerWorkflowCommands(program);
   registerRunCommands(program);
   registerDecisionCommands(program);

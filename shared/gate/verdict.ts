@@ -26,6 +26,11 @@ export function normaliseConfidence(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1 ? value : 0;
 }
 
+/** Anything but an absent or literal false flag is read as a request to ask: fail toward asking. */
+function wantsInterrupt(flag: unknown): boolean {
+  return flag !== undefined && flag !== null && flag !== false;
+}
+
 function isIrreversible(policy: GatePolicy, action: string): boolean {
   return policy.actions.get(action)?.irreversible ?? false;
 }
@@ -47,7 +52,7 @@ export function decide(input: GateInput, policy: GatePolicy, rule: Rule | undefi
     return { kind: 'defer', action: proposed, confidence, reason: 'unknown_action' };
   if (isIrreversible(policy, proposed))
     return { kind: 'defer', action: proposed, confidence, reason: 'irreversible' };
-  if (input.forceInterrupt === true)
+  if (wantsInterrupt(input.forceInterrupt))
     return { kind: 'defer', action: proposed, confidence, reason: 'force_interrupt' };
   if (confidence < policy.threshold)
     return { kind: 'defer', action: proposed, confidence, reason: 'low_confidence' };

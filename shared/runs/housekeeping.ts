@@ -4,7 +4,6 @@ import { VersionConflictError } from '../errors/index.ts';
 import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
 import { listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { resumeIfReady } from './resume-run.ts';
 import { changeRun, listRuns, thisProcess } from './run-repository.ts';
 
 /**
@@ -30,6 +29,8 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
       if (!(error instanceof VersionConflictError)) throw error; // answered meanwhile: fine
     }
   }
+  if (runs.size === 0) return 0;
+  const { resumeIfReady } = await import('./resume-run.ts'); // loads the agent SDK only when there is work
   for (const runId of runs) await resumeIfReady(deps, runId);
   return due.length;
 }

@@ -79,7 +79,7 @@ export async function prepareRun(
   const graph = buildRunGraph({
     ctx,
     trigger: run.trigger,
-    model: deps.models('primary'),
+    model: await deps.models('primary'),
     snapshots: new RunSnapshotStorage(deps.store, run.id),
     hasNewItems,
     complete,

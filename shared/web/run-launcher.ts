@@ -15,7 +15,10 @@ export interface RunLauncher {
  * The local launcher: `executeRun` in this process, one stderr line per failure,
  * in-flight work tracked so `idle()` can wait for it.
  */
-export function createRunLauncher(engine: EngineDeps, log: (line: string) => void = console.error): RunLauncher {
+export function createRunLauncher(
+  engine: EngineDeps,
+  log: (line: string) => void = console.error,
+): RunLauncher {
   const inFlight = new Set<Promise<void>>();
   return {
     launch(run) {
@@ -33,7 +36,12 @@ export function createRunLauncher(engine: EngineDeps, log: (line: string) => voi
 }
 
 /** executeRun threw before the run could settle itself: log it and mark the run failed. */
-async function giveUp(engine: EngineDeps, run: Run, error: unknown, log: (line: string) => void): Promise<void> {
+async function giveUp(
+  engine: EngineDeps,
+  run: Run,
+  error: unknown,
+  log: (line: string) => void,
+): Promise<void> {
   const reason = oneLine(error instanceof Error ? error.message : String(error));
   log(`handoff: run ${run.id} (${run.workflow_id}) failed: ${reason}`);
   try {
@@ -46,7 +54,9 @@ async function giveUp(engine: EngineDeps, run: Run, error: unknown, log: (line: 
     }));
     engine.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   } catch (cause) {
-    log(`handoff: could not mark run ${run.id} failed: ${oneLine(cause instanceof Error ? cause.message : String(cause))}`);
+    log(
+      `handoff: could not mark run ${run.id} failed: ${oneLine(cause instanceof Error ? cause.message : String(cause))}`,
+    );
   }
 }
 

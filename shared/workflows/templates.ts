@@ -3,10 +3,15 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { NotFoundError } from '../errors/index.ts';
 import { parseWorkflow } from './load.ts';
 
-const TEMPLATES_DIR = new URL('./templates/', import.meta.url);
+// Beside this module in the sources; from the CLI bundle in dist/, in the sources it was built from.
+const TEMPLATES_DIR = [
+  new URL('./templates/', import.meta.url),
+  new URL('../shared/workflows/templates/', import.meta.url),
+].find((dir) => existsSync(dir))!;
 
 /** A template as listed to people choosing one. */
 export interface TemplateInfo {

@@ -114,10 +114,11 @@ export function executorTools(ctx: RunContext) {
       'Proposes one action for one item, with your confidence (0-1) and reasoning. The gate may act, ask the person, or apply a rule.',
     inputSchema: z.object({
       item_id: z.string(),
-      action: z.string(),
+      // Lenient on purpose: the gate reads a malformed field as doubt, it is never a reason to skip the gate.
+      action: z.unknown(),
       confidence: z.unknown().optional(),
-      reasoning: z.string().optional(),
-      force_interrupt: z.boolean().optional(),
+      reasoning: z.unknown().optional(),
+      force_interrupt: z.unknown().optional(),
     }),
     callback: async (input, toolContext) => {
       const toolUseId = toolContext!.toolUse.toolUseId;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { listPending } from '../../runs/decision-repository.ts';
-import { decide } from '../../runs/decide.ts';
 import { toPendingJson } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
@@ -34,6 +33,7 @@ export function registerDecisionCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (decisionId: string, action: string, options: { note?: string; json?: boolean }) => {
       const { engine } = await cliContext();
+      const { decide } = await import('../../runs/decide.ts');
       const result = await decide(engine, decisionId, action, options.note ?? null);
       if (options.json) return printJson(result);
       console.log(`Recorded ${action} for ${decisionId}. Run ${result.run_id} is ${result.run_status}.`);

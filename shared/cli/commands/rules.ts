@@ -77,6 +77,7 @@ export function registerRuleCommands(program: Command): void {
   const rules = program
     .command('rules')
     .description('the rules the gate applies first: yours and learned ones')
+    .enablePositionalOptions()
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
 import { listRuns } from '../../runs/run-repository.ts';
 import { summarise } from '../../runs/settle.ts';
-import { createRunFor, executeRun } from '../../runs/start-run.ts';
 import { describeCounts } from '../../runs/prepare.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable, progressBar } from '../output.ts';
@@ -14,6 +13,7 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (workflowId: string, options: { json?: boolean }) => {
       const { engine } = await cliContext();
+      const { createRunFor, executeRun } = await import('../../runs/start-run.ts');
       const run = await createRunFor(engine, workflowId, { kind: 'manual', detail: null });
       const bar = progressBar(`Running ${workflowId}`);
       let handled = 0;

@@ -1,4 +1,44 @@
 import type { Command } from 'commander';
+import { InvalidInputError } from '../../errors/index.ts';
+import { serve } from '../../web/serve.ts';
+import { cliContext } from '../context.ts';
 
-// Placeholder until the local server lands (being written now).
-export function registerServerCommands(_program: Command): void {}
+/** Adds `handoff start [--port N]`: the local server, until SIGINT/SIGTERM. */
+export function registerServerCommands(program: Command): void {
+  program
+    .command('start')
+    .description('run the local server: status page, API, webhooks and schedules (127.0.0.1 only)')
+    .option('--port <N>', 'port to listen on (default: $PORT, else 3000; 0 picks a free one)')
+    .action(async (options: { port?: string }) => {
+      const chosen = options.port === undefined ? undefined : parsePort(options.port);
+      const { env, engine } = await cliContext();
+      const port = chosen ?? env.PORT;
+      const server = await serve({ env, engine, port });
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        const stop = (received: NodeJS.Signals) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(received);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      process.stderr.write(
+        `handoff: ${signal}: stopping (waiting for running work; press Ctrl-C again to force)\n`,
+      );
+      const force = () => process.exit(130);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
+      await server.close();
+      process.off('SIGINT', force);
+      process.off('SIGTERM', force);
+      process.stderr.write('handoff: stopped\n');
+    });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidInputError(`--port ${value} is not a port (0-65535)`);
+  return port;
+}

@@ -15,6 +15,7 @@ export function registerWorkflowCommands(program: Command): void {
   const workflows = program
     .command('workflows')
     .description('list workflows, or add one from a YAML/JSON file')
+    .enablePositionalOptions()
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();

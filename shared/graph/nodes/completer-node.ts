@@ -12,7 +12,6 @@ export class CompleterNode extends Node {
     super('completer', { description: 'Records the run and tells the person.' });
   }
 
-   
   async *handle(
     _input: MultiAgentInput,
     _state: MultiAgentState,

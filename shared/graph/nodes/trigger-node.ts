@@ -24,7 +24,6 @@ export class TriggerNode extends Node {
     super('trigger', { description: 'Confirms the wake-up is legitimate.' });
   }
 
-   
   async *handle(
     _input: MultiAgentInput,
     _state: MultiAgentState,

@@ -1,0 +1,87 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
+import { cliJson, runCli } from '../support/cli.ts';
+import { startDynalite } from '../support/dynalite.ts';
+import { mail, workflowYaml } from '../support/engine-fixture.ts';
+
+interface Pending {
+  decision_id: string;
+  run_id: string;
+  interrupt_id: string;
+  subject: string;
+  suggested_action: string;
+}
+
+let dynalite: Awaited<ReturnType<typeof startDynalite>>;
+beforeAll(async () => {
+  dynalite = await startDynalite();
+});
+afterAll(() => dynalite?.stop());
+
+const backends = {
+  'JSON files': (dir: string) => ({ HANDOFF_STATE_DIR: path.join(dir, 'state') }),
+  DynamoDB: (dir: string) => ({
+    USE_DYNAMODB: 'true',
+    HANDOFF_TABLE: `handoff-${path.basename(dir)}`,
+    DYNAMODB_ENDPOINT: dynalite.endpoint,
+    HANDOFF_STATE_DIR: path.join(dir, 'state'),
+  }),
+};
+
+describe.each(Object.entries(backends))(
+  'a run paused in one process resumes in another (%s)',
+  (_name, backendEnv) => {
+    it('pauses with `handoff run`, then a later `handoff decide` finishes the same run', async () => {
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-xproc-'));
+      const maildir = path.join(dir, 'Maildir');
+      await writeMaildir(maildir, [
+        mail({
+          from: 'news@digest.example',
+          subject: 'Weekly newsletter digest',
+          listUnsubscribe: '<mailto:u@digest.example>',
+        }),
+        mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
+        mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
+      ]);
+      await fs.writeFile(path.join(dir, 'inbox.yaml'), workflowYaml(maildir));
+      const env = backendEnv(dir);
+
+      expect((await runCli(['store', 'init'], env)).code).toBe(0);
+      expect(await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env)).toEqual({ id: 'inbox' });
+      const run = await cliJson<{ run_id: string; status: string; interrupt_id: string }>(
+        ['run', 'inbox'],
+        env,
+      );
+      expect(run.status).toBe('waiting');
+
+      const pending = await cliJson<Pending[]>(['pending'], env);
+      expect(pending.length).toBeGreaterThanOrEqual(2);
+      expect(pending.every((p) => p.run_id === run.run_id && p.interrupt_id === run.interrupt_id)).toBe(true);
+      const inboxBefore = await fs.readdir(path.join(maildir, 'new'));
+
+      // Each answer is its own process; the run resumes in the process that gives the last one.
+      for (const [index, p] of pending.entries()) {
+        const last = index === pending.length - 1;
+        const answer = await cliJson<{ run_status: string }>(
+          ['decide', p.decision_id, 'archive', '--note', `answer ${index}`],
+          env,
+        );
+        expect(answer.run_status).toBe(last ? 'completed' : 'waiting');
+        if (!last) expect(await fs.readdir(path.join(maildir, 'new'))).toEqual(inboxBefore);
+      }
+
+      const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+      expect(runs).toEqual([expect.objectContaining({ run_id: run.run_id, status: 'completed' })]);
+      const audit = await cliJson<{ item_id: string | null; outcome: string; decided_by: string | null }[]>(
+        ['audit', '--run', run.run_id],
+        env,
+      );
+      expect(audit.filter((e) => e.decided_by === 'human')).toHaveLength(pending.length);
+      expect(await fs.readdir(path.join(maildir, 'new'))).toEqual([]);
+      await fs.rm(dir, { recursive: true, force: true });
+    });
+  },
+);

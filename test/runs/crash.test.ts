@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
+import { cliJson } from '../support/cli.ts';
+import { mail, workflowYaml } from '../support/engine-fixture.ts';
+
+interface AuditRow {
+  run_id: string;
+  item_id: string | null;
+  outcome: string;
+  action: string | null;
+}
+
+function crashRun(env: Record<string, string>): Promise<NodeJS.Signals | null> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/crash-mid-run.ts')],
+    {
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    },
+  );
+  return new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+}
+
+it('a run killed mid-batch acts on nothing it deferred and nothing twice once started again', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-crash-'));
+  const maildir = path.join(dir, 'Maildir');
+  await writeMaildir(maildir, [
+    mail({
+      from: 'news@digest.example',
+      subject: 'Weekly newsletter digest',
+      listUnsubscribe: '<mailto:u@digest.example>',
+    }),
+    mail({ from: 'jo@partner.example', subject: 'Unsure partnership' }),
+    mail({ from: 'qa@customer.example', subject: 'Bug: crash on save' }),
+    mail({ from: 'billing@shop.example', subject: 'Your receipt for order 1234' }),
+    mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
+  ]);
+  await fs.writeFile(path.join(dir, 'inbox.yaml'), workflowYaml(maildir));
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
+
+  expect(await crashRun(env)).toBe('SIGKILL');
+  const crashedRun = (await cliJson<{ run_id: string; status: string }[]>(['runs'], env))[0]!;
+  const crashedAudit = await cliJson<AuditRow[]>(['audit', '--run', crashedRun.run_id], env);
+  const actedBeforeCrash = crashedAudit.filter((e) => e.outcome === 'acted').map((e) => e.item_id);
+  expect(actedBeforeCrash).toHaveLength(2); // the newsletter and the bug report; the unsure one was only set aside
+  expect(await cliJson(['pending'], env)).toEqual([]); // nothing was asked: the interrupt was never saved
+
+  // Start again: the dead run is noticed and the rest of the inbox is worked.
+  const second = await cliJson<{ run_id: string; status: string }>(['run', 'inbox'], env);
+  const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(runs.find((r) => r.run_id === crashedRun.run_id)?.status).toBe('failed');
+  expect(second.run_id).not.toBe(crashedRun.run_id);
+
+  const audit = await cliJson<AuditRow[]>(['audit'], env);
+  const acted = audit.filter((e) => e.outcome === 'acted').map((e) => e.item_id);
+  expect(new Set(acted).size).toBe(acted.length); // no item acted twice
+  const unsure = (await cliJson<{ item_id: string; subject: string }[]>(['pending'], env)).find((p) =>
+    p.subject.includes('Unsure'),
+  );
+  expect(unsure).toBeDefined(); // asked again, never acted
+  expect(acted).not.toContain(unsure!.item_id);
+  expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(
+    acted.filter(Boolean).length - 1,
+  );
+  await fs.rm(dir, { recursive: true, force: true });
+});

@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { feed, type FeedEvent } from '../../shared/events/feed.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
+import { decide } from '../../shared/runs/decide.ts';
+import { API_KEY, makeHarness, readSse, type Harness } from './support.ts';
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await makeHarness();
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await h.cleanup();
+});
+
+async function waitingRun(): Promise<string> {
+  const res = await h.app.request('/api/workflows/inbox-triage/runs', { method: 'POST', headers: h.auth() });
+  const { run_id } = (await res.json()) as { run_id: string };
+  await h.launcher.idle();
+  return run_id;
+}
+
+describe('GET /events/:runId', () => {
+  it('needs the API key, as a bearer token or ?key=', async () => {
+    const runId = await waitingRun();
+    expect((await h.app.request(`/events/${runId}`)).status).toBe(401);
+    expect((await h.app.request(`/events/${runId}?key=wrong`)).status).toBe(401);
+    const res = await h.app.request(`/events/${runId}`, { headers: h.auth() });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+  });
+
+  it('404s an unknown run', async () => {
+    const res = await h.app.request(`/events/run_nope?key=${API_KEY}`);
+    expect(res.status).toBe(404);
+  });
+
+  it('replays the run so far as typed events with ids', async () => {
+    const runId = await waitingRun();
+    const res = await h.app.request(`/events/${runId}?key=${API_KEY}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const { events } = await readSse(res.body!, (e) => e.event === 'asked' || e.event === 'completed');
+    expect(events[0]?.event).toBe('started');
+    expect(events.at(-1)?.event).toBe('asked');
+    const history = feed.history(runId);
+    expect(events.map((e) => Number(e.id))).toEqual(history.slice(0, events.length).map((e) => e.seq));
+    const asked = JSON.parse(events.at(-1)!.data) as FeedEvent;
+    expect(asked).toMatchObject({ channel: runId, kind: 'asked', seq: Number(events.at(-1)!.id) });
+  });
+
+  it('honours Last-Event-ID, then streams live events until the run completes, and unsubscribes on disconnect', async () => {
+    const runId = await waitingRun();
+    const askedSeq = feed.history(runId).find((e) => e.kind === 'asked')!.seq;
+    const unsubscribed = vi.fn();
+    const subscribe = feed.subscribe.bind(feed);
+    vi.spyOn(feed, 'subscribe').mockImplementation((channel, listener) => {
+      const off = subscribe(channel, listener);
+      return () => {
+        unsubscribed();
+        off();
+      };
+    });
+    const res = await h.app.request(`/events/${runId}`, {
+      headers: h.auth({ 'Last-Event-ID': String(askedSeq) }),
+    });
+    const reading = readSse(res.body!, (e) => e.event === 'completed');
+    for (const d of await listPending(h.engine.store)) await decide(h.engine, d.id, 'skip', null);
+    const { events } = await reading;
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.every((e) => Number(e.id) > askedSeq)).toBe(true);
+    expect(events.map((e) => e.event)).toContain('decided');
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({
+      kind: 'completed',
+      data: { status: 'completed' },
+    });
+    await vi.waitFor(() => expect(unsubscribed).toHaveBeenCalledOnce());
+  });
+
+  it('sends a keep-alive comment when the run is quiet', async () => {
+    const runId = await waitingRun();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const res = await h.app.request(`/events/${runId}?key=${API_KEY}`);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (!text.includes('event: asked')) text += decoder.decode((await reader.read()).value);
+      const next = reader.read();
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(decoder.decode((await next).value)).toBe(': keep-alive\n\n');
+      await reader.cancel();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
