@@ -18,7 +18,8 @@ const EnvSchema = z.object({
   HANDOFF_MODEL_PROVIDER: z.enum(['local', 'bedrock', 'anthropic', 'openai', 'groq']).default('local'),
   HANDOFF_API_KEY: z.string().optional(),
   HANDOFF_WEBHOOK_SECRET: z.string().optional(),
-  UI_BASE_URL: z.string().default('http://127.0.0.1:3000'),
+  /** Where links in notifications point; unset, the local server's own address. */
+  UI_BASE_URL: z.url().optional(),
   NOTIFY_CHANNEL: z.enum(['console', 'slack', 'sns']).default('console'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
 });

@@ -1,5 +1,6 @@
 import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
-import { carryOut, countFor, type Choice } from '../actions/carry-out.ts';
+import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions/carry-out.ts';
+import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import {
   runState,
@@ -12,8 +13,9 @@ import { decide } from './verdict.ts';
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
 
+/** The interrupt names the items; their payloads stay in appState (one copy in the snapshot). */
 export interface DecisionsInterruptReason {
-  items: DeferredItem[];
+  item_ids: string[];
 }
 
 export interface DecisionsResponse {
@@ -110,9 +112,8 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
   if (deferred.length === 0) return;
   const response = event.interrupt<DecisionsResponse>({
     name: DECISIONS_INTERRUPT,
-    reason: { items: deferred } satisfies DecisionsInterruptReason as never,
+    reason: { item_ids: deferred.map((d) => d.item_id) } satisfies DecisionsInterruptReason as never,
   });
-  ctx.emit('resumed', `Resumed with ${response.answers.length} answer(s)`, {});
   for (const entry of deferred) {
     const answer = response.answers.find((a) => a.item_id === entry.item_id);
     // No answer for an item is never a licence to act: it is skipped.
@@ -134,13 +135,18 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
           item,
           choice,
         )
-      : null;
-    if (result) runState.bump(state, countFor(choice, result));
-    ctx.emit('decided', `${choice.expired ? 'expired' : action}: ${entry.subject}`, {
-      item_id: entry.item_id,
-      action,
-      outcome: result?.outcome ?? 'failed',
-    });
+      : await recordVanished(ctx, entry, choice);
+    runState.bump(state, countFor(choice, result));
+    ctx.emit(
+      result.outcome === 'failed' ? 'failed' : 'acted',
+      `${choice.expired ? 'expired' : action}: ${entry.subject}`,
+      {
+        item_id: entry.item_id,
+        action,
+        outcome: result.outcome,
+        decided_by: 'human',
+      },
+    );
   }
   runState.setDeferred(state, []);
 }
@@ -152,4 +158,22 @@ function resolveAction(action: string, entry: DeferredItem): string {
 async function reread(ctx: RunContext, entry: DeferredItem) {
   const read = await ctx.source.read(entry.ref);
   return read.ok && read.item.id === entry.item_id ? read.item : null;
+}
+
+/** The item left the source while the run waited: nothing is done, and the audit says so. */
+async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<CarryOutResult> {
+  const detail = 'the item is no longer in the source; nothing was done';
+  await appendAudit(ctx.store, {
+    run_id: ctx.runId,
+    workflow_id: ctx.workflow.id,
+    item_id: entry.item_id,
+    outcome: 'failed',
+    action: choice.action,
+    decided_by: choice.expired ? null : 'human',
+    confidence: 1,
+    reasoning: entry.reasoning,
+    note: choice.note,
+    detail,
+  });
+  return { outcome: 'failed', detail };
 }

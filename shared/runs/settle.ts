@@ -21,6 +21,7 @@ export interface RunSummary {
   interrupt_id: string | null;
 }
 
+/** A run as other systems see it. */
 export function summarise(run: Run): RunSummary {
   return {
     run_id: run.id,
@@ -48,8 +49,15 @@ export async function invokeAndSettle(
     return fail(deps, run, executor, error);
   }
   if (result.status === Status.INTERRUPTED) return pause(deps, run, workflow, executor, result);
-  if (result.status !== Status.COMPLETED)
-    return fail(deps, run, executor, result.error ?? new Error(`graph ${result.status}`));
+  if (result.status !== Status.COMPLETED) {
+    const nodeError = result.results.find((r) => r.status === Status.FAILED)?.error;
+    return fail(
+      deps,
+      run,
+      executor,
+      result.error ?? nodeError ?? new Error(`the run ended ${result.status}`),
+    );
+  }
   const verdict = result.results.find((r) => r.nodeId === 'trigger')?.structuredOutput as
     TriggerVerdict | undefined;
   const triggered = Array.isArray(input) || verdict?.triggered === true; // a resume was triggered before it paused
@@ -87,7 +95,8 @@ async function pause(
 ): Promise<Run> {
   const raised = result.interrupts?.find((i) => i.name === DECISIONS_INTERRUPT);
   if (!raised) return fail(deps, run, executor, new Error('the run paused without a decisions interrupt'));
-  const { items } = raised.reason as unknown as DecisionsInterruptReason;
+  const { item_ids: asked } = raised.reason as unknown as DecisionsInterruptReason;
+  const items = runState.deferred(executor.appState).filter((d) => asked.includes(d.item_id));
   const interruptId = stableId('int', run.id, raised.id);
   const now = new Date();
   const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
@@ -153,6 +162,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
   const failed = await changeRun(deps.store, run.id, () => ({
     status: 'failed',
     error: reason,
+    snapshot: null,
     counts: runState.counts(executor.appState),
     owner: null,
     finished_at: new Date().toISOString(),

@@ -17,7 +17,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     settings: {
       confidenceThreshold: env.CONFIDENCE_THRESHOLD,
       decisionTtlHours: env.DECISION_TTL_HOURS,
-      uiBaseUrl: env.UI_BASE_URL,
+      uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
       pageSize: DEFAULT_PAGE_SIZE,
     },
     ...overrides,

@@ -72,6 +72,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     server.once('listening', () => resolve(server.address() as AddressInfo));
   });
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (!opts.env.UI_BASE_URL) opts.engine.settings.uiBaseUrl = url; // links point at this server
   const scheduler = startScheduler(opts.engine, launcher);
   print(nextSteps(url, demo, generatedKey));
 

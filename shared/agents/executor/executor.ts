@@ -1,11 +1,12 @@
-import { Agent, SlidingWindowConversationManager, type Model } from '@strands-agents/sdk';
+import { Agent, type Model } from '@strands-agents/sdk';
+import { PagedWindow } from './paged-window.ts';
 import { attachGate } from '../../gate/gate-hook.ts';
 import { executorPrompt } from './prompt.ts';
 import type { RunContext } from './run-context.ts';
 import { executorTools } from './tools.ts';
 
-/** Messages kept in the executor's window: a run works through bounded pages, never the whole inbox at once. */
-export const EXECUTOR_WINDOW = 8;
+/** Recent messages kept before each model call (plus the task): two pages of calls and results. */
+export const EXECUTOR_WINDOW = 4;
 
 /** The executor agent, with the gate attached (here and only here). */
 export function createExecutor(ctx: RunContext, model: Model): Agent {
@@ -17,7 +18,7 @@ export function createExecutor(ctx: RunContext, model: Model): Agent {
     tools: executorTools(ctx),
     printer: false,
     toolExecutor: 'sequential',
-    conversationManager: new SlidingWindowConversationManager({ windowSize: EXECUTOR_WINDOW }),
+    conversationManager: new PagedWindow(EXECUTOR_WINDOW),
   });
   attachGate(agent, ctx);
   return agent;

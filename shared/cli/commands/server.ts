@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
-import { serve } from '../../web/serve.ts';
 import { cliContext } from '../context.ts';
 
 /** Adds `handoff start [--port N]`: the local server, until SIGINT/SIGTERM. */
@@ -13,6 +12,7 @@ export function registerServerCommands(program: Command): void {
       const chosen = options.port === undefined ? undefined : parsePort(options.port);
       const { env, engine } = await cliContext();
       const port = chosen ?? env.PORT;
+      const { serve } = await import('../../web/serve.ts');
       const server = await serve({ env, engine, port });
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (received: NodeJS.Signals) => {
