@@ -65,6 +65,7 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
       ref: item.ref,
       sender: item.sender.address,
       subject: item.subject,
+      snippet: snippetOf(item.text),
       suggested_action: verdict.action,
       confidence: verdict.confidence,
       reasoning: reasoning || '(the model gave no reasoning)',
@@ -176,4 +177,10 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     detail,
   });
   return { outcome: 'failed', detail };
+}
+
+const SNIPPET_CHARS = 400;
+
+function snippetOf(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
 }

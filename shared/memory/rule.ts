@@ -21,6 +21,10 @@ export const RuleSchema = z.object({
   decision_id: z.string().nullable().default(null),
   item_id: z.string().nullable().default(null),
   superseded_by: z.string().nullable().default(null),
+  /** How a learned rule reads to the person, e.g. "Anything from vendor.com → archive". */
+  pattern: z.string().nullable().default(null),
+  /** Ids the memory mirror gave it (AgentCore Memory records). */
+  mirror_ids: z.array(z.string()).default([]),
   created_at: z.string(),
 });
 export type Rule = z.infer<typeof RuleSchema>;

@@ -2,6 +2,7 @@ import { NotFoundError } from '../errors/index.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
+import type { MemoryMirror } from './mirror.ts';
 import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
 
 export interface NewRule {
@@ -38,6 +39,13 @@ export async function liveRulesFor(store: Store, workflowId: string): Promise<Ru
   return (await listRules(store)).filter(
     (r) => r.superseded_by === null && (r.workflow_id === null || r.workflow_id === workflowId),
   );
+}
+
+/** Revokes a rule: gone from recall, and from the memory mirror. */
+export async function revokeRule(store: Store, mirror: MemoryMirror, id: string): Promise<Rule> {
+  const rule = await deleteRule(store, id);
+  await mirror.ruleRetired(rule, rule.mirror_ids);
+  return rule;
 }
 
 export async function deleteRule(store: Store, id: string): Promise<Rule> {

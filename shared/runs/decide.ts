@@ -3,7 +3,8 @@ import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDue } from './housekeeping.ts';
-import type { Decision } from './records.ts';
+import { DecisionSchema, type Decision } from './records.ts';
+import { learnFromDecision } from '../memory/learn.ts';
 import { resumeIfReady } from './resume-run.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
@@ -46,8 +47,9 @@ export async function decide(
     );
   if (action === 'approve_suggested') await assertSuggestionAllowed(deps, decision);
 
+  let answered: Decision;
   try {
-    await deps.store.update(
+    answered = await deps.store.update(
       'decisions',
       {
         ...decision,
@@ -68,6 +70,7 @@ export async function decide(
     decision_id: decisionId,
     action,
   });
+  await learnQuietly(deps, DecisionSchema.parse(answered));
   const run = await resumeIfReady(deps, decision.run_id);
   return { decision_id: decisionId, action, run_id: run.id, run_status: run.status };
 }
@@ -79,4 +82,16 @@ async function assertSuggestionAllowed(deps: EngineDeps, decision: Decision): Pr
     throw new InvalidInputError(
       `the agent suggested "${decision.suggested_action}", which this workflow does not declare; choose one of: ${decision.options.join(', ')}`,
     );
+}
+
+/** Every answer wakes the learner; if it fails, the answer still stands and the run goes on. */
+async function learnQuietly(deps: EngineDeps, decision: Decision): Promise<void> {
+  try {
+    await learnFromDecision(deps, decision);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {
+      decision_id: decision.id,
+    });
+  }
 }

@@ -1,4 +1,5 @@
 import type { FeedEvent } from '../events/feed.ts';
+import type { MemoryMirror } from '../memory/mirror.ts';
 import type { ModelFactory } from '../models/provider.ts';
 import type { Notifier } from '../notify/notifier.ts';
 import type { Store } from '../store/store.ts';
@@ -8,6 +9,8 @@ export interface EngineDeps {
   store: Store;
   models: ModelFactory;
   notifier: Notifier;
+  /** Where learned rules are mirrored (AgentCore Memory), if anywhere. */
+  mirror: MemoryMirror;
   emit: (channel: string, kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
   settings: {
     confidenceThreshold: number;

@@ -94,6 +94,7 @@ export const DecisionSchema = z.object({
   suggested_action: z.string(),
   confidence: z.number(),
   reasoning: z.string(),
+  snippet: z.string().default(''),
   reason: z.string(),
   options: z.array(z.string()),
   status: z.enum(['pending', 'answered', 'expired']),

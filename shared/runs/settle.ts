@@ -111,6 +111,7 @@ async function pause(
     suggested_action: item.suggested_action,
     confidence: item.confidence,
     reasoning: item.reasoning,
+    snippet: item.snippet,
     reason: item.reason,
     options: workflow.human_gate.options,
     status: 'pending',

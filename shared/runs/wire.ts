@@ -1,5 +1,6 @@
 import type { Env } from '../config/env.ts';
 import { emit } from '../events/feed.ts';
+import { mirrorFromEnv } from '../memory/agentcore-mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import { ConsoleNotifier } from '../notify/notifier.ts';
 import { openStore } from '../store/open-store.ts';
@@ -13,6 +14,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     store: openStore(env),
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: new ConsoleNotifier(),
+    mirror: mirrorFromEnv(env),
     emit,
     settings: {
       confidenceThreshold: env.CONFIDENCE_THRESHOLD,

@@ -23,6 +23,8 @@ function rule(action: string, source: 'you' | 'learned' = 'you'): Rule {
     decision_id: null,
     item_id: null,
     superseded_by: null,
+    pattern: null,
+    mirror_ids: [],
     created_at: '2026-01-01T00:00:00Z',
   };
 }

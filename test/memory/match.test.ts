@@ -19,6 +19,8 @@ function rule(over: Partial<Rule> & Pick<Rule, 'match'>): Rule {
     decision_id: null,
     item_id: null,
     superseded_by: null,
+    pattern: null,
+    mirror_ids: [],
     created_at: '2026-01-01T00:00:00Z',
     ...over,
   };

@@ -40,7 +40,9 @@ it('drives the real agent loop over the demo inbox: handles the clear mail, asks
   const subjects = pending.map((d) => d.subject).join('\n');
   expect(subjects).toMatch(/password/i); // the phishing look-alike is never handled alone
   expect(subjects).toMatch(/partnership/i); // nor the unknown vendor's pitch
-  const confidences = (await listAudit(fixture.store)).flatMap((e) => (e.decided_by === 'model' ? [e.confidence!] : []));
+  const confidences = (await listAudit(fixture.store)).flatMap((e) =>
+    e.decided_by === 'model' ? [e.confidence!] : [],
+  );
   expect(Math.max(...confidences, ...pending.map((d) => d.confidence))).toBeLessThanOrEqual(0.95);
   expect(model.stats.maxInputChars).toBeGreaterThan(0);
 });

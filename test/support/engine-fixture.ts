@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Model } from '@strands-agents/sdk';
 import type { FeedEvent } from '../../shared/events/feed.ts';
 import type { Notice } from '../../shared/notify/notifier.ts';
+import { noMirror } from '../../shared/memory/mirror.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import type { Store } from '../../shared/store/store.ts';
@@ -75,6 +76,7 @@ export async function engineFixture(opts: {
     store,
     models: async () => opts.model(),
     notifier: { notify: async (notice) => void notices.push(notice) },
+    mirror: noMirror,
     emit: (channel, kind, text) => void events.push({ channel, kind, text }),
     settings: {
       confidenceThreshold: 0.7,

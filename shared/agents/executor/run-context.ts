@@ -15,6 +15,8 @@ export interface DeferredItem {
   ref: string;
   sender: string;
   subject: string;
+  /** The start of the text, for the person's question and for what the learner may key on. */
+  snippet: string;
   suggested_action: string;
   confidence: number;
   reasoning: string;

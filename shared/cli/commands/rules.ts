@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
 import { RuleMatchSchema, type Rule, type RuleMatch } from '../../memory/rule.ts';
-import { addRule, deleteRule, listRules } from '../../memory/rules-repository.ts';
+import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
@@ -86,13 +86,14 @@ export function registerRuleCommands(program: Command): void {
       if (list.length === 0)
         return console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
       printTable(
-        ['id', 'match', 'action', 'source', 'workflow', 'note'],
+        ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'note'],
         list.map((r) => [
           r.id,
           describeMatch(r.match),
           r.action,
-          r.superseded_by ? `${r.source} (superseded)` : r.source,
+          r.superseded_by ? `${r.source}, superseded by ${r.superseded_by}` : r.source,
           r.workflow_id ?? 'all',
+          r.decision_id ? `${r.decision_id} (${r.item_id ?? '?'})` : null,
           r.note,
         ]),
       );
@@ -138,7 +139,7 @@ export function registerRuleCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (id: string, options: { json?: boolean }) => {
       const { engine } = await cliContext();
-      const rule = await deleteRule(engine.store, id);
+      const rule = await revokeRule(engine.store, engine.mirror, id);
       if (options.json) return printJson({ id: rule.id, deleted: true });
       console.log(`Deleted ${rule.id} (${describeMatch(rule.match)} → ${rule.action}).`);
     });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
 import { listRuns } from '../../runs/run-repository.ts';
+import { statsOf } from '../../runs/stats.ts';
 import { summarise } from '../../runs/settle.ts';
 import { describeCounts } from '../../runs/prepare.ts';
 import { cliContext } from '../context.ts';
@@ -85,6 +86,27 @@ export function registerRunCommands(program: Command): void {
         ['at', 'run', 'outcome', 'action', 'by', 'item / detail'],
         entries.map((e) => [e.at, e.run_id, e.outcome, e.action, e.decided_by, e.item_id ?? e.detail]),
         40,
+      );
+    });
+
+  program
+    .command('stats')
+    .description('what was handled alone, by your rules, by learned rules, asked and declined')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const stats = statsOf(await listRuns(engine.store));
+      if (options.json) return printJson(stats);
+      printTable(
+        ['', 'handled alone', 'your rules', 'learned rules', 'asked', 'declined'],
+        (['today', 'this_week', 'overall'] as const).map((k) => [
+          k.replace('_', ' '),
+          stats[k].handled_alone,
+          stats[k].by_your_rules,
+          stats[k].by_learned_rules,
+          stats[k].asked,
+          stats[k].declined,
+        ]),
       );
     });
 }

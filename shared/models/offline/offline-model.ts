@@ -7,6 +7,7 @@ import {
   type TurnInput,
 } from '../turn-model.ts';
 import { classify, readInstructions, type ItemView } from './classify.ts';
+import { learnerTurn } from './learner-turns.ts';
 
 /** Markers the executor's system prompt carries for a model that reads it literally. */
 export const INSTRUCTIONS_MARKER = 'Workflow instructions:';
@@ -33,6 +34,7 @@ export class OfflineModel extends TurnModel {
   protected plan({ messages, options }: TurnInput): PlannedTurn {
     const tools = toolNames(options);
     if (tools.includes('submit_action')) return this.executorTurn(messages, systemText(options));
+    if (tools.includes('write_rule')) return learnerTurn({ messages, options });
     return { text: 'Nothing for me to do here.' };
   }
 

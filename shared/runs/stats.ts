@@ -1,0 +1,70 @@
+import type { Run, RunCounts } from './records.ts';
+
+/** The counts a person cares about: what was handled alone, by rules, asked, declined. */
+export interface Tally {
+  runs: number;
+  handled_alone: number;
+  by_your_rules: number;
+  by_learned_rules: number;
+  asked: number;
+  declined: number;
+  acted: number;
+  failed: number;
+}
+
+export interface Stats {
+  overall: Tally;
+  today: Tally;
+  this_week: Tally;
+  runs: ({ run_id: string; workflow_id: string; status: string; started_at: string } & Omit<Tally, 'runs'>)[];
+}
+
+function tallyOf(counts: RunCounts): Omit<Tally, 'runs'> {
+  return {
+    handled_alone: counts.confident,
+    by_your_rules: counts.by_your_rules,
+    by_learned_rules: counts.by_learned_rules,
+    asked: counts.deferred,
+    declined: counts.declined,
+    acted: counts.acted,
+    failed: counts.failed,
+  };
+}
+
+function sum(runs: Run[]): Tally {
+  const total: Tally = {
+    runs: 0,
+    handled_alone: 0,
+    by_your_rules: 0,
+    by_learned_rules: 0,
+    asked: 0,
+    declined: 0,
+    acted: 0,
+    failed: 0,
+  };
+  for (const run of runs) {
+    total.runs += 1;
+    for (const [key, value] of Object.entries(tallyOf(run.counts)))
+      total[key as keyof Omit<Tally, 'runs'>] += value;
+  }
+  return total;
+}
+
+/** Per run, today, the last seven days and overall; newest runs first. */
+export function statsOf(runs: Run[], now = new Date()): Stats {
+  const day = new Date(now);
+  day.setUTCHours(0, 0, 0, 0);
+  const week = new Date(day.getTime() - 6 * 86_400_000);
+  return {
+    overall: sum(runs),
+    today: sum(runs.filter((r) => r.started_at >= day.toISOString())),
+    this_week: sum(runs.filter((r) => r.started_at >= week.toISOString())),
+    runs: runs.map((r) => ({
+      run_id: r.id,
+      workflow_id: r.workflow_id,
+      status: r.status,
+      started_at: r.started_at,
+      ...tallyOf(r.counts),
+    })),
+  };
+}
