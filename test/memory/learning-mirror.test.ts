@@ -80,8 +80,20 @@ it('mirrors each learned rule to AgentCore Memory, and retires it there when sup
       createdAt: new Date(),
       updatedAt: new Date(),
       strategies: [
-        { strategyId: 'pref-1', name: 'handoff_preferences', type: 'USER_PREFERENCE', namespaceTemplates: [] },
-        { strategyId: 'fact-1', name: 'handoff_semantic', type: 'SEMANTIC', namespaceTemplates: [] },
+        {
+          strategyId: 'pref-1',
+          name: 'handoff_preferences',
+          type: 'USER_PREFERENCE',
+          namespaces: [],
+          namespaceTemplates: [],
+        },
+        {
+          strategyId: 'fact-1',
+          name: 'handoff_semantic',
+          type: 'SEMANTIC',
+          namespaces: [],
+          namespaceTemplates: [],
+        },
       ],
     },
   });
