@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { format, resolveConfig } from 'prettier';
 import { listAudit, type AuditEntry } from '../shared/audit/audit.ts';
 import { loadEnv } from '../shared/config/env.ts';
 import { matches } from '../shared/memory/match.ts';
@@ -67,6 +68,12 @@ const DEFAULT_DAYS = 30;
 const MAX_ROUNDS = 5;
 
 const quietNotifier: Notifier = { notify: async () => {} };
+
+/** Results are written as prettier would format them, so `npm run format:check` stays clean after a run. */
+async function writeFormatted(file: string, text: string): Promise<void> {
+  const options = (await resolveConfig(file)) ?? {};
+  await writeFile(file, await format(text, { ...options, filepath: file }));
+}
 
 interface RuleView {
   id: string;
@@ -391,8 +398,8 @@ async function main(): Promise<void> {
     return;
   }
   await mkdir(RESULTS_DIR, { recursive: true });
-  const subtitle = `${days} days, seed 0x${seed.toString(16)}, offline model, ${POPULATION.length} recurring senders / ${POPULATION_DOMAINS.size} domains + a few new senders a day; ${learnedRules.length} learned rules live at the end`;
-  await writeFile(
+  const subtitle = `${days} days · seed 0x${seed.toString(16)} · offline model · ${POPULATION.length} recurring senders, ${POPULATION_DOMAINS.size} domains + new ones daily · ${learnedRules.length} learned rules at the end`;
+  await writeFormatted(
     path.join(RESULTS_DIR, 'learning.json'),
     `${JSON.stringify(
       {
@@ -416,7 +423,7 @@ async function main(): Promise<void> {
       2,
     )}\n`,
   );
-  await writeFile(path.join(RESULTS_DIR, 'learning.md'), markdown(rows, summary, seed, rules));
+  await writeFormatted(path.join(RESULTS_DIR, 'learning.md'), markdown(rows, summary, seed, rules));
   await writeFile(path.join(RESULTS_DIR, 'learning.svg'), svgChart(rows, summary, subtitle));
   console.log(`\nWrote bench/results/learning.json, learning.md, learning.svg`);
 }

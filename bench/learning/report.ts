@@ -179,7 +179,7 @@ const esc = (text: string): string =>
 
 const W = 720;
 const H = 360;
-const PLOT = { left: 64, right: 700, top: 58, bottom: 244 };
+const PLOT = { left: 64, right: 652, top: 58, bottom: 244 };
 const ASKED_COLOR = '#d9480f';
 const MEMORY_COLOR = '#1c7ed6';
 const WRONG_COLOR = '#c92a2a';
@@ -236,7 +236,8 @@ export function svgChart(rows: readonly DayRow[], summary: Summary, subtitle: st
   if (summary.day1_asked_pct > 0)
     out.push(
       `<line x1="${PLOT.left}" y1="${f(y(target))}" x2="${PLOT.right}" y2="${f(y(target))}" stroke="${ASKED_COLOR}" stroke-width="1" stroke-dasharray="5 4" opacity="0.7"/>`,
-      `<text x="${PLOT.right - 2}" y="${f(y(target) - 4)}" text-anchor="end" font-size="10" fill="${ASKED_COLOR}">target: ${target.toFixed(1)}% asked (day 1 − 60%)</text>`,
+      `<text x="${PLOT.right + 6}" y="${f(y(target) - 2)}" font-size="10" fill="${ASKED_COLOR}">target</text>`,
+      `<text x="${PLOT.right + 6}" y="${f(y(target) + 10)}" font-size="10" fill="${ASKED_COLOR}">${target.toFixed(1)}%</text>`,
     );
   // The two lines.
   for (const [key, color] of [
@@ -253,7 +254,7 @@ export function svgChart(rows: readonly DayRow[], summary: Summary, subtitle: st
       );
   }
   // Wrong-by-memory row.
-  const rowY = 296;
+  const rowY = 308;
   out.push(
     `<text x="${PLOT.left}" y="${rowY - 14}" font-size="10" fill="#495057">wrong actions by memory, per day (total ${summary.total_wrong_by_memory})</text>`,
     `<line x1="${PLOT.left}" y1="${rowY}" x2="${PLOT.right}" y2="${rowY}" stroke="#e9ecef" stroke-width="1"/>`,
@@ -269,25 +270,29 @@ export function svgChart(rows: readonly DayRow[], summary: Summary, subtitle: st
         `<text x="${f(x(r.day))}" y="${rowY + 3.5}" text-anchor="middle" font-size="9.5" font-weight="bold" fill="#ffffff">${r.wrong_by_memory}</text>`,
       );
   }
-  // Legend.
-  const ly = 334;
-  const legend: [string, string][] = [
-    [ASKED_COLOR, 'share asked (set aside for the person)'],
-    [MEMORY_COLOR, 'share handled by memory (learned rules)'],
-  ];
+  // Legend (one row; widths estimated from the label lengths).
+  const ly = 336;
   let lx = PLOT.left;
-  for (const [color, label] of legend) {
+  const item = (swatch: string, label: string) => {
     out.push(
-      `<line x1="${lx}" y1="${ly}" x2="${lx + 22}" y2="${ly}" stroke="${color}" stroke-width="2.2"/>`,
-      `<circle cx="${lx + 11}" cy="${ly}" r="2.6" fill="${color}"/>`,
+      swatch,
       `<text x="${lx + 28}" y="${ly + 3.5}" font-size="10.5" fill="#212529">${esc(label)}</text>`,
     );
-    lx += 250;
-  }
-  out.push(
-    `<circle cx="${lx + 6}" cy="${ly}" r="6" fill="${WRONG_COLOR}"/>`,
-    `<text x="${lx + 18}" y="${ly + 3.5}" font-size="10.5" fill="#212529">wrong by memory (count)</text>`,
+    lx += 28 + Math.ceil(label.length * 5.5) + 24;
+  };
+  for (const [color, label] of [
+    [ASKED_COLOR, 'share asked'],
+    [MEMORY_COLOR, 'share handled by memory'],
+  ] as const)
+    item(
+      `<line x1="${lx}" y1="${ly}" x2="${lx + 22}" y2="${ly}" stroke="${color}" stroke-width="2.2"/><circle cx="${lx + 11}" cy="${ly}" r="2.6" fill="${color}"/>`,
+      label,
+    );
+  item(
+    `<line x1="${lx}" y1="${ly}" x2="${lx + 22}" y2="${ly}" stroke="${ASKED_COLOR}" stroke-width="1" stroke-dasharray="5 4"/>`,
+    'target: day-1 share asked − 60%',
   );
+  item(`<circle cx="${lx + 11}" cy="${ly}" r="6" fill="${WRONG_COLOR}"/>`, 'wrong by memory');
   const verdict = summary.bar.holds ? 'PASS' : 'FAIL';
   out.push(
     `<text x="${W / 2}" y="${H - 6}" text-anchor="middle" font-size="10" fill="${summary.bar.holds ? '#2b8a3e' : WRONG_COLOR}">${esc(

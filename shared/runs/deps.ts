@@ -3,6 +3,7 @@ import type { MemoryMirror } from '../memory/mirror.ts';
 import type { ModelFactory } from '../models/provider.ts';
 import type { Notifier } from '../notify/notifier.ts';
 import type { Store } from '../store/store.ts';
+import type { Dispatcher } from './dispatch.ts';
 
 /** What the run engine needs from its host (CLI, local server, Lambda). Made once, passed in. */
 export interface EngineDeps {
@@ -11,6 +12,8 @@ export interface EngineDeps {
   notifier: Notifier;
   /** Where learned rules are mirrored (AgentCore Memory), if anywhere. */
   mirror: MemoryMirror;
+  /** Null: every node runs in this process. Else each node runs where the dispatcher sends it. */
+  dispatcher: Dispatcher | null;
   emit: (channel: string, kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
   settings: {
     confidenceThreshold: number;

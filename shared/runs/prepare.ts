@@ -10,6 +10,7 @@ import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run, RunCounts } from './records.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
+import { stopBeforeEachNode } from './dispatch.ts';
 
 /** The threshold in force for a workflow: its own, else the setting. */
 export function thresholdFor(workflow: Workflow, deps: EngineDeps): number {
@@ -84,5 +85,6 @@ export async function prepareRun(
     hasNewItems,
     complete,
   });
+  if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   return { ...graph, ctx };
 }

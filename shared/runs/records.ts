@@ -51,6 +51,11 @@ export const RunSchema = z.object({
   trigger: TriggerSchema,
   counts: RunCountsSchema,
   interrupt_id: z.string().nullable(),
+  /** The step another process must run next, and the interrupt to resume it with. */
+  dispatch: z
+    .object({ node: z.enum(['executor', 'completer', 'resume']), interrupt_id: z.string() })
+    .nullable()
+    .default(null),
   snapshot: RunSnapshotSchema.nullable(),
   error: z.string().nullable(),
   /** The process running it; lets a later process notice a run that died with it. */

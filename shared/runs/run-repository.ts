@@ -26,6 +26,7 @@ export async function createRun(store: Store, workflowId: string, trigger: RunTr
     trigger,
     counts: { ...EMPTY_COUNTS },
     interrupt_id: null,
+    dispatch: null,
     snapshot: null,
     error: null,
     owner: thisProcess(),

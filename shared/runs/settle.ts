@@ -2,6 +2,8 @@ import type { Agent } from '@strands-agents/sdk';
 import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
 import { runState } from '../agents/executor/run-context.ts';
 import { appendAudit } from '../audit/audit.ts';
+import type { Interrupt } from '@strands-agents/sdk';
+import { DISPATCH_INTERRUPT } from './dispatch.ts';
 import { DECISIONS_INTERRUPT, type DecisionsInterruptReason } from '../gate/gate-hook.ts';
 import type { TriggerVerdict } from '../graph/nodes/trigger-node.ts';
 import { stableId } from '../store/ids.ts';
@@ -48,6 +50,8 @@ export async function invokeAndSettle(
   } catch (error) {
     return fail(deps, run, executor, error);
   }
+  const handOff = result.interrupts?.find((i) => i.name === DISPATCH_INTERRUPT);
+  if (result.status === Status.INTERRUPTED && handOff) return handOver(deps, run, executor, handOff);
   if (result.status === Status.INTERRUPTED) return pause(deps, run, workflow, executor, result);
   if (result.status !== Status.COMPLETED) {
     const nodeError = result.results.find((r) => r.status === Status.FAILED)?.error;
@@ -63,6 +67,7 @@ export async function invokeAndSettle(
   const triggered = Array.isArray(input) || verdict?.triggered === true; // a resume was triggered before it paused
   const finished = await changeRun(deps.store, run.id, () => ({
     status: triggered ? 'completed' : 'skipped',
+    dispatch: null,
     counts: runState.counts(executor.appState),
     snapshot: null,
     owner: null,
@@ -84,6 +89,20 @@ export async function invokeAndSettle(
     status: finished.status,
   });
   return finished;
+}
+
+/** Saves where the run stopped and sends the next node to its own process. */
+async function handOver(deps: EngineDeps, run: Run, executor: Agent, raised: Interrupt): Promise<Run> {
+  const node = (raised.reason as { node?: string } | undefined)?.node;
+  if (node !== 'executor' && node !== 'completer')
+    return fail(deps, run, executor, new Error(`cannot hand over to node ${node}`));
+  const handed = await changeRun(deps.store, run.id, () => ({
+    dispatch: { node, interrupt_id: raised.id },
+    counts: runState.counts(executor.appState),
+    owner: null,
+  }));
+  await deps.dispatcher!.dispatch({ run_id: run.id, node });
+  return handed;
 }
 
 async function pause(
@@ -132,6 +151,7 @@ async function pause(
   await createOnce(deps, 'interrupts', interrupt);
   const waiting = await changeRun(deps.store, run.id, () => ({
     status: 'waiting',
+    dispatch: null,
     interrupt_id: interruptId,
     counts: runState.counts(executor.appState),
     owner: null,
@@ -162,6 +182,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
   const reason = error instanceof Error ? error.message : String(error);
   const failed = await changeRun(deps.store, run.id, () => ({
     status: 'failed',
+    dispatch: null,
     error: reason,
     snapshot: null,
     counts: runState.counts(executor.appState),

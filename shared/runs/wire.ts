@@ -15,6 +15,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: new ConsoleNotifier(),
     mirror: mirrorFromEnv(env),
+    dispatcher: null,
     emit,
     settings: {
       confidenceThreshold: env.CONFIDENCE_THRESHOLD,

@@ -195,3 +195,23 @@ describe('every proposal is checked against the decision it must explain', () =>
     expect(await listRules(fixture.store)).toEqual([]);
   });
 });
+
+describe('the note names the domain', () => {
+  it('"all mail from vendor.example can be archived" is a domain rule', async () => {
+    const { deps } = await offline();
+    const outcome = await learnFromDecision(
+      deps,
+      answered({ action: 'archive', note: 'All mail from vendor.example can go straight to the archive' }),
+    );
+    expect(outcome).toMatchObject({ kind: 'learned', rule: { match: { domain: 'vendor.example' } } });
+  });
+});
+
+it('a note naming a look-alike domain does not widen the rule to the sender domain', async () => {
+  const { deps } = await offline();
+  const outcome = await learnFromDecision(
+    deps,
+    answered({ action: 'archive', note: 'all mail from evilvendor.example is junk' }),
+  );
+  expect(outcome).toMatchObject({ kind: 'learned', rule: { match: { sender: 'ana@vendor.example' } } });
+});

@@ -77,6 +77,7 @@ export async function engineFixture(opts: {
     models: async () => opts.model(),
     notifier: { notify: async (notice) => void notices.push(notice) },
     mirror: noMirror,
+    dispatcher: null,
     emit: (channel, kind, text) => void events.push({ channel, kind, text }),
     settings: {
       confidenceThreshold: 0.7,

@@ -50,7 +50,9 @@ export function learnerTurn(input: TurnInput): PlannedTurn {
 
   const domain = domainOf(learnerCase.sender);
   const action = learnerCase.chosen_action;
-  if (WHOLE_DOMAIN.test(note) && domain && !PUBLIC_MAIL_DOMAINS.has(domain))
+  const namesDomain =
+    domain !== null && /\b(all|any|anything|everything|every)\b/.test(note) && mentions(note, domain);
+  if ((WHOLE_DOMAIN.test(note) || namesDomain) && domain && !PUBLIC_MAIL_DOMAINS.has(domain))
     return write({ domain }, action, `Anything from ${domain} → ${action}`, 0.9);
   const keywords = TOPIC.test(note) ? noteKeywords(note, learnerCase) : [];
   if (keywords.length >= 2)
@@ -74,4 +76,10 @@ function write(
 
 function noRule(reason: string): PlannedTurn {
   return { toolCalls: [{ name: 'no_rule', input: { reason } }] };
+}
+
+/** Whether the note names exactly this domain (not one that merely ends or starts with it). */
+function mentions(note: string, domain: string): boolean {
+  const escaped = domain.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^a-z0-9.-])@?${escaped}($|[^a-z0-9-]|\\.(?![a-z0-9]))`).test(note);
 }

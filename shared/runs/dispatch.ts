@@ -1,0 +1,26 @@
+import { BeforeNodeCallEvent, type Graph } from '@strands-agents/sdk/multiagent';
+
+/** The steps a run is split into when each graph node runs in its own process (a Lambda each). */
+export const STEPS = ['executor', 'completer', 'resume'] as const;
+export type Step = (typeof STEPS)[number];
+
+/** The interrupt a graph raises before a node another process must run. */
+export const DISPATCH_INTERRUPT = 'handoff_dispatch';
+
+/** Hands a step of a run to the process that runs it (EventBridge on AWS). */
+export interface Dispatcher {
+  dispatch(step: { run_id: string; node: Step }): Promise<void>;
+}
+
+/**
+ * In dispatch mode the graph stops before every node but the entry: the run is saved,
+ * and the node's own process resumes it there. On resume the same hook returns.
+ */
+export function stopBeforeEachNode(graph: Graph): void {
+  graph.addHook(BeforeNodeCallEvent, (event) => {
+    if (event.nodeId === 'trigger') return;
+    // A node picking up its own pause (the gate's questions) is already in the right process.
+    if (event.state.node(event.nodeId)?.interruptedSnapshot) return;
+    event.interrupt({ name: DISPATCH_INTERRUPT, reason: { node: event.nodeId } });
+  });
+}

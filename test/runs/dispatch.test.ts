@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { listAudit } from '../../shared/audit/audit.ts';
+import { decide } from '../../shared/runs/decide.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
+import type { Step } from '../../shared/runs/dispatch.ts';
+import { runStep } from '../../shared/runs/resume-run.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
+import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
+
+let fixture: EngineFixture;
+afterEach(() => fixture?.cleanup());
+
+async function dispatchedFixture() {
+  const steps: { run_id: string; node: Step }[] = [];
+  fixture = await engineFixture({
+    messages: [
+      mail({ from: 'a@x.example', subject: 'Sure' }),
+      mail({ from: 'b@x.example', subject: 'Unsure' }),
+    ],
+    model: () =>
+      new ScriptedModel(
+        executorScript((item) => ({
+          action: 'file_ticket',
+          confidence: item.subject === 'Sure' ? 0.9 : 0.3,
+          reasoning: 'r',
+        })),
+      ),
+  });
+  fixture.deps.dispatcher = { dispatch: async (step) => void steps.push(step) };
+  return steps;
+}
+
+describe('each node in its own process (dispatch mode)', () => {
+  it('trigger, executor, resume and completer each run as a separate step', async () => {
+    const steps = await dispatchedFixture();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'schedule', detail: 'cron(0 8 * * ? *)' });
+    expect(run).toMatchObject({ status: 'running', dispatch: { node: 'executor' } });
+    expect(steps).toEqual([{ run_id: run.id, node: 'executor' }]);
+    expect(await fixture.store.list('tickets')).toHaveLength(0); // the trigger step acted on nothing
+
+    const paused = await runStep(fixture.deps, run.id, 'executor');
+    expect(paused).toMatchObject({ status: 'waiting', dispatch: null });
+    expect(await fixture.store.list('tickets')).toHaveLength(1);
+
+    const [decision] = await listPending(fixture.store);
+    const answer = await decide(fixture.deps, decision!.id, 'file_ticket', null);
+    expect(answer.run_status).toBe('running'); // the answer hands the run to the resume step
+    expect(steps.at(-1)).toEqual({ run_id: run.id, node: 'resume' });
+
+    expect(await runStep(fixture.deps, run.id, 'resume')).toMatchObject({
+      status: 'running',
+      dispatch: { node: 'completer' },
+    });
+    expect(await fixture.store.list('tickets')).toHaveLength(2);
+    expect(await runStep(fixture.deps, run.id, 'completer')).toMatchObject({ status: 'completed' });
+    expect(steps.map((s) => s.node)).toEqual(['executor', 'resume', 'completer']);
+    expect((await listAudit(fixture.store, { runId: run.id })).at(-1)?.outcome).toBe('run_finished');
+  });
+
+  it('ignores a duplicate or late delivery of a step', async () => {
+    await dispatchedFixture();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    await runStep(fixture.deps, run.id, 'executor');
+    const before = await getRun(fixture.store, run.id);
+    expect(await runStep(fixture.deps, run.id, 'executor')).toEqual(before);
+    expect(await runStep(fixture.deps, run.id, 'completer')).toEqual(before);
+    expect(await fixture.store.list('tickets')).toHaveLength(1);
+  });
+
+  it('a failing completer marks the run failed with its reason and never re-runs the executor', async () => {
+    await dispatchedFixture();
+    fixture.deps.notifier = {
+      notify: async (notice) => {
+        if (notice.kind === 'completed') throw new Error('SNS is down');
+      },
+    };
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    await runStep(fixture.deps, run.id, 'executor');
+    const [decision] = await listPending(fixture.store);
+    await decide(fixture.deps, decision!.id, 'skip', null);
+    await runStep(fixture.deps, run.id, 'resume');
+    const failed = await runStep(fixture.deps, run.id, 'completer');
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('SNS is down') });
+    const actedBefore = (await listAudit(fixture.store)).filter((e) => e.outcome === 'acted').length;
+    await runStep(fixture.deps, run.id, 'completer'); // Lambda's retry
+    await runStep(fixture.deps, run.id, 'executor');
+    expect((await listAudit(fixture.store)).filter((e) => e.outcome === 'acted')).toHaveLength(actedBefore);
+    expect(await fixture.store.list('tickets')).toHaveLength(1);
+  });
+});
