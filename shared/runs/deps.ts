@@ -1,6 +1,7 @@
 import type { FeedEvent } from '../events/feed.ts';
 import type { MemoryMirror } from '../memory/mirror.ts';
 import type { ModelFactory } from '../models/provider.ts';
+import type { DecisionLinks } from '../links/decision-links.ts';
 import type { Notifier } from '../notify/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatch.ts';
@@ -10,6 +11,8 @@ export interface EngineDeps {
   store: Store;
   models: ModelFactory;
   notifier: Notifier;
+  /** Signs the deep link to a decision. */
+  links: DecisionLinks;
   /** Where learned rules are mirrored (AgentCore Memory), if anywhere. */
   mirror: MemoryMirror;
   /** Null: every node runs in this process. Else each node runs where the dispatcher sends it. */

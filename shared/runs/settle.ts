@@ -165,7 +165,7 @@ async function pause(
     runId: run.id,
     workflowName: workflow.name,
     count: decisions.length,
-    link: `${deps.settings.uiBaseUrl.replace(/\/$/, '')}/decide/${decisions[0]!.id}`,
+    link: await deps.links.urlFor(decisions[0]!.id, new Date(expires)),
   });
   return waiting;
 }

@@ -1,5 +1,7 @@
 import type { Env } from '../config/env.ts';
 import { emit } from '../events/feed.ts';
+import { DecisionLinks } from '../links/decision-links.ts';
+import { FileLinkKey } from '../links/link-key.ts';
 import { mirrorFromEnv } from '../memory/agentcore-mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import { ConsoleNotifier } from '../notify/notifier.ts';
@@ -10,19 +12,21 @@ export const DEFAULT_PAGE_SIZE = 10;
 
 /** The engine as configured by the environment; hosts call this once. */
 export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): EngineDeps {
+  const settings: EngineDeps['settings'] = {
+    confidenceThreshold: env.CONFIDENCE_THRESHOLD,
+    decisionTtlHours: env.DECISION_TTL_HOURS,
+    uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
+    pageSize: DEFAULT_PAGE_SIZE,
+  };
   return {
     store: openStore(env),
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: new ConsoleNotifier(),
+    links: new DecisionLinks(new FileLinkKey(env.HANDOFF_STATE_DIR), () => settings.uiBaseUrl),
     mirror: mirrorFromEnv(env),
     dispatcher: null,
     emit,
-    settings: {
-      confidenceThreshold: env.CONFIDENCE_THRESHOLD,
-      decisionTtlHours: env.DECISION_TTL_HOURS,
-      uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
-      pageSize: DEFAULT_PAGE_SIZE,
-    },
+    settings,
     ...overrides,
   };
 }

@@ -14,6 +14,7 @@ export const COLLECTIONS = [
   'tickets',
   'outcomes',
   'settings',
+  'tokens',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

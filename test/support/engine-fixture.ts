@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Model } from '@strands-agents/sdk';
 import type { FeedEvent } from '../../shared/events/feed.ts';
 import type { Notice } from '../../shared/notify/notifier.ts';
+import { DecisionLinks } from '../../shared/links/decision-links.ts';
 import { noMirror } from '../../shared/memory/mirror.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
@@ -76,6 +77,7 @@ export async function engineFixture(opts: {
     store,
     models: async () => opts.model(),
     notifier: { notify: async (notice) => void notices.push(notice) },
+    links: new DecisionLinks({ get: async () => Buffer.alloc(32, 7) }, () => 'http://ui.test'),
     mirror: noMirror,
     dispatcher: null,
     emit: (channel, kind, text) => void events.push({ channel, kind, text }),
