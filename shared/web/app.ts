@@ -29,6 +29,8 @@ import { createRunFor } from '../runs/start-run.ts';
 import { toPendingJson } from '../runs/views.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
+import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
+import { registerDecideRoutes } from './decide-routes.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 
 /** Largest request body accepted (decisions, webhooks). */
@@ -48,6 +50,10 @@ export interface AppDeps {
   engine: EngineDeps;
   env: Env;
   runner?: RunLauncher;
+  /** Signs and verifies decision links; defaults to the key in the state directory. */
+  linkKey?: LinkKey;
+  /** A public deployment: decision pages open only from a signed link. */
+  requireToken?: boolean;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -78,6 +84,11 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  registerDecideRoutes(app, {
+    engine,
+    linkKey: deps.linkKey ?? new FileLinkKey(env.HANDOFF_STATE_DIR),
+    requireToken: deps.requireToken ?? false,
+  });
   app.get('/', async (c) => c.html(await statusPage(engine)));
 
   app.use('/api/*', bearer(env, false));
