@@ -31,6 +31,7 @@ import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
+import { openApiDocument } from './openapi.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 
 /** Largest request body accepted (decisions, webhooks). */
@@ -54,6 +55,8 @@ export interface AppDeps {
   linkKey?: LinkKey;
   /** A public deployment: decision pages open only from a signed link. */
   requireToken?: boolean;
+  /** `gateway`: API Gateway already authenticated `/api/*` callers (IAM); else the bearer key. */
+  apiAuth?: 'bearer' | 'gateway';
 }
 
 /** Builds the Handoff HTTP app. */
@@ -91,7 +94,8 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.get('/', async (c) => c.html(await statusPage(engine)));
 
-  app.use('/api/*', bearer(env, false));
+  app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
+  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
   app.use('/events/*', bearer(env, true));
 
   app.get('/api/workflows', async (c) =>
