@@ -1,0 +1,141 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type IDestination, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+/** The repository root: entries, the lock file and node_modules live here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface FunctionSpec {
+  /** Construct id prefix. */
+  id: string;
+  memorySize: number;
+  timeout: Duration;
+  description: string;
+}
+
+/**
+ * Every Lambda of the stack, its size and why. The step functions that run an agent
+ * (executor, resume) get room for a model conversation; the rest are bookkeeping.
+ */
+export const FUNCTION_SPECS = {
+  trigger: {
+    id: 'Trigger',
+    memorySize: 256,
+    timeout: Duration.seconds(60),
+    description: 'Handoff: starts a scheduled run and runs its trigger node',
+  },
+  executor: {
+    id: 'Executor',
+    memorySize: 1024,
+    timeout: Duration.minutes(15),
+    description: 'Handoff: runs the executor node (agent + gate) of a run',
+  },
+  completer: {
+    id: 'Completer',
+    memorySize: 256,
+    timeout: Duration.seconds(60),
+    description: 'Handoff: runs the completer node (audit + completion notice)',
+  },
+  resume: {
+    id: 'Resume',
+    memorySize: 1024,
+    timeout: Duration.minutes(15),
+    description: "Handoff: resumes a paused run with a person's decisions",
+  },
+  api: {
+    id: 'Api',
+    memorySize: 512,
+    timeout: Duration.seconds(29),
+    description: 'Handoff: HTTP app (API, decision pages, status page)',
+  },
+  webhook: {
+    id: 'Webhook',
+    memorySize: 256,
+    timeout: Duration.seconds(29),
+    description: 'Handoff: signed webhooks that start runs',
+  },
+  'schedule-sync': {
+    id: 'ScheduleSync',
+    memorySize: 256,
+    timeout: Duration.seconds(30),
+    description: "Handoff: keeps each workflow's EventBridge Scheduler schedule in step",
+  },
+  'step-failed': {
+    id: 'StepFailed',
+    memorySize: 256,
+    timeout: Duration.seconds(30),
+    description: 'Handoff: marks a run failed when one of its steps gave up',
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionName = keyof typeof FUNCTION_SPECS;
+
+/** Retries of an asynchronous invocation before it goes to its failure destination. */
+export const ASYNC_RETRY_ATTEMPTS = 2;
+/** Oldest an asynchronous event may get before it is sent to the failure destination unprocessed. */
+export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** Bundles each handler on its own: ESM for Node 22, the AWS SDK v3 left to the runtime. */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  externalModules: ['@aws-sdk/*'],
+  // CommonJS dependencies bundled into ESM still call require().
+  banner:
+    "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);",
+  logLevel: LogLevel.WARNING,
+};
+
+export interface HandoffFunctionProps {
+  name: FunctionName;
+  environment: Record<string, string>;
+  removalPolicy: RemovalPolicy;
+  /** Where an asynchronous invocation goes after its retries; sets the async invoke config. */
+  onFailure?: IDestination;
+}
+
+/**
+ * One handler from `lambdas/<name>.ts`: Node 22 on arm64, its own role (permissions are
+ * granted by the stack, nothing by default) and its own log group with a retention.
+ */
+export function handoffFunction(scope: Construct, props: HandoffFunctionProps): NodejsFunction {
+  const spec = FUNCTION_SPECS[props.name];
+  const logGroup = new LogGroup(scope, `${spec.id}Logs`, {
+    retention: LOG_RETENTION,
+    removalPolicy: props.removalPolicy,
+  });
+  const role = new Role(scope, `${spec.id}Role`, {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    description: `Runs the Handoff ${props.name} function`,
+  });
+  logGroup.grantWrite(role);
+
+  return new NodejsFunction(scope, spec.id, {
+    entry: path.join(PROJECT_ROOT, 'lambdas', `${props.name}.ts`),
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    memorySize: spec.memorySize,
+    timeout: spec.timeout,
+    description: spec.description,
+    environment: props.environment,
+    role,
+    logGroup,
+    bundling: BUNDLING,
+    ...(props.onFailure
+      ? { onFailure: props.onFailure, retryAttempts: ASYNC_RETRY_ATTEMPTS, maxEventAge: ASYNC_MAX_EVENT_AGE }
+      : {}),
+  });
+}
