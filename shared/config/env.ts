@@ -21,6 +21,8 @@ const EnvSchema = z.object({
   HANDOFF_MODEL_PROVIDER: z.enum(['local', 'bedrock', 'anthropic', 'openai', 'groq']).default('local'),
   HANDOFF_API_KEY: z.string().optional(),
   HANDOFF_WEBHOOK_SECRET: z.string().optional(),
+  /** When set, every web page needs a login with this password (decision links still open alone). */
+  HANDOFF_UI_PASSWORD: z.string().optional(),
   /** Where links in notifications point; unset, the local server's own address. */
   UI_BASE_URL: z.url().optional(),
   NOTIFY_CHANNEL: z.enum(['console', 'slack', 'sns']).default('console'),

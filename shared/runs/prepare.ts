@@ -4,25 +4,23 @@ import { getOutcome } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
+import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Run, RunCounts } from './records.ts';
+import type { Run } from './records.ts';
+import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode } from './dispatch.ts';
 
-/** The threshold in force for a workflow: its own, else the setting. */
-export function thresholdFor(workflow: Workflow, deps: EngineDeps): number {
-  return workflow.confidence_threshold ?? deps.settings.confidenceThreshold;
-}
-
-/** One line a person reads about a run's counts. */
-export function describeCounts(counts: RunCounts): string {
-  const memory = counts.by_your_rules + counts.by_learned_rules;
-  return `${counts.acted} acted (${counts.confident} confident, ${memory} from rules), ${counts.deferred} asked, ${counts.declined} declined${
-    counts.failed ? `, ${counts.failed} failed` : ''
-  }`;
+/** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
+export function thresholdFor(
+  workflow: Workflow,
+  deps: EngineDeps,
+  stored: StoredSettings | null = null,
+): number {
+  return workflow.confidence_threshold ?? stored?.confidence_threshold ?? deps.settings.confidenceThreshold;
 }
 
 /** Builds the run's context and graph; the same for a fresh start and a resume in another process. */
@@ -32,6 +30,7 @@ export async function prepareRun(
   workflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext }> {
   const source = openSource(workflow);
+  const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
     (await listPending(deps.store))
       .filter((d) => d.workflow_id === workflow.id && d.run_id !== run.id)
@@ -43,7 +42,7 @@ export async function prepareRun(
     workflow,
     source,
     policy: {
-      threshold: thresholdFor(workflow, deps),
+      threshold: thresholdFor(workflow, deps, stored),
       actions: new Map(workflow.actions.map((a) => [a.name, { irreversible: a.irreversible }])),
     },
     rules: await liveRulesFor(deps.store, workflow.id),

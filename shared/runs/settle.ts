@@ -13,27 +13,7 @@ import type { EngineDeps } from './deps.ts';
 import type { Decision, InterruptRecord, Run } from './records.ts';
 import { changeRun } from './run-repository.ts';
 
-/** What `handoff run --json` and `GET /api/runs/:id` print. */
-export interface RunSummary {
-  run_id: string;
-  status: 'running' | 'waiting' | 'completed' | 'skipped' | 'failed';
-  acted: number;
-  by_memory: number;
-  deferred: number;
-  interrupt_id: string | null;
-}
-
-/** A run as other systems see it. */
-export function summarise(run: Run): RunSummary {
-  return {
-    run_id: run.id,
-    status: run.status,
-    acted: run.counts.acted,
-    by_memory: run.counts.by_your_rules + run.counts.by_learned_rules,
-    deferred: run.counts.deferred,
-    interrupt_id: run.interrupt_id,
-  };
-}
+export { summarise, type RunSummary } from './views.ts';
 
 /** Invokes the graph and moves the run to what happened: waiting, completed, skipped or failed. */
 export async function invokeAndSettle(

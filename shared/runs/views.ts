@@ -1,4 +1,4 @@
-import type { Decision } from './records.ts';
+import type { Decision, Run, RunCounts } from './records.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
 export interface PendingJson {
@@ -30,4 +30,34 @@ export function toPendingJson(d: Decision): PendingJson {
     reasoning: d.reasoning,
     options: d.options,
   };
+}
+
+/** What `handoff run --json` and `GET /api/runs/:id` print. */
+export interface RunSummary {
+  run_id: string;
+  status: 'running' | 'waiting' | 'completed' | 'skipped' | 'failed';
+  acted: number;
+  by_memory: number;
+  deferred: number;
+  interrupt_id: string | null;
+}
+
+/** A run as other systems see it. */
+export function summarise(run: Run): RunSummary {
+  return {
+    run_id: run.id,
+    status: run.status,
+    acted: run.counts.acted,
+    by_memory: run.counts.by_your_rules + run.counts.by_learned_rules,
+    deferred: run.counts.deferred,
+    interrupt_id: run.interrupt_id,
+  };
+}
+
+/** One line a person reads about a run's counts. */
+export function describeCounts(counts: RunCounts): string {
+  const memory = counts.by_your_rules + counts.by_learned_rules;
+  return `${counts.acted} acted (${counts.confident} confident, ${memory} from rules), ${counts.deferred} asked, ${counts.declined} declined${
+    counts.failed ? `, ${counts.failed} failed` : ''
+  }`;
 }

@@ -2,7 +2,7 @@ import type { Env } from '../config/env.ts';
 import { emit } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
-import { mirrorFromEnv } from '../memory/agentcore-mirror.ts';
+import { mirrorFor } from '../memory/mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import { ConsoleNotifier } from '../notify/notifier.ts';
 import { openStore } from '../store/open-store.ts';
@@ -23,7 +23,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: new ConsoleNotifier(),
     links: new DecisionLinks(new FileLinkKey(env.HANDOFF_STATE_DIR), () => settings.uiBaseUrl),
-    mirror: mirrorFromEnv(env),
+    mirror: mirrorFor(env),
     dispatcher: null,
     emit,
     settings,

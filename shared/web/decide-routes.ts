@@ -1,12 +1,25 @@
+/**
+ * `/decide/:id`: opening shows the decision; only a POST decides (link previews
+ * open links). A signed link opens its own decision only and is spent by the POST
+ * that answers. Without a link, a logged-in (or local) visitor may answer with the
+ * page's CSRF token.
+ */
 import type { Context, Hono } from 'hono';
-import { html } from 'hono/html';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { explainToken, spendToken, verifyDecisionToken, type TokenCheck } from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, decide } from '../runs/decide.ts';
 import { getDecision, listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
+import { thresholdFor } from '../runs/prepare.ts';
 import type { Decision } from '../runs/records.ts';
+import { readStoredSettings } from '../settings/settings.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import { admit, admitForm, formFields } from './guard.ts';
+import { decisionPage, recordedPage, type DecisionAccess } from './pages/decision.ts';
+import { messagePage } from './pages/layout.ts';
+import { loadMessage } from './pages/message.ts';
+import type { WebDeps } from './web-deps.ts';
 
 export interface DecideRouteDeps {
   engine: EngineDeps;
@@ -17,16 +30,9 @@ export interface DecideRouteDeps {
 
 type Access = { ok: true; token: string | null } | { ok: false; status: 403; message: string };
 
-async function access(deps: DecideRouteDeps, decisionId: string, token: string | undefined): Promise<Access> {
-  if (!token) {
-    return deps.requireToken
-      ? {
-          ok: false,
-          status: 403,
-          message: 'This page opens from the link in your notification. Nothing was changed.',
-        }
-      : { ok: true, token: null };
-  }
+const ONLY_BY_LINK = 'This page opens from the link in your notification. Nothing was changed.';
+
+async function tokenAccess(deps: DecideRouteDeps, decisionId: string, token: string): Promise<Access> {
   const check: TokenCheck = verifyDecisionToken(await deps.linkKey.get(), token, decisionId);
   if (!check.ok) return { ok: false, status: 403, message: explainToken(check.reason) };
   if (await deps.engine.store.get('tokens', check.claims.n))
@@ -34,90 +40,114 @@ async function access(deps: DecideRouteDeps, decisionId: string, token: string |
   return { ok: true, token };
 }
 
-/** `/decide/:id`: opening shows the decision; only a POST decides (link previews open links). */
-export function registerDecideRoutes(app: Hono, deps: DecideRouteDeps): void {
+/** True when this deployment opens decisions only from signed links. */
+function linkOnly(web: WebDeps): boolean {
+  return web.requireToken && !web.sessions.passwordSet;
+}
+
+function refused(c: Context, message: string): Response | Promise<Response> {
+  return c.html(messagePage('Link not valid', message), 403);
+}
+
+/** Registers GET and POST `/decide/:id`. */
+export function registerDecideRoutes(app: Hono, web: WebDeps): void {
+  const deps: DecideRouteDeps = { engine: web.engine, linkKey: web.linkKey, requireToken: web.requireToken };
+
   app.get('/decide/:id', async (c) => {
     const id = c.req.param('id');
-    const granted = await access(deps, id, c.req.query('token'));
-    if (!granted.ok) return c.html(page('Link not valid', html`<p>${granted.message}</p>`), granted.status);
-    const decision = await getDecision(deps.engine.store, id);
-    const after = (await listPending(deps.engine.store)).filter((d) => d.id !== id).length;
-    return c.html(page(decision.subject, decisionView(decision, granted.token, after)));
+    const token = c.req.query('token');
+    let access: DecisionAccess;
+    if (token) {
+      const granted = await tokenAccess(deps, id, token);
+      if (!granted.ok) return refused(c, granted.message);
+      access = { kind: 'token', token };
+    } else {
+      if (linkOnly(web)) return refused(c, ONLY_BY_LINK);
+      const admitted = await admit(c, web);
+      if (!admitted.ok) return admitted.response;
+      access = { kind: 'session', visitor: admitted.visitor };
+    }
+    try {
+      return await showDecision(c, web, id, access);
+    } catch (error) {
+      return errorPage(c, error);
+    }
   });
 
   app.post('/decide/:id', async (c) => {
     const id = c.req.param('id');
-    const form = await c.req.parseBody();
-    const token = typeof form.token === 'string' && form.token ? form.token : undefined;
-    const action = typeof form.action === 'string' ? form.action : '';
-    const note = typeof form.note === 'string' ? form.note : '';
-    const granted = await access(deps, id, token);
-    if (!granted.ok) return c.html(page('Link not valid', html`<p>${granted.message}</p>`), granted.status);
+    const form = await formFields(c);
+    const token = form.token || undefined;
+    const action = form.action ?? '';
+    const note = form.note ?? '';
+    if (!token) {
+      if (linkOnly(web)) return refused(c, ONLY_BY_LINK);
+      const admitted = await admitForm(c, web);
+      if (!admitted.ok) return admitted.response;
+    } else {
+      const granted = await tokenAccess(deps, id, token);
+      if (!granted.ok) return refused(c, granted.message);
+    }
     try {
-      const decision = await getDecision(deps.engine.store, id);
+      const decision = await getDecision(web.engine.store, id);
       if (decision.status !== 'pending')
-        throw new AlreadyDecidedError(
-          `This decision was already ${decision.status}. Nothing was changed.`,
-          decision,
-        );
+        throw new AlreadyDecidedError(`This decision was already ${decision.status}. Nothing was changed.`, decision);
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       if (token) {
         const check = verifyDecisionToken(await deps.linkKey.get(), token, id);
-        if (!check.ok || !(await spendToken(deps.engine.store, check.claims)))
-          return c.html(page('Link not valid', html`<p>${explainToken('spent')}</p>`), 403);
+        if (!check.ok || !(await spendToken(web.engine.store, check.claims)))
+          return refused(c, explainToken('spent'));
       }
-      const result = await decide(deps.engine, id, action, note.trim() || null);
-      return c.html(page('Answer recorded', recordedView(result.action, result.run_status)));
+      const result = await decide(web.engine, id, action, note.trim() || null);
+      if (token) return c.html(recordedPage(result.action, result.run_status));
+      return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {
       return errorPage(c, error);
     }
   });
 }
 
+/** Where a logged-in visitor goes after answering: back to Activity, the next question, or the run. */
+async function afterAnswer(web: WebDeps, decided: Decision, next: string | undefined): Promise<string> {
+  const done = `answered=${encodeURIComponent(decided.id)}`;
+  if (next === '/activity') return `/activity?${done}`;
+  const following = (await listPending(web.engine.store))[0];
+  if (following) return `/decide/${encodeURIComponent(following.id)}?${done}`;
+  return `/runs/${encodeURIComponent(decided.run_id)}?${done}`;
+}
+
+async function showDecision(c: Context, web: WebDeps, id: string, access: DecisionAccess): Promise<Response> {
+  const store = web.engine.store;
+  const decision = await getDecision(store, id);
+  const [pending, stored, workflow] = await Promise.all([
+    listPending(store),
+    readStoredSettings(store),
+    getWorkflow(store, decision.workflow_id).catch(() => null),
+  ]);
+  const others = pending.filter((d) => d.id !== id);
+  const answeredId = c.req.query('answered');
+  const recorded = answeredId ? await getDecision(store, answeredId).catch(() => null) : null;
+  const threshold = workflow
+    ? thresholdFor(workflow, web.engine, stored)
+    : (stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold);
+  const screen = {
+    decision,
+    workflowName: workflow?.name ?? decision.workflow_id,
+    message: await loadMessage(workflow, decision),
+    threshold,
+    after: others.length,
+    nextId: others[0]?.id ?? null,
+    recorded: recorded?.status === 'answered' ? recorded : null,
+  };
+  return c.html(decisionPage(screen, access, pending.length));
+}
+
 function errorPage(c: Context, error: unknown): Response | Promise<Response> {
-  if (error instanceof NotFoundError) return c.html(page('Not found', html`<p>${error.message}</p>`), 404);
+  const back = { href: '/activity', text: 'See what is still waiting' };
+  if (error instanceof NotFoundError) return c.html(messagePage('Not found', error.message, back), 404);
   if (error instanceof AlreadyDecidedError)
-    return c.html(page('Already answered', html`<p>${error.message}</p>`), 409);
-  if (error instanceof InvalidInputError)
-    return c.html(page('Not an option', html`<p>${error.message}</p>`), 422);
+    return c.html(messagePage('Already answered', error.message, back), 409);
+  if (error instanceof InvalidInputError) return c.html(messagePage('Not an option', error.message, back), 422);
   throw error;
-}
-
-function decisionView(decision: Decision, token: string | null, after: number) {
-  const options = [...new Set([...decision.options, 'approve_suggested'])];
-  return html`<p><strong>${decision.sender}</strong> — ${decision.subject}</p>
-    <blockquote>${decision.snippet}</blockquote>
-    <p>
-      The agent suggests <strong>${decision.suggested_action}</strong> (confidence
-      ${decision.confidence.toFixed(2)}):
-    </p>
-    <blockquote>${decision.reasoning}</blockquote>
-    <form method="post" action="/decide/${decision.id}">
-      ${token ? html`<input type="hidden" name="token" value="${token}" />` : ''}
-      <label>Note (why — it teaches the next run) <input name="note" /></label>
-      ${options.map((o) => html`<button type="submit" name="action" value="${o}">${o.replace(/_/g, ' ')}</button> `)}
-    </form>
-    ${after > 0 ? html`<p>and ${after} more after this</p>` : ''}`;
-}
-
-function recordedView(action: string, runStatus: string) {
-  return html`<p>Recorded <strong>${action}</strong>. The run is ${runStatus}.</p>`;
-}
-
-function page(title: string, body: ReturnType<typeof html>) {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} — Handoff</title>
-      </head>
-      <body>
-        <main>
-          <h1>${title}</h1>
-          ${body}
-        </main>
-      </body>
-    </html>`;
 }

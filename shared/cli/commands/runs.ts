@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
 import { listRuns } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
-import { summarise } from '../../runs/settle.ts';
-import { describeCounts } from '../../runs/prepare.ts';
+import { describeCounts, summarise } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable, progressBar } from '../output.ts';
 

@@ -1,0 +1,49 @@
+import {
+  PutEventsCommand,
+  type EventBridgeClient,
+  type PutEventsRequestEntry,
+} from '@aws-sdk/client-eventbridge';
+import { HandoffError } from '../errors/index.ts';
+import type { Dispatcher, Step } from '../runs/dispatch.ts';
+
+/** The `source` of every event Handoff puts on its bus. */
+export const EVENT_SOURCE = 'handoff';
+/** A step of a run for another function: detail `{run_id, node}`. */
+export const STEP_DETAIL_TYPE = 'handoff.step';
+
+/** The detail of a `handoff.step` event. */
+export interface StepDetail {
+  run_id: string;
+  node: Step;
+}
+
+/** Puts entries on the bus; a rejected entry (FailedEntryCount > 0) throws, so nothing is dropped silently. */
+export async function putEntries(client: EventBridgeClient, entries: PutEventsRequestEntry[]): Promise<void> {
+  const out = await client.send(new PutEventsCommand({ Entries: entries }));
+  if ((out.FailedEntryCount ?? 0) > 0) {
+    const failed = out.Entries?.find((e) => e.ErrorCode !== undefined);
+    throw new HandoffError(
+      `EventBridge refused ${out.FailedEntryCount} event(s) on ${entries[0]?.EventBusName ?? 'the bus'}: ${failed?.ErrorCode ?? 'unknown'} ${failed?.ErrorMessage ?? ''}`.trim(),
+    );
+  }
+}
+
+/** Dispatch mode on AWS: each step becomes a `handoff.step` event that a rule routes to the node's function. */
+export class EventBridgeDispatcher implements Dispatcher {
+  constructor(
+    private readonly client: EventBridgeClient,
+    private readonly busName: string,
+  ) {}
+
+  async dispatch(step: StepDetail): Promise<void> {
+    const detail: StepDetail = { run_id: step.run_id, node: step.node };
+    await putEntries(this.client, [
+      {
+        EventBusName: this.busName,
+        Source: EVENT_SOURCE,
+        DetailType: STEP_DETAIL_TYPE,
+        Detail: JSON.stringify(detail),
+      },
+    ]);
+  }
+}

@@ -1,0 +1,72 @@
+import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Hono } from 'hono';
+import { handle, type LambdaEvent } from 'hono/aws-lambda';
+import type { Env } from '../config/env.ts';
+import type { LinkKey } from '../links/link-key.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { createApp, type AppDeps } from '../web/app.ts';
+import { createRunLauncher, type RunLauncher } from '../web/run-launcher.ts';
+import { registerWorkflowRoutes, type WorkflowChangeListener } from '../web/workflow-routes.ts';
+
+export interface LambdaWebOptions {
+  engine: EngineDeps;
+  /** The app reads its secrets (API key, webhook secret) from here per request. */
+  env: Env;
+  linkKey: LinkKey;
+  onWorkflowChange: WorkflowChangeListener;
+}
+
+/**
+ * The HTTP app as the API and webhook functions serve it: decision pages open only
+ * from a signed link, `/api/*` is authorised by API Gateway, and a started run is
+ * executed in this invocation (in dispatch mode that is only the trigger node: it
+ * dispatches the executor and returns).
+ */
+export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: RunLauncher } {
+  const launcher = createRunLauncher(opts.engine);
+  // `onWorkflowChange` is for createApp once it registers the workflow routes itself.
+  const deps: AppDeps & { onWorkflowChange?: WorkflowChangeListener } = {
+    engine: opts.engine,
+    env: opts.env,
+    runner: launcher,
+    linkKey: opts.linkKey,
+    requireToken: true,
+    apiAuth: 'gateway',
+    onWorkflowChange: opts.onWorkflowChange,
+  };
+  const app = createApp(deps);
+  if (!servesWorkflowRoutes(app))
+    registerWorkflowRoutes(app, { engine: opts.engine, onChange: opts.onWorkflowChange });
+  return { app, launcher };
+}
+
+function servesWorkflowRoutes(app: Hono): boolean {
+  return app.routes.some((r) => r.method === 'PUT' && r.path === '/api/workflows/:id');
+}
+
+export type WebHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * Serves API Gateway (HTTP API, payload v2) events with the app, then waits for any run
+ * it launched: Lambda freezes the container once the handler returns, so work left in
+ * the background would stall until the next request.
+ */
+export function lambdaWebHandler(app: Hono, launcher: RunLauncher): WebHandler {
+  const serve = handle(app);
+  return async (event, context) => {
+    try {
+      // hono's event type is its own copy of the payload v2 shape (body required); the same object.
+      const result = await serve(event as unknown as LambdaEvent, context);
+      const headers = Object.fromEntries(
+        Object.entries(result.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+      );
+      return { ...result, headers };
+    } finally {
+      await launcher.idle();
+    }
+  };
+}

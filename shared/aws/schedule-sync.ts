@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  UpdateScheduleCommand,
+  type CreateScheduleCommandInput,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import type { Workflow } from '../workflows/schema.ts';
+
+/** Where a workflow's schedule goes and what it invokes. */
+export interface ScheduleSyncOptions {
+  groupName: string;
+  /** The trigger function the schedule invokes. */
+  targetArn: string;
+  /** The role EventBridge Scheduler assumes to invoke it. */
+  roleArn: string;
+}
+
+/** What the trigger function receives from a schedule (the target's Input). */
+export interface ScheduleInput {
+  workflow_id: string;
+  schedule: string;
+}
+
+export type ScheduleSyncResult = 'created' | 'updated' | 'deleted' | 'absent';
+
+const NAME_OK = /^[0-9a-zA-Z._-]{1,64}$/;
+
+/** The schedule's name in the group: the workflow id (a slug fits), else a stable hash of it. */
+export function scheduleNameFor(workflowId: string): string {
+  if (NAME_OK.test(workflowId)) return workflowId;
+  return `wf-${createHash('sha256').update(workflowId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Makes EventBridge Scheduler match the workflow: one schedule per workflow with
+ * `trigger.schedule` (created, or updated when it exists), none otherwise (deleted; a
+ * schedule that is already gone is fine). The expression is the workflow's own
+ * `cron(...)`/`rate(...)` string, in UTC, fired on time (no flexible window).
+ */
+export async function syncSchedule(
+  client: SchedulerClient,
+  opts: ScheduleSyncOptions,
+  workflow: Workflow | null,
+  workflowId: string,
+): Promise<ScheduleSyncResult> {
+  const name = scheduleNameFor(workflowId);
+  const expression = workflow?.trigger.schedule?.trim();
+  if (!workflow || !expression) {
+    try {
+      await client.send(new DeleteScheduleCommand({ Name: name, GroupName: opts.groupName }));
+      return 'deleted';
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return 'absent';
+      throw error;
+    }
+  }
+  const input: ScheduleInput = { workflow_id: workflow.id, schedule: expression };
+  const request: CreateScheduleCommandInput = {
+    Name: name,
+    GroupName: opts.groupName,
+    Description: `Handoff: ${workflow.name}`.slice(0, 512),
+    ScheduleExpression: expression,
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    State: 'ENABLED',
+    Target: { Arn: opts.targetArn, RoleArn: opts.roleArn, Input: JSON.stringify(input) },
+  };
+  try {
+    await client.send(new CreateScheduleCommand(request));
+    return 'created';
+  } catch (error) {
+    if (errorName(error) !== 'ConflictException') throw error;
+  }
+  await client.send(new UpdateScheduleCommand(request));
+  return 'updated';
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}

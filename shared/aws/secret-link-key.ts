@@ -1,0 +1,47 @@
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { HandoffError } from '../errors/index.ts';
+import type { LinkKey } from '../links/link-key.ts';
+import { SecretValue } from './secret-value.ts';
+
+/** Shorter keys are refused: HMAC-SHA256 wants at least 32 bytes of secret. */
+export const MIN_KEY_BYTES = 32;
+
+/**
+ * The link-signing key from a Secrets Manager secret, read once per container. The
+ * SecretString is base64 (what `openssl rand -base64 32` prints) or, failing that, the raw
+ * text's UTF-8 bytes (a generated password). Either way at least 32 bytes.
+ */
+export class SecretLinkKey implements LinkKey {
+  private readonly secret: SecretValue;
+  private key: Promise<Buffer> | undefined;
+
+  constructor(client: SecretsManagerClient, secretId: string) {
+    this.secret = new SecretValue(client, secretId);
+  }
+
+  get(): Promise<Buffer> {
+    this.key ??= this.secret
+      .get()
+      .then(linkKeyFromSecret)
+      .catch((error: unknown) => {
+        this.key = undefined;
+        throw error;
+      });
+    return this.key;
+  }
+}
+
+/** Decodes a secret string into key bytes (see SecretLinkKey). */
+export function linkKeyFromSecret(text: string): Buffer {
+  const decoded = Buffer.from(text, 'base64');
+  const isBase64 =
+    /^[A-Za-z0-9+/]+={0,2}$/.test(text) &&
+    decoded.toString('base64') === text &&
+    decoded.length >= MIN_KEY_BYTES;
+  const key = isBase64 ? decoded : Buffer.from(text, 'utf8');
+  if (key.length < MIN_KEY_BYTES)
+    throw new HandoffError(
+      `the link key secret is ${key.length} bytes; it needs at least ${MIN_KEY_BYTES} (e.g. openssl rand -base64 32)`,
+    );
+  return key;
+}

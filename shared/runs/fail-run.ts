@@ -1,0 +1,66 @@
+import { appendAudit } from '../audit/audit.ts';
+import { NotFoundError, VersionConflictError } from '../errors/index.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Step } from './dispatch.ts';
+import type { Run } from './records.ts';
+import { getRun } from './run-repository.ts';
+
+const ATTEMPTS = 3;
+
+export type MarkFailedResult =
+  | { marked: true; run: Run }
+  | { marked: false; run: Run | null; why: 'missing' | 'finished' | 'waiting' | 'moved_on' };
+
+/**
+ * Marks a run failed with `reason` after the process running it gave up (a Lambda step
+ * whose retries are exhausted). A conditional write: a run already completed, skipped or
+ * failed is left alone, as is a waiting run (its questions stay answerable) and, when
+ * `step` is given, a run that has since moved to another step. The audit gets the
+ * run_finished entry the run never wrote.
+ */
+export async function markRunFailed(
+  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  runId: string,
+  reason: string,
+  step?: Step,
+): Promise<MarkFailedResult> {
+  for (let attempt = 1; ; attempt++) {
+    let run: Run;
+    try {
+      run = await getRun(deps.store, runId);
+    } catch (error) {
+      if (error instanceof NotFoundError) return { marked: false, run: null, why: 'missing' };
+      throw error;
+    }
+    if (run.status === 'waiting') return { marked: false, run, why: 'waiting' };
+    if (run.status !== 'running') return { marked: false, run, why: 'finished' };
+    if (step !== undefined && run.dispatch !== null && run.dispatch.node !== step)
+      return { marked: false, run, why: 'moved_on' };
+    const failed: Run = {
+      ...run,
+      status: 'failed',
+      dispatch: null,
+      error: reason,
+      snapshot: null,
+      owner: null,
+      finished_at: new Date().toISOString(),
+    };
+    try {
+      const stored = await deps.store.update('runs', failed, run.version);
+      await appendAudit(deps.store, {
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+        item_id: null,
+        outcome: 'run_finished',
+        action: null,
+        decided_by: null,
+        detail: `failed: ${reason}`,
+      });
+      deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+      return { marked: true, run: { ...failed, version: stored.version } };
+    } catch (error) {
+      // Someone moved the run meanwhile: look again (it may have finished, or be failable still).
+      if (!(error instanceof VersionConflictError) || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/** Activity (`/activity`): every decision waiting across workflows, answerable inline with a note. */
+import { html } from 'hono/html';
+import type { Decision } from '../../runs/records.ts';
+import { shell, type Visitor } from './layout.ts';
+import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';
+
+export interface ActivityData {
+  pending: Decision[];
+  /** Recently answered or expired decisions, newest first. */
+  recent: Decision[];
+  names: Map<string, string>;
+  recorded: Decision | null;
+}
+
+function row(d: Decision, visitor: Visitor, names: Map<string, string>): Html {
+  const options = [...new Set([...d.options, 'skip'])];
+  const noteId = `note-${d.id}`;
+  return html`<li class="question">
+    <div class="question-head">
+      <span class="pending">Waiting</span>
+      <a class="question-subject" href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
+    </div>
+    <p class="muted small">
+      ${d.sender} · ${names.get(d.workflow_id) ?? d.workflow_id} · asked ${when(d.created_at)}
+    </p>
+    <p>
+      Suggests <strong>${label(d.suggested_action)}</strong> at confidence ${score(d.confidence)}:
+      <span class="verbatim-inline">${d.reasoning}</span>
+    </p>
+    <form class="inline-answer" method="post" action="/decide/${d.id}">
+      ${csrfField(visitor)}<input type="hidden" name="next" value="/activity" />
+      <label class="visually-hidden" for="${noteId}">Note for “${d.subject}”</label>
+      <input id="${noteId}" name="note" type="text" maxlength="2000" placeholder="Note (why — it teaches the next run)" />
+      <div class="options">
+        <button class="button button-primary" type="submit" name="action" value="approve_suggested">
+          ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>
+        </button>
+        ${options
+          .filter((o) => o !== d.suggested_action)
+          .map((o) => html`<button class="button" type="submit" name="action" value="${o}">${label(o)}</button>`)}
+      </div>
+    </form>
+  </li>`;
+}
+
+function recentList(recent: Decision[]): Html | string {
+  if (recent.length === 0) return '';
+  return html`<section aria-labelledby="recent-title">
+    <h2 id="recent-title">Recently answered</h2>
+    <ul class="plain-list">
+      ${recent.map(
+        (d) =>
+          html`<li>
+            <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
+            <span class="muted"
+              >— ${d.status === 'expired' ? 'expired, skipped' : label(d.answer?.action ?? '')}${d.answer?.note
+                ? html`: “${d.answer.note}”`
+                : ''}</span
+            >
+          </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+/** The Activity page. */
+export function activityPage(visitor: Visitor, data: ActivityData): Html {
+  const count = data.pending.length;
+  const notice = data.recorded
+    ? flash(`Recorded “${label(data.recorded.answer?.action ?? '')}” for “${data.recorded.subject}”.`)
+    : '';
+  return shell({
+    title: 'Activity',
+    nav: 'activity',
+    visitor,
+    pending: count,
+    notice,
+    body: html`<h1>Activity</h1>
+      ${count === 0
+        ? html`<p class="callout callout-calm">Nothing is waiting for you.</p>`
+        : html`<p class="callout callout-amber">
+            <span class="pending">${plural(count, 'pending decision')}</span>
+            <span>Answer here, or open one to read the whole message. A run resumes once all its questions are answered.</span>
+          </p>`}
+      <ul class="questions">
+        ${data.pending.map((d) => row(d, visitor, data.names))}
+      </ul>
+      ${recentList(data.recent)}`,
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * The run inspector (`/runs/:id`): the graph (trigger → executor → completer),
+ * the questions of the pause and their answers, and one trace of everything that
+ * happened. /assets/inspector.js fills it in live from `/runs/:id/events`.
+ */
+import { html } from 'hono/html';
+import type { AuditEntry } from '../../audit/audit.ts';
+import type { FeedEvent } from '../../events/feed.ts';
+import type { Decision, Run } from '../../runs/records.ts';
+import { describeCounts } from '../../runs/views.ts';
+import { shell, type Visitor } from './layout.ts';
+import { runsTable } from './overview.ts';
+import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
+import { flash, label, plural, statusPill, when, type Html } from './ui.ts';
+
+export interface InspectorData {
+  run: Run;
+  workflowName: string;
+  events: FeedEvent[];
+  audit: AuditEntry[];
+  decisions: Decision[];
+  pending: number;
+  recorded: Decision | null;
+}
+
+const STATE_TEXT: Record<NodeState, string> = {
+  idle: 'not started',
+  running: 'running…',
+  done: 'done',
+  paused: 'paused: waiting for you',
+  failed: 'failed',
+  skipped: 'skipped',
+  unknown: '—',
+};
+
+function graph(data: InspectorData): Html {
+  const state = graphState(data.run, data.events);
+  return html`<ol class="graph" aria-label="Run graph">
+      ${NODES.map((n) => {
+        const { state: s, ms } = state.nodes[n];
+        return html`<li class="node node-${s}" data-node="${n}">
+          <span class="node-name">${n}</span>
+          <span class="node-state" data-node-state>${STATE_TEXT[s]}${ms === null ? '' : ` · ${ms} ms`}</span>
+        </li>`;
+      })}
+    </ol>
+    ${state.live
+      ? ''
+      : html`<p class="muted small">
+          The live feed of this run is gone (the server restarted, or the run ran elsewhere); the trace
+          below is rebuilt from the audit log.
+        </p>`}`;
+}
+
+function questions(decisions: Decision[]): Html | string {
+  if (decisions.length === 0) return '';
+  return html`<section aria-labelledby="questions-title">
+    <h2 id="questions-title">The pause: ${plural(decisions.length, 'question')} for you</h2>
+    <ul class="plain-list">
+      ${decisions.map(
+        (d) =>
+          html`<li>
+            ${d.status === 'pending'
+              ? html`<span class="pending">Waiting</span>`
+              : html`<span class="status status-answered">${d.status}</span>`}
+            <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
+            <span class="muted"
+              >— suggested ${label(d.suggested_action)} (${d.confidence.toFixed(2)})${d.answer
+                ? html`; answered ${label(d.answer.action)}${d.answer.note ? html` “${d.answer.note}”` : ''}`
+                : ''}</span
+            >
+          </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function traceRow(row: TraceRow, start: string): Html {
+  return html`<tr class="trace-${row.source}">
+    <td class="mono nowrap">${offset(start, row.at)}</td>
+    <td><span class="kind kind-${row.kind.replace(/\s+/g, '-')}">${row.kind}</span></td>
+    <td>${row.text}</td>
+    <td class="detail">${row.detail}</td>
+    <td class="mono nowrap">${row.ms === null ? '' : `${row.ms} ms`}</td>
+  </tr>`;
+}
+
+function trace(data: InspectorData): Html {
+  const rows = buildTrace(data.events, data.audit);
+  return html`<section aria-labelledby="trace-title">
+    <h2 id="trace-title">Trace</h2>
+    <p class="muted small">
+      Feed events (nodes, tool calls with timings, the pause and the answers) and the audit log’s records, by
+      time.
+    </p>
+    <table class="table trace">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Kind</th>
+          <th scope="col">What</th>
+          <th scope="col">Detail</th>
+          <th scope="col">Took</th>
+        </tr>
+      </thead>
+      <tbody data-trace>
+        ${rows.map((r) => traceRow(r, data.run.started_at))}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+/** The inspector page. */
+export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
+  const { run } = data;
+  const terminal = run.status === 'completed' || run.status === 'skipped' || run.status === 'failed';
+  const lastSeq = data.events.at(-1)?.seq ?? 0;
+  const notice = data.recorded
+    ? flash(`Recorded “${label(data.recorded.answer?.action ?? '')}” for “${data.recorded.subject}”.`)
+    : '';
+  return shell({
+    title: `Run ${run.id}`,
+    nav: 'runs',
+    visitor,
+    pending: data.pending,
+    notice,
+    scripts: ['inspector.js'],
+    body: html`<div
+      class="run"
+      data-run-id="${run.id}"
+      data-after="${lastSeq}"
+      data-started="${run.started_at}"
+      data-live="${terminal ? 'false' : 'true'}"
+    >
+      <p class="eyebrow"><a href="/runs">Runs</a> / ${data.workflowName}</p>
+      <h1>Run <span class="mono">${run.id}</span> ${statusPill(run.status, true)}</h1>
+      <p class="muted">
+        ${run.trigger.kind} trigger · started ${when(run.started_at)}${run.finished_at
+          ? html` · finished ${when(run.finished_at)}`
+          : ''}
+      </p>
+      ${graph(data)}
+      <p class="summary" data-run-summary>${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}</p>
+      ${questions(data.decisions)} ${trace(data)}
+    </div>`,
+  });
+}
+
+/** All runs (`/runs`). */
+export function runsPage(visitor: Visitor, runs: Run[], names: Map<string, string>, pending: number): Html {
+  return shell({
+    title: 'Runs',
+    nav: 'runs',
+    visitor,
+    pending,
+    body: html`<h1>Runs</h1>
+      ${runsTable(runs, names)}`,
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * Memory (`/memory`): the rules the agent acts on — where each came from (the
+ * decision, the item, your note), what replaced what — and a Delete for each.
+ */
+import { html } from 'hono/html';
+import type { Rule, RuleMatch } from '../../memory/rule.ts';
+import { shell, type Visitor } from './layout.ts';
+import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
+
+/** How a rule's match reads to a person. */
+export function matchText(match: RuleMatch): string {
+  if ('sender' in match) return `mail from ${match.sender}`;
+  if ('domain' in match) return `anything from ${match.domain.startsWith('@') ? '' : '@'}${match.domain}`;
+  return `mentions ${match.keywords.map((k) => `“${k}”`).join(' and ')}`;
+}
+
+function origin(rule: Rule): Html {
+  if (rule.source === 'you') return html`<span>A rule you set${rule.note ? html`: “${rule.note}”` : ''}</span>`;
+  return html`<span>
+    Learned from
+    ${rule.decision_id
+      ? html`<a href="/decide/${rule.decision_id}">your answer</a>`
+      : 'an answer'}${rule.item_id ? html` about <span class="mono">${rule.item_id}</span>` : ''}${rule.note
+      ? html`, your note: “${rule.note}”`
+      : ', without a note'}
+  </span>`;
+}
+
+function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Map<string, Rule>): Html {
+  const superseded = rule.superseded_by ? byId.get(rule.superseded_by) : undefined;
+  return html`<li class="rule ${rule.superseded_by ? 'rule-old' : ''}" id="${rule.id}">
+    <div class="rule-main">
+      <p class="rule-pattern">
+        <strong>${rule.pattern ?? `${matchText(rule.match)} → ${label(rule.action)}`}</strong>
+      </p>
+      <p class="small">
+        When ${matchText(rule.match)}: <strong>${label(rule.action)}</strong>
+        <span class="muted"
+          >· ${rule.workflow_id ? (names.get(rule.workflow_id) ?? rule.workflow_id) : 'every workflow'} ·
+          confidence ${rule.confidence.toFixed(2)} · ${when(rule.created_at)}</span
+        >
+      </p>
+      <p class="small">${origin(rule)}</p>
+      ${rule.superseded_by
+        ? html`<p class="small muted">
+            Replaced by
+            <a href="#${rule.superseded_by}">${superseded?.pattern ?? rule.superseded_by}</a>; kept as history, never
+            used.
+          </p>`
+        : ''}
+    </div>
+    <form method="post" action="/memory/${rule.id}/delete">
+      ${csrfField(visitor)}
+      <button class="button button-danger" type="submit">
+        Delete<span class="visually-hidden"> the rule ${rule.pattern ?? matchText(rule.match)}</span>
+      </button>
+    </form>
+  </li>`;
+}
+
+/** The Memory page. */
+export function memoryPage(
+  visitor: Visitor,
+  rules: Rule[],
+  names: Map<string, string>,
+  pending: number,
+  notice: string | null,
+): Html {
+  const live = rules.filter((r) => r.superseded_by === null);
+  const history = rules.filter((r) => r.superseded_by !== null);
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  return shell({
+    title: 'Memory',
+    nav: 'memory',
+    visitor,
+    pending,
+    notice: flash(notice),
+    body: html`<h1>Memory</h1>
+      <p class="lede">
+        Rules are applied before the gate decides, so a matching item is not asked about again. A rule fires only
+        on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the first
+        week: a rule that is too broad quietly handles things you would have wanted to see.
+      </p>
+      <section aria-labelledby="live-title">
+        <h2 id="live-title">In use (${live.length})</h2>
+        ${live.length === 0
+          ? html`<p class="muted">No rules yet. Every answer you give teaches one narrow rule.</p>`
+          : html`<ul class="rules">
+              ${live.map((r) => card(r, visitor, names, byId))}
+            </ul>`}
+      </section>
+      ${history.length === 0
+        ? ''
+        : html`<section aria-labelledby="history-title">
+            <h2 id="history-title">History: ${plural(history.length, 'replaced rule')}</h2>
+            <ul class="rules">
+              ${history.map((r) => card(r, visitor, names, byId))}
+            </ul>
+          </section>`}`,
+  });
+}

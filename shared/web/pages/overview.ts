@@ -1,0 +1,139 @@
+/** Overview (`/`): what the agent handled today and this week, what waits for you, recent runs, Run now. */
+import { html } from 'hono/html';
+import type { Run } from '../../runs/records.ts';
+import { statsOf, type Tally } from '../../runs/stats.ts';
+import { describeCounts } from '../../runs/views.ts';
+import type { Workflow } from '../../workflows/schema.ts';
+import { shell, type Visitor } from './layout.ts';
+import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
+
+export interface OverviewData {
+  workflows: Workflow[];
+  runs: Run[];
+  pending: number;
+  /** The threshold in force when a workflow sets none. */
+  threshold: number;
+  now?: Date;
+}
+
+const TILES: { key: keyof Omit<Tally, 'runs'>; title: string; hint: string }[] = [
+  { key: 'handled_alone', title: 'Handled alone', hint: 'confident enough to act' },
+  { key: 'by_your_rules', title: 'From rules you set', hint: 'your own rules' },
+  { key: 'by_learned_rules', title: 'From learned rules', hint: 'learned from your answers' },
+  { key: 'asked', title: 'Asked you', hint: 'set aside for a person' },
+  { key: 'declined', title: 'Declined', hint: 'skipped, nothing done' },
+];
+
+/** A short description of a workflow's trigger. */
+export function triggerText(workflow: Workflow): string {
+  if (workflow.trigger.schedule !== undefined) return `schedule ${workflow.trigger.schedule}`;
+  return workflow.trigger.webhook ? 'webhook' : 'manual';
+}
+
+function tiles(today: Tally, week: Tally): Html {
+  return html`<section aria-labelledby="stats-title">
+    <h2 id="stats-title">What it did</h2>
+    <ul class="tiles">
+      ${TILES.map(
+        (t) =>
+          html`<li class="tile ${t.key === 'asked' ? 'tile-asked' : ''}">
+            <span class="tile-title">${t.title}</span>
+            <span class="tile-number">${today[t.key]}</span>
+            <span class="tile-sub">today · <strong>${week[t.key]}</strong> this week</span>
+            <span class="tile-hint">${t.hint}</span>
+          </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function waiting(pending: number): Html {
+  if (pending === 0)
+    return html`<p class="callout callout-calm">Nothing is waiting for you. Runs that need a person show up here.</p>`;
+  return html`<p class="callout callout-amber">
+    <span class="pending">${plural(pending, 'pending decision')}</span>
+    <span>The agent set these aside rather than guess.</span>
+    <a class="button button-amber" href="/activity">Answer them</a>
+  </p>`;
+}
+
+function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number): Html {
+  if (workflows.length === 0)
+    return html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`;
+  return html`<ul class="workflows">
+    ${workflows.map(
+      (w) =>
+        html`<li class="workflow">
+          <div>
+            <strong>${w.name}</strong>
+            <span class="muted">${w.id} · ${triggerText(w)} · threshold
+              ${(w.confidence_threshold ?? threshold).toFixed(2)}${w.confidence_threshold === undefined
+                ? ' (from Settings)'
+                : ''}</span>
+          </div>
+          <form method="post" action="/runs">
+            ${csrfField(visitor)}
+            <input type="hidden" name="workflow_id" value="${w.id}" />
+            <button class="button" type="submit">
+              Run now<span class="visually-hidden">: ${w.name}</span>
+            </button>
+          </form>
+        </li>`,
+    )}
+  </ul>`;
+}
+
+/** The recent runs as a table linking to each run's inspector. */
+export function runsTable(runs: Run[], names: Map<string, string>): Html {
+  if (runs.length === 0) return html`<p>No runs yet. Press <strong>Run now</strong> on a workflow.</p>`;
+  return html`<table class="table">
+    <thead>
+      <tr>
+        <th scope="col">Run</th>
+        <th scope="col">Workflow</th>
+        <th scope="col">Status</th>
+        <th scope="col">Started</th>
+        <th scope="col">Outcome</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${runs.map(
+        (r) =>
+          html`<tr>
+            <td><a class="mono" href="/runs/${r.id}">${r.id}</a></td>
+            <td>${names.get(r.workflow_id) ?? r.workflow_id}</td>
+            <td>${statusPill(r.status)}</td>
+            <td>${when(r.started_at)}</td>
+            <td class="muted">${describeCounts(r.counts)}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The overview page. */
+export function overviewPage(visitor: Visitor, data: OverviewData, notice: string | null): Html {
+  const stats = statsOf(data.runs, data.now);
+  const names = new Map(data.workflows.map((w) => [w.id, w.name]));
+  return shell({
+    title: 'Overview',
+    nav: 'overview',
+    visitor,
+    pending: data.pending,
+    notice: flash(notice),
+    body: html`<h1>Overview</h1>
+      ${waiting(data.pending)} ${tiles(stats.today, stats.this_week)}
+      <section aria-labelledby="workflows-title">
+        <h2 id="workflows-title">Workflows</h2>
+        ${workflowList(data.workflows, visitor, data.threshold)}
+      </section>
+      <section aria-labelledby="runs-title">
+        <h2 id="runs-title">Recent runs</h2>
+        ${runsTable(data.runs.slice(0, 8), names)}
+        ${data.runs.length > 8 ? html`<p><a href="/runs">All ${data.runs.length} runs</a></p>` : ''}
+      </section>
+      <p class="muted small">
+        From a terminal: <code>handoff pending</code>, then <code>handoff decide ID ACTION --note "why"</code>.
+      </p>`,
+  });
+}

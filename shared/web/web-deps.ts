@@ -1,0 +1,33 @@
+import type { Env } from '../config/env.ts';
+import type { LinkKey } from '../links/link-key.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import type { Settings, StoredSettings } from '../settings/settings.ts';
+import type { RunLauncher } from './run-launcher.ts';
+import type { Sessions } from './session.ts';
+
+/** What the pages are built from (made once in createApp). */
+export interface WebDeps {
+  engine: EngineDeps;
+  env: Env;
+  runner: RunLauncher;
+  linkKey: LinkKey;
+  sessions: Sessions;
+  /** A public deployment: without a password, only signed decision links open. */
+  requireToken: boolean;
+  /** Where links point when no UI base URL is stored (the environment's, else this server). */
+  uiBaseUrlDefault: () => string;
+}
+
+/** Makes this process use stored settings at once (the engine reads the threshold itself, per run). */
+export function applySettings(web: WebDeps, stored: StoredSettings | null): void {
+  web.engine.settings.uiBaseUrl = stored?.ui_base_url ?? web.uiBaseUrlDefault();
+}
+
+/** The defaults the Settings page shows under each stored value (environment, then server). */
+export function settingDefaults(web: WebDeps): Settings {
+  return {
+    confidence_threshold: web.engine.settings.confidenceThreshold,
+    notify_channel: web.env.NOTIFY_CHANNEL,
+    ui_base_url: web.uiBaseUrlDefault(),
+  };
+}

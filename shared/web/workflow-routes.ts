@@ -1,0 +1,70 @@
+/**
+ * `PUT /api/workflows/:id` and `DELETE /api/workflows/:id`: add, replace or remove a
+ * workflow over the API. Every change is announced to `onChange` (on AWS: a
+ * `handoff.workflow` event, which keeps the workflow's EventBridge schedule in step).
+ * Errors are thrown and become `{"error": ...}` through the app's error handler.
+ */
+import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { InvalidInputError } from '../errors/index.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { parseWorkflow } from '../workflows/load.ts';
+import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
+import type { Workflow } from '../workflows/schema.ts';
+
+/** Largest workflow document accepted. */
+export const MAX_WORKFLOW_BYTES = 256 * 1024;
+
+export type WorkflowChange = 'saved' | 'removed';
+/** Told after a workflow was saved or removed; a failure fails the request (PUT/DELETE may be retried). */
+export type WorkflowChangeListener = (workflowId: string, change: WorkflowChange) => Promise<void>;
+
+export interface WorkflowRouteDeps {
+  engine: EngineDeps;
+  onChange: WorkflowChangeListener;
+}
+
+/** A workflow as `GET /api/workflows` lists it. */
+export interface WorkflowSummary {
+  id: string;
+  name: string;
+  trigger: Workflow['trigger'];
+}
+
+const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
+
+export function registerWorkflowRoutes(app: Hono, deps: WorkflowRouteDeps): void {
+  const limit = bodyLimit({
+    maxSize: MAX_WORKFLOW_BYTES,
+    onError: () => {
+      throw new HTTPException(413, { message: `workflow larger than ${MAX_WORKFLOW_BYTES} bytes` });
+    },
+  });
+
+  app.put('/api/workflows/:id', limit, async (c) => {
+    const id = c.req.param('id');
+    const workflow = parseWorkflow(await c.req.text(), bodyName(c.req.header('Content-Type')));
+    if (workflow.id !== id)
+      throw new InvalidInputError(`body: id "${workflow.id}" does not match the path's workflow id "${id}"`);
+    const existed = (await deps.engine.store.get('workflows', id)) !== undefined;
+    await saveWorkflow(deps.engine.store, workflow);
+    await deps.onChange(id, 'saved');
+    const summary: WorkflowSummary = { id: workflow.id, name: workflow.name, trigger: workflow.trigger };
+    return c.json(summary, existed ? 200 : 201);
+  });
+
+  app.delete('/api/workflows/:id', async (c) => {
+    const id = c.req.param('id');
+    await deleteWorkflow(deps.engine.store, id); // NotFoundError: 404
+    await deps.onChange(id, 'removed');
+    return c.body(null, 204);
+  });
+}
+
+/** The name parseWorkflow reports errors against; its extension picks the format (none: sniffed). */
+function bodyName(contentType: string | undefined): string {
+  if (contentType && /^application\/(.+\+)?json\b/i.test(contentType)) return 'body.json';
+  if (contentType && YAML_TYPES.test(contentType)) return 'body.yaml';
+  return 'body';
+}
