@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { HandoffStack } from '../lib/handoff-stack.ts';
@@ -6,16 +6,12 @@ import { readParams } from '../lib/params.ts';
 
 const app = new App();
 const params = readParams(app.node);
-const account = process.env.CDK_DEFAULT_ACCOUNT;
-const region = process.env.CDK_DEFAULT_REGION;
 
+// Environment-agnostic on purpose (no lookups): `cdk deploy` targets the profile's account and region.
 new HandoffStack(app, 'HandoffStack', {
   ...params,
   stackName: `handoff-${params.stage}`,
   description: `Handoff (${params.stage}): background agent workflows that ask before they act`,
-  ...(account !== undefined || region !== undefined
-    ? { env: { ...(account !== undefined ? { account } : {}), ...(region !== undefined ? { region } : {}) } }
-    : {}),
 });
 
 // cdk-nag 3 is a validation plugin (it replaced the v2 Aspect): synth fails on an unacknowledged finding.

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type IDestination, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type IDestination, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -120,7 +120,7 @@ export function handoffFunction(scope: Construct, props: HandoffFunctionProps): 
   });
   logGroup.grantWrite(role);
 
-  return new NodejsFunction(scope, spec.id, {
+  const fn = new NodejsFunction(scope, spec.id, {
     entry: path.join(PROJECT_ROOT, 'lambdas', `${props.name}.ts`),
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
@@ -138,4 +138,24 @@ export function handoffFunction(scope: Construct, props: HandoffFunctionProps): 
       ? { onFailure: props.onFailure, retryAttempts: ASYNC_RETRY_ATTEMPTS, maxEventAge: ASYNC_MAX_EVENT_AGE }
       : {}),
   });
+  Validations.of(fn).acknowledge({
+    id: 'AwsSolutions-L1',
+    reason:
+      'Node.js 22 is the runtime the handlers are built and tested for (target node22); move up deliberately.',
+  });
+  return fn;
+}
+
+/**
+ * An on-failure destination that invokes `target` with the whole invocation record
+ * (request payload and error). Unlike `LambdaDestination`, the source may invoke only
+ * the unqualified function, not `target:*`.
+ */
+export function invokeOnFailure(target: IFunction): IDestination {
+  return {
+    bind: (_scope, source) => {
+      target.grantInvokeLatestVersion(source);
+      return { destination: target.functionArn };
+    },
+  };
 }

@@ -27,8 +27,8 @@ export class InvalidParamError extends Error {
   }
 }
 
-/** Reads and checks the deployment parameters from CDK context; a bad value is one clear line. */
-export function readParams(node: Node): HandoffParams {
+/** Reads and checks the deployment parameters from CDK context (`app.node`); a bad value is one clear line. */
+export function readParams(node: Pick<Node, 'tryGetContext'>): HandoffParams {
   const text = (key: string): string | undefined => {
     const value: unknown = node.tryGetContext(key);
     if (value === undefined || value === null) return undefined;
@@ -42,7 +42,9 @@ export function readParams(node: Node): HandoffParams {
 
   const provider = text('modelProvider') ?? 'bedrock';
   if (!(MODEL_PROVIDERS as readonly string[]).includes(provider))
-    throw new InvalidParamError(`modelProvider=${provider} is not valid: use one of ${MODEL_PROVIDERS.join(', ')}`);
+    throw new InvalidParamError(
+      `modelProvider=${provider} is not valid: use one of ${MODEL_PROVIDERS.join(', ')}`,
+    );
 
   const notifyEmail = text('notifyEmail');
   if (notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(notifyEmail))

@@ -15,6 +15,8 @@ export interface Choice {
   ruleSource: 'you' | 'learned' | null;
   /** An expired decision: recorded as `expired`, never acted. */
   expired?: boolean;
+  /** Why it was never decided (shown in the audit), for an expired choice. */
+  skipReason?: string | null;
 }
 
 export interface CarryOutContext {
@@ -51,7 +53,7 @@ export async function carryOut(
   let detail: string;
   if (choice.expired) {
     outcome = 'expired';
-    detail = 'nobody answered in time; nothing done';
+    detail = choice.skipReason ?? 'nobody answered in time; nothing done';
   } else if (choice.action === 'skip') {
     outcome = 'declined';
     detail = 'skipped; nothing done';

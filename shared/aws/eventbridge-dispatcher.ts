@@ -4,18 +4,10 @@ import {
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
 import { HandoffError } from '../errors/index.ts';
-import type { Dispatcher, Step } from '../runs/dispatch.ts';
+import type { Dispatcher } from '../runs/dispatch.ts';
+import { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
-/** The `source` of every event Handoff puts on its bus. */
-export const EVENT_SOURCE = 'handoff';
-/** A step of a run for another function: detail `{run_id, node}`. */
-export const STEP_DETAIL_TYPE = 'handoff.step';
-
-/** The detail of a `handoff.step` event. */
-export interface StepDetail {
-  run_id: string;
-  node: Step;
-}
+export { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
 /** Puts entries on the bus; a rejected entry (FailedEntryCount > 0) throws, so nothing is dropped silently. */
 export async function putEntries(client: EventBridgeClient, entries: PutEventsRequestEntry[]): Promise<void> {

@@ -5,34 +5,29 @@ import { mirrorFromEnv } from '../memory/agentcore-mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { DEFAULT_PAGE_SIZE } from '../runs/wire.ts';
-import { createDocumentClient, DynamoDbStore } from '../store/dynamodb-store.ts';
-import type { Store } from '../store/store.ts';
 import type { LambdaClients } from './clients.ts';
+import { storeForLambda } from './dynamo-client.ts';
 import { EventBridgeDispatcher } from './eventbridge-dispatcher.ts';
-import type { ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
+import { HandoffError } from '../errors/index.ts';
+import type { Notifier } from '../notify/notifier.ts';
+import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
 
-export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number]>;
-
-/** The DynamoDB store of the deployment, over the container's client. */
-export function storeForLambda(
-  env: Pick<EngineEnv, 'HANDOFF_TABLE'>,
-  clients: Pick<LambdaClients, 'dynamodb'>,
-): Store {
-  return new DynamoDbStore(createDocumentClient(clients.dynamodb), env.HANDOFF_TABLE);
-}
+export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_OPTIONAL_VARS)[number]>;
 
 /**
  * The engine as a Lambda function runs it (made once, at module scope): DynamoDB store,
  * each node dispatched through EventBridge, notices to SNS, decision links signed with the
  * key in Secrets Manager and pointing at UI_BASE_URL, the memory mirror the env asks for.
  * Pass `linkKey` when the function also verifies links (the API), so the key is read once.
+ * A function without NOTIFY_TOPIC_ARN or LINK_KEY_SECRET_ARN gets a notifier or key that
+ * fails with one line naming the variable, should it ever need one.
  */
 export function engineForLambda(
   env: EngineEnv,
   clients: LambdaClients,
-  linkKey: LinkKey = new SecretLinkKey(clients.secrets, env.LINK_KEY_SECRET_ARN),
+  linkKey: LinkKey = linkKeyFor(env, clients),
 ): EngineDeps {
   const settings: EngineDeps['settings'] = {
     confidenceThreshold: env.CONFIDENCE_THRESHOLD,
@@ -41,13 +36,30 @@ export function engineForLambda(
     pageSize: DEFAULT_PAGE_SIZE,
   };
   return {
-    store: storeForLambda(env, clients),
+    store: storeForLambda(env, clients.dynamodb),
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
-    notifier: new SnsNotifier(clients.sns, env.NOTIFY_TOPIC_ARN),
+    notifier: env.NOTIFY_TOPIC_ARN ? new SnsNotifier(clients.sns, env.NOTIFY_TOPIC_ARN) : noTopic,
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl),
     mirror: mirrorFromEnv(env),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME),
     emit,
     settings,
   };
+}
+
+/** The link key in LINK_KEY_SECRET_ARN (read once), or one that fails naming the variable. */
+export function linkKeyFor(
+  env: Pick<EngineEnv, 'LINK_KEY_SECRET_ARN'>,
+  clients: Pick<LambdaClients, 'secrets'>,
+): LinkKey {
+  if (env.LINK_KEY_SECRET_ARN) return new SecretLinkKey(clients.secrets, env.LINK_KEY_SECRET_ARN);
+  return { get: () => Promise.reject(unset('LINK_KEY_SECRET_ARN', 'sign or check decision links')) };
+}
+
+const noTopic: Notifier = {
+  notify: () => Promise.reject(unset('NOTIFY_TOPIC_ARN', 'send notices')),
+};
+
+function unset(variable: string, what: string): HandoffError {
+  return new HandoffError(`${variable} is not set for this Lambda function, so it cannot ${what}`);
 }

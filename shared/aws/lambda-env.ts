@@ -27,36 +27,65 @@ const LambdaVarsSchema = z.object({
 
 export type LambdaVar = keyof z.infer<typeof LambdaVarsSchema>;
 export type LambdaVars = z.infer<typeof LambdaVarsSchema>;
-/** The common settings plus the named Lambda-only variables, all present and valid. */
-export type LambdaEnv<K extends LambdaVar> = Env & Pick<LambdaVars, K>;
+/** The common settings plus the Lambda-only variables: `K` present and valid, `M` valid when present. */
+export type LambdaEnv<K extends LambdaVar, M extends LambdaVar = never> = Env &
+  Pick<LambdaVars, K> &
+  Partial<Pick<LambdaVars, M>>;
 
-/** What every function that runs the engine needs (trigger, executor, completer, resume, api, webhook, step-failed). */
-export const ENGINE_VARS = [
-  'EVENT_BUS_NAME',
+/** What every function that runs the engine needs: where steps go and where links point. */
+export const ENGINE_VARS = ['EVENT_BUS_NAME', 'UI_BASE_URL'] as const satisfies readonly LambdaVar[];
+/**
+ * What the engine uses when a function has it: without a topic a function cannot notify,
+ * without the link key it cannot sign links (each fails with one line if it tries).
+ */
+export const ENGINE_OPTIONAL_VARS = [
   'NOTIFY_TOPIC_ARN',
   'LINK_KEY_SECRET_ARN',
-  'UI_BASE_URL',
 ] as const satisfies readonly LambdaVar[];
-/** The API function: the engine plus the API key (for `/events/*`; `/api/*` is authorised by API Gateway). */
-export const API_VARS = [...ENGINE_VARS, 'API_KEY_SECRET_ARN'] as const satisfies readonly LambdaVar[];
-/** The webhook function: the engine plus the webhook signing secret. */
-export const WEBHOOK_VARS = [...ENGINE_VARS, 'WEBHOOK_SECRET_ARN'] as const satisfies readonly LambdaVar[];
-/** The schedule-sync function: the store and where schedules go. */
-export const SCHEDULE_VARS = [
-  'SCHEDULE_GROUP_NAME',
-  'SCHEDULER_ROLE_ARN',
-  'TRIGGER_FUNCTION_ARN',
-] as const satisfies readonly LambdaVar[];
+
+/** What each function needs (the schedule-sync and step-failed functions run no engine). */
+export const FUNCTION_VARS = {
+  trigger: [...ENGINE_VARS],
+  /** The executor pauses runs: it notifies with a signed link. */
+  executor: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN', 'LINK_KEY_SECRET_ARN'],
+  completer: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
+  resume: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
+  /** Decision pages verify links; `/events/*` wants the API key (`/api/*` is authorised by API Gateway). */
+  api: [...ENGINE_VARS, 'LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
+  webhook: [...ENGINE_VARS, 'WEBHOOK_SECRET_ARN'],
+  'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
+  'step-failed': [],
+} as const satisfies Record<string, readonly LambdaVar[]>;
+
+export type LambdaFunction = keyof typeof FUNCTION_VARS;
+/** The environment function `F` runs with. */
+export type FunctionEnv<F extends LambdaFunction> = LambdaEnv<
+  (typeof FUNCTION_VARS)[F][number],
+  (typeof ENGINE_OPTIONAL_VARS)[number]
+>;
+
+/**
+ * The environment of Lambda function `fn`: the common settings (which must select
+ * DynamoDB), the variables it needs, and the optional engine ones when set. Throws
+ * InvalidInputError with one line naming the variable.
+ */
+export function lambdaEnvFor<F extends LambdaFunction>(
+  fn: F,
+  source: NodeJS.ProcessEnv = process.env,
+): FunctionEnv<F> {
+  return loadLambdaEnv(FUNCTION_VARS[fn], ENGINE_OPTIONAL_VARS, source) as FunctionEnv<F>;
+}
 
 /**
  * Parses the environment of a Lambda function: the common settings (which must select
  * DynamoDB) and the Lambda-only variables in `needs`. Throws InvalidInputError with one
  * line naming the variable.
  */
-export function loadLambdaEnv<K extends LambdaVar>(
+export function loadLambdaEnv<K extends LambdaVar, M extends LambdaVar = never>(
   needs: readonly K[],
+  may: readonly M[] = [],
   source: NodeJS.ProcessEnv = process.env,
-): LambdaEnv<K> {
+): LambdaEnv<K, M> {
   const env = loadEnv(source);
   if (!env.USE_DYNAMODB)
     throw new InvalidInputError(
@@ -64,10 +93,12 @@ export function loadLambdaEnv<K extends LambdaVar>(
     );
   if (!source.HANDOFF_TABLE)
     throw new InvalidInputError('HANDOFF_TABLE is not set: name the DynamoDB table of this deployment');
-  const mask = Object.fromEntries(needs.map((n) => [n, true])) as Partial<Record<LambdaVar, true>>;
-  const picked = LambdaVarsSchema.pick(mask as Record<LambdaVar, true>);
-  const given = Object.fromEntries(needs.map((n) => [n, source[n] === '' ? undefined : source[n]]));
-  const parsed = picked.safeParse(given);
+  const names = [...new Set<LambdaVar>([...needs, ...may])];
+  const mask = Object.fromEntries(names.map((n) => [n, true])) as Record<LambdaVar, true>;
+  const optional = Object.fromEntries(may.filter((m) => !needs.includes(m as never)).map((m) => [m, true]));
+  const schema = LambdaVarsSchema.pick(mask).partial(optional as Record<LambdaVar, true>);
+  const given = Object.fromEntries(names.map((n) => [n, source[n] === '' ? undefined : source[n]]));
+  const parsed = schema.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
@@ -78,5 +109,5 @@ export function loadLambdaEnv<K extends LambdaVar>(
         : `${variable}=${value} is not valid: ${issue?.message ?? 'unknown'}`,
     );
   }
-  return { ...env, ...(parsed.data as Pick<LambdaVars, K>) };
+  return { ...env, ...(parsed.data as Pick<LambdaVars, K> & Partial<Pick<LambdaVars, M>>) };
 }

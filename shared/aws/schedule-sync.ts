@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import {
+  SchedulerClient,
   CreateScheduleCommand,
   DeleteScheduleCommand,
   UpdateScheduleCommand,
   type CreateScheduleCommandInput,
-  type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
+import { NotFoundError } from '../errors/index.ts';
+import type { Store } from '../store/store.ts';
+import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
+import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
 
 /** Where a workflow's schedule goes and what it invokes. */
 export interface ScheduleSyncOptions {
@@ -79,4 +83,33 @@ export async function syncSchedule(
 
 function errorName(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
+}
+
+/**
+ * The schedule-sync function: a workflow was saved or removed. The store says what is
+ * current (so events arriving out of order still end right), and the schedule follows.
+ */
+export async function syncWorkflowSchedule(
+  store: Store,
+  scheduler: SchedulerClient,
+  opts: ScheduleSyncOptions,
+  event: unknown,
+): Promise<{ workflow_id: string; schedule: ScheduleSyncResult }> {
+  const { detail } = parseEvent(WorkflowEventSchema, event, 'a handoff.workflow event');
+  let workflow: Workflow | null = null;
+  try {
+    workflow = await getWorkflow(store, detail.workflow_id);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id);
+  return { workflow_id: detail.workflow_id, schedule };
+}
+
+let scheduler: SchedulerClient | undefined;
+
+/** The container's EventBridge Scheduler client. */
+export function schedulerClient(region: string): SchedulerClient {
+  scheduler ??= new SchedulerClient({ region });
+  return scheduler;
 }

@@ -1,14 +1,9 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { WorkflowChange, WorkflowChangeListener } from '../web/workflow-routes.ts';
-import { EVENT_SOURCE, putEntries } from './eventbridge-dispatcher.ts';
+import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
+import { putEntries } from './eventbridge-dispatcher.ts';
+import { EVENT_SOURCE, WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
-/** A workflow was saved or removed through the API: detail `{workflow_id, change}`. */
-export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
-
-export interface WorkflowDetail {
-  workflow_id: string;
-  change: WorkflowChange;
-}
+export { WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
 /** A change listener for the workflow routes that puts a `handoff.workflow` event on the bus. */
 export function workflowEvents(client: EventBridgeClient, busName: string): WorkflowChangeListener {

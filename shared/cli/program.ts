@@ -1,6 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { HandoffError, InvalidInputError, NotFoundError, AlreadyDecidedError } from '../errors/index.ts';
 import { registerDecisionCommands } from './commands/decisions.ts';
+import { registerDoctorCommand } from './commands/doctor.ts';
+import { registerInspectCommand } from './commands/inspect.ts';
+import { registerUsageCommand } from './commands/usage.ts';
+import { registerIntegrationCommands } from './commands/integrations.ts';
 import { registerRuleCommands } from './commands/rules.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerServerCommands } from './commands/server.ts';
@@ -19,7 +23,11 @@ export function buildProgram(): Command {
   registerDecisionCommands(program);
   registerRuleCommands(program);
   registerStoreCommands(program);
+  registerIntegrationCommands(program);
   registerServerCommands(program);
+  registerInspectCommand(program);
+  registerUsageCommand(program);
+  registerDoctorCommand(program);
   return program;
 }
 

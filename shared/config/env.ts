@@ -19,6 +19,17 @@ const EnvSchema = z.object({
   AGENTCORE_MEMORY_ID: z.string().optional(),
   AGENTCORE_ACTOR_ID: z.string().optional(),
   HANDOFF_MODEL_PROVIDER: z.enum(['local', 'bedrock', 'anthropic', 'openai', 'groq']).default('local'),
+  /** The primary model (the executor); unset, the provider's default. */
+  HANDOFF_MODEL_ID: z.string().optional(),
+  /** The cheaper model (learner, trigger, completer); unset, the primary. */
+  HANDOFF_FALLBACK_MODEL_ID: z.string().optional(),
+  /** Any OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); unset, OpenAI's own. */
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  GROQ_API_KEY: z.string().optional(),
+  GROQ_BASE_URL: z.url().default('https://api.groq.com/openai/v1'),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
   HANDOFF_API_KEY: z.string().optional(),
   HANDOFF_WEBHOOK_SECRET: z.string().optional(),
   /** When set, every web page needs a login with this password (decision links still open alone). */

@@ -128,6 +128,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       ruleId: null,
       ruleSource: null,
       expired: answer?.by !== 'human',
+      skipReason: answer?.reason ?? null,
     };
     const item = ctx.items.get(entry.item_id) ?? (await reread(ctx, entry));
     const result = item

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   Model,
   type BaseModelConfig,
@@ -65,7 +66,7 @@ export abstract class TurnModel extends Model<BaseModelConfig> {
       for (const call of turn.toolCalls) {
         const input = JSON.stringify(call.input);
         outputChars += input.length;
-        const toolUseId = `tooluse_${messages.length}_${index++}`;
+        const toolUseId = `tooluse_${randomUUID().slice(0, 8)}_${index++}`;
         yield {
           type: 'modelContentBlockStartEvent',
           start: { type: 'toolUseStart', name: call.name, toolUseId },

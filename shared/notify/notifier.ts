@@ -1,3 +1,5 @@
+import { HandoffError } from '../errors/index.ts';
+
 /** What the person is told: a run paused with questions, or a run finished. */
 export type Notice =
   | { kind: 'asked'; runId: string; workflowName: string; count: number; link: string }
@@ -5,7 +7,21 @@ export type Notice =
 
 /** The notify port; adapters: console (here), Slack and SNS. */
 export interface Notifier {
+  /** Delivers the notice, or throws NotifyError: a notice that did not go out is never silent. */
   notify(notice: Notice): Promise<void>;
+}
+
+export type NotifyChannel = 'console' | 'slack' | 'sns';
+
+/** A notice could not be delivered. The message is one line and never carries a credential. */
+export class NotifyError extends HandoffError {
+  constructor(
+    readonly channel: NotifyChannel,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`could not notify via ${channel}: ${reason}`, options);
+  }
 }
 
 /** Prints notices to stderr, so stdout stays clean for `--json`. */

@@ -5,6 +5,7 @@ import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
 import { listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { changeRun, listRuns, thisProcess } from './run-repository.ts';
+import type { Run } from './records.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
@@ -103,4 +104,22 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
 export async function housekeeping(deps: EngineDeps): Promise<void> {
   await recoverCrashedRuns(deps);
   await expireDue(deps);
+}
+
+/** Marks every pending question of a run as never asked, and resumes it so they are skipped. */
+export async function expireUnreachable(deps: EngineDeps, runId: string, reason: string): Promise<Run> {
+  const now = new Date().toISOString();
+  for (const decision of (await listPending(deps.store)).filter((d) => d.run_id === runId)) {
+    await deps.store.update(
+      'decisions',
+      {
+        ...decision,
+        status: 'expired',
+        answer: { action: 'skip', note: null, by: 'unreachable', reason, at: now },
+      },
+      decision.version,
+    );
+  }
+  const { resumeIfReady } = await import('./resume-run.ts');
+  return resumeIfReady(deps, runId);
 }

@@ -13,6 +13,7 @@ import type { Run } from './records.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode } from './dispatch.ts';
+import { recordRun } from '../recorder/record-run.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -85,5 +86,6 @@ export async function prepareRun(
     complete,
   });
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
+  recordRun(deps.store, run, graph);
   return { ...graph, ctx };
 }

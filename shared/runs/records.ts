@@ -82,7 +82,9 @@ export const AnswerSchema = z.object({
   action: z.string(),
   note: z.string().nullable(),
   /** `human` answered; `expired` means nobody did in time. */
-  by: z.enum(['human', 'expired']),
+  by: z.enum(['human', 'expired', 'unreachable']),
+  /** Why nobody answered, when by is not human. */
+  reason: z.string().nullable().optional(),
   at: z.string(),
 });
 export type Answer = z.infer<typeof AnswerSchema>;

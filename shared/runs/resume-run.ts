@@ -71,7 +71,8 @@ async function continueRun(deps: EngineDeps, run: Run, step: Step): Promise<Run>
     item_id: d.item_id,
     action: d.answer?.action ?? 'skip',
     note: d.answer?.note ?? null,
-    by: d.status === 'answered' ? 'human' : 'expired',
+    by: d.status === 'answered' ? 'human' : d.answer?.by === 'unreachable' ? 'unreachable' : 'expired',
+    reason: d.answer?.reason ?? null,
   }));
   return invokeAndSettle(deps, run, workflow, graph, executor, [
     { interruptResponse: { interruptId: interrupt.strands_interrupt_id, response: { answers } as never } },

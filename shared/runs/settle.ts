@@ -140,14 +140,29 @@ async function pause(
     interrupt_id: interruptId,
     count: decisions.length,
   });
-  await deps.notifier.notify({
-    kind: 'asked',
-    runId: run.id,
-    workflowName: workflow.name,
-    count: decisions.length,
-    link: await deps.links.urlFor(decisions[0]!.id, new Date(expires)),
-  });
+  try {
+    await deps.notifier.notify({
+      kind: 'asked',
+      runId: run.id,
+      workflowName: workflow.name,
+      count: decisions.length,
+      link: await deps.links.urlFor(decisions[0]!.id, new Date(expires)),
+    });
+  } catch (error) {
+    return skipUnasked(deps, waiting, error);
+  }
   return waiting;
+}
+
+/**
+ * Nobody can be asked: every question of the run is skipped — never decided — and the
+ * failure is visible on the run's feed and in the audit.
+ */
+async function skipUnasked(deps: EngineDeps, run: Run, error: unknown): Promise<Run> {
+  const reason = `the person could not be reached (${error instanceof Error ? error.message : String(error)}); the items were skipped, nothing was done to them`;
+  deps.emit(run.id, 'failed', reason, {});
+  const { expireUnreachable } = await import('./housekeeping.ts');
+  return expireUnreachable(deps, run.id, reason);
 }
 
 async function createOnce(deps: EngineDeps, collection: 'decisions' | 'interrupts', record: { id: string }) {

@@ -4,7 +4,7 @@ import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
 import { mirrorFor } from '../memory/mirror.ts';
 import { modelFactory } from '../models/provider.ts';
-import { ConsoleNotifier } from '../notify/notifier.ts';
+import { notifierFromEnv } from '../notify/from-env.ts';
 import { openStore } from '../store/open-store.ts';
 import type { EngineDeps } from './deps.ts';
 
@@ -20,8 +20,8 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
   };
   return {
     store: openStore(env),
-    models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
-    notifier: new ConsoleNotifier(),
+    models: modelFactory(env),
+    notifier: notifierFromEnv(env),
     links: new DecisionLinks(new FileLinkKey(env.HANDOFF_STATE_DIR), () => settings.uiBaseUrl),
     mirror: mirrorFor(env),
     dispatcher: null,

@@ -34,7 +34,9 @@ export const SettingsInputSchema = z.strictObject({
     .min(0, { error: 'must be between 0 and 1' })
     .max(1, { error: 'must be between 0 and 1' })
     .nullable(),
-  notify_channel: z.enum(NOTIFY_CHANNELS, { error: `must be one of ${NOTIFY_CHANNELS.join(', ')}` }).nullable(),
+  notify_channel: z
+    .enum(NOTIFY_CHANNELS, { error: `must be one of ${NOTIFY_CHANNELS.join(', ')}` })
+    .nullable(),
   ui_base_url: WebUrl.nullable(),
 });
 export type SettingsInput = z.infer<typeof SettingsInputSchema>;

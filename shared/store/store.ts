@@ -15,6 +15,10 @@ export const COLLECTIONS = [
   'outcomes',
   'settings',
   'tokens',
+  'credentials',
+  'tool_servers',
+  'sessions',
+  'usage',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

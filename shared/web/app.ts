@@ -1,15 +1,13 @@
 /**
- * The HTTP face of Handoff: a status page, the JSON API, live run events (SSE)
+ * The HTTP face of Handoff: the web pages, the JSON API, live run events (SSE)
  * and signed webhooks. Route handlers use only what hono gives (plus node:crypto
- * for constant-time comparison), so the same app can later run on Lambda.
+ * for HMACs and constant-time comparison), so the same app runs on Lambda.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
-import { html, raw } from 'hono/html';
 import { secureHeaders } from 'hono/secure-headers';
-import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
@@ -19,25 +17,39 @@ import {
   NotFoundError,
   VersionConflictError,
 } from '../errors/index.ts';
-import { feed, type FeedEvent } from '../events/feed.ts';
 import { decide } from '../runs/decide.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { getRun, listRuns } from '../runs/run-repository.ts';
-import { summarise } from '../runs/settle.ts';
+import { getRun } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
-import { toPendingJson } from '../runs/views.ts';
+import { summarise, toPendingJson } from '../runs/views.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
-import type { Workflow } from '../workflows/schema.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
+import { registerAssetRoutes } from './assets/routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
+import { registerManageRoutes } from './manage-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { registerPageRoutes } from './page-routes.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
+import { Sessions } from './session.ts';
+import { streamRun } from './sse.ts';
+import type { WebDeps } from './web-deps.ts';
 
 /** Largest request body accepted (decisions, webhooks). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-/** Interval of the SSE keep-alive comment. */
-export const KEEP_ALIVE_MS = 15_000;
+export { KEEP_ALIVE_MS } from './sse.ts';
+
+/** The Content-Security-Policy of every response: nothing inline, nothing from elsewhere. */
+const CSP = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+};
 
 const BAD_SIGNATURE = 'missing or wrong X-Handoff-Signature (expected sha256=<hex HMAC-SHA256 of the body>)';
 const DECISION_SHAPE = '(expected {"action": string, "note"?: string})';
@@ -57,6 +69,14 @@ export interface AppDeps {
   requireToken?: boolean;
   /** `gateway`: API Gateway already authenticated `/api/*` callers (IAM); else the bearer key. */
   apiAuth?: 'bearer' | 'gateway';
+  /** Where decision links point when the Settings page stores none (default: the engine's at start). */
+  uiBaseUrlDefault?: () => string;
+  /**
+   * How the run inspector follows a run: `sse` streams this process's feed (the local
+   * server); `poll` re-reads the page (Lambda: the feed is in other functions, and API
+   * Gateway buffers responses). Default: `poll` when `requireToken`, else `sse`.
+   */
+  liveFeed?: 'sse' | 'poll';
 }
 
 /** Builds the Handoff HTTP app. */
@@ -69,12 +89,27 @@ export function createApp(deps: AppDeps): Hono {
     onError: (c) => fail(c, 413, 'request body too large'),
   });
 
-  app.use(
-    secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"] },
-      crossOriginEmbedderPolicy: false,
-    }),
-  );
+  const linkKey = deps.linkKey ?? new FileLinkKey(env.HANDOFF_STATE_DIR);
+  const initialUiBase = engine.settings.uiBaseUrl;
+  const web: WebDeps = {
+    engine,
+    env,
+    runner,
+    linkKey,
+    sessions: new Sessions(linkKey, env.HANDOFF_UI_PASSWORD),
+    requireToken: deps.requireToken ?? false,
+    uiBaseUrlDefault: deps.uiBaseUrlDefault ?? (() => initialUiBase),
+    liveFeed: deps.liveFeed ?? (deps.requireToken ? 'poll' : 'sse'),
+  };
+
+  app.use(secureHeaders({ contentSecurityPolicy: CSP, crossOriginEmbedderPolicy: false }));
+  app.use(async (c, next) => {
+    await next();
+    // Pages carry CSRF tokens and private data: never cached.
+    if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
+      c.res.headers.set('Cache-Control', 'no-store');
+  });
+  app.use((c, next) => (c.req.method === 'POST' ? limit(c, next) : next()));
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return fail(c, error.status as ContentfulStatusCode, error.message);
@@ -87,12 +122,10 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  registerDecideRoutes(app, {
-    engine,
-    linkKey: deps.linkKey ?? new FileLinkKey(env.HANDOFF_STATE_DIR),
-    requireToken: deps.requireToken ?? false,
-  });
-  app.get('/', async (c) => c.html(await statusPage(engine)));
+  registerAssetRoutes(app);
+  registerPageRoutes(app, web);
+  registerDecideRoutes(app, web);
+  registerManageRoutes(app, web);
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
@@ -130,8 +163,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(engine.store, c.req.param('runId'))).id; // 404 for an unknown run
-    const lastSeen = Number(c.req.header('Last-Event-ID') ?? 0);
-    return streamSSE(c, (stream) => relayFeed(runId, Number.isFinite(lastSeen) ? lastSeen : 0, stream));
+    return streamRun(c, runId);
   });
 
   app.post('/hooks/:workflowId', limit, async (c) => {
@@ -182,105 +214,4 @@ function signatureMatches(secret: string, body: Uint8Array, header: string | und
   const expected = createHmac('sha256', secret).update(body).digest();
   const given = Uint8Array.from(hex.match(/../g) ?? [], (byte) => parseInt(byte, 16));
   return timingSafeEqual(given, expected);
-}
-
-type SseStream = Parameters<Parameters<typeof streamSSE>[1]>[0];
-
-/** Replays the run's feed after `lastSeen`, then relays live events until the client goes away. */
-async function relayFeed(runId: string, lastSeen: number, stream: SseStream): Promise<void> {
-  const queue: FeedEvent[] = [];
-  let wake: (() => void) | undefined;
-  // Subscribe before replaying so nothing emitted in between is lost; seq dedupes.
-  const unsubscribe = feed.subscribe(runId, (event) => {
-    queue.push(event);
-    wake?.();
-  });
-  stream.onAbort(() => wake?.());
-  try {
-    queue.unshift(...feed.history(runId, lastSeen));
-    while (!stream.aborted) {
-      const event = queue.shift();
-      if (event) {
-        if (event.seq <= lastSeen) continue;
-        lastSeen = event.seq;
-        await stream.writeSSE({ event: event.kind, data: JSON.stringify(event), id: String(event.seq) });
-        continue;
-      }
-      const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), KEEP_ALIVE_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      wake = undefined;
-      if (!woken && !stream.aborted) await stream.write(': keep-alive\n\n');
-    }
-  } finally {
-    unsubscribe();
-  }
-}
-
-/** A short description of a workflow's trigger. */
-function triggerText(workflow: Workflow): string {
-  if (workflow.trigger.schedule !== undefined) return `schedule ${workflow.trigger.schedule}`;
-  return workflow.trigger.webhook ? 'webhook' : 'manual';
-}
-
-/** The page's fixed CSS (a constant, never user data). */
-const STYLE = `body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #111827; }
-table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #e5e7eb; }
-.pending { background: #f59e0b; color: #111827; padding: .1rem .5rem; border-radius: .25rem; font-weight: 600; }
-code { background: #f3f4f6; padding: 0 .25rem; }`;
-
-/** A table of escaped cells, or `empty` when there are no rows. */
-function table(headers: string[], rows: string[][], empty: ReturnType<typeof html>) {
-  if (rows.length === 0) return empty;
-  const cells = (tag: 'th' | 'td', values: string[]) =>
-    values.map((v) => (tag === 'th' ? html`<th>${v}</th>` : html`<td>${v}</td>`));
-  return html`<table>
-    <tr>
-      ${cells('th', headers)}
-    </tr>
-    ${rows.map(
-      (row) =>
-        html`<tr>
-          ${cells('td', row)}
-        </tr>`,
-    )}
-  </table>`;
-}
-
-/** The status page: workflows, recent runs, pending count. Every value is escaped by `html`. */
-async function statusPage(engine: EngineDeps) {
-  const [workflows, runs, pending] = await Promise.all([
-    listWorkflows(engine.store),
-    listRuns(engine.store),
-    listPending(engine.store),
-  ]);
-  const flows = workflows.map((w) => [w.id, w.name, triggerText(w)]);
-  const recent = runs.slice(0, 20).map((r) => [r.id, r.workflow_id, r.status, r.started_at]);
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta http-equiv="refresh" content="10" />
-        <title>Handoff</title>
-        <style>
-          ${raw(STYLE)}
-        </style>
-      </head>
-      <body>
-        <h1>Handoff</h1>
-        <p>
-          <span class="pending">${pending.length} pending decision${pending.length === 1 ? '' : 's'}</span>
-          Answer them with <code>handoff pending</code>, then
-          <code>handoff decide ID ACTION --note "why"</code>.
-        </p>
-        <h2>Workflows</h2>
-        ${table(['id', 'name', 'trigger'], flows, html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`)}
-        <h2>Recent runs</h2>
-        ${table(['run', 'workflow', 'status', 'started'], recent, html`<p>No runs yet: <code>handoff run WORKFLOW_ID</code>.</p>`)}
-      </body>
-    </html>`;
 }

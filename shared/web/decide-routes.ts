@@ -91,7 +91,10 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     try {
       const decision = await getDecision(web.engine.store, id);
       if (decision.status !== 'pending')
-        throw new AlreadyDecidedError(`This decision was already ${decision.status}. Nothing was changed.`, decision);
+        throw new AlreadyDecidedError(
+          `This decision was already ${decision.status}. Nothing was changed.`,
+          decision,
+        );
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       if (token) {
@@ -148,6 +151,7 @@ function errorPage(c: Context, error: unknown): Response | Promise<Response> {
   if (error instanceof NotFoundError) return c.html(messagePage('Not found', error.message, back), 404);
   if (error instanceof AlreadyDecidedError)
     return c.html(messagePage('Already answered', error.message, back), 409);
-  if (error instanceof InvalidInputError) return c.html(messagePage('Not an option', error.message, back), 422);
+  if (error instanceof InvalidInputError)
+    return c.html(messagePage('Not an option', error.message, back), 422);
   throw error;
 }

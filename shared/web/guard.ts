@@ -10,8 +10,7 @@ import type { Session } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
 
 export type Admission =
-  | { ok: true; visitor: Visitor; session: Session }
-  | { ok: false; response: Response | Promise<Response> };
+  { ok: true; visitor: Visitor; session: Session } | { ok: false; response: Response | Promise<Response> };
 
 export type FormAdmission =
   | { ok: true; visitor: Visitor; session: Session; form: Record<string, string> }

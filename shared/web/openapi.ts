@@ -1,4 +1,302 @@
+/**
+ * The OpenAPI 3.1 document for `/api/*`, served at `/api/openapi.json`. The schemas
+ * follow the JSON the routes return (RunSummary, PendingJson, DecideResult,
+ * WorkflowSummary, `{"error": ...}`); test/aws/openapi.test.ts checks every `/api`
+ * route the app serves is described here.
+ */
+type Json = Record<string, unknown>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json): Json => ({ 'application/json': { schema } });
+const ok = (description: string, schema: Json): Json => ({ description, content: json(schema) });
+const error = (description: string): Json => ({ $ref: `#/components/responses/${description}` });
+const idParam = (name: string, description: string): Json => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string', minLength: 1 },
+});
+
+const ERRORS: Record<string, string> = {
+  BadRequest: 'The request body is not what this route takes.',
+  Unauthorized:
+    'Missing or wrong bearer token (local server; on AWS, API Gateway refuses unsigned calls itself).',
+  NotFound: 'No such workflow, run or decision.',
+  Conflict: 'The decision was already answered or expired, or someone else answered it just now.',
+  TooLarge: 'The request body is too large.',
+  Unprocessable: 'The input is well-formed but not acceptable (an invalid workflow, an action not offered).',
+  ServerError: 'Something failed on the server; the log has the details.',
+};
+
+const SCHEMAS: Record<string, Json> = {
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: { error: { type: 'string', description: 'One line saying what went wrong and what to do.' } },
+    additionalProperties: false,
+  },
+  Trigger: {
+    type: 'object',
+    description: 'Exactly one kind.',
+    properties: {
+      manual: { const: true },
+      schedule: { type: 'string', examples: ['cron(0 8 * * ? *)', 'rate(1 hour)'] },
+      webhook: { const: true },
+    },
+    minProperties: 1,
+    maxProperties: 1,
+  },
+  WorkflowSummary: {
+    type: 'object',
+    required: ['id', 'name', 'trigger'],
+    properties: { id: { type: 'string' }, name: { type: 'string' }, trigger: ref('Trigger') },
+  },
+  Workflow: {
+    type: 'object',
+    description: 'A workflow definition (the same as a workflow file), as JSON or YAML.',
+    required: ['id', 'name', 'instructions', 'trigger', 'source', 'actions', 'human_gate'],
+    properties: {
+      id: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' },
+      name: { type: 'string', minLength: 1 },
+      instructions: { type: 'string', minLength: 1 },
+      trigger: ref('Trigger'),
+      source: {
+        type: 'object',
+        required: ['type', 'path'],
+        properties: { type: { const: 'maildir' }, path: { type: 'string' } },
+      },
+      actions: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+            irreversible: { type: 'boolean', default: false },
+            description: { type: 'string' },
+          },
+        },
+      },
+      human_gate: {
+        type: 'object',
+        required: ['options'],
+        properties: { options: { type: 'array', minItems: 1, items: { type: 'string' } } },
+      },
+      confidence_threshold: { type: 'number', minimum: 0, maximum: 1 },
+    },
+  },
+  RunStarted: {
+    type: 'object',
+    required: ['run_id'],
+    properties: { run_id: { type: 'string' } },
+  },
+  RunSummary: {
+    type: 'object',
+    required: ['run_id', 'status', 'acted', 'by_memory', 'deferred', 'interrupt_id'],
+    properties: {
+      run_id: { type: 'string' },
+      status: { enum: ['running', 'waiting', 'completed', 'skipped', 'failed'] },
+      acted: { type: 'integer', minimum: 0 },
+      by_memory: { type: 'integer', minimum: 0, description: 'Acted on by your rules or learned rules.' },
+      deferred: { type: 'integer', minimum: 0, description: 'Set aside for a person.' },
+      interrupt_id: { type: ['string', 'null'], description: 'The open set of questions, while waiting.' },
+    },
+  },
+  PendingDecision: {
+    type: 'object',
+    required: [
+      'decision_id',
+      'run_id',
+      'interrupt_id',
+      'workflow_id',
+      'item_id',
+      'sender',
+      'subject',
+      'suggested_action',
+      'confidence',
+      'reasoning',
+      'options',
+    ],
+    properties: {
+      decision_id: { type: 'string' },
+      run_id: { type: 'string' },
+      interrupt_id: { type: 'string' },
+      workflow_id: { type: 'string' },
+      item_id: { type: 'string' },
+      sender: { type: 'string' },
+      subject: { type: 'string' },
+      suggested_action: { type: 'string' },
+      confidence: { type: 'number', minimum: 0, maximum: 1 },
+      reasoning: { type: 'string' },
+      options: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  DecisionAnswer: {
+    type: 'object',
+    required: ['action'],
+    properties: {
+      action: {
+        type: 'string',
+        minLength: 1,
+        description: 'One of the decision\'s options, "approve_suggested" or "skip".',
+      },
+      note: { type: ['string', 'null'], description: 'Why; the learner reads it.' },
+    },
+    additionalProperties: false,
+  },
+  DecideResult: {
+    type: 'object',
+    required: ['decision_id', 'action', 'run_id', 'run_status'],
+    properties: {
+      decision_id: { type: 'string' },
+      action: { type: 'string' },
+      run_id: { type: 'string' },
+      run_status: {
+        type: 'string',
+        description:
+          'The run after this answer: still waiting, or running again once every question is answered.',
+      },
+    },
+  },
+};
+
+const PATHS: Record<string, Json> = {
+  '/api/openapi.json': {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      security: [],
+      responses: { '200': ok('The OpenAPI document.', { type: 'object' }) },
+    },
+  },
+  '/api/workflows': {
+    get: {
+      operationId: 'listWorkflows',
+      summary: 'List workflows',
+      responses: {
+        '200': ok('Every workflow, by id.', { type: 'array', items: ref('WorkflowSummary') }),
+        '401': error('Unauthorized'),
+      },
+    },
+  },
+  '/api/workflows/{id}': {
+    parameters: [idParam('id', 'The workflow id (a slug).')],
+    put: {
+      operationId: 'putWorkflow',
+      summary: 'Add or replace a workflow',
+      description:
+        'The body is validated like a workflow file; its `id` must match the path. Schedules follow.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: ref('Workflow') },
+          'application/yaml': { schema: ref('Workflow') },
+        },
+      },
+      responses: {
+        '200': ok('Replaced.', ref('WorkflowSummary')),
+        '201': ok('Added.', ref('WorkflowSummary')),
+        '401': error('Unauthorized'),
+        '413': error('TooLarge'),
+        '422': error('Unprocessable'),
+        '500': error('ServerError'),
+      },
+    },
+    delete: {
+      operationId: 'deleteWorkflow',
+      summary: 'Remove a workflow (and its schedule)',
+      responses: {
+        '204': { description: 'Removed.' },
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+        '500': error('ServerError'),
+      },
+    },
+  },
+  '/api/workflows/{id}/runs': {
+    parameters: [idParam('id', 'The workflow to run.')],
+    post: {
+      operationId: 'startRun',
+      summary: 'Start a run now',
+      description: 'Answers at once; poll `/api/runs/{run_id}` for where it got to.',
+      responses: {
+        '202': ok('The run was created and is being worked.', ref('RunStarted')),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+      },
+    },
+  },
+  '/api/runs/{id}': {
+    parameters: [idParam('id', 'The run id.')],
+    get: {
+      operationId: 'getRun',
+      summary: 'Where a run is',
+      responses: {
+        '200': ok('The run.', ref('RunSummary')),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+      },
+    },
+  },
+  '/api/pending': {
+    get: {
+      operationId: 'listPending',
+      summary: 'Questions waiting for a person',
+      responses: {
+        '200': ok('Every pending decision.', { type: 'array', items: ref('PendingDecision') }),
+        '401': error('Unauthorized'),
+      },
+    },
+  },
+  '/api/decisions/{id}': {
+    parameters: [idParam('id', 'The decision id.')],
+    post: {
+      operationId: 'decide',
+      summary: 'Answer a decision',
+      description: 'The last answer of a run resumes it. Answers cannot be changed.',
+      requestBody: { required: true, content: json(ref('DecisionAnswer')) },
+      responses: {
+        '200': ok('Recorded.', ref('DecideResult')),
+        '400': error('BadRequest'),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+        '409': error('Conflict'),
+        '413': error('TooLarge'),
+        '422': error('Unprocessable'),
+      },
+    },
+  },
+};
+
 /** The OpenAPI document for `/api/*`, served at `/api/openapi.json`. */
 export function openApiDocument(): Record<string, unknown> {
-  return { openapi: '3.1.0', info: { title: 'Handoff API', version: '1' }, paths: {} };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Handoff API',
+      version: '1',
+      description:
+        'Workflows, runs and the questions they ask. Locally: `Authorization: Bearer <HANDOFF_API_KEY>`. ' +
+        'On AWS, API Gateway authorises `/api/*` callers (IAM, SigV4) before the app sees them.',
+    },
+    security: [{ bearerAuth: [] }, { awsSigV4: [] }],
+    paths: PATHS,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
+        awsSigV4: {
+          type: 'apiKey',
+          name: 'Authorization',
+          in: 'header',
+          description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
+        },
+      },
+      schemas: SCHEMAS,
+      responses: Object.fromEntries(
+        Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
+      ),
+    },
+  };
 }

@@ -11,6 +11,7 @@ import type { Env } from '../config/env.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../sources/maildir/demo.ts';
+import { readStoredSettings } from '../settings/settings.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import { createApp } from './app.ts';
@@ -50,7 +51,9 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const demo = await createDemoIfEmpty(opts.engine, env);
 
   const launcher = createRunLauncher(opts.engine);
-  const app = createApp({ engine: opts.engine, env, runner: launcher });
+  let url = '';
+  const uiBaseUrlDefault = () => opts.env.UI_BASE_URL ?? url;
+  const app = createApp({ engine: opts.engine, env, runner: launcher, uiBaseUrlDefault });
   const requests = new Set<Promise<unknown>>();
   const server = serveNode({
     hostname: host,
@@ -58,7 +61,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     fetch: (request, bindings) => {
       const answer = Promise.resolve(app.fetch(request, bindings));
       // Track request work (not SSE streams, which end only with the client) for a graceful close.
-      if (!new URL(request.url).pathname.startsWith('/events/')) {
+      if (!isEventStream(new URL(request.url).pathname)) {
         requests.add(answer);
         void answer.finally(() => requests.delete(answer)).catch(() => undefined);
       }
@@ -71,8 +74,10 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     );
     server.once('listening', () => resolve(server.address() as AddressInfo));
   });
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  if (!opts.env.UI_BASE_URL) opts.engine.settings.uiBaseUrl = url; // links point at this server
+  url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  // Links point at the Settings page's UI base URL, else UI_BASE_URL, else this server.
+  const stored = await readStoredSettings(opts.engine.store);
+  opts.engine.settings.uiBaseUrl = stored?.ui_base_url ?? uiBaseUrlDefault();
   const scheduler = startScheduler(opts.engine, launcher);
   print(nextSteps(url, demo, generatedKey));
 
@@ -92,6 +97,11 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
       return closing;
     },
   };
+}
+
+/** The API's `/events/:runId` and the inspector's `/runs/:id/events`. */
+function isEventStream(pathname: string): boolean {
+  return pathname.startsWith('/events/') || /^\/runs\/[^/]+\/events$/.test(pathname);
 }
 
 /** On an empty store, writes the demo Maildir and saves the inbox-triage workflow; returns its path or null. */
@@ -121,6 +131,7 @@ function nextSteps(url: string, demoMaildir: string | null, generatedKey: string
     ...(demoMaildir ? [`Created the demo: workflow inbox-triage on the Maildir at ${demoMaildir}`] : []),
     '',
     'What to do next:',
+    `  open ${url} in a browser: press Run now, then answer what it asks`,
     '  npx handoff run inbox-triage                     # triage the inbox now',
     '  npx handoff pending                              # the questions waiting for you',
     '  npx handoff decide ID ACTION --note "why"        # answer one; the run resumes when all are answered',

@@ -59,7 +59,11 @@ export class Sessions {
     if (!sameText(signature, await this.sign(`session.${payload}`))) return null;
     try {
       const session = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<Session>;
-      if (typeof session.sid !== 'string' || typeof session.exp !== 'number' || typeof session.auth !== 'boolean')
+      if (
+        typeof session.sid !== 'string' ||
+        typeof session.exp !== 'number' ||
+        typeof session.auth !== 'boolean'
+      )
         return null;
       if (session.exp * 1000 <= Date.now()) return null;
       return { sid: session.sid, exp: session.exp, auth: session.auth };

@@ -16,6 +16,8 @@ export interface WebDeps {
   requireToken: boolean;
   /** Where links point when no UI base URL is stored (the environment's, else this server). */
   uiBaseUrlDefault: () => string;
+  /** `sse`: runs execute in this process, so the inspector streams its feed; `poll`: it re-reads. */
+  liveFeed: 'sse' | 'poll';
 }
 
 /** Makes this process use stored settings at once (the engine reads the threshold itself, per run). */

@@ -282,4 +282,39 @@ describe('a run through the gate', () => {
     expect(await fixture.store.list('tickets')).toHaveLength(1);
     expect((await getRun(fixture.store, run.id)).status).toBe('completed');
   });
+
+  it('skips every question, never deciding it, when the person cannot be reached — and says so', async () => {
+    fixture = await engineFixture({
+      messages: [
+        mail({ from: 'a@x.example', subject: 'Unsure' }),
+        mail({ from: 'b@x.example', subject: 'Sure' }),
+      ],
+      model: () =>
+        new ScriptedModel(
+          executorScript(
+            bySubject({
+              Unsure: { action: 'archive', confidence: 0.1 },
+              Sure: { action: 'archive', confidence: 0.9 },
+            }),
+          ),
+        ),
+    });
+    fixture.deps.notifier = {
+      notify: async (notice) => {
+        if (notice.kind === 'asked') throw new Error('slack: channel_not_found');
+      },
+    };
+    const run = await startRun(fixture.deps, 'inbox', manual);
+    expect(run.status).toBe('completed');
+    expect(await listPending(fixture.store)).toEqual([]);
+    const skipped = (await listAudit(fixture.store, { runId: run.id })).find((e) => e.outcome === 'expired');
+    expect(skipped).toMatchObject({
+      decided_by: null,
+      detail: expect.stringContaining('could not be reached'),
+    });
+    expect(await fixture.folder('.Archive')).toHaveLength(1); // only the sure one
+    expect(fixture.events.some((e) => e.kind === 'failed' && e.text.includes('channel_not_found'))).toBe(
+      true,
+    );
+  });
 });

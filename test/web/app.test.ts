@@ -53,7 +53,7 @@ describe('open routes', () => {
     expect(await res.json()).toEqual({ ok: true });
   });
 
-  it('GET / renders the status page with everything escaped and the pending count in amber', async () => {
+  it('GET / renders the overview with everything escaped and the pending count in amber', async () => {
     await saveWorkflow(h.engine.store, { ...h.workflow, id: 'xss', name: '<script>alert(1)</script>' });
     await startDemoRun();
     const res = await h.app.request('/');
@@ -63,7 +63,10 @@ describe('open routes', () => {
     const page = await res.text();
     expect(page).not.toContain('<script>');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(page).toContain('#f59e0b');
+    expect(page).toContain('<link rel="stylesheet" href="/assets/app.css" />');
+    const css = await (await h.app.request('/assets/app.css')).text();
+    expect(css).toMatch(/--amber: #f59e0b;[\s\S]*\.pending \{ background: var\(--amber-soft\)/);
+    expect(css).toMatch(/\.badge \{ background: var\(--amber\)/);
     expect(page).toMatch(/class="pending">[1-9]\d* pending decisions?</);
     expect(page).toContain('handoff pending');
     expect(page).toContain('waiting');

@@ -29,7 +29,8 @@ export interface DecisionAnswer {
   item_id: string;
   action: string;
   note: string | null;
-  by: 'human' | 'expired';
+  by: 'human' | 'expired' | 'unreachable';
+  reason?: string | null;
 }
 
 /**

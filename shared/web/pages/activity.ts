@@ -30,14 +30,22 @@ function row(d: Decision, visitor: Visitor, names: Map<string, string>): Html {
     <form class="inline-answer" method="post" action="/decide/${d.id}">
       ${csrfField(visitor)}<input type="hidden" name="next" value="/activity" />
       <label class="visually-hidden" for="${noteId}">Note for “${d.subject}”</label>
-      <input id="${noteId}" name="note" type="text" maxlength="2000" placeholder="Note (why — it teaches the next run)" />
+      <input
+        id="${noteId}"
+        name="note"
+        type="text"
+        maxlength="2000"
+        placeholder="Note (why — it teaches the next run)"
+      />
       <div class="options">
         <button class="button button-primary" type="submit" name="action" value="approve_suggested">
           ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>
         </button>
         ${options
           .filter((o) => o !== d.suggested_action)
-          .map((o) => html`<button class="button" type="submit" name="action" value="${o}">${label(o)}</button>`)}
+          .map(
+            (o) => html`<button class="button" type="submit" name="action" value="${o}">${label(o)}</button>`,
+          )}
       </div>
     </form>
   </li>`;
@@ -53,9 +61,10 @@ function recentList(recent: Decision[]): Html | string {
           html`<li>
             <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
             <span class="muted"
-              >— ${d.status === 'expired' ? 'expired, skipped' : label(d.answer?.action ?? '')}${d.answer?.note
-                ? html`: “${d.answer.note}”`
-                : ''}</span
+              >—
+              ${d.status === 'expired' ? 'expired, skipped' : label(d.answer?.action ?? '')}${
+                d.answer?.note ? html`: “${d.answer.note}”` : ''
+              }</span
             >
           </li>`,
       )}
@@ -76,12 +85,17 @@ export function activityPage(visitor: Visitor, data: ActivityData): Html {
     pending: count,
     notice,
     body: html`<h1>Activity</h1>
-      ${count === 0
-        ? html`<p class="callout callout-calm">Nothing is waiting for you.</p>`
-        : html`<p class="callout callout-amber">
-            <span class="pending">${plural(count, 'pending decision')}</span>
-            <span>Answer here, or open one to read the whole message. A run resumes once all its questions are answered.</span>
-          </p>`}
+      ${
+        count === 0
+          ? html`<p class="callout callout-calm">Nothing is waiting for you.</p>`
+          : html`<p class="callout callout-amber">
+              <span class="pending">${plural(count, 'pending decision')}</span>
+              <span
+                >Answer here, or open one to read the whole message. A run resumes once all its questions are
+                answered.</span
+              >
+            </p>`
+      }
       <ul class="questions">
         ${data.pending.map((d) => row(d, visitor, data.names))}
       </ul>

@@ -34,7 +34,12 @@ function options(decision: Decision): Html {
     </button>
     ${rest.map(
       (o) =>
-        html`<button class="button ${o === 'skip' ? 'button-quiet' : ''}" type="submit" name="action" value="${o}">
+        html`<button
+          class="button ${o === 'skip' ? 'button-quiet' : ''}"
+          type="submit"
+          name="action"
+          value="${o}"
+        >
           ${o === 'skip' ? 'Skip (leave it alone)' : label(o)}
         </button>`,
     )}
@@ -44,9 +49,11 @@ function options(decision: Decision): Html {
 function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
   const { decision } = screen;
   return html`<form class="answer" method="post" action="/decide/${decision.id}">
-    ${access.kind === 'token'
-      ? html`<input type="hidden" name="token" value="${access.token}" />`
-      : html`${csrfField(access.visitor)}<input type="hidden" name="next" value="next" />`}
+    ${
+      access.kind === 'token'
+        ? html`<input type="hidden" name="token" value="${access.token}" />`
+        : html`${csrfField(access.visitor)}<input type="hidden" name="next" value="next" />`
+    }
     <label for="note">Note <span class="muted">(why — it teaches the next run)</span></label>
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
     ${options(decision)}
@@ -56,11 +63,13 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
 function answered(decision: Decision): Html {
   const answer = decision.answer;
   if (decision.status === 'expired' || !answer)
-    return html`<p class="callout">Nobody answered in time, so the item was skipped: nothing was done to it.</p>`;
+    return html`<p class="callout">
+      Nobody answered in time, so the item was skipped: nothing was done to it.
+    </p>`;
   return html`<p class="callout callout-calm">
-    Answered <strong>${label(answer.action)}</strong> ${when(answer.at)}${answer.note
-      ? html` with the note “${answer.note}”`
-      : ''}.
+    Answered <strong>${label(answer.action)}</strong> ${when(answer.at)}${
+      answer.note ? html` with the note “${answer.note}”` : ''
+    }.
   </p>`;
 }
 
@@ -87,16 +96,17 @@ function body(screen: DecisionScreen, access: DecisionAccess): Html {
   return html`<div class="decision-head">
       <p class="eyebrow">
         ${pending ? html`<span class="pending">Waiting for you</span>` : html`<span class="status">${decision.status}</span>`}
-        <span class="muted">${screen.workflowName} · run
-          ${access.kind === 'session' ? html`<a class="mono" href="/runs/${decision.run_id}">${decision.run_id}</a>` : html`<span class="mono">${decision.run_id}</span>`}</span>
+        <span class="muted"
+          >${screen.workflowName} · run
+          ${access.kind === 'session' ? html`<a class="mono" href="/runs/${decision.run_id}">${decision.run_id}</a>` : html`<span class="mono">${decision.run_id}</span>`}</span
+        >
       </p>
       <h1>${decision.subject || '(no subject)'}</h1>
     </div>
     <div class="decision">
       <div class="decision-main">${messageBlock(screen.message)}</div>
       <div class="decision-side">
-        ${reasoning(screen)}
-        ${pending ? answerForm(screen, access) : answered(decision)}
+        ${reasoning(screen)} ${pending ? answerForm(screen, access) : answered(decision)}
         <p class="after">
           ${screen.after > 0 ? html`<span class="pending">and ${screen.after} more after this</span>` : html`<span>No other questions waiting.</span>`}${next}
         </p>
@@ -116,7 +126,14 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
         )} still waiting.`,
       )
     : '';
-  return shell({ title, nav: 'decision', visitor: access.visitor, pending, notice, body: body(screen, access) });
+  return shell({
+    title,
+    nav: 'decision',
+    visitor: access.visitor,
+    pending,
+    notice,
+    body: body(screen, access),
+  });
 }
 
 /** What the person sees after answering from a signed link. */

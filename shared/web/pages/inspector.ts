@@ -21,6 +21,8 @@ export interface InspectorData {
   decisions: Decision[];
   pending: number;
   recorded: Decision | null;
+  /** How the page follows a running run: the SSE feed of this process, or re-reading the page. */
+  live: 'sse' | 'poll';
 }
 
 const STATE_TEXT: Record<NodeState, string> = {
@@ -44,30 +46,40 @@ function graph(data: InspectorData): Html {
         </li>`;
       })}
     </ol>
-    ${state.live
-      ? ''
-      : html`<p class="muted small">
-          The live feed of this run is gone (the server restarted, or the run ran elsewhere); the trace
-          below is rebuilt from the audit log.
-        </p>`}`;
+    ${
+      state.live
+        ? ''
+        : html`<p class="muted small">
+            The live feed of this run is gone (the server restarted, or the run ran elsewhere); the trace
+            below is rebuilt from the audit log.
+          </p>`
+    }`;
 }
 
 function questions(decisions: Decision[]): Html | string {
   if (decisions.length === 0) return '';
   return html`<section aria-labelledby="questions-title">
-    <h2 id="questions-title">The pause: ${plural(decisions.length, 'question')} for you</h2>
+    <h2 id="questions-title">
+      The pause: ${plural(decisions.length, 'question')}
+      ${decisions.some((d) => d.status === 'pending') ? 'for you' : '— none waiting'}
+    </h2>
     <ul class="plain-list">
       ${decisions.map(
         (d) =>
           html`<li>
-            ${d.status === 'pending'
-              ? html`<span class="pending">Waiting</span>`
-              : html`<span class="status status-answered">${d.status}</span>`}
+            ${
+              d.status === 'pending'
+                ? html`<span class="pending">Waiting</span>`
+                : html`<span class="status status-answered">${d.status}</span>`
+            }
             <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
             <span class="muted"
-              >— suggested ${label(d.suggested_action)} (${d.confidence.toFixed(2)})${d.answer
-                ? html`; answered ${label(d.answer.action)}${d.answer.note ? html` “${d.answer.note}”` : ''}`
-                : ''}</span
+              >— suggested ${label(d.suggested_action)}
+              (${d.confidence.toFixed(2)})${
+                d.answer
+                  ? html`; answered ${label(d.answer.action)}${d.answer.note ? html` “${d.answer.note}”` : ''}`
+                  : ''
+              }</span
             >
           </li>`,
       )}
@@ -130,17 +142,18 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
       data-run-id="${run.id}"
       data-after="${lastSeq}"
       data-started="${run.started_at}"
-      data-live="${terminal ? 'false' : 'true'}"
+      data-live="${terminal ? 'off' : data.live}"
     >
       <p class="eyebrow"><a href="/runs">Runs</a> / ${data.workflowName}</p>
       <h1>Run <span class="mono">${run.id}</span> ${statusPill(run.status, true)}</h1>
       <p class="muted">
-        ${run.trigger.kind} trigger · started ${when(run.started_at)}${run.finished_at
-          ? html` · finished ${when(run.finished_at)}`
-          : ''}
+        ${run.trigger.kind} trigger · started
+        ${when(run.started_at)}${run.finished_at ? html` · finished ${when(run.finished_at)}` : ''}
       </p>
       ${graph(data)}
-      <p class="summary" data-run-summary>${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}</p>
+      <p class="summary" data-run-summary>
+        ${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}
+      </p>
       ${questions(data.decisions)} ${trace(data)}
     </div>`,
   });

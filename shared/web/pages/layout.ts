@@ -61,11 +61,13 @@ export function sidebar(nav: NavKey, visitor: Visitor, pending: number): Html {
           </li>`,
       )}
     </ul>
-    ${visitor.canLogOut
-      ? html`<form class="logout" method="post" action="/logout">
-          ${csrfField(visitor)}<button class="link-button" type="submit">Log out</button>
-        </form>`
-      : ''}
+    ${
+      visitor.canLogOut
+        ? html`<form class="logout" method="post" action="/logout">
+            ${csrfField(visitor)}<button class="link-button" type="submit">Log out</button>
+          </form>`
+        : ''
+    }
   </nav>`;
 }
 

@@ -15,14 +15,15 @@ export function matchText(match: RuleMatch): string {
 }
 
 function origin(rule: Rule): Html {
-  if (rule.source === 'you') return html`<span>A rule you set${rule.note ? html`: “${rule.note}”` : ''}</span>`;
+  if (rule.source === 'you')
+    return html`<span>A rule you set${rule.note ? html`: “${rule.note}”` : ''}</span>`;
   return html`<span>
     Learned from
-    ${rule.decision_id
-      ? html`<a href="/decide/${rule.decision_id}">your answer</a>`
-      : 'an answer'}${rule.item_id ? html` about <span class="mono">${rule.item_id}</span>` : ''}${rule.note
-      ? html`, your note: “${rule.note}”`
-      : ', without a note'}
+    ${
+      rule.decision_id ? html`<a href="/decide/${rule.decision_id}">your answer</a>` : 'an answer'
+    }${rule.item_id ? html` about <span class="mono">${rule.item_id}</span>` : ''}${
+      rule.note ? html`, your note: “${rule.note}”` : ', without a note'
+    }
   </span>`;
 }
 
@@ -41,13 +42,15 @@ function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Ma
         >
       </p>
       <p class="small">${origin(rule)}</p>
-      ${rule.superseded_by
-        ? html`<p class="small muted">
-            Replaced by
-            <a href="#${rule.superseded_by}">${superseded?.pattern ?? rule.superseded_by}</a>; kept as history, never
-            used.
-          </p>`
-        : ''}
+      ${
+        rule.superseded_by
+          ? html`<p class="small muted">
+              Replaced by
+              <a href="#${rule.superseded_by}">${superseded?.pattern ?? rule.superseded_by}</a>; kept as
+              history, never used.
+            </p>`
+          : ''
+      }
     </div>
     <form method="post" action="/memory/${rule.id}/delete">
       ${csrfField(visitor)}
@@ -77,25 +80,29 @@ export function memoryPage(
     notice: flash(notice),
     body: html`<h1>Memory</h1>
       <p class="lede">
-        Rules are applied before the gate decides, so a matching item is not asked about again. A rule fires only
-        on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the first
-        week: a rule that is too broad quietly handles things you would have wanted to see.
+        Rules are applied before the gate decides, so a matching item is not asked about again. A rule fires
+        only on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the
+        first week: a rule that is too broad quietly handles things you would have wanted to see.
       </p>
       <section aria-labelledby="live-title">
         <h2 id="live-title">In use (${live.length})</h2>
-        ${live.length === 0
-          ? html`<p class="muted">No rules yet. Every answer you give teaches one narrow rule.</p>`
-          : html`<ul class="rules">
-              ${live.map((r) => card(r, visitor, names, byId))}
-            </ul>`}
+        ${
+          live.length === 0
+            ? html`<p class="muted">No rules yet. Every answer you give teaches one narrow rule.</p>`
+            : html`<ul class="rules">
+                ${live.map((r) => card(r, visitor, names, byId))}
+              </ul>`
+        }
       </section>
-      ${history.length === 0
-        ? ''
-        : html`<section aria-labelledby="history-title">
-            <h2 id="history-title">History: ${plural(history.length, 'replaced rule')}</h2>
-            <ul class="rules">
-              ${history.map((r) => card(r, visitor, names, byId))}
-            </ul>
-          </section>`}`,
+      ${
+        history.length === 0
+          ? ''
+          : html`<section aria-labelledby="history-title">
+              <h2 id="history-title">History: ${plural(history.length, 'replaced rule')}</h2>
+              <ul class="rules">
+                ${history.map((r) => card(r, visitor, names, byId))}
+              </ul>
+            </section>`
+      }`,
   });
 }

@@ -82,11 +82,15 @@ export function renderBody(text: string): Html {
     const mismatch = isTarget && previous?.host && host && previous.host !== host ? previous.host : null;
     const lookalike = host !== null && (host.startsWith('xn--') || host.includes('.xn--'));
     parts.push(
-      html`<span class="link"><span class="link-url">${url}</span><span class="link-host"
-          >${host ?? 'not a valid address'}</span
-        >${mismatch
-          ? html`<strong class="link-warn">the text says ${mismatch}, the link goes to ${host}</strong>`
-          : ''}${lookalike ? html`<strong class="link-warn">international look-alike host</strong>` : ''}</span
+      html`<span class="link"
+        ><span class="link-url">${url}</span
+        ><span class="link-host"
+          ><span class="link-host-label">goes to </span>${host ?? 'not a valid address'}</span
+        >${
+          mismatch
+            ? html`<strong class="link-warn">the text says ${mismatch}, the link goes to ${host}</strong>`
+            : ''
+        }${lookalike ? html`<strong class="link-warn">international look-alike host</strong>` : ''}</span
       >`,
     );
     at = start + url.length;
@@ -102,20 +106,26 @@ export function messageBlock(message: MessageView): Html {
   return html`<article class="mail" aria-labelledby="mail-subject">
     <header class="mail-head">
       <p class="mail-from">
-        ${sender.name ? html`<strong>${sender.name}</strong> ` : ''}<span class="mono">&lt;${sender.address}&gt;</span>
+        ${sender.name ? html`<strong>${sender.name}</strong> ` : ''}<span class="mono"
+          >&lt;${sender.address}&gt;</span
+        >
       </p>
       <h2 id="mail-subject" class="mail-subject">${message.subject || '(no subject)'}</h2>
       <p class="muted small">${when(message.date)}</p>
     </header>
     ${renderBody(message.text)}
-    ${message.from === 'snippet'
-      ? html`<p class="muted small">
-          The message is no longer in the source; this is the excerpt the run kept with the question.
-        </p>`
-      : ''}
-    ${message.shortened
-      ? html`<p class="muted small">Shown up to ${MAX_TEXT.toLocaleString('en')} characters.</p>`
-      : ''}
+    ${
+      message.from === 'snippet'
+        ? html`<p class="muted small">
+            The message is no longer in the source; this is the excerpt the run kept with the question.
+          </p>`
+        : ''
+    }
+    ${
+      message.shortened
+        ? html`<p class="muted small">Shown up to ${MAX_TEXT.toLocaleString('en')} characters.</p>`
+        : ''
+    }
     <p class="muted small">Shown as plain text: nothing in it runs, loads or links anywhere.</p>
   </article>`;
 }

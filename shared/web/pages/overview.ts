@@ -49,7 +49,9 @@ function tiles(today: Tally, week: Tally): Html {
 
 function waiting(pending: number): Html {
   if (pending === 0)
-    return html`<p class="callout callout-calm">Nothing is waiting for you. Runs that need a person show up here.</p>`;
+    return html`<p class="callout callout-calm">
+      Nothing is waiting for you. Runs that need a person show up here.
+    </p>`;
   return html`<p class="callout callout-amber">
     <span class="pending">${plural(pending, 'pending decision')}</span>
     <span>The agent set these aside rather than guess.</span>
@@ -58,18 +60,19 @@ function waiting(pending: number): Html {
 }
 
 function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number): Html {
-  if (workflows.length === 0)
-    return html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`;
+  if (workflows.length === 0) return html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`;
   return html`<ul class="workflows">
     ${workflows.map(
       (w) =>
         html`<li class="workflow">
           <div>
             <strong>${w.name}</strong>
-            <span class="muted">${w.id} · ${triggerText(w)} · threshold
-              ${(w.confidence_threshold ?? threshold).toFixed(2)}${w.confidence_threshold === undefined
-                ? ' (from Settings)'
-                : ''}</span>
+            <span class="muted"
+              >${w.id} · ${triggerText(w)} · threshold
+              ${(w.confidence_threshold ?? threshold).toFixed(2)}${
+                w.confidence_threshold === undefined ? ' (from Settings)' : ''
+              }</span
+            >
           </div>
           <form method="post" action="/runs">
             ${csrfField(visitor)}
@@ -133,7 +136,8 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
         ${data.runs.length > 8 ? html`<p><a href="/runs">All ${data.runs.length} runs</a></p>` : ''}
       </section>
       <p class="muted small">
-        From a terminal: <code>handoff pending</code>, then <code>handoff decide ID ACTION --note "why"</code>.
+        From a terminal: <code>handoff pending</code>, then
+        <code>handoff decide ID ACTION --note "why"</code>.
       </p>`,
   });
 }

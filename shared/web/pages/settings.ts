@@ -42,7 +42,10 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
     nav: 'settings',
     visitor,
     pending: data.pending,
-    notice: flash(notice ?? (Object.keys(errors).length ? 'Nothing was saved: see below.' : null), notice ? 'ok' : 'error'),
+    notice: flash(
+      notice ?? (Object.keys(errors).length ? 'Nothing was saved: see below.' : null),
+      notice ? 'ok' : 'error',
+    ),
     scripts: ['settings.js'],
     body: html`<h1>Settings</h1>
       <form class="settings" method="post" action="/settings">
@@ -50,9 +53,9 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
         <fieldset>
           <legend>Confidence threshold</legend>
           <p class="small">
-            One number decides how much it bothers you. Below it, the agent sets an item aside and asks you; at or
-            above it, the agent acts alone. <strong>Higher asks more</strong> (0.8 is sensible for the first week);
-            lower asks less once the rules have built up. Applies from the next run.
+            One number decides how much it bothers you. Below it, the agent sets an item aside and asks you;
+            at or above it, the agent acts alone. <strong>Higher asks more</strong> (0.8 is sensible for the
+            first week); lower asks less once the rules have built up. Applies from the next run.
           </p>
           <div class="range">
             <label for="confidence_threshold">Threshold</label>
@@ -69,9 +72,8 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
             <output id="threshold-value" for="confidence_threshold" data-range-output>${t.toFixed(2)}</output>
           </div>
           <p class="small muted">
-            Default ${defaults.confidence_threshold.toFixed(2)} (CONFIDENCE_THRESHOLD)${stored?.confidence_threshold == null
-              ? ' — in use'
-              : ''}.
+            Default ${defaults.confidence_threshold.toFixed(2)}
+            (CONFIDENCE_THRESHOLD)${stored?.confidence_threshold == null ? ' — in use' : ''}.
           </p>
           ${overrides(data.workflows)} ${fieldError(errors, 'confidence_threshold')}
         </fieldset>
@@ -81,10 +83,14 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
           <select id="notify_channel" name="notify_channel">
             ${NOTIFY_CHANNELS.map(
               (ch) =>
-                html`<option value="${ch}" ${ch === current.notify_channel ? html`selected` : ''}>${ch}</option>`,
+                html`<option value="${ch}" ${ch === current.notify_channel ? html`selected` : ''}>
+                  ${ch}
+                </option>`,
             )}
           </select>
-          <p class="small muted">Where a waiting decision is announced. Default ${defaults.notify_channel}.</p>
+          <p class="small muted">
+            Where a waiting decision is announced. Default ${defaults.notify_channel} (NOTIFY_CHANNEL).
+          </p>
           ${fieldError(errors, 'notify_channel')}
           <label for="ui_base_url">UI base URL</label>
           <input

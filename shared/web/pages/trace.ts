@@ -32,7 +32,14 @@ function feedRows(events: FeedEvent[]): TraceRow[] {
   for (const e of events) {
     const tool = str(e.data.tool);
     if (e.kind === 'tool_start' && tool) {
-      const row: TraceRow = { at: e.at, source: 'feed', kind: 'tool', text: tool, detail: 'running', ms: null };
+      const row: TraceRow = {
+        at: e.at,
+        source: 'feed',
+        kind: 'tool',
+        text: tool,
+        detail: 'running',
+        ms: null,
+      };
       openTools.set(tool, row);
       rows.push(row);
       continue;

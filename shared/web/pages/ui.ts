@@ -73,10 +73,14 @@ export function gauge(confidence: number, threshold: number): Html {
   return html`<figure class="gauge">
     <svg viewBox="0 0 ${width} 44" width="${width}" height="44" aria-hidden="true" focusable="false">
       <rect class="gauge-track" x="0" y="8" width="${width}" height="14" rx="7" />
-      <rect class="${below ? 'gauge-fill gauge-below' : 'gauge-fill'}" x="0" y="8" width="${Math.max(
-        6,
-        Math.round(c * width),
-      )}" height="14" rx="7" />
+      <rect
+        class="${below ? 'gauge-fill gauge-below' : 'gauge-fill'}"
+        x="0"
+        y="8"
+        width="${Math.max(6, Math.round(c * width))}"
+        height="14"
+        rx="7"
+      />
       <line class="gauge-mark" x1="${x}" x2="${x}" y1="2" y2="28" />
       <text class="gauge-label" x="${Math.min(Math.max(x, 40), width - 40)}" y="41" text-anchor="middle">
         threshold ${score(t)}

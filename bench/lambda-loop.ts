@@ -1,0 +1,280 @@
+/**
+ * One scheduled run through the Lambda handlers, in this process, as AWS would run it:
+ * DynamoDB real (dynalite, every request counted with its consumed capacity), EventBridge,
+ * SNS, Scheduler and Secrets Manager mocked at the command level. Every handler call is
+ * timed and attributed to its function. Used by bench/lambda.ts (one child process per size).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { dynamoClient } from '../shared/aws/dynamo-client.ts';
+import { signDecisionToken } from '../shared/links/decision-token.ts';
+import { listPending } from '../shared/runs/decision-repository.ts';
+import { writeMaildir } from '../shared/sources/maildir/generate.ts';
+import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable } from '../shared/store/dynamodb-store.ts';
+import { generateInbox } from './generate-mail.ts';
+
+export type FunctionName = 'trigger' | 'executor' | 'resume' | 'completer' | 'api' | 'schedule-sync';
+
+export interface FunctionUse {
+  invocations: number;
+  ms: number;
+}
+
+export interface LoopResult {
+  items: number;
+  decisions: number;
+  status: string;
+  functions: Partial<Record<FunctionName, FunctionUse>>;
+  dynamodb: { reads: number; writes: number; rru: number; wru: number; failed_conditions: number };
+  dynamodb_by_function: Partial<Record<FunctionName, { reads: number; writes: number }>>;
+  /** Requests by `function command` (e.g. `api QueryCommand`). */
+  dynamodb_commands: Record<string, number>;
+  eventbridge_events: number;
+  sns_publishes: number;
+  scheduler_invocations: number;
+  api_requests: number;
+}
+
+const READS = new Set(['GetCommand', 'GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
+const WRITES = new Set([
+  'PutCommand',
+  'PutItemCommand',
+  'UpdateCommand',
+  'UpdateItemCommand',
+  'DeleteCommand',
+  'DeleteItemCommand',
+]);
+const ARN = (service: string, rest: string) => `arn:aws:${service}:us-east-1:123456789012:${rest}`;
+const SCHEDULE = 'cron(0 8 * * ? *)';
+
+function startDynalite(): Promise<{ endpoint: string; server: Server }> {
+  const dynalite = createRequire(import.meta.url)('dynalite') as (o: object) => Server;
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
+    ),
+  );
+}
+
+const context = (): Context =>
+  ({ functionName: 'bench', awsRequestId: 'r', getRemainingTimeInMillis: () => 900_000 }) as Context;
+
+function http(method: string, target: string, body?: string): APIGatewayProxyEventV2 {
+  const url = new URL(target, 'https://handoff.example.com');
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers: { host: url.host, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    requestContext: { domainName: url.host, http: { method, path: url.pathname } },
+    isBase64Encoded: body !== undefined,
+    ...(body !== undefined ? { body: Buffer.from(body).toString('base64') } : {}),
+  } as unknown as APIGatewayProxyEventV2; // only what the app reads
+}
+
+/** Runs one scheduled run over an `n`-message Maildir and answers every question through the API. */
+export async function runLoop(n: number): Promise<LoopResult> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-lambda-'));
+  const { endpoint, server } = await startDynalite();
+  const linkKey = randomBytes(32);
+  Object.assign(process.env, {
+    HANDOFF_TABLE: 'handoff-bench',
+    USE_DYNAMODB: 'true',
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    EVENT_BUS_NAME: 'handoff',
+    NOTIFY_TOPIC_ARN: ARN('sns', 'handoff'),
+    LINK_KEY_SECRET_ARN: ARN('secretsmanager', 'secret:link'),
+    API_KEY_SECRET_ARN: ARN('secretsmanager', 'secret:api'),
+    UI_BASE_URL: 'https://handoff.example.com',
+    SCHEDULE_GROUP_NAME: 'handoff',
+    SCHEDULER_ROLE_ARN: ARN('iam', 'role/scheduler'),
+    TRIGGER_FUNCTION_ARN: ARN('lambda', 'function:trigger'),
+    HANDOFF_STATE_DIR: path.join(dir, 'state'),
+    HANDOFF_MODEL_PROVIDER: 'local',
+  });
+  const admin = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
+  await ensureTable(admin, 'handoff-bench');
+  const store = new DynamoDbStore(createDocumentClient(admin), 'handoff-bench');
+
+  const eventBridge = mockClient(EventBridgeClient).on(PutEventsCommand).resolves({ FailedEntryCount: 0 });
+  const sns = mockClient(SNSClient).on(PublishCommand).resolves({ MessageId: 'm' });
+  const scheduler = mockClient(SchedulerClient).on(CreateScheduleCommand).resolves({});
+  mockClient(SecretsManagerClient)
+    .on(GetSecretValueCommand)
+    .resolves({ SecretString: linkKey.toString('base64') });
+
+  // Count every request the handlers' DynamoDB client makes, with its consumed capacity.
+  let current: FunctionName = 'api';
+  const result: LoopResult = {
+    items: n,
+    decisions: 0,
+    status: '',
+    functions: {},
+    dynamodb: { reads: 0, writes: 0, rru: 0, wru: 0, failed_conditions: 0 },
+    dynamodb_by_function: {},
+    dynamodb_commands: {},
+    eventbridge_events: 0,
+    sns_publishes: 0,
+    scheduler_invocations: 1,
+    api_requests: 0,
+  };
+  let counting = false;
+  dynamoClient({ AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: endpoint }).middlewareStack.add(
+    (next, ctx) => async (args) => {
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      input.ReturnConsumedCapacity ??= 'TOTAL';
+      const command = ctx.commandName ?? '';
+      const kind = READS.has(command) ? 'reads' : WRITES.has(command) ? 'writes' : null;
+      const tally = (units: number) => {
+        if (!counting || !kind) return;
+        result.dynamodb[kind] += 1;
+        result.dynamodb[kind === 'reads' ? 'rru' : 'wru'] += units;
+        const mine = (result.dynamodb_by_function[current] ??= { reads: 0, writes: 0 });
+        mine[kind] += 1;
+        const key = `${current} ${command}`;
+        result.dynamodb_commands[key] = (result.dynamodb_commands[key] ?? 0) + 1;
+      };
+      try {
+        const out = await next(args);
+        const used = (out.output as { ConsumedCapacity?: { CapacityUnits?: number } }).ConsumedCapacity;
+        tally(used?.CapacityUnits ?? 1);
+        return out;
+      } catch (error) {
+        // A failed conditional write still costs at least one write unit on DynamoDB.
+        if (counting && (error as Error).name === 'ConditionalCheckFailedException')
+          result.dynamodb.failed_conditions += 1;
+        tally(1);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchCountCapacity' },
+  );
+
+  const load = async <T>(name: string) => (await import(`../lambdas/${name}.ts`)) as { handler: T };
+  type Call = (event: unknown, ctx: Context) => Promise<unknown>;
+  const handlers = {
+    trigger: (await load<Call>('trigger')).handler,
+    executor: (await load<Call>('executor')).handler,
+    resume: (await load<Call>('resume')).handler,
+    completer: (await load<Call>('completer')).handler,
+    api: (await load<Call>('api')).handler,
+    'schedule-sync': (await load<Call>('schedule-sync')).handler,
+  };
+  const invoke = async (fn: FunctionName, event: unknown) => {
+    current = fn;
+    const started = performance.now();
+    const out = await handlers[fn](event, context());
+    if (counting) {
+      const use = (result.functions[fn] ??= { invocations: 0, ms: 0 });
+      use.invocations += 1;
+      use.ms += performance.now() - started;
+      if (fn === 'api') result.api_requests += 1;
+    }
+    return out as { statusCode?: number; body?: string; status?: string };
+  };
+  const entries = (): PutEventsRequestEntry[] =>
+    eventBridge.commandCalls(PutEventsCommand).flatMap((c) => c.args[0].input.Entries ?? []);
+  const deliver = (node: string) => {
+    const entry = entries()
+      .filter((e) => e.Detail?.includes(`"node":"${node}"`))
+      .at(-1);
+    if (!entry) throw new Error(`no ${node} step was dispatched`);
+    return {
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      detail: JSON.parse(entry.Detail!) as unknown,
+    };
+  };
+
+  /** Saves a scheduled workflow over `count` messages (not counted), then runs it once, answering every question. */
+  const scheduledRun = async (id: string, count: number, counted: boolean) => {
+    const maildir = path.join(dir, id);
+    await writeMaildir(maildir, generateInbox(count).messages);
+    const yaml = demoWorkflowYaml(maildir)
+      .replace('id: inbox-triage', `id: ${id}`)
+      .replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
+    const put = http('PUT', `/api/workflows/${id}`);
+    const headers = { host: 'handoff.example.com', 'content-type': 'application/yaml' };
+    const saved = await handlers.api({ ...put, body: yaml, isBase64Encoded: false, headers }, context());
+    if ((saved as { statusCode: number }).statusCode !== 201)
+      throw new Error(`could not save workflow ${id}`);
+    const changed = { 'detail-type': 'handoff.workflow', detail: { workflow_id: id, change: 'saved' } };
+    await handlers['schedule-sync'](changed, context());
+    const input = JSON.parse(
+      scheduler.commandCalls(CreateScheduleCommand).at(-1)!.args[0].input.Target!.Input!,
+    ) as object;
+
+    const before = { events: entries().length, publishes: sns.commandCalls(PublishCommand).length };
+    counting = counted;
+    await invoke('trigger', input);
+    let decisions = 0;
+    const paused = await invoke('executor', deliver('executor'));
+    if (paused.status === 'waiting') {
+      const pending = await listPending(store);
+      decisions = pending.length;
+      const link = /https:\/\/\S+/.exec(
+        String(sns.commandCalls(PublishCommand).at(-1)?.args[0].input.Message),
+      )?.[0];
+      const linked = link ? new URL(link) : null;
+      for (const d of pending) {
+        // The notice's link answers its decision; the others get links signed with the same key.
+        const token =
+          linked?.pathname.endsWith(`/${d.id}`) === true
+            ? linked.searchParams.get('token')!
+            : signDecisionToken(linkKey, d.id, new Date(d.expires_at));
+        await invoke('api', http('GET', `/decide/${d.id}?token=${token}`));
+        const action = d.options.includes(d.suggested_action) ? d.suggested_action : 'skip';
+        const posted = await invoke(
+          'api',
+          http('POST', `/decide/${d.id}`, new URLSearchParams({ token, action }).toString()),
+        );
+        if (posted.statusCode !== 200) throw new Error(`answering ${d.id} gave ${posted.statusCode}`);
+      }
+      await invoke('resume', deliver('resume'));
+    }
+    const done = await invoke('completer', deliver('completer'));
+    counting = false;
+    return {
+      decisions,
+      status: done.status ?? 'unknown',
+      events: entries().length - before.events,
+      publishes: sns.commandCalls(PublishCommand).length - before.publishes,
+    };
+  };
+
+  try {
+    // A first run warms every handler (lazy imports, first connections) and is not counted.
+    await scheduledRun('warm-up', 3, false);
+    const measured = await scheduledRun('inbox-triage', n, true);
+    result.decisions = measured.decisions;
+    result.status = measured.status;
+    result.eventbridge_events = measured.events;
+    result.sns_publishes = measured.publishes;
+    return result;
+  } finally {
+    admin.destroy();
+    server.closeAllConnections();
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,149 @@
+/** The markdown report of bench/lambda.ts. */
+import type { CostLine } from './lambda-cost.ts';
+import type { FunctionName, LoopResult } from './lambda-loop.ts';
+
+interface Size {
+  bytes: number;
+  gzip: number;
+  pass: boolean;
+}
+
+export interface BundleRow {
+  name: string;
+  deployed: Size;
+  self_contained: Size;
+  import_ms: { deployed: number | null; self_contained: number | null };
+}
+
+export interface Report {
+  generated_at: string;
+  machine: { node: string; cpus: number; loadavg_1m: number };
+  budget_bytes: number;
+  import_samples: number;
+  bundles: BundleRow[];
+  runs: LoopResult[];
+  memory_mb: Record<FunctionName, number>;
+  memory_from: string;
+  cost_per_1000_items: { from_run_of: number; lines: CostLine[]; total_usd: number };
+  prices: Record<string, { usd: number; note: string }>;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+const ms = (value: number | null) => (value === null ? 'failed' : `${value} ms`);
+const num = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+const usd = (value: number) => `$${value < 0.01 ? value.toFixed(6) : value.toFixed(4)}`;
+
+/** What a run measured, as named rows. */
+function metrics(run: LoopResult, memory: Record<FunctionName, number>): [string, number][] {
+  const fns = Object.entries(run.functions) as [FunctionName, { invocations: number; ms: number }][];
+  return [
+    ['questions asked', run.decisions],
+    ['DynamoDB read requests', run.dynamodb.reads],
+    ['DynamoDB write requests', run.dynamodb.writes],
+    ['DynamoDB read units (RRU)', run.dynamodb.rru],
+    ['DynamoDB write units (WRU)', run.dynamodb.wru],
+    ['failed conditional writes', run.dynamodb.failed_conditions],
+    ['EventBridge events', run.eventbridge_events],
+    ['SNS messages', run.sns_publishes],
+    ['Scheduler invocations', run.scheduler_invocations],
+    ['API Gateway requests', run.api_requests],
+    ['Lambda invocations', fns.reduce((s, [, u]) => s + u.invocations, 0)],
+    ['Lambda time (ms)', Math.round(fns.reduce((s, [, u]) => s + u.ms, 0))],
+    ['Lambda GB-s', fns.reduce((s, [fn, u]) => s + (u.ms / 1000) * (memory[fn] / 1024), 0)],
+  ];
+}
+
+export function renderReport(r: Report): string {
+  const out: string[] = [];
+  const push = (...lines: string[]) => out.push(...lines);
+  push(
+    '# Lambda benchmark',
+    '',
+    `${r.generated_at} · Node ${r.machine.node} here (Lambda runs Node 22) · ${r.machine.cpus} CPUs · load average ${r.machine.loadavg_1m} (other work on the machine inflates every time below)`,
+    '',
+    `## Bundles (esbuild: bundle, minify, ESM, target node22; budget ${mb(r.budget_bytes)} minified each)`,
+    '',
+    '"deployed" leaves `@aws-sdk/*` to the Lambda runtime (as lib/functions.ts does); "self-contained" bundles it too.',
+    `Cold import: \`await import(bundle)\` in a fresh \`node\`, median of ${r.import_samples}; the SDK of "deployed" is loaded from node_modules.`,
+    '',
+    '| function | deployed | gzip | budget | self-contained | gzip | budget | cold import (deployed) | cold import (self-contained) |',
+    '|---|---:|---:|---|---:|---:|---|---:|---:|',
+  );
+  for (const b of r.bundles)
+    push(
+      `| ${b.name} | ${mb(b.deployed.bytes)} | ${mb(b.deployed.gzip)} | ${b.deployed.pass ? 'PASS' : 'FAIL'} | ${mb(b.self_contained.bytes)} | ${mb(b.self_contained.gzip)} | ${b.self_contained.pass ? 'PASS' : 'FAIL'} | ${ms(b.import_ms.deployed)} | ${ms(b.import_ms.self_contained)} |`,
+    );
+
+  const sorted = [...r.runs].sort((a, b) => a.items - b.items);
+  const large = sorted.at(-1)!;
+  const rows = sorted.map((run) => metrics(run, r.memory_mb));
+  push(
+    '',
+    '## Per run: one scheduled run through the handlers',
+    '',
+    'Trigger → executor → every question answered through the decision page (GET + POST each) → resume → completer;',
+    'DynamoDB is dynalite (every request counted with its consumed capacity), EventBridge/SNS/Scheduler mocked, the offline model.',
+    'Each run is the second in a fresh table (a 3-message run warms the handlers first). Per item = the run / its messages.',
+    '',
+    `| | ${sorted.map((s) => `run of ${s.items}`).join(' | ')} | ${sorted.map((s) => `per item (${s.items})`).join(' | ')} |`,
+    `|---|${sorted.map(() => '---:|').join('')}${sorted.map(() => '---:|').join('')}`,
+  );
+  rows[0]!.forEach(([label], i) => {
+    const values = rows.map((row) => row[i]![1]);
+    const perItem = values.map((v, k) => v / sorted[k]!.items);
+    push(`| ${label} | ${values.map(num).join(' | ')} | ${perItem.map(num).join(' | ')} |`);
+  });
+
+  push(
+    '',
+    `## By function (run of ${large.items})`,
+    '',
+    '| function | memory | invocations | time | GB-s | DynamoDB reads | DynamoDB writes |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const [fn, use] of Object.entries(large.functions) as [
+    FunctionName,
+    { invocations: number; ms: number },
+  ][]) {
+    const db = large.dynamodb_by_function[fn] ?? { reads: 0, writes: 0 };
+    const gbs = (use.ms / 1000) * (r.memory_mb[fn] / 1024);
+    push(
+      `| ${fn} | ${r.memory_mb[fn]} MB | ${use.invocations} | ${Math.round(use.ms)} ms | ${gbs.toFixed(3)} | ${db.reads} | ${db.writes} |`,
+    );
+  }
+  const api = large.functions.api;
+  const apiDb = large.dynamodb_by_function.api;
+  if (api && apiDb)
+    push(
+      '',
+      `The API function made ${num((apiDb.reads + apiDb.writes) / api.invocations)} DynamoDB requests per HTTP request ` +
+        `(${large.decisions} questions, each opened and answered); see \`dynamodb_commands\` in lambda.json.`,
+    );
+  push('', `Memory sizes from ${r.memory_from}.`);
+
+  const c = r.cost_per_1000_items;
+  push(
+    '',
+    `## Estimated AWS cost per 1,000 items (in runs of ${c.from_run_of})`,
+    '',
+    '| | quantity | unit | USD |',
+    '|---|---:|---|---:|',
+    ...c.lines.map((l) => `| ${l.item} | ${num(l.quantity)} | ${l.unit} | ${usd(l.usd)} |`),
+    `| **total** | | | **${usd(c.total_usd)}** |`,
+    '',
+    '## Prices assumed (us-east-1 list prices, USD, free tiers ignored)',
+    '',
+    ...Object.values(r.prices).map((p) => `- ${p.note}`),
+    '',
+    '## What this leaves out',
+    '',
+    '- Model cost and latency: the offline model answers in microseconds; with Bedrock the executor and resume time is',
+    '  mostly waiting on the model (billed as Lambda GB-s at their 1024 MB) plus the model tokens themselves.',
+    '- Network: dynalite is on localhost; real DynamoDB adds a few ms per request to every function.',
+    '- Cold starts: init time (the cold import above, billed since Aug 2025) and the Secrets Manager reads a cold start makes.',
+    '- Reads per run include Queries of whole collections (pending decisions, rules); they grow with the table, not the run.',
+    '- CloudWatch Logs, the DLQ, alarms, data transfer and storage.',
+    '',
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,15 @@
+/** EventBridge `handoff.step` {run_id, node: 'executor'} → the run's executor step. */
+import middy from '@middy/core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { lambdaClients } from '../shared/aws/clients.ts';
+import type { StepDetail } from '../shared/aws/lambda-events.ts';
+import { engineForLambda } from '../shared/aws/lambda-engine.ts';
+import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { stepHandler, type StepResult } from '../shared/aws/lambda-handlers.ts';
+
+const env = lambdaEnvFor('executor');
+const engine = engineForLambda(env, lambdaClients(env));
+
+export const handler = middy<EventBridgeEvent<'handoff.step', StepDetail>, StepResult>().handler(
+  stepHandler(engine, 'executor'),
+);

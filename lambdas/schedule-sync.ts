@@ -1,0 +1,20 @@
+/** EventBridge `handoff.workflow` {workflow_id, change} → the workflow's EventBridge schedule follows. */
+import middy from '@middy/core';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { storeForLambda } from '../shared/aws/dynamo-client.ts';
+import type { WorkflowDetail } from '../shared/aws/lambda-events.ts';
+import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { schedulerClient, syncWorkflowSchedule } from '../shared/aws/schedule-sync.ts';
+
+const env = lambdaEnvFor('schedule-sync');
+const store = storeForLambda(env);
+const scheduler = schedulerClient(env.AWS_REGION);
+const target = {
+  groupName: env.SCHEDULE_GROUP_NAME,
+  targetArn: env.TRIGGER_FUNCTION_ARN,
+  roleArn: env.SCHEDULER_ROLE_ARN,
+};
+
+export const handler = middy<EventBridgeEvent<'handoff.workflow', WorkflowDetail>>().handler((event) =>
+  syncWorkflowSchedule(store, scheduler, target, event),
+);

@@ -1,0 +1,15 @@
+/** EventBridge Scheduler → a scheduled run: the trigger node runs here, the executor step is dispatched. */
+import middy from '@middy/core';
+import { lambdaClients } from '../shared/aws/clients.ts';
+import { engineForLambda } from '../shared/aws/lambda-engine.ts';
+import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { triggerScheduledRun } from '../shared/aws/lambda-handlers.ts';
+import type { ScheduleInput } from '../shared/aws/schedule-sync.ts';
+import type { RunSummary } from '../shared/runs/settle.ts';
+
+const env = lambdaEnvFor('trigger');
+const engine = engineForLambda(env, lambdaClients(env));
+
+export const handler = middy<ScheduleInput, RunSummary>().handler((event) =>
+  triggerScheduledRun(engine, event),
+);

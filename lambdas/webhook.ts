@@ -1,0 +1,23 @@
+/** API Gateway (HTTP API) `POST /hooks/:workflowId` → the same app, with the webhook secret from Secrets Manager. */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { lambdaClients } from '../shared/aws/clients.ts';
+import { engineForLambda, linkKeyFor } from '../shared/aws/lambda-engine.ts';
+import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { lambdaWebApp, lambdaWebHandler } from '../shared/aws/lambda-web.ts';
+import { SecretValue } from '../shared/aws/secret-value.ts';
+import { workflowEvents } from '../shared/aws/workflow-events.ts';
+
+const env = lambdaEnvFor('webhook');
+const clients = lambdaClients(env);
+const linkKey = linkKeyFor(env, clients);
+const engine = engineForLambda(env, clients, linkKey);
+const webhookSecret = new SecretValue(clients.secrets, env.WEBHOOK_SECRET_ARN);
+const onWorkflowChange = workflowEvents(clients.eventBridge, env.EVENT_BUS_NAME);
+const { app, launcher } = lambdaWebApp({ engine, env, linkKey, onWorkflowChange });
+
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .before(async () => {
+    env.HANDOFF_WEBHOOK_SECRET ??= await webhookSecret.get(); // once per container
+  })
+  .handler(lambdaWebHandler(app, launcher));

@@ -1,0 +1,162 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import type { Construct } from 'constructs';
+import { HandoffAlarms } from './alarms.ts';
+import { HandoffApi } from './api.ts';
+import { HandoffBus } from './bus.ts';
+import { type FunctionName, handoffFunction, invokeOnFailure } from './functions.ts';
+import { HandoffNotifications } from './notifications.ts';
+import type { HandoffParams } from './params.ts';
+import { HandoffSchedules } from './schedules.ts';
+import { HandoffSecrets } from './secrets.ts';
+import { HandoffTable } from './table.ts';
+
+export type HandoffStackProps = StackProps & HandoffParams;
+
+/** Where a Lambda keeps scratch state; the store itself is DynamoDB. */
+const STATE_DIR = '/tmp/handoff';
+
+/**
+ * Handoff on AWS: each graph node (trigger → executor → completer, and resume) in
+ * its own Lambda, moved along by EventBridge; runs in DynamoDB; schedules in
+ * EventBridge Scheduler; an HTTP API for people and other systems; SNS for notices.
+ */
+export class HandoffStack extends Stack {
+  constructor(scope: Construct, id: string, props: HandoffStackProps) {
+    super(scope, id, props);
+    Tags.of(this).add('project', 'handoff');
+    Tags.of(this).add('stage', props.stage);
+    // `dev` is for trying things out: `cdk destroy` removes everything. Any other stage keeps its data.
+    const removalPolicy = props.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    const store = new HandoffTable(this, 'Store', { removalPolicy });
+    const bus = new HandoffBus(this, 'Events');
+    const notifications = new HandoffNotifications(this, 'Notifications', {
+      removalPolicy,
+      ...(props.notifyEmail !== undefined ? { email: props.notifyEmail } : {}),
+    });
+    const secrets = new HandoffSecrets(this, 'Secrets', { removalPolicy });
+    const api = new HandoffApi(this, 'Http', { removalPolicy });
+
+    const baseEnvironment: Record<string, string> = {
+      HANDOFF_TABLE: store.table.tableName,
+      USE_DYNAMODB: 'true',
+      EVENT_BUS_NAME: bus.eventBus.eventBusName,
+      HANDOFF_MODEL_PROVIDER: props.modelProvider,
+      // Empty means "the provider's default" (the app treats empty variables as unset).
+      HANDOFF_MODEL_ID: props.modelId ?? '',
+      HANDOFF_FALLBACK_MODEL_ID: props.fallbackModelId ?? '',
+      UI_BASE_URL: props.uiBaseUrl ?? api.url,
+      NODE_OPTIONS: '--enable-source-maps',
+      HANDOFF_STATE_DIR: STATE_DIR,
+    };
+    // Last resort for a step that gave up: mark the run failed; if even that fails, the DLQ (alarmed).
+    const stepFailed = handoffFunction(this, {
+      name: 'step-failed',
+      environment: baseEnvironment,
+      removalPolicy,
+      onFailure: new SqsDestination(bus.deadLetterQueue),
+    });
+    const notifyEnvironment = { NOTIFY_CHANNEL: 'sns', NOTIFY_TOPIC_ARN: notifications.topic.topicArn };
+    const fn = (name: FunctionName, extra: Record<string, string> = {}, async = false): NodejsFunction =>
+      handoffFunction(this, {
+        name,
+        environment: { ...baseEnvironment, ...extra },
+        removalPolicy,
+        ...(async ? { onFailure: invokeOnFailure(stepFailed) } : {}),
+      });
+
+    const trigger = fn('trigger', {}, true);
+    const executor = fn(
+      'executor',
+      { ...notifyEnvironment, LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn },
+      true,
+    );
+    const completer = fn('completer', notifyEnvironment, true);
+    const resume = fn('resume', notifyEnvironment, true);
+    const app = fn('api', {
+      LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn,
+      API_KEY_SECRET_ARN: secrets.apiKey.secretArn,
+    });
+    const webhook = fn('webhook', { WEBHOOK_SECRET_ARN: secrets.webhookSecret.secretArn });
+    const schedules = new HandoffSchedules(this, 'Schedules', { trigger });
+    const scheduleSync = fn('schedule-sync', {
+      SCHEDULE_GROUP_NAME: schedules.group.scheduleGroupName,
+      SCHEDULER_ROLE_ARN: schedules.role.roleArn,
+      TRIGGER_FUNCTION_ARN: trigger.functionArn,
+    });
+
+    // Routing: the bus moves a run from node to node; the API and webhooks start runs.
+    bus.routeStep('executor', executor);
+    bus.routeStep('completer', completer);
+    bus.routeStep('resume', resume);
+    bus.routeWorkflowChanges(scheduleSync);
+    api.connect({ app, webhook });
+
+    // Permissions: each function gets exactly what its handler does.
+    for (const f of [trigger, executor, completer, resume, app, webhook, stepFailed]) store.grantReadWrite(f);
+    store.grantRead(scheduleSync);
+    for (const f of [trigger, executor, completer, resume, app, webhook]) bus.eventBus.grantPutEventsTo(f);
+    for (const f of [executor, completer, resume]) notifications.grantPublish(f);
+    secrets.linkKey.grantRead(executor);
+    secrets.linkKey.grantRead(app);
+    secrets.apiKey.grantRead(app);
+    secrets.webhookSecret.grantRead(webhook);
+    schedules.grantManage(scheduleSync);
+    if (props.modelProvider === 'bedrock')
+      for (const f of [executor, completer, resume]) this.grantInvokeModels(f);
+
+    new HandoffAlarms(this, 'Alarms', {
+      topic: notifications.topic,
+      functions: {
+        trigger,
+        executor,
+        completer,
+        resume,
+        api: app,
+        webhook,
+        'schedule-sync': scheduleSync,
+        'step-failed': stepFailed,
+      },
+      deadLetterQueue: bus.deadLetterQueue,
+      httpApi: api.httpApi,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'TableName', { value: store.table.tableName });
+    new CfnOutput(this, 'TopicArn', { value: notifications.topic.topicArn });
+    new CfnOutput(this, 'BusName', { value: bus.eventBus.eventBusName });
+    new CfnOutput(this, 'WebhookSecretArn', {
+      value: secrets.webhookSecret.secretArn,
+      description: 'Secret whose value signs webhook bodies (X-Handoff-Signature)',
+    });
+    new CfnOutput(this, 'ApiKeySecretArn', {
+      value: secrets.apiKey.secretArn,
+      description: 'Secret whose value is the bearer key for the event feed',
+    });
+  }
+
+  /** Bedrock model calls (Converse and InvokeModel, streaming or not) on any model or inference profile. */
+  private grantInvokeModels(f: NodejsFunction): void {
+    const foundationModels = `arn:${this.partition}:bedrock:*::foundation-model/*`;
+    const inferenceProfiles = `arn:${this.partition}:bedrock:${this.region}:${this.account}:inference-profile/*`;
+    f.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+        resources: [foundationModels, inferenceProfiles],
+      }),
+    );
+    const reason =
+      'The model is a deploy-time choice (modelId, fallbackModelId) and cross-region inference profiles route to foundation models in several regions.';
+    if (f.role)
+      Validations.of(f.role).acknowledge(
+        { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/*]', reason },
+        {
+          id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/*]',
+          reason,
+        },
+      );
+  }
+}

@@ -1,0 +1,41 @@
+import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+
+export interface HandoffSecretsProps {
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * Secrets the stack generates at deploy time; no value ever passes through the
+ * template or the CLI. Each is a 64-character alphanumeric string.
+ */
+export class HandoffSecrets extends Construct {
+  /** Signs the decision links in pause notifications (executor) and verifies them (api). */
+  readonly linkKey: Secret;
+  /** The bearer key for the event feed and the local-style API-key path (api). */
+  readonly apiKey: Secret;
+  /** The HMAC key webhook callers sign bodies with (webhook). */
+  readonly webhookSecret: Secret;
+
+  constructor(scope: Construct, id: string, props: HandoffSecretsProps) {
+    super(scope, id);
+    this.linkKey = this.generated('LinkKey', 'Handoff: HMAC key that signs decision links', props);
+    this.apiKey = this.generated('ApiKey', 'Handoff: bearer key for the API and event feed', props);
+    this.webhookSecret = this.generated('WebhookSecret', 'Handoff: HMAC key for signed webhooks', props);
+  }
+
+  private generated(id: string, description: string, props: HandoffSecretsProps): Secret {
+    const secret = new Secret(this, id, {
+      description,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating would invalidate every outstanding link or caller at once; rotate by hand (put-secret-value) when needed.',
+    });
+    return secret;
+  }
+}

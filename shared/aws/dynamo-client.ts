@@ -1,0 +1,31 @@
+/** The container's DynamoDB client and store (the only AWS client the smallest functions load). */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Env } from '../config/env.ts';
+import { createDocumentClient, DynamoDbStore } from '../store/dynamodb-store.ts';
+import type { Store } from '../store/store.ts';
+
+export type ClientEnv = Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT'>;
+
+let dynamo: DynamoDBClient | undefined;
+
+/**
+ * The container's DynamoDB client: DYNAMODB_ENDPOINT when set (dynalite, DynamoDB Local,
+ * with placeholder credentials), else the region's endpoint and the default credentials.
+ */
+export function dynamoClient(env: ClientEnv): DynamoDBClient {
+  dynamo ??= new DynamoDBClient({
+    region: env.AWS_REGION,
+    ...(env.DYNAMODB_ENDPOINT
+      ? { endpoint: env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+  return dynamo;
+}
+
+/** The deployment's DynamoDB store (table HANDOFF_TABLE) over the container's client. */
+export function storeForLambda(
+  env: ClientEnv & Pick<Env, 'HANDOFF_TABLE'>,
+  client: DynamoDBClient = dynamoClient(env),
+): Store {
+  return new DynamoDbStore(createDocumentClient(client), env.HANDOFF_TABLE);
+}

@@ -1,0 +1,60 @@
+/**
+ * The step-failed function: a function gave up on an event (retries exhausted, or the
+ * event too old). A run step's failure marks the run failed with the reason; any other
+ * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
+ */
+import type { z } from 'zod';
+import type { EngineDeps } from '../runs/deps.ts';
+import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
+import {
+  DESTINATION_DETAIL_TYPE,
+  FailureRecordSchema,
+  parseEvent,
+  StepEventSchema,
+} from './lambda-events.ts';
+
+export interface FailureResult {
+  run_id: string | null;
+  marked: boolean;
+  /** `failed`, or why not: not_a_run_step, missing, finished, waiting, moved_on. */
+  why: 'failed' | 'not_a_run_step' | Exclude<MarkFailedResult, { marked: true }>['why'];
+  reason: string;
+}
+
+/**
+ * The step-failed function: a function gave up on an event (retries exhausted, or the
+ * event too old). A run step's failure marks the run failed with the reason; any other
+ * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
+ */
+export async function recordStepFailure(
+  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  event: unknown,
+): Promise<FailureResult> {
+  const raw =
+    (event as { 'detail-type'?: unknown })?.['detail-type'] === DESTINATION_DETAIL_TYPE
+      ? (event as { detail: unknown }).detail
+      : event;
+  const record = parseEvent(FailureRecordSchema, raw, 'a Lambda on-failure destination record');
+  const reason = failureReason(record);
+  const step = StepEventSchema.safeParse(record.requestPayload);
+  if (!step.success) {
+    console.error(`handoff: ${reason}; event: ${JSON.stringify(record.requestPayload).slice(0, 2_000)}`);
+    return { run_id: null, marked: false, why: 'not_a_run_step', reason };
+  }
+  const { run_id, node } = step.data.detail;
+  const result = await markRunFailed(deps, run_id, reason, node);
+  if (!result.marked) console.error(`handoff: run ${run_id} left ${result.why}: ${reason}`);
+  return { run_id, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
+}
+
+function failureReason(record: z.infer<typeof FailureRecordSchema>): string {
+  const ctx = record.requestContext ?? {};
+  const fn = ctx.functionArn?.split(':')[6] ?? 'a function';
+  const attempts = ctx.approximateInvokeCount;
+  const error = record.responsePayload;
+  const what = error?.errorMessage
+    ? `${error.errorType ? `${error.errorType}: ` : ''}${error.errorMessage}`
+    : (ctx.condition ?? 'no error message');
+  const after = attempts ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+  return `${fn} gave up${after}: ${what}`.replace(/\s+/g, ' ').slice(0, 1_000);
+}

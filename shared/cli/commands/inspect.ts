@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { inspectRun, type InspectEntry, type RunTrace } from '../../recorder/views.ts';
+import type { Store } from '../../store/store.ts';
+import { cliContext } from '../context.ts';
+import { printJson } from '../output.ts';
+
+const PAYLOAD_CHARS = 160;
+
+export function registerInspectCommand(program: Command): void {
+  program
+    .command('inspect RUN_ID')
+    .description('one run as a trace: nodes, model turns, tool calls, the pause, the answers, the resume')
+    .option('--json', 'print JSON (payloads as recorded, up to a few KB each)')
+    .action(async (runId: string, options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      await printInspect(engine.store, runId, options);
+    });
+}
+
+/** Prints the run's trace: JSON with `--json`, else one line per step for people. */
+export async function printInspect(store: Store, runId: string, options: { json?: boolean }): Promise<void> {
+  const trace = await inspectRun(store, runId);
+  if (options.json) return printJson(trace);
+  for (const line of traceLines(trace)) process.stdout.write(`${line}\n`);
+}
+
+/** The trace as lines: a header, then each step with its time, and the totals. */
+export function traceLines(trace: RunTrace): string[] {
+  const { run, totals } = trace;
+  const lines = [
+    `Run ${run.id} · workflow ${run.workflow_id} · ${run.status}`,
+    `started ${run.started_at}${run.finished_at ? ` · finished ${run.finished_at}` : ''}`,
+  ];
+  if (run.error) lines.push(`error: ${run.error}`);
+  if (trace.entries.length === 0) {
+    lines.push('', 'No trace was recorded for this run.');
+    return lines;
+  }
+  lines.push('');
+  let day = run.started_at.slice(0, 10);
+  for (const entry of trace.entries) {
+    if (entry.at.slice(0, 10) !== day) {
+      day = entry.at.slice(0, 10);
+      lines.push(`— ${day} —`);
+    }
+    lines.push(
+      ...entryLines(entry).map((text, i) =>
+        i === 0 ? `${entry.at.slice(11, 23)}  ${text}` : `              ${text}`,
+      ),
+    );
+  }
+  const cost = totals.cost_usd === null ? 'cost unknown (a model has no price)' : usd(totals.cost_usd);
+  lines.push(
+    '',
+    `${totals.model_calls} model turn(s) · ${totals.tool_calls} tool call(s) · ${totals.input_tokens} tokens in / ${totals.output_tokens} out · ${cost}`,
+  );
+  if (trace.dropped > 0) lines.push(`${trace.dropped} step(s) did not fit the trace and were not kept.`);
+  return lines;
+}
+
+function entryLines(entry: InspectEntry): string[] {
+  switch (entry.kind) {
+    case 'node_start':
+      return [`▶ ${entry.node}`];
+    case 'node_end':
+      return [
+        `■ ${entry.node} ${entry.status.toLowerCase()} (${entry.ms} ms)${entry.error ? `: ${entry.error}` : ''}`,
+      ];
+    case 'model': {
+      const cost = entry.cost_usd === null ? 'unpriced' : usd(entry.cost_usd);
+      return [
+        `  model ${entry.model_id} → ${entry.stop_reason} · ${entry.input_tokens} in / ${entry.output_tokens} out · ${cost} · ${entry.ms} ms`,
+        ...(entry.error ? [`  error: ${entry.error}`] : []),
+        ...(entry.output ? [`  said: ${flat(entry.output)}`] : []),
+      ];
+    }
+    case 'tool':
+      return [
+        `  tool ${entry.tool} · ${entry.status} · ${entry.ms} ms`,
+        `  in:  ${flat(entry.input)}`,
+        `  out: ${flat(entry.output)}`,
+      ];
+    case 'pause':
+      return [`⏸ paused at ${entry.node}: ${entry.name} ${flat(entry.reason)}`];
+    case 'answer':
+      return [
+        entry.action === null
+          ? `  ? waiting: ${entry.subject} (suggested ${entry.suggested_action})`
+          : `  ✓ ${entry.by === 'expired' ? 'expired' : 'answered'}: ${entry.subject} → ${entry.action}${entry.note ? ` — "${entry.note}"` : ''}`,
+      ];
+    case 'resume':
+      return [`⏵ resumed ${entry.node}`];
+  }
+}
+
+function flat(text: string): string {
+  const one = text.replace(/\s+/g, ' ');
+  return one.length > PAYLOAD_CHARS ? `${one.slice(0, PAYLOAD_CHARS - 1)}…` : one;
+}
+
+function usd(value: number): string {
+  return `$${value.toFixed(6)}`;
+}

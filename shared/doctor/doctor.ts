@@ -1,0 +1,93 @@
+import type { Model } from '@strands-agents/sdk';
+import type { Env } from '../config/env.ts';
+import { slackConfigFrom } from '../notify/slack-api.ts';
+import type { Store } from '../store/store.ts';
+import { broken, runChecks, type Check, type CheckResult } from './check.ts';
+import { modelCheck, notifyCheck, storeCheck } from './checks.ts';
+
+/** What the doctor checks with; hosts build it once (see `doctorFromEnv`), tests pass their own. */
+export interface DoctorDeps {
+  store: Store;
+  /** Builds the configured primary model; may throw (a provider this build lacks, a missing key). */
+  model: () => Promise<Model>;
+  /** One check per configured integration (see integrations.ts). */
+  integrations: () => Promise<Check[]>;
+  /** The SNS topic check, used when NOTIFY_CHANNEL=sns. */
+  sns?: Check;
+  /** Where SLACK_* are read from. */
+  source?: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+}
+
+/** The checks for this environment, in the order they are printed. */
+export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]> {
+  let integrations: Check[];
+  try {
+    integrations = await deps.integrations();
+  } catch (error) {
+    const reason = `could not list them: ${error instanceof Error ? error.message : String(error)}`;
+    integrations = [{ name: 'integrations', run: async () => broken(reason) }];
+  }
+  const slack = () => {
+    const config = slackConfigFrom(deps.source ?? process.env);
+    return deps.fetch ? { ...config, fetch: deps.fetch } : config;
+  };
+  return [
+    storeCheck(deps.store, storeWhere(env)),
+    modelCheck(env.HANDOFF_MODEL_PROVIDER, deps.model),
+    ...integrations,
+    notifyCheck(env.NOTIFY_CHANNEL, deps.sns ? { slack, sns: deps.sns } : { slack }),
+  ];
+}
+
+/** Runs every check of this environment. */
+export async function runDoctor(env: Env, deps: DoctorDeps): Promise<CheckResult[]> {
+  return runChecks(await doctorChecks(env, deps));
+}
+
+/** The doctor as the environment configures it: the real store, model, credentials and channels. */
+export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = process.env): Promise<DoctorDeps> {
+  const { openStore } = await import('../store/open-store.ts');
+  const store = openStore(env);
+  return {
+    store,
+    source,
+    model: async () =>
+      (await import('../models/provider.ts')).modelFactory(env.HANDOFF_MODEL_PROVIDER)('primary'),
+    integrations: async () => {
+      const [{ listEntries }, { credentialsFor }, { integrationChecks, liveProbe }] = await Promise.all([
+        import('../integrations/registry.ts'),
+        import('../credentials/open-credentials.ts'),
+        import('./integrations.ts'),
+      ]);
+      const credentials = credentialsFor(env, store, source);
+      return integrationChecks(
+        await listEntries(store),
+        await credentials.names(),
+        source,
+        liveProbe(credentials),
+      );
+    },
+    sns: {
+      name: 'notify (sns)',
+      async run() {
+        const [{ SNSClient }, { snsTopicCheck }] = await Promise.all([
+          import('@aws-sdk/client-sns'),
+          import('./sns-check.ts'),
+        ]);
+        const client = new SNSClient({ region: env.AWS_REGION });
+        try {
+          return await snsTopicCheck(client, source.NOTIFY_TOPIC_ARN || undefined).run();
+        } finally {
+          client.destroy();
+        }
+      },
+    },
+  };
+}
+
+function storeWhere(env: Env): string {
+  return env.USE_DYNAMODB
+    ? `DynamoDB table ${env.HANDOFF_TABLE} (${env.DYNAMODB_ENDPOINT ?? env.AWS_REGION})`
+    : `JSON files in ${env.HANDOFF_STATE_DIR}`;
+}

@@ -1,0 +1,136 @@
+import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../sources/source.ts';
+import { IntegrationError, serverOf, type ToolOutput } from './tool.ts';
+
+/**
+ * A world-changing integration tool, as a workflow action. The model never calls it:
+ * it proposes it through submit_action, the gate decides, and only then does
+ * `call` run, with arguments filled from the item.
+ */
+export interface IntegrationAction {
+  /** `<entry>__<tool>`, the name a workflow declares under `actions`. */
+  name: string;
+  server: string;
+  tool: string;
+  changesWorld: boolean;
+  irreversible: boolean;
+  inputSchema: Record<string, unknown>;
+  template: Record<string, unknown> | undefined;
+  /** Calls the tool; output and errors are already redacted. */
+  call(args: Record<string, unknown>): Promise<ToolOutput>;
+}
+
+const DETAIL_CHARS = 300;
+
+/** The values a template may name: `{{item.subject}}`, `{{note}}`, ... */
+export function templateVars(item: SourceItem, context: ActionContext): Record<string, string> {
+  return {
+    'item.id': item.id,
+    'item.subject': item.subject,
+    'item.text': item.text,
+    'item.sender': item.sender.address,
+    'item.sender_name': item.sender.name,
+    'item.to': item.to.join(', '),
+    'item.date': item.date ?? '',
+    note: context.note ?? '',
+    reasoning: context.reasoning ?? '',
+    workflow_id: context.workflowId,
+    run_id: context.runId,
+  };
+}
+
+const PLACEHOLDER = /\{\{\s*([a-z_.]+)\s*\}\}/g;
+
+/** Fills `{{name}}` placeholders in every string of a JSON template; unknown names are an error. */
+export function fillTemplate(template: unknown, vars: Record<string, string>): unknown {
+  if (typeof template === 'string')
+    return template.replace(PLACEHOLDER, (_, key: string) => {
+      const value = vars[key];
+      if (value === undefined)
+        throw new IntegrationError(`template names {{${key}}}, which is not a known value`);
+      return value;
+    });
+  if (Array.isArray(template)) return template.map((t) => fillTemplate(t, vars));
+  if (template && typeof template === 'object')
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillTemplate(v, vars)]));
+  return template;
+}
+
+/** Property names filled from the item when an action has no template. */
+const AUTO: [RegExp, string][] = [
+  [/^(title|subject|summary|name)$/i, 'item.subject'],
+  [/^(body|description|text|content|message|markdown)$/i, 'item.text'],
+  [/^(from|sender|email)$/i, 'item.sender'],
+];
+
+/**
+ * The arguments for one action on one item: its template filled from the item, or
+ * else the tool's string properties that plainly name a part of the item (title,
+ * body, sender). A required property neither covers is an error: nothing is sent.
+ */
+export function argumentsFor(
+  action: IntegrationAction,
+  item: SourceItem,
+  context: ActionContext,
+): Record<string, unknown> {
+  const vars = templateVars(item, context);
+  if (action.template) return fillTemplate(action.template, vars) as Record<string, unknown>;
+  const properties = (action.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const args: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(properties)) {
+    if (spec.type !== undefined && spec.type !== 'string') continue;
+    const source = AUTO.find(([pattern]) => pattern.test(key))?.[1];
+    if (source) args[key] = vars[source];
+  }
+  const required = Array.isArray(action.inputSchema.required)
+    ? (action.inputSchema.required as string[])
+    : [];
+  const missing = required.filter((key) => !(key in args));
+  if (missing.length > 0)
+    throw new IntegrationError(
+      `${action.name} needs ${missing.join(', ')}, which the item does not give; set a template: ` +
+        `handoff integrations template ${action.server} ${action.tool} '{"${missing[0]}": "..."}'`,
+    );
+  return args;
+}
+
+/**
+ * Wraps a workflow's source so that `<entry>__<tool>` actions are carried out on
+ * the integration; every other action goes to the source as before. An integration
+ * action whose server is not connected fails: it is never silently skipped.
+ */
+export class IntegrationActionSource implements ItemSource {
+  constructor(
+    private readonly inner: ItemSource,
+    private readonly actions: ReadonlyMap<string, IntegrationAction>,
+    private readonly connected: ReadonlySet<string>,
+  ) {}
+
+  listRefs(): Promise<string[]> {
+    return this.inner.listRefs();
+  }
+
+  read(ref: string): Promise<ReadResult> {
+    return this.inner.read(ref);
+  }
+
+  async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
+    const integration = this.actions.get(action);
+    if (!integration) {
+      const server = serverOf(action);
+      if (server === null) return this.inner.perform(action, item, context);
+      throw new IntegrationError(
+        this.connected.has(server)
+          ? `${server} has no tool for ${action}`
+          : `${action}: integration ${server} is not connected for this run; nothing was done`,
+      );
+    }
+    const output = await integration.call(argumentsFor(integration, item, context));
+    if (output.isError) throw new IntegrationError(`${action} failed: ${truncate(output.text)}`);
+    return `${action}: ${truncate(output.text) || 'done'}`;
+  }
+}
+
+function truncate(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > DETAIL_CHARS ? `${flat.slice(0, DETAIL_CHARS - 1)}…` : flat;
+}

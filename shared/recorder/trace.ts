@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import type { Collection } from '../store/store.ts';
+
+// Not yet in COLLECTIONS; the casts go when store.ts lists them.
+export const SESSIONS = 'sessions' as Collection;
+export const USAGE = 'usage' as Collection;
+
+/**
+ * The entries of a run's session trace, in the order they happened. Text fields
+ * (tool inputs and outputs, model output) are truncated when recorded, so one
+ * run's trace stays one bounded record.
+ */
+const base = { at: z.string(), node: z.string() };
+
+export const NodeStartEntrySchema = z.looseObject({ kind: z.literal('node_start'), ...base });
+
+export const NodeEndEntrySchema = z.looseObject({
+  kind: z.literal('node_end'),
+  ...base,
+  ms: z.number(),
+  status: z.string(),
+  error: z.string().optional(),
+});
+
+export const ModelEntrySchema = z.looseObject({
+  kind: z.literal('model'),
+  ...base,
+  model_id: z.string(),
+  ms: z.number(),
+  /** Messages in the conversation sent to the model, and their size as JSON. */
+  input_messages: z.number().int(),
+  input_chars: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  /** Null when the model id has no price in the table. */
+  cost_usd: z.number().nullable(),
+  stop_reason: z.string(),
+  output: z.string(),
+  error: z.string().optional(),
+});
+
+export const ToolEntrySchema = z.looseObject({
+  kind: z.literal('tool'),
+  ...base,
+  tool: z.string(),
+  tool_use_id: z.string(),
+  /** JSON text of what the tool was called with (after the gate's rewrite). */
+  input: z.string(),
+  output: z.string(),
+  /** `success`, `error`, or `cancelled` when a hook (the gate) stopped the tool body. */
+  status: z.string(),
+  ms: z.number(),
+});
+
+export const PauseEntrySchema = z.looseObject({
+  kind: z.literal('pause'),
+  ...base,
+  interrupt_id: z.string(),
+  name: z.string(),
+  reason: z.string(),
+});
+
+export const ResumeEntrySchema = z.looseObject({
+  kind: z.literal('resume'),
+  ...base,
+  interrupt_ids: z.array(z.string()),
+});
+
+export const TraceEntrySchema = z.discriminatedUnion('kind', [
+  NodeStartEntrySchema,
+  NodeEndEntrySchema,
+  ModelEntrySchema,
+  ToolEntrySchema,
+  PauseEntrySchema,
+  ResumeEntrySchema,
+]);
+
+export type TraceEntry = z.infer<typeof TraceEntrySchema>;
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+export type ToolEntry = z.infer<typeof ToolEntrySchema>;
+export type PauseEntry = z.infer<typeof PauseEntrySchema>;
+
+/** The version of the session record this build writes, and those it can read. */
+export const SESSION_SCHEMA_VERSION = 1;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1];
+
+/** One record per run in 'sessions': the whole trace, across every process that worked on it. */
+export const SessionRecordSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  schema_version: z.number().int(),
+  run_id: z.string(),
+  workflow_id: z.string(),
+  entries: z.array(TraceEntrySchema),
+  /** Entries that did not fit the record's size budget, even without their inputs and outputs. */
+  dropped: z.number().int().default(0),
+  updated_at: z.string(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/** One record per run and model in 'usage'. */
+export const UsageRecordSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  run_id: z.string(),
+  workflow_id: z.string(),
+  model_id: z.string(),
+  /** UTC day (YYYY-MM-DD) of the run's first call to this model. */
+  day: z.string(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  /** Sum over priced calls; `priced` false when the model id has no price. */
+  cost_usd: z.number().nullable(),
+  priced: z.boolean(),
+  calls: z.number().int(),
+  updated_at: z.string(),
+});
+export type UsageRecord = z.infer<typeof UsageRecordSchema>;
+
+/** Shortens text to `max` characters, saying how much was cut. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.length - max;
+  return `${text.slice(0, max)}…[+${cut} chars]`;
+}
+
+/** JSON text of a value, never throwing (cycles and BigInts become a note). */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'undefined';
+  } catch (error) {
+    return `[not JSON: ${error instanceof Error ? error.message : String(error)}]`;
+  }
+}

@@ -1,0 +1,131 @@
+import { listDecisions } from '../runs/decision-repository.ts';
+import { InterruptSchema, type Decision, type Run } from '../runs/records.ts';
+import { getRun } from '../runs/run-repository.ts';
+import { listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { roundUsd } from './prices.ts';
+import { readSession } from './store-sink.ts';
+import { USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
+
+/** A person's answer to one question of a pause, placed in the trace after that pause. */
+export interface AnswerEntry {
+  kind: 'answer';
+  at: string;
+  decision_id: string;
+  item_id: string;
+  subject: string;
+  suggested_action: string;
+  /** Null while the question is still waiting. */
+  action: string | null;
+  note: string | null;
+  by: 'human' | 'expired' | 'unreachable' | null;
+}
+
+export type InspectEntry = TraceEntry | AnswerEntry;
+
+/** One run as a trace, for `handoff inspect` and the Inspector page. */
+export interface RunTrace {
+  run: Pick<Run, 'id' | 'workflow_id' | 'status' | 'started_at' | 'finished_at' | 'error'>;
+  entries: InspectEntry[];
+  totals: {
+    model_calls: number;
+    tool_calls: number;
+    input_tokens: number;
+    output_tokens: number;
+    /** Null when a model of the run has no price. */
+    cost_usd: number | null;
+  };
+  /** Entries the trace had no room for. */
+  dropped: number;
+}
+
+/** The run's trace with the answers to each pause in place; throws NotFoundError for an unknown run. */
+export async function inspectRun(store: Store, runId: string): Promise<RunTrace> {
+  const run = await getRun(store, runId);
+  const session = await readSession(store, runId);
+  const entries: InspectEntry[] = [...(session?.entries ?? [])];
+  const interrupts = (await listRecords(store, 'interrupts', InterruptSchema)).filter(
+    (i) => i.run_id === runId,
+  );
+  const decisions = (await listDecisions(store)).filter((d) => d.run_id === runId);
+  for (const interrupt of interrupts) {
+    const answers = decisions.filter((d) => d.interrupt_id === interrupt.id).map(answerEntry);
+    const pause = entries.findIndex(
+      (e) => e.kind === 'pause' && e.interrupt_id === interrupt.strands_interrupt_id,
+    );
+    const resume = entries.findIndex((e, i) => i > pause && e.kind === 'resume');
+    const at = pause >= 0 ? (resume >= 0 ? resume : pause + 1) : entries.length;
+    entries.splice(at, 0, ...answers);
+  }
+  const models = entries.filter((e) => e.kind === 'model');
+  return {
+    run: {
+      id: run.id,
+      workflow_id: run.workflow_id,
+      status: run.status,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      error: run.error,
+    },
+    entries,
+    totals: {
+      model_calls: models.length,
+      tool_calls: entries.filter((e) => e.kind === 'tool').length,
+      input_tokens: models.reduce((s, e) => s + e.input_tokens, 0),
+      output_tokens: models.reduce((s, e) => s + e.output_tokens, 0),
+      cost_usd: models.some((e) => e.cost_usd === null)
+        ? null
+        : roundUsd(models.reduce((s, e) => s + (e.cost_usd ?? 0), 0)),
+    },
+    dropped: session?.dropped ?? 0,
+  };
+}
+
+function answerEntry(d: Decision): AnswerEntry {
+  return {
+    kind: 'answer',
+    at: d.answer?.at ?? d.created_at,
+    decision_id: d.id,
+    item_id: d.item_id,
+    subject: d.subject,
+    suggested_action: d.suggested_action,
+    action: d.answer?.action ?? null,
+    note: d.answer?.note ?? null,
+    by: d.answer?.by ?? null,
+  };
+}
+
+/** Tokens and cost of one workflow on one UTC day. */
+export interface UsageRow {
+  workflow_id: string;
+  day: string;
+  input_tokens: number;
+  output_tokens: number;
+  /** Null when some of the calls were to a model with no price: the total is not known. */
+  cost_usd: number | null;
+  calls: number;
+}
+
+/** Sums the 'usage' records per workflow and day, oldest day first. */
+export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
+  const rows = new Map<string, UsageRow>();
+  for (const u of await listRecords(store, USAGE, UsageRecordSchema)) {
+    const key = `${u.day}\u0000${u.workflow_id}`;
+    const row = rows.get(key) ?? {
+      workflow_id: u.workflow_id,
+      day: u.day,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+      calls: 0,
+    };
+    row.input_tokens += u.input_tokens;
+    row.output_tokens += u.output_tokens;
+    row.cost_usd = row.cost_usd === null || u.cost_usd === null ? null : roundUsd(row.cost_usd + u.cost_usd);
+    row.calls += u.calls;
+    rows.set(key, row);
+  }
+  return [...rows.values()].sort(
+    (a, b) => a.day.localeCompare(b.day) || a.workflow_id.localeCompare(b.workflow_id),
+  );
+}

@@ -1,0 +1,178 @@
+/** /assets/app.css: the only styles the pages use (the CSP allows no inline style). */
+export const APP_CSS = `
+:root {
+  --ink: #0f172a; --muted: #475569; --line: #e2e8f0; --soft: #f8fafc; --paper: #ffffff;
+  --accent: #1d4ed8; --accent-ink: #ffffff;
+  --amber: #f59e0b; --amber-soft: #fef3c7; --amber-ink: #78350f; --amber-line: #fbbf24;
+  --green-soft: #dcfce7; --green-ink: #166534; --red-soft: #fee2e2; --red-ink: #991b1b;
+  --blue-soft: #dbeafe; --blue-ink: #1e40af; --grey-soft: #f1f5f9;
+  --radius: 10px;
+  font: 15px/1.55 ui-sans-serif, system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  color: var(--ink); background: var(--soft);
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); text-underline-offset: 2px; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: .2rem 0 1rem; letter-spacing: -.01em; }
+h2 { font-size: 1.05rem; margin: 2rem 0 .75rem; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
+code { background: var(--grey-soft); padding: .05rem .3rem; border-radius: 4px; }
+.muted { color: var(--muted); }
+.small { font-size: .88rem; }
+.nowrap { white-space: nowrap; }
+.lede { max-width: 46rem; color: var(--muted); }
+.visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
+.app { display: grid; grid-template-columns: 14rem 1fr; min-height: 100vh;
+  background: linear-gradient(to right, #111827 14rem, transparent 14rem); }
+.sidebar { background: #111827; color: #e5e7eb; padding: 1.25rem .9rem; position: sticky; top: 0; height: 100vh; }
+.sidebar ul { list-style: none; margin: 1.5rem 0 0; padding: 0; }
+.sidebar li a { display: flex; align-items: center; justify-content: space-between; gap: .5rem; color: #e5e7eb;
+  text-decoration: none; padding: .5rem .7rem; border-radius: 8px; font-weight: 500; }
+.sidebar li a:hover { background: #1f2937; }
+.sidebar li a[aria-current="page"] { background: #374151; color: #ffffff; }
+.brand { display: flex; align-items: center; gap: .55rem; color: #ffffff; font-weight: 700; font-size: 1.1rem;
+  text-decoration: none; padding: 0 .7rem; }
+.brand-bare { color: var(--ink); padding: 0; margin: 0 0 2rem; }
+.brand-mark { width: 1rem; height: 1rem; border-radius: 4px; background: var(--amber); display: inline-block; }
+.logout { margin-top: 2rem; padding: 0 .7rem; }
+.link-button { background: none; border: 0; padding: 0; color: #cbd5e1; font: inherit; cursor: pointer; text-decoration: underline; }
+
+main { padding: 2rem 2.5rem 4rem; max-width: 76rem; }
+body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); border: 1px solid var(--line);
+  border-radius: var(--radius); padding: 2rem 2.25rem; }
+
+.badge { background: var(--amber); color: #111827; border-radius: 999px; min-width: 1.5rem; padding: 0 .45rem;
+  font-size: .8rem; font-weight: 700; text-align: center; line-height: 1.5rem; }
+.pending { background: var(--amber-soft); color: var(--amber-ink); border: 1px solid var(--amber); border-radius: 999px;
+  padding: .1rem .6rem; font-weight: 600; font-size: .85rem; white-space: nowrap; }
+.status { border-radius: 999px; padding: .1rem .6rem; font-size: .8rem; font-weight: 600; background: var(--grey-soft);
+  color: #334155; vertical-align: middle; white-space: nowrap; }
+.status-completed { background: var(--green-soft); color: var(--green-ink); }
+.status-failed { background: var(--red-soft); color: var(--red-ink); }
+.status-running { background: var(--blue-soft); color: var(--blue-ink); }
+.status-waiting { background: var(--amber-soft); color: var(--amber-ink); border: 1px solid var(--amber); }
+
+.callout { display: flex; flex-wrap: wrap; align-items: center; gap: .75rem; padding: .9rem 1.1rem;
+  border-radius: var(--radius); background: var(--paper); border: 1px solid var(--line); }
+.callout-amber { background: #fffbeb; border-color: var(--amber-line); border-left: 5px solid var(--amber); }
+.callout-calm { color: var(--muted); }
+.flash { padding: .7rem 1rem; border-radius: var(--radius); margin: 0 0 1rem; }
+.flash-ok { background: var(--green-soft); color: var(--green-ink); }
+.flash-error { background: var(--red-soft); color: var(--red-ink); }
+.field-error { color: var(--red-ink); font-weight: 600; }
+
+.button { display: inline-flex; align-items: center; gap: .3rem; border: 1px solid #cbd5e1; background: var(--paper);
+  color: var(--ink); border-radius: 8px; padding: .45rem .9rem; font: inherit; font-weight: 600; cursor: pointer;
+  text-decoration: none; }
+.button:hover { border-color: #94a3b8; }
+.button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible {
+  outline: 3px solid #93c5fd; outline-offset: 2px; }
+.button-primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); }
+.button-amber { background: var(--amber); border-color: var(--amber); color: #111827; margin-left: auto; }
+.button-quiet { color: var(--muted); }
+.button-danger { color: var(--red-ink); border-color: #fecaca; }
+
+.tiles { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: .75rem; }
+.tile { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .9rem 1rem;
+  display: flex; flex-direction: column; gap: .1rem; }
+.tile-asked { box-shadow: inset 0 4px 0 var(--amber); }
+.tile-title { font-weight: 600; font-size: .9rem; }
+.tile-number { font-size: 2rem; font-weight: 700; line-height: 1.2; }
+.tile-sub, .tile-hint { font-size: .82rem; color: var(--muted); }
+
+.workflows, .questions, .rules, .plain-list { list-style: none; padding: 0; margin: 0; }
+.workflow, .rule { display: flex; justify-content: space-between; align-items: center; gap: 1rem; background: var(--paper);
+  border: 1px solid var(--line); border-radius: var(--radius); padding: .8rem 1rem; margin-bottom: .5rem; }
+.workflow .muted { display: block; font-size: .85rem; }
+.rule-old { opacity: .8; background: var(--soft); }
+.rule p { margin: .15rem 0; }
+.plain-list li { padding: .45rem 0; border-bottom: 1px solid var(--line); }
+
+.table { width: 100%; border-collapse: collapse; background: var(--paper); border: 1px solid var(--line);
+  border-radius: var(--radius); overflow: hidden; }
+.table th, .table td { text-align: left; padding: .5rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+.table th { font-size: .78rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); background: var(--soft); }
+.trace td { font-size: .86rem; }
+.trace th:nth-child(3) { width: 30%; } .trace th:nth-child(4) { width: 42%; }
+.trace .detail { color: var(--muted); overflow-wrap: anywhere; max-width: 34rem; }
+.trace-record { background: #fafafa; }
+.kind { font-size: .75rem; font-weight: 700; border-radius: 4px; padding: .05rem .35rem; background: var(--grey-soft); color: #334155; white-space: nowrap; }
+.kind-asked, .kind-deferred { background: var(--amber-soft); color: var(--amber-ink); }
+.kind-completed, .kind-acted { background: var(--green-soft); color: var(--green-ink); }
+.kind-failed { background: var(--red-soft); color: var(--red-ink); }
+.kind-record { background: #ede9fe; color: #5b21b6; }
+.summary { font-weight: 500; }
+
+.graph { list-style: none; display: flex; gap: 2.5rem; padding: 0; margin: 1.25rem 0; flex-wrap: wrap; }
+.node { position: relative; min-width: 11rem; padding: .75rem 1rem; border-radius: var(--radius); background: var(--paper);
+  border: 2px solid var(--line); display: flex; flex-direction: column; }
+.node + .node::before { content: "→"; position: absolute; left: -1.9rem; top: 50%; transform: translateY(-50%);
+  color: #94a3b8; font-size: 1.3rem; }
+.node-name { font-weight: 700; }
+.node-state { font-size: .85rem; color: var(--muted); }
+.node-running { border-color: #60a5fa; background: #eff6ff; }
+.node-done { border-color: #86efac; background: #f0fdf4; }
+.node-paused { border-color: var(--amber); background: #fffbeb; }
+.node-paused .node-state { color: var(--amber-ink); font-weight: 600; }
+.node-failed { border-color: #fca5a5; background: #fef2f2; }
+
+.eyebrow { display: flex; gap: .6rem; align-items: center; margin: 0 0 .25rem; font-size: .9rem; }
+.decision { display: grid; grid-template-columns: minmax(0, 1.6fr) minmax(18rem, 1fr); gap: 1.5rem; align-items: start; }
+.mail, .reasoning, .answer { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.1rem 1.25rem; }
+.mail-head { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
+.mail-head p { margin: 0; }
+.mail-subject { margin: .35rem 0 .2rem; font-size: 1.1rem; }
+.mail-body { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .95rem; line-height: 1.6; }
+.link { background: var(--grey-soft); border-radius: 4px; padding: 0 .25rem; }
+.link-url { color: #334155; text-decoration: underline dotted; }
+.link-host { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .78rem; font-weight: 700;
+  background: #e2e8f0; color: var(--ink); border-radius: 4px; padding: 0 .3rem; margin-left: .3rem; white-space: nowrap; }
+.link-host-label { font-weight: 400; color: var(--muted); }
+.link-warn { color: var(--red-ink); background: var(--red-soft); border-radius: 4px; padding: 0 .3rem; margin-left: .3rem; font-size: .8rem; }
+.reasoning h2 { margin-top: 0; }
+.verbatim { margin: .5rem 0 1rem; padding: .6rem .9rem; border-left: 4px solid #cbd5e1; background: var(--soft);
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.verbatim-inline { color: var(--muted); }
+.gauge { margin: 0; }
+.gauge svg { max-width: 100%; height: auto; }
+.gauge-track { fill: #e2e8f0; }
+.gauge-fill { fill: #22c55e; }
+.gauge-below { fill: var(--amber); }
+.gauge-mark { stroke: var(--ink); stroke-width: 3; }
+.gauge-label { fill: var(--ink); font-size: 11px; font-weight: 600; }
+.gauge figcaption { font-size: .85rem; color: var(--muted); }
+.answer { margin-top: 1rem; display: flex; flex-direction: column; gap: .5rem; }
+textarea, input[type="text"], input[type="password"], input[type="url"], select { font: inherit; padding: .5rem .65rem;
+  border: 1px solid #94a3b8; border-radius: 8px; width: 100%; background: var(--paper); color: var(--ink); }
+.options { display: flex; flex-wrap: wrap; gap: .45rem; }
+.after { margin-top: 1rem; display: flex; gap: .75rem; align-items: center; }
+
+.question { background: var(--paper); border: 1px solid var(--line); border-left: 5px solid var(--amber);
+  border-radius: var(--radius); padding: .9rem 1.1rem; margin-bottom: .75rem; }
+.question p { margin: .3rem 0; }
+.question-head { display: flex; gap: .6rem; align-items: center; }
+.question-subject { font-weight: 600; font-size: 1.02rem; }
+.inline-answer { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .6rem; }
+.inline-answer input[type="text"] { flex: 1 1 16rem; width: auto; }
+
+.settings { max-width: 40rem; display: flex; flex-direction: column; gap: 1rem; align-items: flex-start; }
+.settings fieldset { width: 100%; border: 1px solid var(--line); border-radius: var(--radius); background: var(--paper); padding: 1rem 1.25rem; }
+.settings legend { font-weight: 700; padding: 0 .3rem; }
+.settings label { display: block; font-weight: 600; margin-top: .6rem; }
+.range { display: flex; align-items: center; gap: 1rem; }
+.range input { flex: 1; accent-color: var(--amber); }
+.range output { font-weight: 700; font-size: 1.3rem; min-width: 3rem; }
+.login { display: flex; flex-direction: column; gap: .6rem; align-items: flex-start; }
+
+@media (max-width: 52rem) {
+  .app { grid-template-columns: 1fr; }
+  .sidebar { position: static; height: auto; }
+  .sidebar ul { display: flex; flex-wrap: wrap; margin-top: .75rem; }
+  main { padding: 1.25rem; }
+  .decision { grid-template-columns: 1fr; }
+}
+`;
+
+/** /assets/icon.svg: the tab icon. */
+export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="8" y="8" width="20" height="20" rx="4" fill="#60a5fa"/><rect x="4" y="4" width="20" height="20" rx="4" fill="#f59e0b"/></svg>`;

@@ -1,0 +1,122 @@
+/** Memory (list and delete rules), Settings (stored in the store), login and logout. */
+import type { Context, Hono } from 'hono';
+import { NotFoundError } from '../errors/index.ts';
+import { listRules, revokeRule } from '../memory/rules-repository.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
+import { listWorkflows } from '../workflows/repository.ts';
+import { admit, admitForm, formFields } from './guard.ts';
+import { loginPage } from './pages/login.ts';
+import { memoryPage } from './pages/memory.ts';
+import { settingsPage } from './pages/settings.ts';
+import { safeNext } from './session.ts';
+import { applySettings, settingDefaults, type WebDeps } from './web-deps.ts';
+
+async function renderSettings(c: Context, web: WebDeps, errors: Record<string, string>, status: 200 | 422) {
+  const admitted = await admit(c, web);
+  if (!admitted.ok) return admitted.response;
+  const store = web.engine.store;
+  const defaults = settingDefaults(web);
+  const [settings, workflows, pending] = await Promise.all([
+    getSettings(store, defaults),
+    listWorkflows(store),
+    listPending(store),
+  ]);
+  const data = {
+    current: settings,
+    defaults,
+    stored: settings.stored,
+    workflows,
+    pending: pending.length,
+    errors,
+  };
+  const notice = c.req.query('saved') ? 'Saved. The threshold applies from the next run.' : null;
+  return c.html(settingsPage(admitted.visitor, data, status === 200 ? notice : null), status);
+}
+
+/** Registers Memory, Settings, login and logout. */
+export function registerManageRoutes(app: Hono, web: WebDeps): void {
+  const store = web.engine.store;
+
+  app.get('/memory', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const [rules, workflows, pending] = await Promise.all([
+      listRules(store),
+      listWorkflows(store),
+      listPending(store),
+    ]);
+    const names = new Map(workflows.map((w) => [w.id, w.name]));
+    const notice = c.req.query('deleted') ? 'Deleted the rule: it no longer fires.' : null;
+    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice));
+  });
+
+  app.post('/memory/:id/delete', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    try {
+      await revokeRule(store, web.engine.mirror, c.req.param('id'));
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
+    }
+    return c.redirect('/memory?deleted=1', 303);
+  });
+
+  app.get('/settings', (c) => renderSettings(c, web, {}, 200));
+
+  app.post('/settings', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const f = admitted.form;
+    const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? null : v.trim());
+    const parsed = SettingsInputSchema.safeParse({
+      confidence_threshold: blank(f.confidence_threshold),
+      notify_channel: blank(f.notify_channel),
+      ui_base_url: blank(f.ui_base_url),
+    });
+    if (!parsed.success) {
+      const errors: Record<string, string> = {};
+      for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
+      return renderSettings(c, web, errors, 422);
+    }
+    applySettings(web, await saveSettings(store, parsed.data));
+    return c.redirect('/settings?saved=1', 303);
+  });
+
+  app.get('/login', async (c) => {
+    const next = safeNext(c.req.query('next'), '/');
+    if (!web.sessions.passwordSet) return c.redirect(next, 303);
+    const session = (await web.sessions.read(c)) ?? (await web.sessions.issue(c, false));
+    if (session.auth) return c.redirect(next, 303);
+    return c.html(loginPage(await web.sessions.csrfFor(session), next, null));
+  });
+
+  app.post('/login', async (c) => {
+    if (!web.sessions.passwordSet) return c.redirect('/', 303);
+    const form = await formFields(c);
+    const next = safeNext(form.next, '/');
+    const session = await web.sessions.read(c);
+    if (!session || !(await web.sessions.csrfValid(session, form._csrf))) {
+      const current = session ?? (await web.sessions.issue(c, false));
+      const problem = 'The form was stale; please try again.';
+      return c.html(loginPage(await web.sessions.csrfFor(current), next, problem), 403);
+    }
+    const verdict = web.sessions.checkPassword(form.password);
+    if (verdict !== 'ok') {
+      const problem = verdict === 'throttled' ? 'Too many attempts; wait a minute.' : 'Wrong password.';
+      return c.html(
+        loginPage(await web.sessions.csrfFor(session), next, problem),
+        verdict === 'throttled' ? 429 : 401,
+      );
+    }
+    await web.sessions.issue(c, true); // a new session id: nothing from before the login carries over
+    return c.redirect(next, 303);
+  });
+
+  app.post('/logout', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    web.sessions.clear(c);
+    return c.redirect(web.sessions.passwordSet ? '/login' : '/', 303);
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * The pages a person reads: Overview, Activity, Runs and the run inspector (with
+ * its session-authenticated live stream), and "Run now".
+ */
+import type { Context, Hono } from 'hono';
+import { listAudit } from '../audit/audit.ts';
+import { NotFoundError } from '../errors/index.ts';
+import { feed } from '../events/feed.ts';
+import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
+import type { Decision } from '../runs/records.ts';
+import { getRun, listRuns } from '../runs/run-repository.ts';
+import { createRunFor } from '../runs/start-run.ts';
+import { readStoredSettings } from '../settings/settings.ts';
+import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
+import { admit, admitForm } from './guard.ts';
+import { activityPage } from './pages/activity.ts';
+import { inspectorPage, runsPage } from './pages/inspector.ts';
+import { messagePage } from './pages/layout.ts';
+import { overviewPage } from './pages/overview.ts';
+import { streamRun } from './sse.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** The decision named by `?answered=`, when it was answered (for the "Recorded" notice). */
+async function answeredFrom(c: Context, web: WebDeps): Promise<Decision | null> {
+  const id = c.req.query('answered');
+  if (!id) return null;
+  const decision = await getDecision(web.engine.store, id).catch(() => null);
+  return decision?.status === 'answered' ? decision : null;
+}
+
+async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
+  return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
+}
+
+function notFound(c: Context, message: string): Response | Promise<Response> {
+  return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
+}
+
+/** Registers the reading pages and "Run now". */
+export function registerPageRoutes(app: Hono, web: WebDeps): void {
+  const store = web.engine.store;
+
+  app.get('/', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const [workflows, runs, pending, stored] = await Promise.all([
+      listWorkflows(store),
+      listRuns(store),
+      listPending(store),
+      readStoredSettings(store),
+    ]);
+    const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
+    const data = { workflows, runs, pending: pending.length, threshold };
+    return c.html(overviewPage(admitted.visitor, data, null));
+  });
+
+  app.post('/runs', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const workflowId = admitted.form.workflow_id ?? '';
+    try {
+      const run = await createRunFor(web.engine, workflowId, { kind: 'manual', detail: null });
+      web.runner.launch(run);
+      return c.redirect(`/runs/${encodeURIComponent(run.id)}`, 303);
+    } catch (error) {
+      if (error instanceof NotFoundError) return notFound(c, error.message);
+      throw error;
+    }
+  });
+
+  app.get('/activity', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const [decisions, names, recorded] = await Promise.all([
+      listDecisions(store),
+      workflowNames(web),
+      answeredFrom(c, web),
+    ]);
+    const pending = decisions.filter((d) => d.status === 'pending');
+    const recent = decisions
+      .filter((d) => d.status !== 'pending')
+      .sort((a, b) => (b.answer?.at ?? b.expires_at).localeCompare(a.answer?.at ?? a.expires_at))
+      .slice(0, 10);
+    return c.html(activityPage(admitted.visitor, { pending, recent, names, recorded }));
+  });
+
+  app.get('/runs', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const [runs, names, pending] = await Promise.all([
+      listRuns(store),
+      workflowNames(web),
+      listPending(store),
+    ]);
+    return c.html(runsPage(admitted.visitor, runs.slice(0, 200), names, pending.length));
+  });
+
+  app.get('/runs/:id', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const run = await getRun(store, c.req.param('id')).catch(() => null);
+    if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
+    const [workflow, audit, decisions, recorded] = await Promise.all([
+      getWorkflow(store, run.workflow_id).catch(() => null),
+      listAudit(store, { runId: run.id }),
+      listDecisions(store),
+      answeredFrom(c, web),
+    ]);
+    const data = {
+      run,
+      workflowName: workflow?.name ?? run.workflow_id,
+      events: feed.history(run.id),
+      audit,
+      decisions: decisions.filter((d) => d.run_id === run.id),
+      pending: decisions.filter((d) => d.status === 'pending').length,
+      recorded,
+      live: web.liveFeed,
+    };
+    return c.html(inspectorPage(admitted.visitor, data));
+  });
+
+  // The inspector's live feed: the page session, not the API key, opens it.
+  app.get('/runs/:id/events', async (c) => {
+    const admitted = await admit(c, web, 'stream');
+    if (!admitted.ok) return admitted.response;
+    const run = await getRun(store, c.req.param('id')).catch(() => null);
+    if (!run) return c.text('no such run', 404);
+    return streamRun(c, run.id, c.req.query('after'));
+  });
+}

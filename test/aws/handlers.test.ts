@@ -1,0 +1,139 @@
+/** The shared handler bodies on their edges (a JSON-file store; the loop test covers DynamoDB). */
+import { afterEach, describe, expect, it } from 'vitest';
+import { stepHandler, triggerScheduledRun } from '../../shared/aws/lambda-handlers.ts';
+import { recordStepFailure } from '../../shared/aws/step-failure.ts';
+import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
+import { loadEnv } from '../../shared/config/env.ts';
+import type { Step } from '../../shared/runs/dispatch.ts';
+import { markRunFailed } from '../../shared/runs/fail-run.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
+import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
+import { getWorkflow } from '../../shared/workflows/repository.ts';
+import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
+import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
+import { failureRecord } from './support.ts';
+
+let fixture: EngineFixture;
+afterEach(() => fixture?.cleanup());
+
+async function dispatched() {
+  const steps: { run_id: string; node: Step }[] = [];
+  fixture = await engineFixture({
+    messages: [mail({ from: 'a@x.example', subject: 'Unsure' })],
+    model: () =>
+      new ScriptedModel(executorScript(() => ({ action: 'archive', confidence: 0.2, reasoning: 'r' }))),
+  });
+  fixture.deps.dispatcher = { dispatch: async (step) => void steps.push(step) };
+  return steps;
+}
+const stepEvent = (run_id: string, node: Step) => ({
+  'detail-type': 'handoff.step',
+  detail: { run_id, node },
+});
+
+describe('step functions', () => {
+  it('ignore a step meant for another node, and refuse an event that is not a step', async () => {
+    await dispatched();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    const before = await getRun(fixture.store, run.id);
+    const completer = stepHandler(fixture.deps, 'completer');
+    expect(await completer(stepEvent(run.id, 'executor'))).toMatchObject({ ignored: true });
+    expect(await getRun(fixture.store, run.id)).toEqual(before);
+    await expect(completer({ detail: { run_id: run.id } })).rejects.toThrow(
+      /^not a handoff.step event: detail-type/,
+    );
+    await expect(triggerScheduledRun(fixture.deps, { workflow_id: 'inbox' })).rejects.toThrow(
+      /^not a schedule input .*schedule/,
+    );
+  });
+});
+
+describe('step-failed', () => {
+  it('leaves a waiting run answerable, and a run moved on to another step alone', async () => {
+    const steps = await dispatched();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    expect(steps.at(-1)).toEqual({ run_id: run.id, node: 'executor' });
+    // The executor's retries were exhausted, but a late record names the completer: not this step.
+    const late = await recordStepFailure(fixture.deps, failureRecord(stepEvent(run.id, 'completer'), 'x'));
+    expect(late).toMatchObject({ marked: false, why: 'moved_on' });
+
+    await stepHandler(fixture.deps, 'executor')(stepEvent(run.id, 'executor'));
+    expect((await getRun(fixture.store, run.id)).status).toBe('waiting');
+    const waiting = await markRunFailed(fixture.deps, run.id, 'SNS is down', 'executor');
+    expect(waiting).toMatchObject({ marked: false, why: 'waiting' });
+    expect((await getRun(fixture.store, run.id)).status).toBe('waiting');
+    expect(await markRunFailed(fixture.deps, 'run_nope', 'x')).toEqual({
+      marked: false,
+      run: null,
+      why: 'missing',
+    });
+  });
+
+  it('reads the record inside an EventBridge destination event; logs failures that are not run steps', async () => {
+    await dispatched();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    const record = failureRecord(stepEvent(run.id, 'executor'), 'DynamoDB throttled');
+    const wrapped = { 'detail-type': 'Lambda Function Invocation Result - Failure', detail: record };
+    expect(await recordStepFailure(fixture.deps, wrapped)).toMatchObject({ run_id: run.id, marked: true });
+    expect((await getRun(fixture.store, run.id)).error).toMatch(
+      /^handoff-executor gave up after 3 attempts: Error: /,
+    );
+
+    const trigger = failureRecord({ workflow_id: 'gone', schedule: 'rate(1 hour)' }, 'no workflow "gone"');
+    expect(await recordStepFailure(fixture.deps, trigger)).toMatchObject({
+      run_id: null,
+      marked: false,
+      why: 'not_a_run_step',
+      reason: expect.stringContaining('no workflow "gone"'),
+    });
+    const expired = { ...record, requestContext: { condition: 'EventAgeExceeded' }, responsePayload: null };
+    expect((await recordStepFailure(fixture.deps, expired)).reason).toBe(
+      'a function gave up: EventAgeExceeded',
+    );
+  });
+});
+
+describe('workflow routes', () => {
+  it('save JSON or YAML, refuse a mismatched or invalid body, remove, and announce each change', async () => {
+    fixture = await engineFixture({ messages: [], model: () => new ScriptedModel(() => ({ text: '' })) });
+    const changes: [string, WorkflowChange][] = [];
+    const { app } = lambdaWebApp({
+      engine: fixture.deps,
+      env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir }),
+      linkKey: { get: async () => Buffer.alloc(32, 7) },
+      onWorkflowChange: async (id, change) => void changes.push([id, change]),
+    });
+    const put = (id: string, body: string, type: string) =>
+      app.request(`/api/workflows/${id}`, { method: 'PUT', body, headers: { 'Content-Type': type } });
+    const yaml = workflowYaml(fixture.maildir).replace('id: inbox', 'id: second');
+
+    expect((await put('second', yaml, 'application/yaml')).status).toBe(201);
+    const json = JSON.stringify({ ...(await getWorkflow(fixture.store, 'second')), name: 'Renamed' });
+    const replaced = await put('second', json, 'application/json');
+    expect(replaced.status).toBe(200);
+    expect(await replaced.json()).toEqual({ id: 'second', name: 'Renamed', trigger: { manual: true } });
+
+    const mismatch = await put('other', yaml, 'text/plain');
+    expect(mismatch.status).toBe(422);
+    expect(await mismatch.json()).toEqual({
+      error: 'body: id "second" does not match the path\'s workflow id "other"',
+    });
+    const invalid = await put(
+      'second',
+      yaml.replace('trigger: { manual: true }', 'trigger: {}'),
+      'text/yaml',
+    );
+    expect(invalid.status).toBe(422);
+    expect(((await invalid.json()) as { error: string }).error).toMatch(/^body.yaml: trigger: needs one of/);
+    expect((await put('second', 'x'.repeat(300 * 1024), 'text/yaml')).status).toBe(413);
+
+    expect((await app.request('/api/workflows/second', { method: 'DELETE' })).status).toBe(204);
+    expect((await app.request('/api/workflows/second', { method: 'DELETE' })).status).toBe(404);
+    expect(changes).toEqual([
+      ['second', 'saved'],
+      ['second', 'saved'],
+      ['second', 'removed'],
+    ]);
+  });
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
+import { openApiDocument } from '../../shared/web/openapi.ts';
+import { makeEngine } from '../web/support.ts';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
+import type { RunLauncher } from '../../shared/web/run-launcher.ts';
+
+type Doc = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
+};
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+let app: Hono;
+let launcher: RunLauncher;
+let dir: string;
+const doc = openApiDocument() as Doc;
+
+beforeAll(async () => {
+  const made = await makeEngine();
+  dir = made.dir;
+  ({ app, launcher } = lambdaWebApp({
+    engine: made.engine,
+    env: made.env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: async () => undefined,
+  }));
+});
+afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+/** Every `/api` route the app serves, as OpenAPI path + method. */
+function servedApiRoutes(): { path: string; method: string }[] {
+  const seen = new Set<string>();
+  return app.routes
+    .filter((r) => r.path.startsWith('/api/') && r.method !== 'ALL' && !r.path.includes('*'))
+    .map((r) => ({ path: r.path.replace(/:([A-Za-z_]+)/g, '{$1}'), method: r.method.toLowerCase() }))
+    .filter((r) => !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`));
+}
+
+/** Every `$ref` in the document. */
+function refs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => refs(v, out));
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref') out.push(String(v));
+      else refs(v, out);
+    }
+  return out;
+}
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1 with a title and version', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.info.version).toBeTruthy();
+    expect(app.routes.some((r) => r.path === '/api/openapi.json')).toBe(true);
+  });
+
+  it('describes every /api route the app serves, with responses', () => {
+    const served = servedApiRoutes();
+    expect(served.length).toBeGreaterThanOrEqual(8);
+    for (const { path, method } of served) {
+      const operation = doc.paths[path]?.[method] as { responses?: Record<string, unknown> } | undefined;
+      expect(operation, `${method.toUpperCase()} ${path}`).toBeDefined();
+      expect(Object.keys(operation!.responses ?? {}).length, `${method} ${path} responses`).toBeGreaterThan(
+        0,
+      );
+    }
+  });
+
+  it('describes nothing the app does not serve', () => {
+    const served = new Set(servedApiRoutes().map((r) => `${r.method} ${r.path}`));
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const method of Object.keys(item).filter((k) => METHODS.includes(k)))
+        expect(served, `${method} ${path}`).toContain(`${method} ${path}`);
+  });
+
+  it('is well-formed: responses described, path parameters declared, ids unique, refs resolve', () => {
+    const operationIds = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      expect(path.startsWith('/api/')).toBe(true);
+      const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const shared = (item.parameters as { name: string; in: string }[] | undefined) ?? [];
+      for (const method of Object.keys(item).filter((k) => METHODS.includes(k))) {
+        const op = item[method] as {
+          operationId: string;
+          responses: Record<string, { description?: string; $ref?: string }>;
+          parameters?: { name: string; in: string }[];
+        };
+        expect(operationIds.has(op.operationId), op.operationId).toBe(false);
+        operationIds.add(op.operationId);
+        const declared = [...shared, ...(op.parameters ?? [])]
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name);
+        expect(declared.sort()).toEqual(params.sort());
+        for (const [status, response] of Object.entries(op.responses)) {
+          expect(status).toMatch(/^[1-5]\d\d$/);
+          expect(response.description ?? response.$ref, `${method} ${path} ${status}`).toBeTruthy();
+        }
+      }
+    }
+    for (const target of refs(doc)) {
+      const [, section, name] = /^#\/components\/(\w+)\/(\w+)$/.exec(target) ?? [];
+      expect(doc.components[section!]?.[name!], target).toBeDefined();
+    }
+  });
+
+  it('matches the JSON the routes return', async () => {
+    const schemas = doc.components.schemas as Record<string, { required: string[]; properties: object }>;
+    const keys = (name: string) => Object.keys(schemas[name]!.properties).sort();
+    const body = async (res: Response, status: number) => {
+      expect(res.status).toBe(status);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const missing = await body(await app.request('/api/runs/run_missing'), 404);
+    expect(Object.keys(missing)).toEqual(schemas.Error!.required);
+
+    const maildir = path.join(dir, 'Maildir');
+    await createDemoMaildir(maildir);
+    const yaml = demoWorkflowYaml(maildir);
+    const put = { method: 'PUT', body: yaml, headers: { 'Content-Type': 'application/yaml' } };
+    expect(
+      Object.keys(await body(await app.request('/api/workflows/inbox-triage', put), 201)).sort(),
+    ).toEqual(keys('WorkflowSummary'));
+    const started = await body(
+      await app.request('/api/workflows/inbox-triage/runs', { method: 'POST' }),
+      202,
+    );
+    expect(Object.keys(started)).toEqual(keys('RunStarted'));
+    await launcher.idle();
+    const run = await body(await app.request(`/api/runs/${String(started.run_id)}`), 200);
+    expect(Object.keys(run).sort()).toEqual(keys('RunSummary'));
+    const pending = (await (await app.request('/api/pending')).json()) as Record<string, unknown>[];
+    expect(Object.keys(pending[0]!).sort()).toEqual(keys('PendingDecision'));
+    const answer = { method: 'POST', body: JSON.stringify({ action: 'skip' }) };
+    const decided = await body(
+      await app.request(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
+      200,
+    );
+    expect(Object.keys(decided).sort()).toEqual(keys('DecideResult'));
+    const again = await body(
+      await app.request(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
+      409,
+    );
+    expect(Object.keys(again)).toEqual(['error']);
+  });
+});

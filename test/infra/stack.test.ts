@@ -1,0 +1,647 @@
+/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
+import { rmSync } from 'node:fs';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTION_SPECS, type FunctionName } from '../../lib/functions.ts';
+import { readParams } from '../../lib/params.ts';
+import { actionsOf, type Built, buildStack, rolesAllowing, statementsOfRole, tempOutdir } from './fixture.ts';
+
+const ALL: FunctionName[] = Object.keys(FUNCTION_SPECS) as FunctionName[];
+const STEPS: FunctionName[] = ['trigger', 'executor', 'completer', 'resume'];
+
+const BASE_VARS = [
+  'HANDOFF_TABLE',
+  'USE_DYNAMODB',
+  'EVENT_BUS_NAME',
+  'HANDOFF_MODEL_PROVIDER',
+  'HANDOFF_MODEL_ID',
+  'HANDOFF_FALLBACK_MODEL_ID',
+  'UI_BASE_URL',
+  'NODE_OPTIONS',
+  'HANDOFF_STATE_DIR',
+];
+const EXTRA_VARS: Record<FunctionName, string[]> = {
+  trigger: [],
+  executor: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'LINK_KEY_SECRET_ARN'],
+  completer: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
+  resume: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
+  api: ['LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
+  webhook: ['WEBHOOK_SECRET_ARN'],
+  'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
+  'step-failed': [],
+};
+const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
+  trigger: [256, 60],
+  executor: [1024, 900],
+  completer: [256, 60],
+  resume: [1024, 900],
+  api: [512, 29],
+  webhook: [256, 29],
+  'schedule-sync': [256, 30],
+  'step-failed': [256, 30],
+};
+
+let b: Built;
+let t: Template;
+const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const single = (resources: Record<string, unknown>): [string, { Properties: Record<string, unknown> }] => {
+  const entries = Object.entries(resources);
+  expect(entries).toHaveLength(1);
+  return entries[0] as [string, { Properties: Record<string, unknown> }];
+};
+
+/** The other shapes a deployment takes: another model provider with its own UI URL and no email; prod. */
+let variant: Built;
+let prod: Built;
+
+// Three synths (bundling skipped): about 2 s each on an idle 2-core machine, far more on a busy one.
+beforeAll(() => {
+  b = buildStack({ notifyEmail: 'me@example.com' });
+  t = b.template;
+  variant = buildStack({ modelProvider: 'anthropic', uiBaseUrl: 'https://handoff.example.com' });
+  prod = buildStack({ stage: 'prod' }, { nagMetadata: true });
+}, 180_000);
+afterAll(() => {
+  for (const built of [b, variant, prod]) built?.cleanup();
+});
+
+describe('functions', () => {
+  it.each(ALL)('%s runs Node 22 on arm64 with its memory and timeout', (name) => {
+    const [memory, timeout] = SIZES[name];
+    t.hasResource('AWS::Lambda::Function', {
+      Properties: Match.objectLike({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: memory,
+        Timeout: timeout,
+        Handler: 'index.handler',
+        Role: getAtt(b.fn(name).roleId),
+      }),
+    });
+    expect(Object.keys(t.findResources('AWS::Lambda::Function'))).toContain(b.fn(name).id);
+  });
+
+  it.each(ALL)('%s gets the common environment and only its own extras', (name) => {
+    const fn = t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const vars = fn.Properties.Environment.Variables;
+    expect(Object.keys(vars).sort()).toEqual([...BASE_VARS, ...EXTRA_VARS[name]].sort());
+    expect(vars).toMatchObject({
+      USE_DYNAMODB: 'true',
+      HANDOFF_MODEL_PROVIDER: 'bedrock',
+      NODE_OPTIONS: '--enable-source-maps',
+      HANDOFF_STATE_DIR: '/tmp/handoff',
+      HANDOFF_TABLE: { Ref: b.idOf(b.stack.node.findChild('Store').node.findChild('Table')) },
+      // Without uiBaseUrl, links point at the API itself.
+      UI_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^HttpHttpApi/), 'ApiEndpoint'] },
+    });
+    if (EXTRA_VARS[name].includes('NOTIFY_CHANNEL')) expect(vars.NOTIFY_CHANNEL).toBe('sns');
+  });
+
+  it.each(ALL)('%s logs to its own log group kept for a month', (name) => {
+    const fn = t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
+      Properties: { LoggingConfig: { LogGroup: { Ref: string } } };
+    };
+    const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref;
+    expect(t.findResources('AWS::Logs::LogGroup')[logGroupId]).toMatchObject({
+      Properties: { RetentionInDays: 30 },
+    });
+  });
+
+  it('the step functions retry asynchronous invocations twice, then hand the failure to step-failed', () => {
+    for (const name of STEPS)
+      t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: b.fn(name).id },
+        MaximumRetryAttempts: 2,
+        MaximumEventAgeInSeconds: 7200,
+        DestinationConfig: { OnFailure: { Destination: getAtt(b.fn('step-failed').id) } },
+      });
+  });
+
+  it('step-failed itself falls back to the dead-letter queue; synchronous functions have no async config', () => {
+    const configs = Object.values(t.findResources('AWS::Lambda::EventInvokeConfig')) as {
+      Properties: {
+        FunctionName: { Ref: string };
+        DestinationConfig: { OnFailure: { Destination: unknown } };
+      };
+    }[];
+    const byFunction = new Map(configs.map((c) => [c.Properties.FunctionName.Ref, c.Properties]));
+    expect(byFunction.get(b.fn('step-failed').id)?.DestinationConfig.OnFailure.Destination).toEqual(
+      getAtt(b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters'))),
+    );
+    expect([...byFunction.keys()].sort()).toEqual(
+      [...STEPS, 'step-failed' as const].map((n) => b.fn(n).id).sort(),
+    );
+  });
+});
+
+describe('permissions', () => {
+  const role = (name: FunctionName) => b.fn(name).roleId;
+  const rolesOf = (names: FunctionName[]) => names.map(role).sort();
+
+  it('no function role has a managed policy or an Allow on "*"', () => {
+    for (const name of ALL) {
+      const r = t.findResources('AWS::IAM::Role')[role(name)] as { Properties: Record<string, unknown> };
+      expect(r.Properties.ManagedPolicyArns).toBeUndefined();
+      for (const s of statementsOfRole(t, role(name))) expect(s.Resource).not.toBe('*');
+    }
+  });
+
+  it('the trigger cannot publish notifications, read secrets or call models', () => {
+    const actions = actionsOf(statementsOfRole(t, role('trigger')));
+    expect(actions).not.toContain('sns:Publish');
+    expect(actions.filter((a) => /^(secretsmanager|bedrock|scheduler|iam):/.test(a))).toEqual([]);
+    expect(actions).toContain('events:PutEvents');
+  });
+
+  it('only the executor, completer and resume publish to the topic', () => {
+    expect(rolesAllowing(t, 'sns:Publish').sort()).toEqual(rolesOf(['executor', 'completer', 'resume']));
+  });
+
+  it('only the executor and the api can read the link-signing key', () => {
+    const linkKey = b.idOf(b.stack.node.findChild('Secrets').node.findChild('LinkKey'));
+    const readers = rolesAllowing(t, 'secretsmanager:GetSecretValue', (r) =>
+      JSON.stringify(r).includes(linkKey),
+    );
+    expect(readers.sort()).toEqual(rolesOf(['executor', 'api']));
+  });
+
+  it('the api reads the API key and the webhook reads the webhook secret, nobody else', () => {
+    const secret = (id: string) => b.idOf(b.stack.node.findChild('Secrets').node.findChild(id));
+    const readersOf = (id: string) =>
+      rolesAllowing(t, 'secretsmanager:GetSecretValue', (r) => JSON.stringify(r).includes(secret(id)));
+    expect(readersOf('ApiKey')).toEqual([role('api')]);
+    expect(readersOf('WebhookSecret')).toEqual([role('webhook')]);
+  });
+
+  it('only schedule-sync manages schedules and passes the scheduler role, and only that role', () => {
+    expect(rolesAllowing(t, /^scheduler:/)).toEqual([role('schedule-sync')]);
+    expect(rolesAllowing(t, 'iam:PassRole')).toEqual([role('schedule-sync')]);
+    const schedulerRole = b.idOf(b.stack.node.findChild('Schedules').node.findChild('SchedulerRole'));
+    const passRole = statementsOfRole(t, role('schedule-sync')).filter((s) => s.Action === 'iam:PassRole');
+    expect(passRole.map((s) => s.Resource)).toEqual([getAtt(schedulerRole)]);
+    const schedulerActions = statementsOfRole(t, role('schedule-sync')).find((s) =>
+      actionsOf([s]).includes('scheduler:CreateSchedule'),
+    );
+    expect(actionsOf(schedulerActions ? [schedulerActions] : [])).toEqual(
+      expect.arrayContaining([
+        'scheduler:CreateSchedule',
+        'scheduler:UpdateSchedule',
+        'scheduler:DeleteSchedule',
+        'scheduler:GetSchedule',
+      ]),
+    );
+    expect(JSON.stringify(schedulerActions?.Resource)).toContain(':schedule/handoff-dev/*');
+  });
+
+  it('the functions that move runs along may put events on the bus, and only on that bus', () => {
+    const bus = b.idOf(b.stack.node.findChild('Events').node.findChild('Bus'));
+    expect(rolesAllowing(t, 'events:PutEvents').sort()).toEqual(
+      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook']),
+    );
+    for (const name of ['trigger', 'api'] as const) {
+      const put = statementsOfRole(t, role(name)).filter((s) => s.Action === 'events:PutEvents');
+      expect(put.map((s) => s.Resource)).toEqual([getAtt(bus)]);
+    }
+  });
+
+  it('schedule-sync only reads the table; step-failed and the request handlers read and write it', () => {
+    expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(
+      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'step-failed']),
+    );
+    expect(rolesAllowing(t, 'dynamodb:Query')).toContain(role('schedule-sync'));
+    const resources = JSON.stringify(statementsOfRole(t, role('executor')));
+    expect(resources).toContain('/index/pending');
+    expect(resources).toContain('/index/runs-by-workflow');
+    expect(resources).not.toContain('/index/*');
+  });
+
+  it('only the agent steps may call Bedrock, on foundation models and inference profiles', () => {
+    expect(rolesAllowing(t, 'bedrock:InvokeModel').sort()).toEqual(
+      rolesOf(['executor', 'completer', 'resume']),
+    );
+    const bedrock = statementsOfRole(t, role('executor')).find((s) =>
+      actionsOf([s]).includes('bedrock:InvokeModel'),
+    );
+    expect(actionsOf(bedrock ? [bedrock] : []).sort()).toEqual([
+      'bedrock:InvokeModel',
+      'bedrock:InvokeModelWithResponseStream',
+    ]);
+    const text = JSON.stringify(bedrock?.Resource);
+    expect(text).toContain(':bedrock:*::foundation-model/*');
+    expect(text).toContain(':inference-profile/*');
+  });
+
+  it('with another model provider no function gets Bedrock permissions', () => {
+    expect(rolesAllowing(variant.template, /^bedrock:/)).toEqual([]);
+    variant.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ HANDOFF_MODEL_PROVIDER: 'anthropic' }) },
+    });
+  });
+});
+
+describe('HTTP API', () => {
+  const routes = () =>
+    Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map(
+      (r) =>
+        (r as { Properties: { RouteKey: string; AuthorizationType: string; Target: unknown } }).Properties,
+    );
+
+  it('has the app, decision, webhook and page routes', () => {
+    expect(
+      routes()
+        .map((r) => r.RouteKey)
+        .sort(),
+    ).toEqual(
+      [
+        '$default',
+        'ANY /api/{proxy+}',
+        'GET /',
+        'GET /api/openapi.json',
+        'GET /decide/{id}',
+        'POST /decide/{id}',
+        'POST /hooks/{workflowId}',
+      ].sort(),
+    );
+  });
+
+  it('signs /api/* with IAM at the gateway; every other route is authenticated by the app', () => {
+    for (const r of routes())
+      expect([r.RouteKey, r.AuthorizationType]).toEqual([
+        r.RouteKey,
+        r.RouteKey === 'ANY /api/{proxy+}' ? 'AWS_IAM' : 'NONE',
+      ]);
+  });
+
+  it('sends webhooks to the webhook function and everything else to the api function', () => {
+    const integrations = t.findResources('AWS::ApiGatewayV2::Integration') as Record<
+      string,
+      { Properties: { IntegrationUri: unknown; PayloadFormatVersion: string } }
+    >;
+    const targetFn = (route: { Target: unknown }) => {
+      const id = JSON.stringify(route.Target).match(/"Ref":"([^"]+)"/)?.[1] ?? '';
+      return JSON.stringify(integrations[id]?.Properties.IntegrationUri);
+    };
+    for (const r of routes()) {
+      const expected = r.RouteKey.startsWith('POST /hooks/') ? b.fn('webhook').id : b.fn('api').id;
+      expect(targetFn(r)).toContain(expected);
+    }
+    for (const i of Object.values(integrations)) expect(i.Properties.PayloadFormatVersion).toBe('2.0');
+  });
+
+  it('logs access to a log group and throttles the stage', () => {
+    const [, stage] = single(t.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
+      AccessLogSettings: {
+        DestinationArn: getAtt(b.idOf(b.stack.node.findChild('Http').node.findChild('AccessLogs'))),
+      },
+    });
+    const format = JSON.parse((stage.Properties.AccessLogSettings as { Format: string }).Format) as object;
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+  });
+});
+
+describe('events and schedules', () => {
+  it.each(['executor', 'completer', 'resume'] as const)(
+    'routes handoff.step for %s to its function',
+    (node) => {
+      t.hasResourceProperties('AWS::Events::Rule', {
+        EventBusName: { Ref: b.idOf(b.stack.node.findChild('Events').node.findChild('Bus')) },
+        EventPattern: { source: ['handoff'], 'detail-type': ['handoff.step'], detail: { node: [node] } },
+        Targets: [
+          {
+            Arn: getAtt(b.fn(node).id),
+            Id: Match.anyValue(),
+            RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
+            DeadLetterConfig: {
+              Arn: getAtt(b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters'))),
+            },
+          },
+        ],
+      });
+    },
+  );
+
+  it('routes handoff.workflow to schedule-sync, and nothing else on the bus', () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['handoff'], 'detail-type': ['handoff.workflow'] },
+      Targets: [Match.objectLike({ Arn: getAtt(b.fn('schedule-sync').id) })],
+    });
+    t.resourceCountIs('AWS::Events::Rule', 4);
+  });
+
+  it('keeps undeliverable events in an encrypted, SSL-only queue', () => {
+    const dlq = b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters'));
+    t.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 1209600,
+    });
+    t.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: dlq }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'events.amazonaws.com' },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('has a schedule group and a role only EventBridge Scheduler of this account can assume, to invoke the trigger', () => {
+    // Deleted with the stack whatever the stage: kept schedules would fire at a deleted trigger.
+    t.hasResource('AWS::Scheduler::ScheduleGroup', {
+      Properties: { Name: 'handoff-dev', Tags: Match.anyValue() },
+      DeletionPolicy: 'Delete',
+    });
+    const schedulerRole = b.idOf(b.stack.node.findChild('Schedules').node.findChild('SchedulerRole'));
+    t.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          },
+        ],
+      },
+    });
+    const statements = statementsOfRole(t, schedulerRole);
+    expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
+    expect(JSON.stringify(statements)).toContain(b.fn('trigger').id);
+    expect(JSON.stringify(statements)).not.toMatch(/Executor|\*/);
+  });
+
+  it('tells schedule-sync the group, the role and the trigger', () => {
+    const fn = t.findResources('AWS::Lambda::Function')[b.fn('schedule-sync').id] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    const schedules = b.stack.node.findChild('Schedules');
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      SCHEDULE_GROUP_NAME: 'handoff-dev',
+      SCHEDULER_ROLE_ARN: getAtt(b.idOf(schedules.node.findChild('SchedulerRole'))),
+      TRIGGER_FUNCTION_ARN: getAtt(b.fn('trigger').id),
+    });
+  });
+});
+
+describe('store', () => {
+  it('is one pk/sk table, on demand, with point-in-time recovery, TTL and both indexes', () => {
+    t.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'pending',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'runs-by-workflow',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+
+  it('is deleted with a dev stack, retained and deletion-protected for any other stage', () => {
+    t.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+    prod.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+    for (const type of ['AWS::Logs::LogGroup', 'AWS::SecretsManager::Secret', 'AWS::KMS::Key'])
+      for (const r of Object.values(prod.template.findResources(type)))
+        expect((r as { DeletionPolicy: string }).DeletionPolicy).toBe('Retain');
+    prod.template.hasResource('AWS::Scheduler::ScheduleGroup', {
+      Properties: Match.objectLike({ Name: 'handoff-prod' }),
+      DeletionPolicy: 'Delete',
+    });
+  });
+});
+
+describe('notifications and alarms', () => {
+  it('encrypts the topic with a rotating key CloudWatch may use, and enforces SSL', () => {
+    const key = b.idOf(b.stack.node.findChild('Notifications').node.findChild('TopicKey'));
+    t.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: getAtt(key) });
+    t.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+    t.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('subscribes notifyEmail, and nobody when it is not given', () => {
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'me@example.com' });
+    variant.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('alarms on errors of every function, dead letters and API 5xx, all to the topic', () => {
+    const topic = { Ref: b.idOf(b.stack.node.findChild('Notifications').node.findChild('Topic')) };
+    const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => (a as { Properties: Record<string, unknown> }).Properties,
+    );
+    expect(alarms).toHaveLength(ALL.length + 2);
+    for (const a of alarms) expect(a.AlarmActions).toEqual([topic]);
+    for (const name of ALL)
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          MetricName: 'Errors',
+          Namespace: 'AWS/Lambda',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: b.fn(name).id } }],
+          Threshold: 1,
+        }),
+      );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+      }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' }),
+    );
+  });
+});
+
+describe('stack', () => {
+  it('outputs the API URL, table, topic and bus names, and where the caller-facing secrets are', () => {
+    for (const name of ['ApiUrl', 'TableName', 'TopicArn', 'BusName', 'WebhookSecretArn', 'ApiKeySecretArn'])
+      t.hasOutput(name, Match.anyValue());
+    t.hasOutput('ApiUrl', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^HttpHttpApi'), 'ApiEndpoint'] },
+    });
+  });
+
+  it('uses uiBaseUrl for links when given', () => {
+    const functions = Object.values(variant.template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    }[];
+    expect(functions).toHaveLength(ALL.length);
+    for (const f of functions)
+      expect(f.Properties.Environment.Variables.UI_BASE_URL).toBe('https://handoff.example.com');
+  });
+
+  it('synthesises without CDK warnings or errors', () => {
+    expect(Annotations.fromStack(b.stack).findWarning('*', Match.anyValue())).toEqual([]);
+    expect(Annotations.fromStack(b.stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('parameters', () => {
+  const params = (context: Record<string, unknown>) => readParams({ tryGetContext: (key) => context[key] });
+
+  it('defaults to stage dev and Bedrock', () => {
+    expect(params({})).toEqual({ stage: 'dev', modelProvider: 'bedrock' });
+  });
+
+  it('reads every parameter from context and trims a trailing slash off uiBaseUrl', () => {
+    expect(
+      params({
+        stage: 'prod',
+        notifyEmail: 'me@example.com',
+        uiBaseUrl: 'https://handoff.example.com/',
+        modelProvider: 'bedrock',
+        modelId: 'global.anthropic.claude-sonnet-4-6',
+        fallbackModelId: 'some-model',
+      }),
+    ).toEqual({
+      stage: 'prod',
+      notifyEmail: 'me@example.com',
+      uiBaseUrl: 'https://handoff.example.com',
+      modelProvider: 'bedrock',
+      modelId: 'global.anthropic.claude-sonnet-4-6',
+      fallbackModelId: 'some-model',
+    });
+  });
+
+  it.each([
+    [{ stage: 'Prod!' }, /^stage=Prod! is not valid/],
+    [{ modelProvider: 'gpt' }, /^modelProvider=gpt is not valid: use one of local, bedrock/],
+    [{ notifyEmail: 'nobody' }, /^notifyEmail=nobody is not an email address/],
+    [{ uiBaseUrl: 'handoff.example.com' }, /^uiBaseUrl=handoff.example.com is not valid/],
+  ])('rejects %j with one line', (context, message) => {
+    expect(() => params(context)).toThrow(message);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  /** Every acknowledgement recorded on the construct tree: [path, rule id, reason]. */
+  const acknowledgements = (root: IConstruct): [string, string, string][] =>
+    root.node
+      .findAll()
+      .flatMap((c) =>
+        c.node.metadata
+          .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .flatMap((m) =>
+            Object.entries(m.data as Record<string, string>).map(
+              ([id, reason]) => [c.node.path, id, reason] as [string, string, string],
+            ),
+          ),
+      );
+
+  it('finds no unacknowledged errors or warnings, in any shape of the stack', () => {
+    for (const built of [b, variant, prod]) {
+      const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(built.stack);
+      const findings = report.violations.map(
+        (v) =>
+          `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      );
+      expect(findings, built.stack.stackName).toEqual([]);
+      expect(report.success).toBe(true);
+    }
+  });
+
+  it('is not vacuous: the same check flags an unencrypted, non-SSL queue', () => {
+    const outdir = tempOutdir();
+    try {
+      const stack = new Stack(new App({ outdir }), 'Control');
+      new Queue(stack, 'Plain');
+      const rules = new AwsSolutionsChecks().validateScope(stack).violations.map((v) => v.ruleName);
+      expect(rules).toEqual(expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']));
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+
+  it('every acknowledgement names an AwsSolutions rule and gives a real reason', () => {
+    const acks = acknowledgements(b.stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const [where, id, reason] of acks) {
+      expect(id, where).toMatch(/^(annotation::)?AwsSolutions-[A-Z]+\d+(\[.+\])?$/i);
+      expect(reason.trim().length, `${where} ${id}`).toBeGreaterThanOrEqual(10);
+    }
+  });
+
+  it('acknowledges only what is listed here (a new acknowledgement must be added on purpose)', () => {
+    const ids = [
+      ...new Set(acknowledgements(b.stack).map(([, id]) => id.replace(/^annotation::/i, ''))),
+    ].sort();
+    expect(ids).toEqual(
+      [
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/handoff-dev/*]',
+        'AwsSolutions-L1',
+        'AwsSolutions-SMG4',
+        'AwsSolutions-SQS3',
+      ].sort(),
+    );
+  });
+
+  it('writes the acknowledgements into the template metadata for auditors', () => {
+    const resources = prod.template.toJSON().Resources as Record<
+      string,
+      { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }
+    >;
+    const rules = Object.values(resources).flatMap((r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? []);
+    expect(rules.map((r) => r.id)).toContain('AwsSolutions-SMG4');
+    for (const r of rules) expect(r.reason.length).toBeGreaterThanOrEqual(10);
+  });
+});

@@ -1,0 +1,153 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionRecorder, type SessionBatch } from '../../shared/recorder/recorder.ts';
+import { readSession, StoreSessionSink } from '../../shared/recorder/store-sink.ts';
+import type { ModelEntry, ToolEntry } from '../../shared/recorder/trace.ts';
+import { usageByWorkflowDay } from '../../shared/recorder/views.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+
+let dir: string;
+let store: JsonFileStore;
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-recorder-'));
+  store = new JsonFileStore(dir);
+});
+afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+
+function turn(over: Partial<ModelEntry> = {}): ModelEntry {
+  return {
+    kind: 'model',
+    at: '2026-03-10T09:00:00.000Z',
+    node: 'executor',
+    model_id: 'gpt-4o-mini',
+    ms: 5,
+    input_messages: 2,
+    input_chars: 400,
+    input_tokens: 1_000_000,
+    output_tokens: 100_000,
+    cost_usd: 0.21,
+    stop_reason: 'toolUse',
+    output: 'fetch_items({})',
+    ...over,
+  };
+}
+
+function toolCall(n: number, payload = 'x'): ToolEntry {
+  return {
+    kind: 'tool',
+    at: '2026-03-10T09:00:01.000Z',
+    node: 'executor',
+    tool: 'submit_action',
+    tool_use_id: `t${n}`,
+    input: payload,
+    output: payload,
+    status: 'success',
+    ms: 1,
+  };
+}
+
+const batch = (runId: string, workflowId: string, entries: SessionBatch['entries']): SessionBatch => ({
+  runId,
+  workflowId,
+  entries,
+});
+
+describe('the store sink', () => {
+  it('lands batches from two processes appending to the same run at once', async () => {
+    const other = new JsonFileStore(dir);
+    await Promise.all([
+      new StoreSessionSink(store).append(batch('run_1', 'inbox', [toolCall(1), toolCall(2)])),
+      new StoreSessionSink(other).append(batch('run_1', 'inbox', [toolCall(3)])),
+    ]);
+    const ids = (await readSession(store, 'run_1'))!.entries.map((e) => (e as ToolEntry).tool_use_id);
+    expect(ids.sort()).toEqual(['t1', 't2', 't3']);
+  });
+
+  it('keeps a trace within its size budget: payloads are omitted first, then steps are counted as dropped', async () => {
+    const sink = new StoreSessionSink(store, 3_000);
+    const big = 'y'.repeat(900);
+    await sink.append(batch('run_1', 'inbox', [toolCall(1, big), toolCall(2, big), toolCall(3, big)]));
+    await sink.append(
+      batch(
+        'run_1',
+        'inbox',
+        Array.from({ length: 20 }, (_, i) => toolCall(10 + i)),
+      ),
+    );
+    const session = (await readSession(store, 'run_1'))!;
+    const tools = session.entries as ToolEntry[];
+    expect(tools[0]!.output).toBe(big);
+    expect(tools.some((t) => t.output.startsWith('[omitted'))).toBe(true);
+    expect(session.dropped).toBeGreaterThan(0);
+    expect(JSON.stringify(session.entries).length).toBeLessThan(3_000);
+  });
+
+  it('sums tokens, cost and calls per workflow and day across runs and models', async () => {
+    const sink = new StoreSessionSink(store);
+    await sink.append(batch('run_a', 'inbox', [turn(), turn()]));
+    await sink.append(batch('run_a', 'inbox', [turn({ model_id: 'handoff-offline', cost_usd: 0 })]));
+    await sink.append(batch('run_b', 'inbox', [turn()]));
+    await sink.append(batch('run_c', 'prs', [turn({ at: '2026-03-11T08:00:00.000Z' })]));
+    await sink.append(
+      batch('run_d', 'prs', [turn({ at: '2026-03-11T09:00:00.000Z', model_id: 'mystery', cost_usd: null })]),
+    );
+
+    expect(await usageByWorkflowDay(store)).toEqual([
+      {
+        workflow_id: 'inbox',
+        day: '2026-03-10',
+        input_tokens: 4_000_000,
+        output_tokens: 400_000,
+        cost_usd: 0.63,
+        calls: 4,
+      },
+      {
+        workflow_id: 'prs',
+        day: '2026-03-11',
+        input_tokens: 2_000_000,
+        output_tokens: 200_000,
+        cost_usd: null,
+        calls: 2,
+      },
+    ]);
+  });
+});
+
+describe('the recorder', () => {
+  it('keeps what a failed write held and writes it, in order, with the next batch; the run goes on', async () => {
+    const landed: string[] = [];
+    const errors: unknown[] = [];
+    let failNext = true;
+    const recorder = new SessionRecorder(
+      {
+        append: async (b) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error('store unavailable');
+          }
+          landed.push(...b.entries.map((e) => (e as ToolEntry).tool_use_id));
+        },
+      },
+      { runId: 'run_1', workflowId: 'inbox', onError: (e) => errors.push(e) },
+    );
+    await recorder.record(toolCall(1));
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    await recorder.record(toolCall(2));
+    await recorder.flush();
+    expect(errors).toHaveLength(1);
+    expect(landed).toEqual(['t1', 't2']);
+  });
+
+  it('writes a full batch without waiting for the end of the node', async () => {
+    const batches: number[] = [];
+    const recorder = new SessionRecorder(
+      { append: async (b) => void batches.push(b.entries.length) },
+      { runId: 'run_1', workflowId: 'inbox', batchSize: 3 },
+    );
+    for (let i = 0; i < 7; i++) await recorder.record(toolCall(i));
+    await recorder.flush();
+    expect(batches).toEqual([3, 3, 1]);
+  });
+});
