@@ -6,6 +6,11 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['shared/**'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {

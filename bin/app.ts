@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { HandoffStack } from '../lib/handoff-stack.ts';

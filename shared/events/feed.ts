@@ -13,7 +13,10 @@ export type RunEventKind =
   | 'node_start'
   | 'node_end'
   | 'tool_start'
-  | 'tool_end';
+  | 'tool_end'
+  | 'repaired'
+  | 'retried'
+  | 'gave_up';
 export type ChatEventKind =
   'delta' | 'tool_start' | 'tool_end' | 'asked' | 'workflow_saved' | 'run_started' | 'done';
 

@@ -1,5 +1,6 @@
 import { runLearner } from '../agents/learner/learner.ts';
 import { senderDomain, type LearnerCase } from '../agents/learner/proposal.ts';
+import { routeModelEvents } from '../models/model-events.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import type { Decision } from '../runs/records.ts';
 import { newId } from '../store/ids.ts';
@@ -48,7 +49,7 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
     irreversible: workflow.actions.some((a) => a.name === action && a.irreversible),
     note: decision.answer?.note ?? null,
   };
-  const verdict = await runLearner(await deps.models('fallback'), learnerCase);
+  const verdict = await runLearner(await deps.models('fallback', { onEvent: routeModelEvents(decision.run_id, deps) }), learnerCase);
 
   const live = (await listRules(deps.store)).filter(
     (r) => r.source === 'learned' && r.superseded_by === null && r.workflow_id === decision.workflow_id,

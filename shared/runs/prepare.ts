@@ -14,6 +14,7 @@ import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode } from './dispatch.ts';
 import { recordRun } from '../recorder/record-run.ts';
+import { routeModelEvents } from '../models/model-events.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -80,7 +81,7 @@ export async function prepareRun(
   const graph = buildRunGraph({
     ctx,
     trigger: run.trigger,
-    model: await deps.models('primary'),
+    model: await deps.models('primary', { onEvent: routeModelEvents(run.id, deps) }),
     snapshots: new RunSnapshotStorage(deps.store, run.id),
     hasNewItems,
     complete,

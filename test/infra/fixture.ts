@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
 import { rmSync } from 'node:fs';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';

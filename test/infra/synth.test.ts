@@ -3,7 +3,6 @@
  * real `cdk synth` runs in a child process exactly as a person (or CI) would run it.
  * Keep both: they are what catches a handler that does not bundle or load as ESM.
  */
-/* eslint-disable no-restricted-imports -- the rule guards shared/ (see its message); bin/ and test/infra wire lib/. */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
