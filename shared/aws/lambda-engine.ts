@@ -9,7 +9,8 @@ import type { LambdaClients } from './clients.ts';
 import { storeForLambda } from './dynamo-client.ts';
 import { EventBridgeDispatcher } from './eventbridge-dispatcher.ts';
 import { HandoffError } from '../errors/index.ts';
-import type { Notifier } from '../notify/notifier.ts';
+import { notifierFromEnv } from '../notify/from-env.ts';
+import { NotifyError, type Notifier } from '../notify/notifier.ts';
 import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
@@ -21,8 +22,8 @@ export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_O
  * each node dispatched through EventBridge, notices to SNS, decision links signed with the
  * key in Secrets Manager and pointing at UI_BASE_URL, the memory mirror the env asks for.
  * Pass `linkKey` when the function also verifies links (the API), so the key is read once.
- * A function without NOTIFY_TOPIC_ARN or LINK_KEY_SECRET_ARN gets a notifier or key that
- * fails with one line naming the variable, should it ever need one.
+ * A function without a notify channel or LINK_KEY_SECRET_ARN gets a notifier or key that
+ * fails with one line, should it ever need one.
  */
 export function engineForLambda(
   env: EngineEnv,
@@ -38,7 +39,7 @@ export function engineForLambda(
   return {
     store: storeForLambda(env, clients.dynamodb),
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
-    notifier: env.NOTIFY_TOPIC_ARN ? new SnsNotifier(clients.sns, env.NOTIFY_TOPIC_ARN) : noTopic,
+    notifier: notifierForLambda(env, clients),
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl),
     mirror: mirrorFromEnv(env),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME),
@@ -56,9 +57,22 @@ export function linkKeyFor(
   return { get: () => Promise.reject(unset('LINK_KEY_SECRET_ARN', 'sign or check decision links')) };
 }
 
-const noTopic: Notifier = {
-  notify: () => Promise.reject(unset('NOTIFY_TOPIC_ARN', 'send notices')),
-};
+/**
+ * The channel NOTIFY_CHANNEL names (SNS to NOTIFY_TOPIC_ARN, or Slack), failing with
+ * NotifyError like any channel. A function without a channel (a Lambda log reaches nobody)
+ * gets a notifier that fails visibly, should it ever have to notify.
+ */
+function notifierForLambda(env: EngineEnv, clients: Pick<LambdaClients, 'sns'>): Notifier {
+  if (env.NOTIFY_CHANNEL === 'console')
+    return {
+      notify: () =>
+        Promise.reject(
+          new NotifyError('console', 'this Lambda function has no notify channel: set NOTIFY_TOPIC_ARN'),
+        ),
+    };
+  const topic = env.NOTIFY_TOPIC_ARN;
+  return notifierFromEnv(env, topic ? { sns: () => new SnsNotifier(clients.sns, topic) } : {});
+}
 
 function unset(variable: string, what: string): HandoffError {
   return new HandoffError(`${variable} is not set for this Lambda function, so it cannot ${what}`);

@@ -109,5 +109,9 @@ export function loadLambdaEnv<K extends LambdaVar, M extends LambdaVar = never>(
         : `${variable}=${value} is not valid: ${issue?.message ?? 'unknown'}`,
     );
   }
-  return { ...env, ...(parsed.data as Pick<LambdaVars, K> & Partial<Pick<LambdaVars, M>>) };
+  const vars = parsed.data as Pick<LambdaVars, K> & Partial<Pick<LambdaVars, M>>;
+  // On Lambda a topic means SNS unless NOTIFY_CHANNEL says otherwise (a log reaches nobody).
+  const topic = (vars as Partial<LambdaVars>).NOTIFY_TOPIC_ARN;
+  const channel = !source.NOTIFY_CHANNEL && topic ? 'sns' : env.NOTIFY_CHANNEL;
+  return { ...env, ...vars, NOTIFY_CHANNEL: channel };
 }
