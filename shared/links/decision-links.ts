@@ -5,11 +5,11 @@ import { signDecisionToken } from './decision-token.ts';
 export class DecisionLinks {
   constructor(
     private readonly key: LinkKey,
-    private readonly baseUrl: () => string,
+    private readonly baseUrl: () => string | Promise<string>,
   ) {}
 
   async urlFor(decisionId: string, expiresAt: Date): Promise<string> {
     const token = signDecisionToken(await this.key.get(), decisionId, expiresAt);
-    return `${this.baseUrl().replace(/\/$/, '')}/decide/${encodeURIComponent(decisionId)}?token=${token}`;
+    return `${(await this.baseUrl()).replace(/\/$/, '')}/decide/${encodeURIComponent(decisionId)}?token=${token}`;
   }
 }

@@ -49,7 +49,10 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
     irreversible: workflow.actions.some((a) => a.name === action && a.irreversible),
     note: decision.answer?.note ?? null,
   };
-  const verdict = await runLearner(await deps.models('fallback', { onEvent: routeModelEvents(decision.run_id, deps) }), learnerCase);
+  const verdict = await runLearner(
+    await deps.models('fallback', { onEvent: routeModelEvents(decision.run_id, deps) }),
+    learnerCase,
+  );
 
   const live = (await listRules(deps.store)).filter(
     (r) => r.source === 'learned' && r.superseded_by === null && r.workflow_id === decision.workflow_id,

@@ -4,7 +4,8 @@ import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
 import { mirrorFor } from '../memory/mirror.ts';
 import { modelFactory } from '../models/provider.ts';
-import { notifierFromEnv } from '../notify/from-env.ts';
+import { settingsNotifier } from '../notify/settings-notifier.ts';
+import { readStoredSettings } from '../settings/settings.ts';
 import { openStore } from '../store/open-store.ts';
 import type { EngineDeps } from './deps.ts';
 
@@ -18,11 +19,16 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
     pageSize: DEFAULT_PAGE_SIZE,
   };
+  const store = openStore(env);
   return {
-    store: openStore(env),
+    store,
     models: modelFactory(env),
-    notifier: notifierFromEnv(env),
-    links: new DecisionLinks(new FileLinkKey(env.HANDOFF_STATE_DIR), () => settings.uiBaseUrl),
+    notifier: settingsNotifier(store, env),
+    // The Settings page may have stored another UI base URL: links follow it without a restart.
+    links: new DecisionLinks(
+      new FileLinkKey(env.HANDOFF_STATE_DIR),
+      async () => (await readStoredSettings(store))?.ui_base_url ?? settings.uiBaseUrl,
+    ),
     mirror: mirrorFor(env),
     dispatcher: null,
     emit,
