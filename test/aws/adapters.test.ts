@@ -12,13 +12,16 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
+import { engineForLambda } from '../../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../../shared/aws/lambda-env.ts';
 import { scheduleNameFor, syncSchedule } from '../../shared/aws/schedule-sync.ts';
 import { linkKeyFromSecret, SecretLinkKey } from '../../shared/aws/secret-link-key.ts';
 import { SecretValue } from '../../shared/aws/secret-value.ts';
 import { snsSubject, SnsNotifier } from '../../shared/aws/sns-notifier.ts';
 import { workflowEvents } from '../../shared/aws/workflow-events.ts';
+import { NotifyError } from '../../shared/notify/notifier.ts';
 import type { Workflow } from '../../shared/workflows/schema.ts';
 import { ARNS, deploymentEnv } from './support.ts';
 
@@ -155,6 +158,38 @@ describe('EventBridge Scheduler', () => {
     expect(scheduleNameFor('inbox-triage')).toBe('inbox-triage');
     expect(scheduleNameFor('x'.repeat(64))).toHaveLength(64);
     expect(scheduleNameFor('not a slug!')).toMatch(/^wf-[0-9a-f]{32}$/);
+  });
+});
+
+describe('the engine on Lambda', () => {
+  const base = deploymentEnv('t', 'http://127.0.0.1:1', '/tmp/handoff');
+  const notice = { kind: 'completed', runId: 'run_1', workflowName: 'Inbox', summary: 'done' } as const;
+
+  it('notifies through SNS when the function has a topic, and fails visibly when it has none', async () => {
+    const { NOTIFY_CHANNEL: _unset, ...withoutChannel } = base;
+    const env = lambdaEnvFor('completer', withoutChannel);
+    expect(env.NOTIFY_CHANNEL).toBe('sns');
+    const engine = engineForLambda(env, lambdaClients(env));
+    sns.on(PublishCommand).resolvesOnce({ MessageId: 'm' }).rejects(new Error('KMS key disabled'));
+    await engine.notifier.notify(notice);
+    expect(sns).toHaveReceivedCommandWith(PublishCommand, { TopicArn: ARNS.topic });
+    await expect(engine.notifier.notify(notice)).rejects.toThrow(NotifyError);
+    await expect(engine.notifier.notify(notice)).rejects.toThrow(
+      /^could not notify via sns: Error: KMS key disabled$/,
+    );
+
+    const quiet = lambdaEnvFor('trigger', {
+      ...withoutChannel,
+      NOTIFY_TOPIC_ARN: '',
+      LINK_KEY_SECRET_ARN: '',
+    });
+    expect(quiet.NOTIFY_CHANNEL).toBe('console');
+    await expect(engineForLambda(quiet, lambdaClients(quiet)).notifier.notify(notice)).rejects.toThrow(
+      /no notify channel: set NOTIFY_TOPIC_ARN/,
+    );
+    await expect(engineForLambda(quiet, lambdaClients(quiet)).links.urlFor('d', new Date())).rejects.toThrow(
+      /^LINK_KEY_SECRET_ARN is not set for this Lambda function/,
+    );
   });
 });
 
