@@ -1,5 +1,4 @@
-import type { Context } from 'aws-lambda';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Hono } from 'hono';
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import type { Env } from '../config/env.ts';

@@ -27,6 +27,7 @@ import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
+import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
 import { registerManageRoutes } from './manage-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
@@ -77,6 +78,8 @@ export interface AppDeps {
    * Gateway buffers responses). Default: `poll` when `requireToken`, else `sse`.
    */
   liveFeed?: 'sse' | 'poll';
+  /** Told when a workflow is saved or removed through the API (AWS: schedule sync). */
+  onWorkflowChange?: WorkflowChangeListener;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -130,6 +133,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
   app.use('/events/*', bearer(env, true));
+  registerWorkflowRoutes(app, { engine, onChange: deps.onWorkflowChange ?? (async () => undefined) });
 
   app.get('/api/workflows', async (c) =>
     c.json((await listWorkflows(engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger }))),

@@ -6,7 +6,13 @@
  */
 import type { Context, Hono } from 'hono';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { explainToken, spendToken, verifyDecisionToken, type TokenCheck } from '../links/decision-token.ts';
+import {
+  explainToken,
+  signDecisionToken,
+  spendToken,
+  verifyDecisionToken,
+  type TokenCheck,
+} from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, decide } from '../runs/decide.ts';
 import { getDecision, listPending } from '../runs/decision-repository.ts';
@@ -103,7 +109,14 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
           return refused(c, explainToken('spent'));
       }
       const result = await decide(web.engine, id, action, note.trim() || null);
-      if (token) return c.html(recordedPage(result.action, result.run_status));
+      if (token) {
+        // The link's holder answers the run's other questions too: hand them the next one's own link.
+        const following = (await listPending(web.engine.store)).find((d) => d.run_id === decision.run_id);
+        const next = following
+          ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at))}`
+          : null;
+        return c.html(recordedPage(result.action, result.run_status, next));
+      }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {
       return errorPage(c, error);

@@ -108,4 +108,19 @@ describe('the decision link', () => {
     expect(page).not.toMatch(/<img[^>]*evil\.example/);
     expect(page).toContain('&lt;script&gt;');
   });
+
+  it("hands the link's holder the next question of the same run, with its own single-use link", async () => {
+    const { app, decisionId, token } = await pausedRun();
+    const answered = await (await post(app, decisionId, { token, action: 'skip' })).text();
+    const next = /href="([^"]+)"/
+      .exec(answered.slice(answered.indexOf('Next question') - 200))?.[1]
+      ?.replace(/&amp;/g, '&');
+    expect(next).toMatch(/^\/decide\/dec_[^?]+\?token=/);
+    const nextId = decodeURIComponent(next!.split('?')[0]!.split('/').pop()!);
+    expect(nextId).not.toBe(decisionId);
+    expect((await app.request(next!)).status).toBe(200);
+    const nextToken = new URL(next!, 'http://x').searchParams.get('token')!;
+    expect((await post(app, nextId, { token: nextToken, action: 'skip' })).status).toBe(200);
+    expect(await listPending(fixture.store)).toEqual([]);
+  });
 });

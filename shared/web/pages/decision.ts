@@ -137,11 +137,15 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
 }
 
 /** What the person sees after answering from a signed link. */
-export function recordedPage(action: string, runStatus: string): Html {
+export function recordedPage(action: string, runStatus: string, next: string | null = null): Html {
   return bare(
     'Answer recorded',
     html`<h1>Answer recorded</h1>
       <p>Recorded <strong>${action}</strong>. The run is ${runStatus}.</p>
-      <p class="muted">You can close this page.</p>`,
+      ${
+        next
+          ? html`<p><a href="${next}">Next question from this run</a></p>`
+          : html`<p class="muted">You can close this page.</p>`
+      }`,
   );
 }
