@@ -53,7 +53,12 @@ export const RunSchema = z.object({
   interrupt_id: z.string().nullable(),
   /** The step another process must run next, and the interrupt to resume it with. */
   dispatch: z
-    .object({ node: z.enum(['executor', 'completer', 'resume']), interrupt_id: z.string() })
+    .object({
+      node: z.enum(['executor', 'completer', 'resume']),
+      interrupt_id: z.string(),
+      /** The step that handed over: its retry re-sends a hand-off that was lost. */
+      from: z.enum(['executor', 'completer', 'resume']).nullable().default(null),
+    })
     .nullable()
     .default(null),
   snapshot: RunSnapshotSchema.nullable(),

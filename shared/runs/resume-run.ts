@@ -52,6 +52,11 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
  */
 export async function runStep(deps: EngineDeps, runId: string, step: Step): Promise<Run> {
   const run = await getRun(deps.store, runId);
+  if (run.status === 'running' && run.dispatch && run.dispatch.from === step && run.dispatch.node !== step) {
+    // A retry of the step that handed over: its hand-off may have been lost, so send it again.
+    await deps.dispatcher?.dispatch({ run_id: run.id, node: run.dispatch.node });
+    return run;
+  }
   if (run.status !== 'running' || run.dispatch?.node !== step) return run;
   return continueRun(deps, run, step);
 }

@@ -77,7 +77,7 @@ async function handOver(deps: EngineDeps, run: Run, executor: Agent, raised: Int
   if (node !== 'executor' && node !== 'completer')
     return fail(deps, run, executor, new Error(`cannot hand over to node ${node}`));
   const handed = await changeRun(deps.store, run.id, () => ({
-    dispatch: { node, interrupt_id: raised.id },
+    dispatch: { node, interrupt_id: raised.id, from: run.dispatch?.node ?? null },
     counts: runState.counts(executor.appState),
     owner: null,
   }));

@@ -89,4 +89,29 @@ describe('each node in its own process (dispatch mode)', () => {
     expect((await listAudit(fixture.store)).filter((e) => e.outcome === 'acted')).toHaveLength(actedBefore);
     expect(await fixture.store.list('tickets')).toHaveLength(1);
   });
+
+  it('a retried step re-sends a hand-off that was lost, so the run is not stranded', async () => {
+    const steps = await dispatchedFixture();
+    const send = fixture.deps.dispatcher!;
+    let failNext = false;
+    fixture.deps.dispatcher = {
+      dispatch: async (step) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('PutEvents failed');
+        }
+        await send.dispatch(step);
+      },
+    };
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    await runStep(fixture.deps, run.id, 'executor');
+    const [decision] = await listPending(fixture.store);
+    await decide(fixture.deps, decision!.id, 'skip', null);
+    failNext = true;
+    await expect(runStep(fixture.deps, run.id, 'resume')).rejects.toThrow(/PutEvents failed/);
+    expect(steps.at(-1)?.node).toBe('resume'); // the completer hand-off never left
+    await runStep(fixture.deps, run.id, 'resume'); // Lambda's retry of the same event
+    expect(steps.at(-1)).toEqual({ run_id: run.id, node: 'completer' });
+    expect(await runStep(fixture.deps, run.id, 'completer')).toMatchObject({ status: 'completed' });
+  });
 });
