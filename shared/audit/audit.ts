@@ -65,3 +65,20 @@ export async function listAudit(store: Store, filter: { runId?: string } = {}): 
     .filter((e) => filter.runId === undefined || e.run_id === filter.runId)
     .sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id));
 }
+
+/** The entry that closes a run in the audit log (completed, skipped or failed, said in `detail`). */
+export function auditRunFinished(
+  store: Store,
+  run: { id: string; workflow_id: string },
+  detail: string,
+): Promise<AuditEntry> {
+  return appendAudit(store, {
+    run_id: run.id,
+    workflow_id: run.workflow_id,
+    item_id: null,
+    outcome: 'run_finished',
+    action: null,
+    decided_by: null,
+    detail,
+  });
+}

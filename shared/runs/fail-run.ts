@@ -1,4 +1,4 @@
-import { appendAudit } from '../audit/audit.ts';
+import { auditRunFinished } from '../audit/audit.ts';
 import { NotFoundError, VersionConflictError } from '../errors/index.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
@@ -47,15 +47,7 @@ export async function markRunFailed(
     };
     try {
       const stored = await deps.store.update('runs', failed, run.version);
-      await appendAudit(deps.store, {
-        run_id: run.id,
-        workflow_id: run.workflow_id,
-        item_id: null,
-        outcome: 'run_finished',
-        action: null,
-        decided_by: null,
-        detail: `failed: ${reason}`,
-      });
+      await auditRunFinished(deps.store, run, `failed: ${reason}`);
       deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
       return { marked: true, run: { ...failed, version: stored.version } };
     } catch (error) {

@@ -1,4 +1,4 @@
-import { appendAudit } from '../audit/audit.ts';
+import { appendAudit, auditRunFinished } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
 import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
@@ -87,15 +87,7 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
       owner: null,
       finished_at: new Date().toISOString(),
     }));
-    await appendAudit(deps.store, {
-      run_id: run.id,
-      workflow_id: run.workflow_id,
-      item_id: null,
-      outcome: 'run_finished',
-      action: null,
-      decided_by: null,
-      detail: `failed: ${reason}`,
-    });
+    await auditRunFinished(deps.store, run, `failed: ${reason}`);
   }
   return crashed.map((r) => r.id);
 }

@@ -1,7 +1,7 @@
 import type { Agent } from '@strands-agents/sdk';
 import { runState, type RunContext } from '../agents/executor/run-context.ts';
 import { getOutcome } from '../actions/outcomes.ts';
-import { appendAudit } from '../audit/audit.ts';
+import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
@@ -66,15 +66,7 @@ export async function prepareRun(
   const complete = async (executor: Agent) => {
     const counts = runState.counts(executor.appState);
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
-    await appendAudit(deps.store, {
-      run_id: run.id,
-      workflow_id: workflow.id,
-      item_id: null,
-      outcome: 'run_finished',
-      action: null,
-      decided_by: null,
-      detail: summary,
-    });
+    await auditRunFinished(deps.store, run, summary);
     await deps.notifier.notify({ kind: 'completed', runId: run.id, workflowName: workflow.name, summary });
     return summary;
   };

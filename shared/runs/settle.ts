@@ -1,7 +1,7 @@
 import type { Agent } from '@strands-agents/sdk';
 import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
 import { runState } from '../agents/executor/run-context.ts';
-import { appendAudit } from '../audit/audit.ts';
+import { auditRunFinished } from '../audit/audit.ts';
 import type { Interrupt } from '@strands-agents/sdk';
 import { DISPATCH_INTERRUPT } from './dispatch.ts';
 import { DECISIONS_INTERRUPT, type DecisionsInterruptReason } from '../gate/gate-hook.ts';
@@ -55,15 +55,7 @@ export async function invokeAndSettle(
   }));
   if (!triggered) {
     const reason = verdict?.reason;
-    await appendAudit(deps.store, {
-      run_id: run.id,
-      workflow_id: run.workflow_id,
-      item_id: null,
-      outcome: 'run_finished',
-      action: null,
-      decided_by: null,
-      detail: `skipped: ${reason ?? 'not triggered'}`,
-    });
+    await auditRunFinished(deps.store, run, `skipped: ${reason ?? 'not triggered'}`);
   }
   deps.emit(run.id, 'completed', triggered ? 'Run completed' : 'Run skipped: nothing to do', {
     status: finished.status,
@@ -95,7 +87,8 @@ async function pause(
   const raised = result.interrupts?.find((i) => i.name === DECISIONS_INTERRUPT);
   if (!raised) return fail(deps, run, executor, new Error('the run paused without a decisions interrupt'));
   const { item_ids: asked } = raised.reason as unknown as DecisionsInterruptReason;
-  const items = runState.deferred(executor.appState).filter((d) => asked.includes(d.item_id));
+  const askedIds = new Set(asked);
+  const items = runState.deferred(executor.appState).filter((d) => askedIds.has(d.item_id));
   const interruptId = stableId('int', run.id, raised.id);
   const now = new Date();
   const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
@@ -184,15 +177,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
     owner: null,
     finished_at: new Date().toISOString(),
   }));
-  await appendAudit(deps.store, {
-    run_id: run.id,
-    workflow_id: run.workflow_id,
-    item_id: null,
-    outcome: 'run_finished',
-    action: null,
-    decided_by: null,
-    detail: `failed: ${reason}`,
-  });
+  await auditRunFinished(deps.store, run, `failed: ${reason}`);
   deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   return failed;
 }
