@@ -3,13 +3,12 @@ import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { engineForLambda } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
-import { triggerScheduledRun } from '../shared/aws/lambda-handlers.ts';
+import { triggerScheduledRun, type TriggerResult } from '../shared/aws/lambda-handlers.ts';
 import type { ScheduleInput } from '../shared/aws/schedule-sync.ts';
-import type { RunSummary } from '../shared/runs/settle.ts';
 
 const env = lambdaEnvFor('trigger');
 const engine = engineForLambda(env, lambdaClients(env));
 
-export const handler = middy<ScheduleInput, RunSummary>().handler((event) =>
+export const handler = middy<ScheduleInput, TriggerResult>().handler((event) =>
   triggerScheduledRun(engine, event),
 );

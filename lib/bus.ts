@@ -1,5 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { EventBus, Rule, type EventPattern } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, Schedule, type EventPattern } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -56,6 +56,21 @@ export class HandoffBus extends Construct {
     return this.route('WorkflowChangeRule', 'Handoff: workflow saved or removed', fn, {
       source: [EVENT_SOURCE],
       detailType: [WORKFLOW_DETAIL_TYPE],
+    });
+  }
+
+  /** Invokes `fn` every `period` (a rule on the default bus: scheduled rules cannot use a custom one). */
+  scheduleSweep(fn: IFunction, period: Duration): Rule {
+    return new Rule(this, 'SweepRule', {
+      description: 'Handoff: sweep for overdue decisions and lost hand-offs',
+      schedule: Schedule.rate(period),
+      targets: [
+        new LambdaFunction(fn, {
+          deadLetterQueue: this.deadLetterQueue,
+          retryAttempts: TARGET_RETRY_ATTEMPTS,
+          maxEventAge: period, // a late sweep is replaced by the next one
+        }),
+      ],
     });
   }
 

@@ -71,6 +71,12 @@ export const FUNCTION_SPECS = {
     timeout: Duration.seconds(30),
     description: 'Handoff: marks a run failed when one of its steps gave up',
   },
+  sweeper: {
+    id: 'Sweeper',
+    memorySize: 256,
+    timeout: Duration.seconds(60),
+    description: 'Handoff: expires overdue decisions and re-sends hand-offs lost between steps',
+  },
 } as const satisfies Record<string, FunctionSpec>;
 
 export type FunctionName = keyof typeof FUNCTION_SPECS;

@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -17,6 +17,8 @@ export type HandoffStackProps = StackProps & HandoffParams;
 
 /** Where a Lambda keeps scratch state; the store itself is DynamoDB. */
 const STATE_DIR = '/tmp/handoff';
+/** How often the sweeper runs. */
+export const SWEEP_PERIOD = Duration.minutes(5);
 
 /**
  * Handoff on AWS: each graph node (trigger → executor → completer, and resume) in
@@ -69,13 +71,15 @@ export class HandoffStack extends Stack {
       });
 
     const trigger = fn('trigger', {}, true);
+    // The steps that act open integration credentials, sealed with this key.
+    const credentialsEnvironment = { HANDOFF_KMS_KEY_ID: secrets.credentialsKey.keyArn };
     const executor = fn(
       'executor',
-      { ...notifyEnvironment, LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn },
+      { ...notifyEnvironment, ...credentialsEnvironment, LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn },
       true,
     );
     const completer = fn('completer', notifyEnvironment, true);
-    const resume = fn('resume', notifyEnvironment, true);
+    const resume = fn('resume', { ...notifyEnvironment, ...credentialsEnvironment }, true);
     const app = fn('api', {
       LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn,
       API_KEY_SECRET_ARN: secrets.apiKey.secretArn,
@@ -88,7 +92,11 @@ export class HandoffStack extends Stack {
       TRIGGER_FUNCTION_ARN: trigger.functionArn,
     });
 
+    // Nothing is left stranded: overdue decisions expire, a lost hand-off is sent again.
+    const sweeper = fn('sweeper');
+
     // Routing: the bus moves a run from node to node; the API and webhooks start runs.
+    bus.scheduleSweep(sweeper, SWEEP_PERIOD);
     bus.routeStep('executor', executor);
     bus.routeStep('completer', completer);
     bus.routeStep('resume', resume);
@@ -96,10 +104,13 @@ export class HandoffStack extends Stack {
     api.connect({ app, webhook });
 
     // Permissions: each function gets exactly what its handler does.
-    for (const f of [trigger, executor, completer, resume, app, webhook, stepFailed]) store.grantReadWrite(f);
+    for (const f of [trigger, executor, completer, resume, app, webhook, stepFailed, sweeper])
+      store.grantReadWrite(f);
     store.grantRead(scheduleSync);
-    for (const f of [trigger, executor, completer, resume, app, webhook]) bus.eventBus.grantPutEventsTo(f);
+    for (const f of [trigger, executor, completer, resume, app, webhook, sweeper])
+      bus.eventBus.grantPutEventsTo(f);
     for (const f of [executor, completer, resume]) notifications.grantPublish(f);
+    for (const f of [executor, resume]) secrets.credentialsKey.grantDecrypt(f);
     secrets.linkKey.grantRead(executor);
     secrets.linkKey.grantRead(app);
     secrets.apiKey.grantRead(app);
@@ -119,6 +130,7 @@ export class HandoffStack extends Stack {
         webhook,
         'schedule-sync': scheduleSync,
         'step-failed': stepFailed,
+        sweeper,
       },
       deadLetterQueue: bus.deadLetterQueue,
       httpApi: api.httpApi,
@@ -131,6 +143,11 @@ export class HandoffStack extends Stack {
     new CfnOutput(this, 'WebhookSecretArn', {
       value: secrets.webhookSecret.secretArn,
       description: 'Secret whose value signs webhook bodies (X-Handoff-Signature)',
+    });
+    new CfnOutput(this, 'CredentialsKeyArn', {
+      value: secrets.credentialsKey.keyArn,
+      description:
+        'KMS key for integration credentials: HANDOFF_KMS_KEY_ID when running `handoff credentials set`',
     });
     new CfnOutput(this, 'ApiKeySecretArn', {
       value: secrets.apiKey.secretArn,

@@ -1,4 +1,5 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
@@ -18,8 +19,16 @@ export class HandoffSecrets extends Construct {
   /** The HMAC key webhook callers sign bodies with (webhook). */
   readonly webhookSecret: Secret;
 
+  /** Seals integration credentials in the store (`handoff credentials set`); the acting steps open them. */
+  readonly credentialsKey: Key;
+
   constructor(scope: Construct, id: string, props: HandoffSecretsProps) {
     super(scope, id);
+    this.credentialsKey = new Key(this, 'CredentialsKey', {
+      description: 'Handoff: encrypts integration credentials at rest',
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+    });
     this.linkKey = this.generated('LinkKey', 'Handoff: HMAC key that signs decision links', props);
     this.apiKey = this.generated('ApiKey', 'Handoff: bearer key for the API and event feed', props);
     this.webhookSecret = this.generated('WebhookSecret', 'Handoff: HMAC key for signed webhooks', props);

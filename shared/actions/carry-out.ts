@@ -17,6 +17,8 @@ export interface Choice {
   expired?: boolean;
   /** Why it was never decided (shown in the audit), for an expired choice. */
   skipReason?: string | null;
+  /** The specialist the item was handed to, which made (or asked about) this call. */
+  agent?: string;
 }
 
 export interface CarryOutContext {
@@ -85,6 +87,7 @@ export async function carryOut(
     note: choice.note,
     rule_id: choice.ruleId,
     detail,
+    agent: choice.agent,
   });
   return { outcome, detail };
 }

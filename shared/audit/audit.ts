@@ -11,6 +11,7 @@ export const OutcomeSchema = z.enum([
   'unparseable',
   'run_started',
   'run_finished',
+  'handed_off',
 ]);
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
@@ -32,25 +33,35 @@ export const AuditEntrySchema = z.object({
   rule_id: z.string().nullable().default(null),
   /** What the action did (e.g. where a message moved), or why it failed. */
   detail: z.string().nullable().default(null),
+  /** The specialist that handled the item; absent when the executor did. */
+  agent: z.string().optional(),
+  /** For `handed_off`: the agent that handed the item over and the one that took it. */
+  handoff: z.object({ from: z.string(), to: z.string() }).optional(),
   at: z.string(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 export type AuditInput = Omit<
   AuditEntry,
-  'id' | 'at' | 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'
+  'id' | 'at' | 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence' | 'agent' | 'handoff'
 > &
-  Partial<Pick<AuditEntry, 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'>>;
+  Partial<Pick<AuditEntry, 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'>> & {
+    agent?: string | undefined;
+    handoff?: AuditEntry['handoff'];
+  };
 
 /** Appends one entry to the audit log (the record; the feed is only the window). */
 export async function appendAudit(store: Store, input: AuditInput): Promise<AuditEntry> {
+  const { agent, handoff, ...rest } = input;
   const entry: AuditEntry = {
     rule_id: null,
     detail: null,
     reasoning: null,
     note: null,
     confidence: null,
-    ...input,
+    ...rest,
+    ...(agent !== undefined ? { agent } : {}),
+    ...(handoff !== undefined ? { handoff } : {}),
     id: newId('aud'),
     at: new Date().toISOString(),
   };

@@ -1,3 +1,4 @@
+import { kmsOnlyCredentials } from '../credentials/open-credentials.ts';
 import { emit } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import type { LinkKey } from '../links/link-key.ts';
@@ -20,7 +21,8 @@ export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_O
 /**
  * The engine as a Lambda function runs it (made once, at module scope): DynamoDB store,
  * each node dispatched through EventBridge, notices to SNS, decision links signed with the
- * key in Secrets Manager and pointing at UI_BASE_URL, the memory mirror the env asks for.
+ * key in Secrets Manager and pointing at UI_BASE_URL, the memory mirror the env asks for,
+ * integration credentials sealed with KMS (HANDOFF_KMS_KEY_ID).
  * Pass `linkKey` when the function also verifies links (the API), so the key is read once.
  * A function without a notify channel or LINK_KEY_SECRET_ARN gets a notifier or key that
  * fails with one line, should it ever need one.
@@ -36,11 +38,14 @@ export function engineForLambda(
     uiBaseUrl: env.UI_BASE_URL,
     pageSize: DEFAULT_PAGE_SIZE,
   };
+  const store = storeForLambda(env, clients.dynamodb);
   return {
-    store: storeForLambda(env, clients.dynamodb),
+    store,
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: notifierForLambda(env, clients),
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl),
+    // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
+    credentials: kmsOnlyCredentials(env.AWS_REGION, store),
     mirror: mirrorFromEnv(env),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME),
     emit,

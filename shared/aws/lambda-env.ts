@@ -55,6 +55,8 @@ export const FUNCTION_VARS = {
   webhook: [...ENGINE_VARS, 'WEBHOOK_SECRET_ARN'],
   'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
   'step-failed': [],
+  /** Expires overdue decisions (their runs resume) and re-sends lost hand-offs: the bus, no notices. */
+  sweeper: [...ENGINE_VARS],
 } as const satisfies Record<string, readonly LambdaVar[]>;
 
 export type LambdaFunction = keyof typeof FUNCTION_VARS;

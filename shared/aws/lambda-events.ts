@@ -29,7 +29,12 @@ const STEP_NAMES = Object.keys(STEP_SET) as [Step, ...Step[]];
 
 const id = z.string().min(1).max(256);
 
-export const ScheduleInputSchema = z.object({ workflow_id: id, schedule: z.string().min(1) });
+export const ScheduleInputSchema = z.object({
+  workflow_id: id,
+  schedule: z.string().min(1),
+  /** When the schedule fired (Scheduler fills `<aws.scheduler.scheduled-time>` in); keys the run. */
+  scheduled_time: z.iso.datetime().optional(),
+});
 export const StepEventSchema = z.object({
   'detail-type': z.literal(STEP_DETAIL_TYPE),
   detail: z.object({ run_id: id, node: z.enum(STEP_NAMES) }),

@@ -6,14 +6,27 @@ import type { EngineDeps } from '../runs/deps.ts';
 import type { Step } from '../runs/dispatch.ts';
 import { runStep } from '../runs/resume-run.ts';
 import { summarise, type RunSummary } from '../runs/settle.ts';
-import { startRun } from '../runs/start-run.ts';
+import { scheduledRunId } from '../runs/run-repository.ts';
+import { startRun, startRunOnce } from '../runs/start-run.ts';
+import { sweep, type SweepResult } from '../runs/sweep.ts';
 import { parseEvent, ScheduleInputSchema, StepEventSchema } from './lambda-events.ts';
 
-/** The trigger function: a schedule fired; the run starts here and its first step is dispatched. */
-export async function triggerScheduledRun(engine: EngineDeps, event: unknown): Promise<RunSummary> {
+export type TriggerResult = RunSummary & { duplicate: boolean };
+
+/**
+ * The trigger function: a schedule fired; the run starts here and its first step is
+ * dispatched. Keyed on (workflow, scheduled time): a second delivery of the same firing
+ * starts no second run.
+ */
+export async function triggerScheduledRun(engine: EngineDeps, event: unknown): Promise<TriggerResult> {
   const input = parseEvent(ScheduleInputSchema, event, 'a schedule input {workflow_id, schedule}');
-  const run = await startRun(engine, input.workflow_id, { kind: 'schedule', detail: input.schedule });
-  return summarise(run);
+  const trigger = { kind: 'schedule' as const, detail: input.schedule };
+  if (!input.scheduled_time)
+    return { ...summarise(await startRun(engine, input.workflow_id, trigger)), duplicate: false };
+  const runId = scheduledRunId(input.workflow_id, input.scheduled_time);
+  const { run, duplicate } = await startRunOnce(engine, input.workflow_id, trigger, runId);
+  if (duplicate) console.warn(`handoff: run ${run.id} was already started by this firing; not started again`);
+  return { ...summarise(run), duplicate };
 }
 
 export type StepResult = RunSummary | { ignored: true; reason: string };
@@ -33,4 +46,17 @@ export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => 
     }
     return summarise(await runStep(engine, detail.run_id, own));
   };
+}
+
+/**
+ * The sweeper function, every few minutes: expires overdue decisions (their runs resume)
+ * and re-sends, or fails with the reason, hand-offs that were lost between functions.
+ */
+export async function sweepRuns(engine: EngineDeps): Promise<SweepResult> {
+  const result = await sweep(engine);
+  if (result.resent.length || result.failed.length)
+    console.warn(
+      `handoff: sweep re-sent ${result.resent.join(', ') || 'none'}; failed ${result.failed.join(', ') || 'none'}`,
+    );
+  return result;
 }

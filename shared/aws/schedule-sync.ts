@@ -25,7 +25,12 @@ export interface ScheduleSyncOptions {
 export interface ScheduleInput {
   workflow_id: string;
   schedule: string;
+  /** When it fired: Scheduler replaces SCHEDULED_TIME with it. Every delivery of one firing starts one run. */
+  scheduled_time?: string;
 }
+
+/** The Scheduler context attribute replaced by the time the schedule fired, e.g. 2026-11-30T08:00:00Z. */
+export const SCHEDULED_TIME = '<aws.scheduler.scheduled-time>';
 
 export type ScheduleSyncResult = 'created' | 'updated' | 'deleted' | 'absent';
 
@@ -60,7 +65,11 @@ export async function syncSchedule(
       throw error;
     }
   }
-  const input: ScheduleInput = { workflow_id: workflow.id, schedule: expression };
+  const input: ScheduleInput = {
+    workflow_id: workflow.id,
+    schedule: expression,
+    scheduled_time: SCHEDULED_TIME,
+  };
   const request: CreateScheduleCommandInput = {
     Name: name,
     GroupName: opts.groupName,

@@ -10,8 +10,11 @@ import {
   DESTINATION_DETAIL_TYPE,
   FailureRecordSchema,
   parseEvent,
+  ScheduleInputSchema,
   StepEventSchema,
 } from './lambda-events.ts';
+import type { Step } from '../runs/dispatch.ts';
+import { scheduledRunId } from '../runs/run-repository.ts';
 
 export interface FailureResult {
   run_id: string | null;
@@ -36,15 +39,30 @@ export async function recordStepFailure(
       : event;
   const record = parseEvent(FailureRecordSchema, raw, 'a Lambda on-failure destination record');
   const reason = failureReason(record);
+  const scheduled = ScheduleInputSchema.safeParse(record.requestPayload);
+  if (scheduled.success && scheduled.data.scheduled_time) {
+    // A scheduled run whose trigger gave up: its run (if it was created) is keyed on the firing.
+    const runId = scheduledRunId(scheduled.data.workflow_id, scheduled.data.scheduled_time);
+    return markFailed(deps, runId, reason);
+  }
   const step = StepEventSchema.safeParse(record.requestPayload);
   if (!step.success) {
     console.error(`handoff: ${reason}; event: ${JSON.stringify(record.requestPayload).slice(0, 2_000)}`);
     return { run_id: null, marked: false, why: 'not_a_run_step', reason };
   }
   const { run_id, node } = step.data.detail;
-  const result = await markRunFailed(deps, run_id, reason, node);
-  if (!result.marked) console.error(`handoff: run ${run_id} left ${result.why}: ${reason}`);
-  return { run_id, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
+  return markFailed(deps, run_id, reason, node);
+}
+
+async function markFailed(
+  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  runId: string,
+  reason: string,
+  step?: Step,
+): Promise<FailureResult> {
+  const result = await markRunFailed(deps, runId, reason, step);
+  if (!result.marked) console.error(`handoff: run ${runId} left ${result.why}: ${reason}`);
+  return { run_id: runId, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
 }
 
 function failureReason(record: z.infer<typeof FailureRecordSchema>): string {

@@ -1,13 +1,17 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
 import type { Store } from '../store/store.ts';
+import { CredentialKeyError, type CredentialCipher } from './cipher.ts';
 import { Credentials } from './credentials.ts';
-import { KmsCipher } from './kms-cipher.ts';
 import { LocalCipher } from './local-cipher.ts';
 
 // Read here until env.ts carries HANDOFF_KMS_KEY_ID itself.
 const KmsEnvSchema = z.object({ HANDOFF_KMS_KEY_ID: z.string().min(1).optional() });
+
+function kmsKeyIdIn(source: NodeJS.ProcessEnv): string | undefined {
+  return KmsEnvSchema.parse({ HANDOFF_KMS_KEY_ID: source.HANDOFF_KMS_KEY_ID || undefined })
+    .HANDOFF_KMS_KEY_ID;
+}
 
 /**
  * The credential store the environment asks for: sealed with KMS when
@@ -15,9 +19,44 @@ const KmsEnvSchema = z.object({ HANDOFF_KMS_KEY_ID: z.string().min(1).optional()
  * `<HANDOFF_STATE_DIR>/credentials.key`.
  */
 export function credentialsFor(env: Env, store: Store, source: NodeJS.ProcessEnv = process.env): Credentials {
-  const keyId = KmsEnvSchema.parse({
-    HANDOFF_KMS_KEY_ID: source.HANDOFF_KMS_KEY_ID || undefined,
-  }).HANDOFF_KMS_KEY_ID;
-  if (keyId) return new Credentials(store, new KmsCipher(new KMSClient({ region: env.AWS_REGION }), keyId));
+  const keyId = kmsKeyIdIn(source);
+  if (keyId) return new Credentials(store, lazyKmsCipher(env.AWS_REGION, keyId));
   return new Credentials(store, LocalCipher.inStateDir(env.HANDOFF_STATE_DIR));
 }
+
+/**
+ * The credential store of a host whose disk does not last (a Lambda function): KMS when
+ * HANDOFF_KMS_KEY_ID is set, else one that names the variable whenever a value is sealed
+ * or opened. Listing names works either way; nothing is loaded until a value is needed.
+ */
+export function kmsOnlyCredentials(
+  region: string,
+  store: Store,
+  source: NodeJS.ProcessEnv = process.env,
+): Credentials {
+  const keyId = kmsKeyIdIn(source);
+  return new Credentials(store, keyId ? lazyKmsCipher(region, keyId) : noKeyCipher);
+}
+
+/** KMS, with the SDK client loaded and made on first use: hosts that never open a credential never pay for it. */
+function lazyKmsCipher(region: string, keyId: string): CredentialCipher {
+  let cipher: Promise<CredentialCipher> | undefined;
+  const kms = () =>
+    (cipher ??= Promise.all([import('@aws-sdk/client-kms'), import('./kms-cipher.ts')]).then(
+      ([{ KMSClient }, { KmsCipher }]) => new KmsCipher(new KMSClient({ region }), keyId),
+    ));
+  return {
+    kind: 'kms',
+    seal: async (name, value) => (await kms()).seal(name, value),
+    open: async (name, sealed) => (await kms()).open(name, sealed),
+  };
+}
+
+const refuse = (): Promise<never> =>
+  Promise.reject(
+    new CredentialKeyError(
+      'HANDOFF_KMS_KEY_ID is not set for this function, so credentials cannot be sealed or opened here (a local key file would not survive)',
+    ),
+  );
+
+const noKeyCipher: CredentialCipher = { kind: 'kms', seal: refuse, open: refuse };

@@ -65,7 +65,7 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
         await listEntries(store),
         await credentials.names(),
         source,
-        liveProbe(credentials),
+        liveProbe(credentials, { env: source }),
       );
     },
     sns: {

@@ -1,6 +1,8 @@
+import { connectMcp } from '../integrations/mcp-connect.ts';
 import { statusOf, type RegistryEntry } from '../integrations/registry.ts';
-import { requiredCredentials } from '../integrations/servers.ts';
-import { redact, type Secret } from '../credentials/secret.ts';
+import { requiredCredentials, type ServerEntry } from '../integrations/servers.ts';
+import { changesWorld } from '../integrations/tool.ts';
+import { redact, redactedMessage, type Secret } from '../credentials/secret.ts';
 import { NotifyError } from '../notify/notifier.ts';
 import { callSlack } from '../notify/slack-api.ts';
 import { broken, ok, type Check, type CheckOutcome } from './check.ts';
@@ -39,30 +41,82 @@ export function integrationChecks(
     }));
 }
 
-/** Live calls Handoff can make itself: Slack's `auth.test` with the entry's token. */
-export function liveProbe(credentials: { get(name: string): Promise<Secret | undefined> }): IntegrationProbe {
+/** Where credentials are read from: only ever by name, one at a time. */
+export interface CredentialReader {
+  get(name: string): Promise<Secret | undefined>;
+}
+
+export interface ProbeOptions {
+  /** PATH for stdio children. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Each connection's limit; below the doctor's own per-check limit, so a server that does
+   * not answer is closed by the probe rather than left running.
+   */
+  timeoutMs?: number;
+}
+
+export const PROBE_TIMEOUT_MS = 15_000;
+
+/**
+ * One real call per entry with the stored credentials: an MCP server (stdio or HTTP) is
+ * connected and its tools listed, then closed; Slack answers `auth.test`. Reasons are
+ * redacted of every credential. AgentCore entries have no probe yet.
+ */
+export function liveProbe(credentials: CredentialReader, opts: ProbeOptions = {}): IntegrationProbe {
   return (reg) => {
     const t = reg.entry.transport;
-    if (t.kind !== 'slack') return undefined;
-    return (async () => {
-      const token = await credentials.get(t.token);
-      if (!token) return broken(`needs credential ${t.token}`);
-      try {
-        const who = await callSlack(
-          { token: token.reveal(), channel: '', baseUrl: t.base_url },
-          'auth.test',
-          {},
-        );
-        return ok(`token works: ${String(who.user ?? 'the bot')} in ${String(who.team ?? 'its workspace')}`);
-      } catch (error) {
-        const reason =
-          error instanceof NotifyError
-            ? error.reason
-            : error instanceof Error
-              ? error.message
-              : String(error);
-        return broken(redact(reason, [token]));
-      }
-    })();
+    if (t.kind === 'slack') return slackProbe(credentials, t);
+    if (t.kind === 'stdio' || t.kind === 'http') return mcpProbe(reg, credentials, opts);
+    return undefined;
   };
+}
+
+async function mcpProbe(
+  reg: RegistryEntry,
+  credentials: CredentialReader,
+  opts: ProbeOptions,
+): Promise<CheckOutcome> {
+  const secrets = new Map<string, Secret>();
+  for (const name of requiredCredentials(reg.entry)) {
+    const value = await credentials.get(name);
+    if (!value) return broken(`needs credential ${name}`);
+    secrets.set(name, value);
+  }
+  let connection;
+  try {
+    connection = await connectMcp(reg.entry, secrets, {
+      env: opts.env ?? process.env,
+      timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS,
+    });
+  } catch (error) {
+    return broken(redactedMessage(error, [...secrets.values()]));
+  }
+  try {
+    const tools = connection.tools.length;
+    const reads = connection.tools.filter((tool) => !changesWorld(reg.entry, tool)).length;
+    return ok(
+      `connected over ${reg.entry.transport.kind}: ${tools} tool(s), ${reads} read-only for the model, ` +
+        `${tools - reads} only through the gate`,
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Slack's `auth.test` with the entry's token. */
+async function slackProbe(
+  credentials: CredentialReader,
+  t: Extract<ServerEntry['transport'], { kind: 'slack' }>,
+): Promise<CheckOutcome> {
+  const token = await credentials.get(t.token);
+  if (!token) return broken(`needs credential ${t.token}`);
+  try {
+    const who = await callSlack({ token: token.reveal(), channel: '', baseUrl: t.base_url }, 'auth.test', {});
+    return ok(`token works: ${String(who.user ?? 'the bot')} in ${String(who.team ?? 'its workspace')}`);
+  } catch (error) {
+    const reason =
+      error instanceof NotifyError ? error.reason : error instanceof Error ? error.message : String(error);
+    return broken(redact(reason, [token]));
+  }
 }

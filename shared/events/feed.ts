@@ -4,6 +4,7 @@ export type RunEventKind =
   | 'fetched'
   | 'acted'
   | 'deferred'
+  | 'handoff'
   | 'memory'
   | 'asked'
   | 'decided'

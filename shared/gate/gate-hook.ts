@@ -3,12 +3,13 @@ import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import {
-  runState,
+  EXECUTOR,
   type DecisionAnswer,
   type DeferredItem,
   type RunContext,
 } from '../agents/executor/run-context.ts';
-import { decide } from './verdict.ts';
+import type { SourceItem } from '../sources/source.ts';
+import { decide, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
@@ -22,30 +23,50 @@ export interface DecisionsResponse {
   answers: DecisionAnswer[];
 }
 
+/** Which agent of the run the gate stands in front of, and the actions that agent may take. */
+export interface GateScope {
+  /** The executor, or the name of a specialist. */
+  agent: string;
+  /** The run's policy, or a specialist's (the same threshold, only its actions). */
+  policy: GatePolicy;
+}
+
 /**
- * Attaches the gate to the executor: it fires before submit_action's body, so an item
- * it sets aside has had nothing done to it. On finish_batch it raises one interrupt
- * for everything deferred, and on resume carries out the person's answers.
+ * Attaches the gate to an agent of the run: it fires before submit_action's body, so an
+ * item it sets aside has had nothing done to it. Every agent of a run (the executor and
+ * its specialists) shares one deferred list, in the run context. On finish_batch (the
+ * executor's) it raises one interrupt for everything deferred, and on resume carries out
+ * the person's answers, each in the name of the agent that asked.
  */
-export function attachGate(agent: Agent, ctx: RunContext): void {
+export function attachGate(
+  agent: Agent,
+  ctx: RunContext,
+  scope: GateScope = { agent: EXECUTOR, policy: ctx.policy },
+): void {
   agent.addHook(BeforeToolCallEvent, async (event) => {
-    if (event.toolUse.name === 'submit_action') gateSubmit(event, ctx);
+    if (event.toolUse.name === 'submit_action') gateSubmit(event, ctx, scope);
     else if (event.toolUse.name === 'finish_batch') await gateFinish(event, ctx);
   });
 }
 
-function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
+function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScope): void {
   const input = (event.toolUse.input ?? {}) as Record<string, unknown>;
   const itemId = typeof input.item_id === 'string' ? input.item_id : '';
   const item = ctx.items.get(itemId);
-  const state = event.agent.appState;
-  const deferred = runState.deferred(state);
   if (!item) {
     event.cancel = `unknown item id "${itemId}": call fetch_items and use an id it returned`;
     return;
   }
-  if (deferred.some((d) => d.item_id === itemId)) {
+  if (ctx.ledger.isDeferred(itemId)) {
     event.cancel = `item ${itemId} is already set aside for the person`;
+    return;
+  }
+  const owner = ctx.ledger.ownerOf(itemId);
+  if (owner !== scope.agent) {
+    event.cancel =
+      owner === EXECUTOR
+        ? `item ${itemId} was not handed to you (${scope.agent}); act only on the item you were given`
+        : `item ${itemId} was handed to ${owner}; only ${owner} decides it now`;
     return;
   }
   const rule = findCoveringRule(ctx.rules, ctx.workflow.id, {
@@ -55,25 +76,19 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
   });
   const verdict = decide(
     { action: input.action, confidence: input.confidence, forceInterrupt: input.force_interrupt },
-    ctx.policy,
+    scope.policy,
     rule,
   );
+  const agent = scope.agent === EXECUTOR ? {} : { agent: scope.agent };
   const reasoning = typeof input.reasoning === 'string' ? input.reasoning : '';
   if (verdict.kind === 'defer') {
-    const entry: DeferredItem = {
-      item_id: item.id,
-      ref: item.ref,
-      sender: item.sender.address,
-      subject: item.subject,
-      snippet: snippetOf(item.text),
-      suggested_action: verdict.action,
+    setAside(ctx, item, {
+      action: verdict.action,
       confidence: verdict.confidence,
-      reasoning: reasoning || '(the model gave no reasoning)',
+      reasoning,
       reason: verdict.reason,
-    };
-    runState.setDeferred(state, [...deferred, entry]);
-    runState.bump(state, ['deferred']);
-    ctx.emit('deferred', `Set aside: ${item.subject}`, { item_id: item.id, reason: verdict.reason });
+      ...agent,
+    });
     event.cancel = `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`;
     return;
   }
@@ -87,6 +102,7 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
           note: null,
           ruleId: verdict.rule.id,
           ruleSource: verdict.rule.source,
+          ...agent,
         }
       : {
           action: verdict.action,
@@ -96,6 +112,7 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
           note: null,
           ruleId: null,
           ruleSource: null,
+          ...agent,
         };
   if (verdict.kind === 'rewrite') {
     event.toolUse.input = { ...input, action: verdict.action, confidence: 1 };
@@ -107,10 +124,40 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext): void {
   ctx.verdicts.set(event.toolUse.toolUseId, choice);
 }
 
+/**
+ * Sets an item aside for the person: nothing is done to it, and it goes on the run's one
+ * deferred list, to be asked about at the end of the pass.
+ */
+export function setAside(
+  ctx: RunContext,
+  item: SourceItem,
+  proposal: { action: string; confidence: number; reasoning: string; reason: string; agent?: string },
+): void {
+  const { agent, ...rest } = proposal;
+  const entry: DeferredItem = {
+    item_id: item.id,
+    ref: item.ref,
+    sender: item.sender.address,
+    subject: item.subject,
+    snippet: snippetOf(item.text),
+    suggested_action: rest.action,
+    confidence: rest.confidence,
+    reasoning: rest.reasoning || '(the model gave no reasoning)',
+    reason: rest.reason,
+    ...(agent !== undefined ? { agent } : {}),
+  };
+  ctx.ledger.defer(entry);
+  ctx.emit('deferred', `Set aside: ${item.subject}`, {
+    item_id: item.id,
+    reason: rest.reason,
+    ...(agent !== undefined ? { agent } : {}),
+  });
+}
+
 async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {
-  const state = event.agent.appState;
-  const deferred = runState.deferred(state);
+  const deferred = ctx.ledger.deferred();
   if (deferred.length === 0) return;
+  ctx.ledger.persistDeferred(); // the snapshot taken at the pause carries them to whoever resumes
   const response = event.interrupt<DecisionsResponse>({
     name: DECISIONS_INTERRUPT,
     reason: { item_ids: deferred.map((d) => d.item_id) } satisfies DecisionsInterruptReason as never,
@@ -129,6 +176,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       ruleSource: null,
       expired: answer?.by !== 'human',
       skipReason: answer?.reason ?? null,
+      ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     };
     const item = ctx.items.get(entry.item_id) ?? (await reread(ctx, entry));
     const result = item
@@ -138,7 +186,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
           choice,
         )
       : await recordVanished(ctx, entry, choice);
-    runState.bump(state, countFor(choice, result));
+    ctx.ledger.bump(countFor(choice, result));
     ctx.emit(
       result.outcome === 'failed' ? 'failed' : 'acted',
       `${choice.expired ? 'expired' : action}: ${entry.subject}`,
@@ -147,10 +195,11 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
         action,
         outcome: result.outcome,
         decided_by: 'human',
+        ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
       },
     );
   }
-  runState.setDeferred(state, []);
+  ctx.ledger.clearDeferred();
 }
 
 function resolveAction(action: string, entry: DeferredItem): string {
@@ -176,6 +225,7 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     reasoning: entry.reasoning,
     note: choice.note,
     detail,
+    agent: choice.agent,
   });
   return { outcome: 'failed', detail };
 }

@@ -2,6 +2,7 @@ import { SessionManager, type Agent, type Model, type SnapshotStorage } from '@s
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { createExecutor } from '../agents/executor/executor.ts';
 import type { RunContext } from '../agents/executor/run-context.ts';
+import { SpecialistDesk } from '../agents/specialists/desk.ts';
 import type { RunTrigger } from '../runs/records.ts';
 import { narrateGraph, narrateTools } from './narrator.ts';
 import { CompleterNode } from './nodes/completer-node.ts';
@@ -14,6 +15,8 @@ export const NODE_IDS = ['trigger', 'executor', 'completer'] as const;
 export interface RunGraph {
   graph: Graph;
   executor: Agent;
+  /** The workflow's specialists, which the executor hands items to; null when it names none. */
+  desk: SpecialistDesk | null;
 }
 
 export interface RunGraphDeps {
@@ -25,10 +28,17 @@ export interface RunGraphDeps {
   complete: (executor: Agent) => Promise<string>;
 }
 
-/** trigger → executor → completer, with the conditional edge and the gate on the executor only. */
+/**
+ * trigger → executor → completer, with the conditional edge. The gate stands before every
+ * submit_action: the executor's, and its specialists', which run inside the executor node
+ * (an item handed to one is decided there and then), so the node ids never change.
+ */
 export function buildRunGraph(deps: RunGraphDeps): RunGraph {
-  const executor = createExecutor(deps.ctx, deps.model);
+  const desk =
+    (deps.ctx.workflow.specialists ?? []).length > 0 ? new SpecialistDesk(deps.ctx, deps.model) : null;
+  const executor = createExecutor(deps.ctx, deps.model, desk);
   narrateTools(executor, deps.ctx.emit);
+  for (const specialist of desk?.specialists ?? []) narrateTools(specialist.agent, deps.ctx.emit);
   const graph = new Graph({
     id: GRAPH_ID,
     nodes: [
@@ -41,5 +51,5 @@ export function buildRunGraph(deps: RunGraphDeps): RunGraph {
     maxSteps: 10,
   });
   narrateGraph(graph, deps.ctx.emit);
-  return { graph, executor };
+  return { graph, executor, desk };
 }

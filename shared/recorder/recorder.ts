@@ -17,8 +17,9 @@ import {
   Status,
   type Graph,
 } from '@strands-agents/sdk/multiagent';
+import type { ModelEvent } from '../models/model-events.ts';
 import { costOf, PRICES, type Price } from './prices.ts';
-import { jsonText, truncate, type TraceEntry } from './trace.ts';
+import { jsonText, truncate, type RepairNote, type RetryNote, type TraceEntry } from './trace.ts';
 
 /** Tool inputs and outputs, and model output, are kept to a few KB each. */
 export const TOOL_INPUT_CHARS = 2_000;
@@ -52,6 +53,8 @@ export interface RecorderOptions {
 export interface AgentOptions {
   /** The graph node the agent runs as. */
   node: string;
+  /** The agent's name when it is not the node's own agent (a specialist inside the executor node). */
+  agent?: string;
   /** The id the price table is keyed by; defaults to the model's configured id. */
   modelId?: string;
 }
@@ -67,6 +70,8 @@ export class SessionRecorder {
   private writing: Promise<void> = Promise.resolve();
   private readonly paused = new Set<string>();
   private inGraph = false;
+  /** What the resilient provider did during the model turn under way. */
+  private turnNotes: { repairs: RepairNote[]; retries: RetryNote[] } = { repairs: [], retries: [] };
 
   constructor(
     private readonly sink: SessionSink,
@@ -86,9 +91,35 @@ export class SessionRecorder {
     return this.writing;
   }
 
+  /**
+   * Notes a repair or retry of the resilient provider; it is kept with the model turn it
+   * happened in. (A give-up needs no note: it is that turn's error.)
+   */
+  noteModelEvent(event: ModelEvent): void {
+    if (event.kind === 'repaired') {
+      const { source, tools, fixes, before, after, detail } = event;
+      this.turnNotes.repairs.push({ source, tools, fixes, before, after, detail });
+    } else if (event.kind === 'retried')
+      this.turnNotes.retries.push({
+        reason: event.reason,
+        attempt: event.attempt,
+        wait_ms: event.waitMs,
+        retry_after: event.retryAfter,
+        status: event.status ?? null,
+        detail: event.detail,
+      });
+  }
+
+  private takeTurnNotes(): { repairs?: RepairNote[]; retries?: RetryNote[] } {
+    const { repairs, retries } = this.turnNotes;
+    this.turnNotes = { repairs: [], retries: [] };
+    return { ...(repairs.length > 0 ? { repairs } : {}), ...(retries.length > 0 ? { retries } : {}) };
+  }
+
   /** Records an agent's model turns, tool calls and pauses as node `node`. */
   watchAgent(agent: Agent, opts: AgentOptions): this {
-    const { node } = opts;
+    const node = opts.node;
+    const by = opts.agent !== undefined ? { agent: opts.agent } : {};
     let turn: { at: string; t0: number; messages: number; chars: number } | null = null;
     let usage: Usage | undefined;
     let latencyMs: number | undefined;
@@ -99,6 +130,7 @@ export class SessionRecorder {
       turn.chars = jsonText(agent.messages).length;
       usage = undefined;
       latencyMs = undefined;
+      this.takeTurnNotes();
     });
     agent.addHook(ModelStreamUpdateEvent, (event) => {
       if (event.event.type !== 'modelMetadataEvent') return;
@@ -114,6 +146,7 @@ export class SessionRecorder {
         kind: 'model',
         at: started.at,
         node,
+        ...by,
         model_id: modelId,
         ms: Math.round(latencyMs ?? performance.now() - started.t0),
         input_messages: started.messages,
@@ -127,6 +160,7 @@ export class SessionRecorder {
           MODEL_OUTPUT_CHARS,
         ),
         ...(event.error ? { error: firstLine(event.error) } : {}),
+        ...this.takeTurnNotes(),
       });
     });
     // Registered after the gate, so a call the gate set aside is seen as cancelled, not failed.
@@ -148,6 +182,7 @@ export class SessionRecorder {
         kind: 'tool',
         at: started.at,
         node,
+        ...by,
         tool: event.toolUse.name,
         tool_use_id: event.toolUse.toolUseId,
         input: truncate(jsonText(event.toolUse.input), TOOL_INPUT_CHARS),
@@ -161,6 +196,7 @@ export class SessionRecorder {
         kind: 'pause',
         at: now(),
         node,
+        ...by,
         interrupt_id: event.interrupt.id,
         name: event.interrupt.name,
         reason: truncate(jsonText(event.interrupt.reason ?? null), REASON_CHARS),

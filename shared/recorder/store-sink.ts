@@ -124,7 +124,13 @@ function fit(entry: TraceEntry, size: number, budget: number): TraceEntry | null
     entry.kind === 'tool'
       ? { ...entry, input: omitted, output: omitted }
       : entry.kind === 'model'
-        ? { ...entry, output: omitted }
+        ? {
+            ...entry,
+            output: omitted,
+            ...(entry.repairs
+              ? { repairs: entry.repairs.map((r) => ({ ...r, before: omitted, after: omitted })) }
+              : {}),
+          }
         : entry;
   return size + JSON.stringify(compact).length < budget ? compact : null;
 }

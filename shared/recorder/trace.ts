@@ -22,6 +22,31 @@ export const NodeEndEntrySchema = z.looseObject({
   error: z.string().optional(),
 });
 
+/** A tool call the resilient provider repaired in a turn, instead of sampling the turn again. */
+export const RepairNoteSchema = z.looseObject({
+  /** `failed_generation` (the endpoint refused the turn and handed its text back) or `stream`. */
+  source: z.string(),
+  tools: z.array(z.string()),
+  /** What was fixed: `trailing comma`, `stray quote after a number`, ... */
+  fixes: z.array(z.string()),
+  /** The raw text as the endpoint handed it back, and the arguments carried on (both clipped). */
+  before: z.string(),
+  after: z.string(),
+  detail: z.string(),
+});
+
+/** A request of a turn that was sent again: throttled, a server error, or a call past repair. */
+export const RetryNoteSchema = z.looseObject({
+  reason: z.string(),
+  /** The attempt that failed (1 = the first request). */
+  attempt: z.number().int(),
+  wait_ms: z.number(),
+  /** Whether the wait came from the endpoint's Retry-After. */
+  retry_after: z.boolean(),
+  status: z.number().int().nullable(),
+  detail: z.string(),
+});
+
 export const ModelEntrySchema = z.looseObject({
   kind: z.literal('model'),
   ...base,
@@ -37,6 +62,9 @@ export const ModelEntrySchema = z.looseObject({
   stop_reason: z.string(),
   output: z.string(),
   error: z.string().optional(),
+  /** Present when the resilient provider repaired or re-sent this turn. */
+  repairs: z.array(RepairNoteSchema).optional(),
+  retries: z.array(RetryNoteSchema).optional(),
 });
 
 export const ToolEntrySchema = z.looseObject({
@@ -66,6 +94,30 @@ export const ResumeEntrySchema = z.looseObject({
   interrupt_ids: z.array(z.string()),
 });
 
+/** The executor handed an item to a specialist: its route_item call, as the handoff's call item. */
+export const HandoffCallEntrySchema = z.looseObject({
+  kind: z.literal('handoff_call'),
+  ...base,
+  source: z.string(),
+  target: z.string(),
+  tool_use_id: z.string(),
+  item_id: z.string(),
+  /** `route`: the executor named an intent and code chose the specialist. */
+  via: z.string(),
+  /** JSON text of the call's input (item id, intent, reasoning). */
+  input: z.string(),
+});
+
+/** The handoff's output item: from here on the target decides the item. */
+export const HandoffOutputEntrySchema = z.looseObject({
+  kind: z.literal('handoff_output'),
+  ...base,
+  source: z.string(),
+  target: z.string(),
+  tool_use_id: z.string(),
+  item_id: z.string(),
+});
+
 export const TraceEntrySchema = z.discriminatedUnion('kind', [
   NodeStartEntrySchema,
   NodeEndEntrySchema,
@@ -73,12 +125,18 @@ export const TraceEntrySchema = z.discriminatedUnion('kind', [
   ToolEntrySchema,
   PauseEntrySchema,
   ResumeEntrySchema,
+  HandoffCallEntrySchema,
+  HandoffOutputEntrySchema,
 ]);
 
 export type TraceEntry = z.infer<typeof TraceEntrySchema>;
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 export type ToolEntry = z.infer<typeof ToolEntrySchema>;
 export type PauseEntry = z.infer<typeof PauseEntrySchema>;
+export type HandoffCallEntry = z.infer<typeof HandoffCallEntrySchema>;
+export type HandoffOutputEntry = z.infer<typeof HandoffOutputEntrySchema>;
+export type RepairNote = z.infer<typeof RepairNoteSchema>;
+export type RetryNote = z.infer<typeof RetryNoteSchema>;
 
 /** The version of the session record this build writes, and those it can read. */
 export const SESSION_SCHEMA_VERSION = 1;

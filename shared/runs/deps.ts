@@ -1,3 +1,4 @@
+import type { Credentials } from '../credentials/credentials.ts';
 import type { FeedEvent } from '../events/feed.ts';
 import type { MemoryMirror } from '../memory/mirror.ts';
 import type { ModelFactory } from '../models/provider.ts';
@@ -13,6 +14,8 @@ export interface EngineDeps {
   notifier: Notifier;
   /** Signs the deep link to a decision. */
   links: DecisionLinks;
+  /** Sealed credentials of the integrations a workflow's actions name; opened only when a run uses them. */
+  credentials: Credentials;
   /** Where learned rules are mirrored (AgentCore Memory), if anywhere. */
   mirror: MemoryMirror;
   /** Null: every node runs in this process. Else each node runs where the dispatcher sends it. */

@@ -1,5 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
 import { runState, type RunContext } from '../agents/executor/run-context.ts';
+import { RunLedger } from '../agents/executor/run-ledger.ts';
 import { getOutcome } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
@@ -13,7 +14,8 @@ import type { Run } from './records.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode } from './dispatch.ts';
-import { recordRun } from '../recorder/record-run.ts';
+import { recordRun, runRecorder } from '../recorder/record-run.ts';
+import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
@@ -25,12 +27,15 @@ export function thresholdFor(
   return workflow.confidence_threshold ?? stored?.confidence_threshold ?? deps.settings.confidenceThreshold;
 }
 
-/** Builds the run's context and graph; the same for a fresh start and a resume in another process. */
+/**
+ * Builds the run's context and graph; the same for a fresh start and a resume in another
+ * process. The integrations its actions name are connected: call `close` when the graph is done.
+ */
 export async function prepareRun(
   deps: EngineDeps,
   run: Run,
   workflow: Workflow,
-): Promise<RunGraph & { ctx: RunContext }> {
+): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
   const source = openSource(workflow);
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
@@ -52,6 +57,7 @@ export async function prepareRun(
     items: new Map(),
     held,
     verdicts: new Map(),
+    ledger: new RunLedger(),
     refs: null,
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
@@ -70,15 +76,44 @@ export async function prepareRun(
     await deps.notifier.notify({ kind: 'completed', runId: run.id, workflowName: workflow.name, summary });
     return summary;
   };
+  const recorder = runRecorder(deps.store, run); // before the model: its repairs are kept in the trace
+  const model = await deps.models('primary', {
+    onEvent: routeModelEvents(run.id, {
+      emit: deps.emit,
+      repairs: (_, event) => recorder.noteModelEvent(event),
+    }),
+  });
+  // Connected last, so nothing above can fail and leave a server running.
+  const integrations = await runIntegrations(deps.store, deps.credentials, {
+    actions: actsInThisProcess(deps, run) ? workflow.actions.map((a) => a.name) : [],
+    servers: [], // a workflow names no read-only servers of its own yet
+  });
+  ctx.source = integrations.wrapSource(ctx.source);
+  ctx.policy.actions = integrations.gatePolicy(ctx.policy.actions);
+  for (const { server, status } of integrations.problems)
+    ctx.emit('failed', `Integration ${server} cannot be used in this run: ${status}`, {
+      integration: server,
+      status,
+    });
   const graph = buildRunGraph({
     ctx,
     trigger: run.trigger,
-    model: await deps.models('primary', { onEvent: routeModelEvents(run.id, deps) }),
+    model,
     snapshots: new RunSnapshotStorage(deps.store, run.id),
     hasNewItems,
     complete,
   });
+  integrations.attach(graph.executor);
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
-  recordRun(deps.store, run, graph);
-  return { ...graph, ctx };
+  recordRun(recorder, graph);
+  return { ...graph, ctx, close: integrations.close };
+}
+
+/**
+ * Whether the executor may act in this process: always in one process; in dispatch mode
+ * only in the executor and resume steps (the trigger and completer steps act on nothing,
+ * so they connect no integration and open no credential).
+ */
+function actsInThisProcess(deps: EngineDeps, run: Run): boolean {
+  return !deps.dispatcher || run.dispatch?.node === 'executor' || run.dispatch?.node === 'resume';
 }

@@ -58,6 +58,12 @@ export const RunSchema = z.object({
       interrupt_id: z.string(),
       /** The step that handed over: its retry re-sends a hand-off that was lost. */
       from: z.enum(['executor', 'completer', 'resume']).nullable().default(null),
+      /** When the hand-off was last sent; the sweeper re-sends one nobody took. */
+      sent_at: z.string().nullable().default(null),
+      /** How many times it was sent; past MAX_SENDS the run is marked failed. */
+      sends: z.number().int().default(1),
+      /** When the step's process took it; a second delivery meanwhile is ignored. */
+      taken_at: z.string().nullable().default(null),
     })
     .nullable()
     .default(null),
@@ -69,6 +75,17 @@ export const RunSchema = z.object({
   finished_at: z.string().nullable(),
 });
 export type Run = z.infer<typeof RunSchema>;
+export type RunDispatch = NonNullable<Run['dispatch']>;
+
+/** A fresh hand-off of a run to the process of `node`, sent now. */
+export function dispatchTo(
+  node: RunDispatch['node'],
+  interruptId: string,
+  from: RunDispatch['from'],
+  now = new Date(),
+): RunDispatch {
+  return { node, interrupt_id: interruptId, from, sent_at: now.toISOString(), sends: 1, taken_at: null };
+}
 
 export const InterruptSchema = z.object({
   id: z.string(),

@@ -5,8 +5,9 @@ import { decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
 import { prepareRun } from './prepare.ts';
-import type { Run } from './records.ts';
-import { getRun, thisProcess } from './run-repository.ts';
+import { dispatchTo, RunSchema, type Run } from './records.ts';
+import { changeRun, getRun, thisProcess } from './run-repository.ts';
+import { olderThan, STEP_LEASE_MS } from './hand-off-timing.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /**
@@ -23,9 +24,7 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
 
   let taken: Run;
   try {
-    const dispatch = deps.dispatcher
-      ? { node: 'resume' as const, interrupt_id: interrupt.strands_interrupt_id }
-      : null;
+    const dispatch = deps.dispatcher ? dispatchTo('resume', interrupt.strands_interrupt_id, null) : null;
     await deps.store.update(
       'runs',
       { ...run, status: 'running', dispatch, owner: thisProcess() },
@@ -39,7 +38,16 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
   await deps.store.update('interrupts', { ...interrupt, status: 'resumed' }, interrupt.version);
   deps.emit(run.id, 'resumed', 'Every question answered; resuming', { interrupt_id: interrupt.id });
   if (deps.dispatcher) {
-    await deps.dispatcher.dispatch({ run_id: run.id, node: 'resume' });
+    try {
+      await deps.dispatcher.dispatch({ run_id: run.id, node: 'resume' });
+    } catch (error) {
+      // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(
+        `handoff: run ${run.id}: the resume hand-off failed (${reason}); the sweeper re-sends it`,
+      );
+      deps.emit(run.id, 'resumed', 'Resume delayed: the hand-off failed and will be sent again', {});
+    }
     return taken;
   }
   return continueRun(deps, taken, 'resume');
@@ -58,17 +66,66 @@ export async function runStep(deps: EngineDeps, runId: string, step: Step): Prom
     return run;
   }
   if (run.status !== 'running' || run.dispatch?.node !== step) return run;
-  return continueRun(deps, run, step);
+  const now = new Date();
+  // Another delivery of this step is running it (or died recently: the sweeper re-sends it after the lease).
+  if (!olderThan(run.dispatch.taken_at, STEP_LEASE_MS, now)) return run;
+  let taken: Run;
+  try {
+    taken = await takeStep(deps, run, now);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return getRun(deps.store, runId); // another delivery took it
+    throw error;
+  }
+  try {
+    return await continueRun(deps, taken, step);
+  } catch (error) {
+    await releaseStep(deps, taken); // so the function's own retry takes it again
+    throw error;
+  }
+}
+
+/** Marks the step taken by this process: a conditional write, so two deliveries never both run it. */
+async function takeStep(deps: EngineDeps, run: Run, now: Date): Promise<Run> {
+  const dispatch = { ...run.dispatch!, taken_at: now.toISOString() };
+  return RunSchema.parse(
+    await deps.store.update('runs', { ...run, dispatch, owner: thisProcess() }, run.version),
+  );
+}
+
+async function releaseStep(deps: EngineDeps, taken: Run): Promise<void> {
+  try {
+    await changeRun(deps.store, taken.id, (run) =>
+      run.dispatch?.taken_at === taken.dispatch?.taken_at && run.dispatch
+        ? { dispatch: { ...run.dispatch, taken_at: null } }
+        : {},
+    );
+  } catch (error) {
+    console.error(
+      `handoff: run ${taken.id}: could not release its step (${String(error)}); the sweeper will`,
+    );
+  }
 }
 
 async function continueRun(deps: EngineDeps, run: Run, step: Step): Promise<Run> {
   const workflow = await getWorkflow(deps.store, run.workflow_id);
-  const { graph, executor } = await prepareRun(deps, run, workflow);
+  const input = await stepInput(deps, run, step);
+  const { graph, executor, close } = await prepareRun(deps, run, workflow);
+  try {
+    return await invokeAndSettle(deps, run, workflow, graph, executor, input);
+  } finally {
+    await close(); // ends the run's integration servers, whatever happened
+  }
+}
+
+/** What the graph is resumed with: the step to run, or the person's answers. */
+async function stepInput(
+  deps: EngineDeps,
+  run: Run,
+  step: Step,
+): Promise<Parameters<typeof invokeAndSettle>[5]> {
   if (step !== 'resume') {
     const interruptId = run.dispatch!.interrupt_id;
-    return invokeAndSettle(deps, run, workflow, graph, executor, [
-      { interruptResponse: { interruptId, response: { node: step } } },
-    ]);
+    return [{ interruptResponse: { interruptId, response: { node: step } } }];
   }
   const interrupt = await getInterrupt(deps.store, run.interrupt_id!);
   const answers: DecisionAnswer[] = (await decisionsOf(deps.store, interrupt)).map((d) => ({
@@ -79,7 +136,7 @@ async function continueRun(deps: EngineDeps, run: Run, step: Step): Promise<Run>
     by: d.status === 'answered' ? 'human' : d.answer?.by === 'unreachable' ? 'unreachable' : 'expired',
     reason: d.answer?.reason ?? null,
   }));
-  return invokeAndSettle(deps, run, workflow, graph, executor, [
+  return [
     { interruptResponse: { interruptId: interrupt.strands_interrupt_id, response: { answers } as never } },
-  ]);
+  ];
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { NotFoundError } from '../errors/index.ts';
-import { newId } from '../store/ids.ts';
+import { newId, stableId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { EMPTY_COUNTS, RunSchema, type Run, type RunTrigger } from './records.ts';
@@ -18,9 +18,15 @@ export async function listRuns(store: Store): Promise<Run[]> {
   );
 }
 
-export async function createRun(store: Store, workflowId: string, trigger: RunTrigger): Promise<Run> {
+/** Creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
+export async function createRun(
+  store: Store,
+  workflowId: string,
+  trigger: RunTrigger,
+  id = newId('run'),
+): Promise<Run> {
   const run: Omit<Run, 'version'> = {
-    id: newId('run'),
+    id,
     workflow_id: workflowId,
     status: 'running',
     trigger,
@@ -44,4 +50,9 @@ export async function changeRun(store: Store, id: string, change: (run: Run) => 
 
 export function thisProcess(): { pid: number; host: string } {
   return { pid: process.pid, host: os.hostname() };
+}
+
+/** The id of the run a schedule starts when it fires at `scheduledTime`: every delivery of that firing names it. */
+export function scheduledRunId(workflowId: string, scheduledTime: string): string {
+  return stableId('run', workflowId, scheduledTime);
 }

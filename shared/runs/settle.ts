@@ -10,7 +10,7 @@ import { stableId } from '../store/ids.ts';
 import { RecordExistsError } from '../errors/index.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Decision, InterruptRecord, Run } from './records.ts';
+import { dispatchTo, type Decision, type InterruptRecord, type Run } from './records.ts';
 import { changeRun } from './run-repository.ts';
 
 export { summarise, type RunSummary } from './views.ts';
@@ -69,7 +69,7 @@ async function handOver(deps: EngineDeps, run: Run, executor: Agent, raised: Int
   if (node !== 'executor' && node !== 'completer')
     return fail(deps, run, executor, new Error(`cannot hand over to node ${node}`));
   const handed = await changeRun(deps.store, run.id, () => ({
-    dispatch: { node, interrupt_id: raised.id, from: run.dispatch?.node ?? null },
+    dispatch: dispatchTo(node, raised.id, run.dispatch?.node ?? null),
     counts: runState.counts(executor.appState),
     owner: null,
   }));

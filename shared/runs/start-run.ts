@@ -3,13 +3,20 @@ import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { prepareRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
-import { createRun } from './run-repository.ts';
+import { createRun, getRun } from './run-repository.ts';
+import { RecordExistsError } from '../errors/index.ts';
+import { olderThan, TRIGGER_LEASE_MS } from './hand-off-timing.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /** Creates the run record; the caller may answer with its id before the work is done. */
-export async function createRunFor(deps: EngineDeps, workflowId: string, trigger: RunTrigger): Promise<Run> {
+export async function createRunFor(
+  deps: EngineDeps,
+  workflowId: string,
+  trigger: RunTrigger,
+  runId?: string,
+): Promise<Run> {
   const workflow = await getWorkflow(deps.store, workflowId);
-  const run = await createRun(deps.store, workflow.id, trigger);
+  const run = await createRun(deps.store, workflow.id, trigger, runId);
   await appendAudit(deps.store, {
     run_id: run.id,
     workflow_id: workflow.id,
@@ -28,11 +35,48 @@ export async function createRunFor(deps: EngineDeps, workflowId: string, trigger
 /** Runs a created run through the graph until it completes, is skipped, fails or pauses. */
 export async function executeRun(deps: EngineDeps, run: Run): Promise<Run> {
   const workflow = await getWorkflow(deps.store, run.workflow_id);
-  const { graph, executor } = await prepareRun(deps, run, workflow);
-  return invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger));
+  const { graph, executor, close } = await prepareRun(deps, run, workflow);
+  try {
+    return await invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger));
+  } finally {
+    await close(); // ends the run's integration servers, whatever happened
+  }
 }
 
 /** Starts a workflow run and works it until it completes or pauses for the person. */
 export async function startRun(deps: EngineDeps, workflowId: string, trigger: RunTrigger): Promise<Run> {
   return executeRun(deps, await createRunFor(deps, workflowId, trigger));
+}
+
+/**
+ * Starts the run `runId` unless it exists: a second delivery of the same trigger (schedulers
+ * deliver at least once; a function is retried) starts nothing new. It only finishes what
+ * the first delivery could not: re-sends a hand-off nobody took, or re-runs a trigger step
+ * whose process died (nothing is acted on before the executor step).
+ */
+export async function startRunOnce(
+  deps: EngineDeps,
+  workflowId: string,
+  trigger: RunTrigger,
+  runId: string,
+): Promise<{ run: Run; duplicate: boolean }> {
+  let run: Run;
+  try {
+    run = await createRunFor(deps, workflowId, trigger, runId);
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error;
+    return { run: await redeliver(deps, await getRun(deps.store, runId)), duplicate: true };
+  }
+  return { run: await executeRun(deps, run), duplicate: false };
+}
+
+async function redeliver(deps: EngineDeps, run: Run, now = new Date()): Promise<Run> {
+  if (run.status !== 'running') return run;
+  if (run.dispatch) {
+    if (run.dispatch.from === null && run.dispatch.taken_at === null)
+      await deps.dispatcher?.dispatch({ run_id: run.id, node: run.dispatch.node });
+    return run;
+  }
+  // The first delivery is still in its trigger step, or died there (it cannot outlive its timeout).
+  return olderThan(run.started_at, TRIGGER_LEASE_MS, now) ? executeRun(deps, run) : run;
 }

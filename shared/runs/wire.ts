@@ -1,4 +1,5 @@
 import type { Env } from '../config/env.ts';
+import { credentialsFor } from '../credentials/open-credentials.ts';
 import { emit } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
@@ -19,7 +20,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
     pageSize: DEFAULT_PAGE_SIZE,
   };
-  const store = openStore(env);
+  const store = overrides.store ?? openStore(env);
   return {
     store,
     models: modelFactory(env),
@@ -29,6 +30,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
       new FileLinkKey(env.HANDOFF_STATE_DIR),
       async () => (await readStoredSettings(store))?.ui_base_url ?? settings.uiBaseUrl,
     ),
+    credentials: credentialsFor(env, store),
     mirror: mirrorFor(env),
     dispatcher: null,
     emit,

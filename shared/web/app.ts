@@ -33,7 +33,7 @@ import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
-import { streamRun } from './sse.ts';
+import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 
 /** Largest request body accepted (decisions, webhooks). */
@@ -167,7 +167,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(engine.store, c.req.param('runId'))).id; // 404 for an unknown run
-    return streamRun(c, runId);
+    return streamRunWhereLive(c, web.liveFeed, runId);
   });
 
   app.post('/hooks/:workflowId', limit, async (c) => {

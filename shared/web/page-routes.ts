@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import { listAudit } from '../audit/audit.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed } from '../events/feed.ts';
+import { readSession } from '../recorder/store-sink.ts';
 import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
 import type { Decision } from '../runs/records.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
@@ -14,10 +15,10 @@ import { readStoredSettings } from '../settings/settings.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { activityPage } from './pages/activity.ts';
-import { inspectorPage, runsPage } from './pages/inspector.ts';
+import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
-import { streamRun } from './sse.ts';
+import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 
 /** The decision named by `?answered=`, when it was answered (for the "Recorded" notice). */
@@ -100,11 +101,12 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const run = await getRun(store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
-    const [workflow, audit, decisions, recorded] = await Promise.all([
+    const [workflow, audit, decisions, recorded, session] = await Promise.all([
       getWorkflow(store, run.workflow_id).catch(() => null),
       listAudit(store, { runId: run.id }),
       listDecisions(store),
       answeredFrom(c, web),
+      readSession(store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
     ]);
     const data = {
       run,
@@ -115,6 +117,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       pending: decisions.filter((d) => d.status === 'pending').length,
       recorded,
       live: web.liveFeed,
+      handoffs: handoffPairs(session?.entries ?? []),
     };
     return c.html(inspectorPage(admitted.visitor, data));
   });
@@ -125,6 +128,6 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const run = await getRun(store, c.req.param('id')).catch(() => null);
     if (!run) return c.text('no such run', 404);
-    return streamRun(c, run.id, c.req.query('after'));
+    return streamRunWhereLive(c, web.liveFeed, run.id, c.req.query('after'));
   });
 }

@@ -51,3 +51,24 @@ async function relayFeed(runId: string, lastSeen: number, stream: SseStream): Pr
     unsubscribe();
   }
 }
+
+/**
+ * Streams the run where this deployment can (`sse`); where responses are buffered (API
+ * Gateway in front of Lambda, `poll`) a stream would hang until the gateway's timeout,
+ * so it answers 501 naming what to poll instead.
+ */
+export function streamRunWhereLive(
+  c: Context,
+  live: 'sse' | 'poll',
+  runId: string,
+  fallbackAfter?: string,
+): Response {
+  if (live === 'poll')
+    return c.json(
+      {
+        error: `live events are not streamed by this deployment (its gateway buffers responses): poll GET /api/runs/${runId} instead`,
+      },
+      501,
+    );
+  return streamRun(c, runId, fallbackAfter);
+}

@@ -65,6 +65,31 @@ const ActionSchema = z.strictObject({
   description: z.string({ error: 'must be a string' }).optional(),
 });
 
+/** The name of the agent that runs the batch; no specialist may take it. */
+const EXECUTOR_NAME = 'executor';
+/** Each specialist is one more agent in the run and one more intent in route_item's schema. */
+export const MAX_SPECIALISTS = 8;
+
+/**
+ * A specialist the executor may hand items to. Its name is the intent the executor
+ * routes by (`route_item(item_id, intent: "billing")`), and the name of its agent.
+ */
+const SpecialistSchema = z.strictObject({
+  name: z
+    .string({ error: 'must be a string' })
+    .regex(SNAKE, { message: 'must be snake_case (lowercase letters, digits, _; starting with a letter)' })
+    .max(40, { message: 'must be at most 40 characters' }),
+  /** What the executor reads to decide which items belong here. */
+  description: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+  /** What the specialist reads: how to decide the items it is given. */
+  instructions: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+  /** The declared actions it may propose (skip is always allowed); anything else is asked. Default: all. */
+  actions: z
+    .array(z.string({ error: 'must be a string' }), { error: 'must be a list' })
+    .min(1, { message: 'needs at least one action (or leave it out for all of them)' })
+    .optional(),
+});
+
 /** A workflow definition, as read from a YAML or JSON file. */
 export const WorkflowSchema = z
   .strictObject({
@@ -87,6 +112,11 @@ export const WorkflowSchema = z
       .number({ error: 'must be a number between 0 and 1' })
       .min(0, { message: 'must be between 0 and 1' })
       .max(1, { message: 'must be between 0 and 1' })
+      .optional(),
+    /** Off when absent: the executor decides every item itself. */
+    specialists: z
+      .array(SpecialistSchema, { error: 'must be a list' })
+      .max(MAX_SPECIALISTS, { message: `at most ${MAX_SPECIALISTS} specialists` })
       .optional(),
   })
   .superRefine((w, ctx) => {
@@ -121,12 +151,37 @@ export const WorkflowSchema = z
       }
       options.add(o);
     });
+    const names = new Set<string>();
+    (w.specialists ?? []).forEach((sp, i) => {
+      if (sp.name === EXECUTOR_NAME || names.has(sp.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['specialists', i, 'name'],
+          message:
+            sp.name === EXECUTOR_NAME
+              ? '"executor" is the agent that routes'
+              : `duplicate specialist "${sp.name}"`,
+        });
+      }
+      names.add(sp.name);
+      (sp.actions ?? []).forEach((a, j) => {
+        if (a !== SKIP && !seen.has(a)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['specialists', i, 'actions', j],
+            message: `"${a}" is not a declared action (declared: ${[...seen].join(', ')}; or skip)`,
+          });
+        }
+      });
+    });
   });
 
 /** A validated workflow. */
 export type Workflow = z.infer<typeof WorkflowSchema>;
 /** One declared action of a workflow. */
 export type WorkflowAction = Workflow['actions'][number];
+/** One specialist of a workflow. */
+export type WorkflowSpecialist = NonNullable<Workflow['specialists']>[number];
 
 /** Why an EventBridge schedule expression is refused, or null when it is fine. */
 function scheduleProblem(schedule: string): string | null {

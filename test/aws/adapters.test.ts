@@ -137,7 +137,11 @@ describe('EventBridge Scheduler', () => {
       Name: 'inbox',
       GroupName: 'g',
       ScheduleExpression: 'rate(1 hour)',
-      Target: { Input: '{"workflow_id":"inbox","schedule":"rate(1 hour)"}' },
+      // Scheduler fills in the time it fired: the trigger keys the run on it.
+      Target: {
+        Input:
+          '{"workflow_id":"inbox","schedule":"rate(1 hour)","scheduled_time":"<aws.scheduler.scheduled-time>"}',
+      },
     });
   });
 

@@ -26,7 +26,7 @@ import type { ScheduleInput } from '../../shared/aws/schedule-sync.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
-import { getRun } from '../../shared/runs/run-repository.ts';
+import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
@@ -177,17 +177,29 @@ describe('the loop on AWS (in-process)', () => {
       Target: {
         Arn: ARNS.trigger,
         RoleArn: ARNS.schedulerRole,
-        Input: JSON.stringify({ workflow_id: 'inbox-triage', schedule: SCHEDULE }),
+        Input: JSON.stringify({
+          workflow_id: 'inbox-triage',
+          schedule: SCHEDULE,
+          scheduled_time: '<aws.scheduler.scheduled-time>',
+        }),
       },
     });
   });
 
   it('schedule → trigger → executor: the run pauses in DynamoDB and SNS carries the link', async () => {
-    const input = scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input.Target!.Input!;
-    const started = await h.trigger(JSON.parse(input) as ScheduleInput, ctx());
-    expect(started.status).toBe('running');
+    const template = scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input.Target!.Input!;
+    // What Scheduler sends: its context attribute replaced by the time the schedule fired.
+    const input = JSON.parse(
+      template.replace('<aws.scheduler.scheduled-time>', '2026-11-30T08:00:00Z'),
+    ) as ScheduleInput;
+    const started = await h.trigger(input, ctx());
+    expect(started).toMatchObject({ status: 'running', duplicate: false });
     runId = started.run_id;
     executorEntry = lastStep('executor');
+    // Scheduler delivers at least once: the same firing again starts no second run.
+    const again = await h.trigger(input, ctx());
+    expect(again).toMatchObject({ run_id: runId, duplicate: true });
+    expect((await listRuns(store)).filter((r) => r.workflow_id === 'inbox-triage')).toHaveLength(1);
     expect(executorEntry).toMatchObject({ EventBusName: BUS, Source: 'handoff', DetailType: 'handoff.step' });
     expect(JSON.parse(executorEntry.Detail!)).toEqual({ run_id: runId, node: 'executor' });
     expect((await getRun(store, runId)).trigger).toEqual({ kind: 'schedule', detail: SCHEDULE });

@@ -8,6 +8,7 @@ import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
 import { redact, redactedMessage, REDACTED, Secret } from '../../shared/credentials/secret.ts';
 import { loadEnv } from '../../shared/config/env.ts';
+import { engineFromEnv } from '../../shared/runs/wire.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
 const VALUE = 'xoxb-1234-5678-secret/value+with=chars';
@@ -112,5 +113,12 @@ describe('the credential store', () => {
     const credentials = credentialsFor(env, new JsonFileStore(dir), {});
     await credentials.set('A_TOKEN', new Secret(VALUE));
     expect((await fs.stat(path.join(dir, 'credentials.key'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('are the engine’s: a value set from the CLI is what a run opens', async () => {
+    const env = loadEnv({ HANDOFF_STATE_DIR: dir });
+    await credentialsFor(env, new JsonFileStore(dir), {}).set('A_TOKEN', new Secret(VALUE));
+    const engine = engineFromEnv(env);
+    expect((await engine.credentials.get('A_TOKEN'))?.reveal()).toBe(VALUE);
   });
 });

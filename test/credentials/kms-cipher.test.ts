@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CredentialDecryptError } from '../../shared/credentials/cipher.ts';
 import { Credentials } from '../../shared/credentials/credentials.ts';
 import { KmsCipher } from '../../shared/credentials/kms-cipher.ts';
-import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
+import { credentialsFor, kmsOnlyCredentials } from '../../shared/credentials/open-credentials.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import type { JsonRecord, Store } from '../../shared/store/store.ts';
@@ -101,5 +101,34 @@ describe('the KMS cipher', () => {
     const credentials = credentialsFor(env, memoryStore(), { HANDOFF_KMS_KEY_ID: KEY });
     expect(await credentials.set('GITHUB_TOKEN', new Secret(VALUE))).toMatchObject({ cipher: 'aws-kms' });
     expect(kms.commandCalls(EncryptCommand)[0]!.args[0].input.KeyId).toBe(KEY);
+  });
+});
+
+describe('credentials on a host without a lasting disk (Lambda)', () => {
+  it('are sealed with KMS when HANDOFF_KMS_KEY_ID is set', async () => {
+    kms.on(EncryptCommand).resolves({ CiphertextBlob: BLOB, KeyId: KEY });
+    kms.on(DecryptCommand).resolves({ Plaintext: Buffer.from(VALUE), KeyId: KEY });
+    const credentials = kmsOnlyCredentials('eu-west-1', memoryStore(), { HANDOFF_KMS_KEY_ID: KEY });
+    expect(await credentials.set('GITHUB_TOKEN', new Secret(VALUE))).toMatchObject({ cipher: 'aws-kms' });
+    expect((await credentials.get('GITHUB_TOKEN'))?.reveal()).toBe(VALUE);
+    expect(kms.commandCalls(DecryptCommand)[0]!.args[0].input.EncryptionContext).toEqual(CONTEXT);
+  });
+
+  it('without a KMS key, list names but refuse to seal or open a value, naming the variable', async () => {
+    const store = memoryStore();
+    kms.on(EncryptCommand).resolves({ CiphertextBlob: BLOB, KeyId: KEY });
+    // Set by a host that has the key (the CLI with HANDOFF_KMS_KEY_ID).
+    await new Credentials(store, new KmsCipher(new KMSClient({ region: 'eu-west-1' }), KEY)).set(
+      'GITHUB_TOKEN',
+      new Secret(VALUE),
+    );
+    const credentials = kmsOnlyCredentials('eu-west-1', store, {});
+
+    expect(await credentials.names()).toEqual(new Set(['GITHUB_TOKEN']));
+    await expect(credentials.get('GITHUB_TOKEN')).rejects.toThrow(
+      /^HANDOFF_KMS_KEY_ID is not set for this function/,
+    );
+    await expect(credentials.set('OTHER_TOKEN', new Secret(VALUE))).rejects.toThrow(/HANDOFF_KMS_KEY_ID/);
+    expect(kms.commandCalls(DecryptCommand)).toHaveLength(0);
   });
 });

@@ -6,7 +6,9 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_SPECS, type FunctionName } from '../../lib/functions.ts';
+import { SWEEP_PERIOD } from '../../lib/handoff-stack.ts';
 import { readParams } from '../../lib/params.ts';
+import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/hand-off-timing.ts';
 import { actionsOf, type Built, buildStack, rolesAllowing, statementsOfRole, tempOutdir } from './fixture.ts';
 
 const ALL: FunctionName[] = Object.keys(FUNCTION_SPECS) as FunctionName[];
@@ -25,13 +27,14 @@ const BASE_VARS = [
 ];
 const EXTRA_VARS: Record<FunctionName, string[]> = {
   trigger: [],
-  executor: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'LINK_KEY_SECRET_ARN'],
+  executor: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'HANDOFF_KMS_KEY_ID', 'LINK_KEY_SECRET_ARN'],
   completer: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
-  resume: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
+  resume: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'HANDOFF_KMS_KEY_ID'],
   api: ['LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
   webhook: ['WEBHOOK_SECRET_ARN'],
   'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
   'step-failed': [],
+  sweeper: [],
 };
 const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
   trigger: [256, 60],
@@ -42,6 +45,7 @@ const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
   webhook: [256, 29],
   'schedule-sync': [256, 30],
   'step-failed': [256, 30],
+  sweeper: [256, 60],
 };
 
 let b: Built;
@@ -170,6 +174,23 @@ describe('permissions', () => {
     expect(readers.sort()).toEqual(rolesOf(['executor', 'api']));
   });
 
+  it('only the steps that act (executor, resume) may decrypt integration credentials, with a rotating key', () => {
+    const key = b.idOf(b.stack.node.findChild('Secrets').node.findChild('CredentialsKey'));
+    t.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      Description: Match.stringLikeRegexp('credentials'),
+    });
+    const decrypters = rolesAllowing(t, 'kms:Decrypt', (r) => JSON.stringify(r).includes(key));
+    expect(decrypters.sort()).toEqual(rolesOf(['executor', 'resume']));
+    expect(rolesAllowing(t, /^kms:Encrypt/, (r) => JSON.stringify(r).includes(key))).toEqual([]);
+    for (const name of ['executor', 'resume'] as const) {
+      const fn = t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
+        Properties: { Environment: { Variables: Record<string, unknown> } };
+      };
+      expect(fn.Properties.Environment.Variables.HANDOFF_KMS_KEY_ID).toEqual(getAtt(key));
+    }
+  });
+
   it('the api reads the API key and the webhook reads the webhook secret, nobody else', () => {
     const secret = (id: string) => b.idOf(b.stack.node.findChild('Secrets').node.findChild(id));
     const readersOf = (id: string) =>
@@ -201,17 +222,17 @@ describe('permissions', () => {
   it('the functions that move runs along may put events on the bus, and only on that bus', () => {
     const bus = b.idOf(b.stack.node.findChild('Events').node.findChild('Bus'));
     expect(rolesAllowing(t, 'events:PutEvents').sort()).toEqual(
-      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook']),
+      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'sweeper']),
     );
-    for (const name of ['trigger', 'api'] as const) {
+    for (const name of ['trigger', 'api', 'sweeper'] as const) {
       const put = statementsOfRole(t, role(name)).filter((s) => s.Action === 'events:PutEvents');
       expect(put.map((s) => s.Resource)).toEqual([getAtt(bus)]);
     }
   });
 
-  it('schedule-sync only reads the table; step-failed and the request handlers read and write it', () => {
+  it('schedule-sync only reads the table; step-failed, the sweeper and the request handlers read and write it', () => {
     expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(
-      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'step-failed']),
+      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'step-failed', 'sweeper']),
     );
     expect(rolesAllowing(t, 'dynamodb:Query')).toContain(role('schedule-sync'));
     const resources = JSON.stringify(statementsOfRole(t, role('executor')));
@@ -334,7 +355,28 @@ describe('events and schedules', () => {
       EventPattern: { source: ['handoff'], 'detail-type': ['handoff.workflow'] },
       Targets: [Match.objectLike({ Arn: getAtt(b.fn('schedule-sync').id) })],
     });
-    t.resourceCountIs('AWS::Events::Rule', 4);
+    t.resourceCountIs('AWS::Events::Rule', 5);
+  });
+
+  it('invokes the sweeper every 5 minutes, on the default bus, with retries and the dead-letter queue', () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      EventBusName: Match.absent(),
+      Targets: [
+        Match.objectLike({
+          Arn: getAtt(b.fn('sweeper').id),
+          RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 300 },
+        }),
+      ],
+    });
+  });
+
+  it('presumes a step lost only after its function could no longer be running it', () => {
+    const seconds = (name: FunctionName) => FUNCTION_SPECS[name].timeout.toSeconds();
+    const longestStep = Math.max(...(['executor', 'completer', 'resume'] as const).map(seconds));
+    expect(STEP_LEASE_MS).toBeGreaterThan(longestStep * 1000);
+    expect(TRIGGER_LEASE_MS).toBeGreaterThanOrEqual(seconds('trigger') * 1000);
+    expect(UNTAKEN_AFTER_MS).toBeGreaterThanOrEqual(SWEEP_PERIOD.toMilliseconds());
   });
 
   it('keeps undeliverable events in an encrypted, SSL-only queue', () => {

@@ -111,7 +111,7 @@ describe('real bundling', () => {
 
 describe('cdk synth (CLI)', () => {
   it(
-    'synthesises the app offline and quietly, with cdk-nag passing and all eight handlers bundled',
+    'synthesises the app offline and quietly, with cdk-nag passing and all nine handlers bundled',
     async () => {
       const outdir = tempOutdir();
       try {
@@ -136,8 +136,8 @@ describe('cdk synth (CLI)', () => {
           Resources: Record<string, { Type: string }>;
         };
         const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-        expect(functions).toHaveLength(8);
-        expect(bundles(outdir)).toHaveLength(8);
+        expect(functions).toHaveLength(9);
+        expect(bundles(outdir)).toHaveLength(9);
         expect(result.stdout).toBe('');
         expect(result.stderr).not.toMatch(/NOTICES|telemetry|newer version|upgrade|AwsSolutions-/i);
         console.info(`cdk synth took ${seconds.toFixed(1)} s`);

@@ -9,8 +9,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listAudit } from '../../shared/audit/audit.ts';
-import { Credentials } from '../../shared/credentials/credentials.ts';
-import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import { emit, feed } from '../../shared/events/feed.ts';
 import { addEntry } from '../../shared/integrations/registry.ts';
@@ -23,16 +21,6 @@ import { engineFixture, mail, type EngineFixture } from '../support/engine-fixtu
 import { ScriptedModel, type ToolResults } from '../support/scripted-model.ts';
 import { startTicketServer, type TicketServer } from './support/http-mcp-server.ts';
 import { bySubject, integrationScript } from './support/script.ts';
-import { closeIntegrations, useIntegrations } from './support/wired-prepare.ts';
-
-vi.mock('../../shared/runs/prepare.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../shared/runs/prepare.ts')>();
-  const { wiredPrepareRun } = await import('./support/wired-prepare.ts');
-  return {
-    ...real,
-    prepareRun: (...args: Parameters<typeof real.prepareRun>) => wiredPrepareRun(real.prepareRun, ...args),
-  };
-});
 
 const manual = { kind: 'manual', detail: null } as const;
 const SECRET = `tkn_${randomBytes(18).toString('hex')}`;
@@ -43,7 +31,6 @@ let fixture: EngineFixture | undefined;
 let server: TicketServer | undefined;
 afterEach(async () => {
   vi.restoreAllMocks();
-  await closeIntegrations();
   await server?.close();
   await fixture?.cleanup();
 });
@@ -121,8 +108,7 @@ describe('a credential used by an integration', () => {
     });
     fixture.deps.emit = emit; // the real, process-wide feed
     const stateDir = path.join(fixture.dir, 'state');
-    const credentials = new Credentials(fixture.store, LocalCipher.inStateDir(stateDir));
-    await credentials.set('TICKETS_TOKEN', new Secret(SECRET));
+    await fixture.deps.credentials.set('TICKETS_TOKEN', new Secret(SECRET));
     await addEntry(fixture.store, {
       name: 'tickets',
       title: 'Tickets',
@@ -144,7 +130,6 @@ human_gate: { options: [tickets__create_ticket, tickets__close_ticket, skip] }
         'bugs.yaml',
       ),
     );
-    useIntegrations({ credentials: () => credentials });
 
     // Act: the run pauses on two items, then the person approves both.
     const run = await startRun(fixture.deps, 'bugs', manual);

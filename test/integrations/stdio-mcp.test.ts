@@ -3,14 +3,13 @@
  * listed, read-only ones reach the model, and world-changing ones only happen
  * through the gate — deferred when unsure, carried out after approval.
  */
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, BeforeToolCallEvent, McpClient } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { listAudit } from '../../shared/audit/audit.ts';
-import { Credentials } from '../../shared/credentials/credentials.ts';
-import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import { addEntry, setTemplate } from '../../shared/integrations/registry.ts';
 import {
@@ -27,16 +26,6 @@ import { engineFixture, mail, type EngineFixture } from '../support/engine-fixtu
 import { ScriptedModel, type ToolResults } from '../support/scripted-model.ts';
 import { EVERYTHING_SERVER, MEMORY_SERVER } from './support/npm-servers.ts';
 import { bySubject, integrationScript } from './support/script.ts';
-import { closeIntegrations, useIntegrations } from './support/wired-prepare.ts';
-
-vi.mock('../../shared/runs/prepare.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../shared/runs/prepare.ts')>();
-  const { wiredPrepareRun } = await import('./support/wired-prepare.ts');
-  return {
-    ...real,
-    prepareRun: (...args: Parameters<typeof real.prepareRun>) => wiredPrepareRun(real.prepareRun, ...args),
-  };
-});
 
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture | undefined;
@@ -44,13 +33,18 @@ let toolset: IntegrationToolset | undefined;
 afterEach(async () => {
   await toolset?.close();
   toolset = undefined;
-  await closeIntegrations();
   await fixture?.cleanup();
   fixture = undefined;
 });
 
 function credentialsOf(f: EngineFixture) {
-  return new Credentials(f.store, LocalCipher.inStateDir(path.join(f.dir, 'state')));
+  return f.deps.credentials;
+}
+
+/** Child processes of this process still running the given script. */
+function childrenRunning(script: string): string[] {
+  const out = execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes(script));
 }
 
 async function memoryEntities(file: string): Promise<string[]> {
@@ -182,12 +176,11 @@ human_gate: { options: [memory__create_entities, memory__delete_entities, skip] 
         'people.yaml',
       ),
     );
-    const credentials = credentialsOf(fixture);
-    useIntegrations({ credentials: () => credentials });
 
     const run = await startRun(fixture.deps, 'people', manual);
 
     expect(run.status).toBe('waiting');
+    expect(childrenRunning(MEMORY_SERVER())).toEqual([]); // the server ended with the run's step
     expect(await memoryEntities(memoryFile)).toEqual(['ana@partner.example']);
     expect(seen.find((r) => r.name === 'memory__read_graph')?.result).toMatchObject({ entities: [] });
     const pending = await listPending(fixture.store);
@@ -202,6 +195,7 @@ human_gate: { options: [memory__create_entities, memory__delete_entities, skip] 
     expect(await memoryEntities(memoryFile)).toEqual(['ana@partner.example']); // not until every answer is in
     const last = await decide(fixture.deps, cy.id, 'skip', null);
     expect(last.run_status).toBe('completed');
+    expect(childrenRunning(MEMORY_SERVER())).toEqual([]);
 
     expect(await memoryEntities(memoryFile)).toEqual(['ana@partner.example', 'bo@maybe.example']);
     const direct = seen.filter((r) => r.name.endsWith('create_entities'));

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { costOf } from '../../shared/recorder/prices.ts';
 import { readSession, usageId } from '../../shared/recorder/store-sink.ts';
 import {
@@ -19,20 +19,6 @@ import { getRecord } from '../../shared/store/records.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { executorScript } from '../support/scripted-model.ts';
 import { countingStore, MeteredModel } from './helpers.ts';
-
-// The wiring prepare.ts gets: the recorder bound to each run's graph (recordRun is idempotent).
-vi.mock('../../shared/runs/prepare.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../shared/runs/prepare.ts')>();
-  const { recordRun } = await import('../../shared/recorder/record-run.ts');
-  return {
-    ...real,
-    prepareRun: async (...args: Parameters<typeof real.prepareRun>) => {
-      const prepared = await real.prepareRun(...args);
-      recordRun(args[0].store, args[1], prepared);
-      return prepared;
-    },
-  };
-});
 
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture;

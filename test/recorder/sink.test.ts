@@ -84,6 +84,28 @@ describe('the store sink', () => {
     expect(JSON.stringify(session.entries).length).toBeLessThan(3_000);
   });
 
+  it('keeps a repair past the budget, without its raw text', async () => {
+    const sink = new StoreSessionSink(store, 2_000);
+    const raw = 'z'.repeat(400);
+    const repair = {
+      source: 'failed_generation',
+      tools: ['submit_action'],
+      fixes: ['trailing comma'],
+      before: raw,
+      after: raw,
+      detail: 'Repaired the tool call the endpoint refused (submit_action): trailing comma',
+    };
+    await sink.append(batch('run_1', 'inbox', [toolCall(1, 'y'.repeat(600)), turn({ repairs: [repair] })]));
+    const [, kept] = (await readSession(store, 'run_1'))!.entries as ModelEntry[];
+    expect(kept!.repairs).toEqual([
+      {
+        ...repair,
+        before: '[omitted: the trace reached its size limit]',
+        after: '[omitted: the trace reached its size limit]',
+      },
+    ]);
+  });
+
   it('sums tokens, cost and calls per workflow and day across runs and models', async () => {
     const sink = new StoreSessionSink(store);
     await sink.append(batch('run_a', 'inbox', [turn(), turn()]));

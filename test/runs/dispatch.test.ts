@@ -2,34 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import type { Step } from '../../shared/runs/dispatch.ts';
 import { runStep } from '../../shared/runs/resume-run.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
+import { dispatchFixture } from '../support/dispatch-fixture.ts';
+import type { EngineFixture } from '../support/engine-fixture.ts';
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
 
 async function dispatchedFixture() {
-  const steps: { run_id: string; node: Step }[] = [];
-  fixture = await engineFixture({
-    messages: [
-      mail({ from: 'a@x.example', subject: 'Sure' }),
-      mail({ from: 'b@x.example', subject: 'Unsure' }),
-    ],
-    model: () =>
-      new ScriptedModel(
-        executorScript((item) => ({
-          action: 'file_ticket',
-          confidence: item.subject === 'Sure' ? 0.9 : 0.3,
-          reasoning: 'r',
-        })),
-      ),
-  });
-  fixture.deps.dispatcher = { dispatch: async (step) => void steps.push(step) };
-  return steps;
+  const made = await dispatchFixture();
+  fixture = made.fixture;
+  return made.sent;
 }
 
 describe('each node in its own process (dispatch mode)', () => {
@@ -91,23 +76,14 @@ describe('each node in its own process (dispatch mode)', () => {
   });
 
   it('a retried step re-sends a hand-off that was lost, so the run is not stranded', async () => {
-    const steps = await dispatchedFixture();
-    const send = fixture.deps.dispatcher!;
-    let failNext = false;
-    fixture.deps.dispatcher = {
-      dispatch: async (step) => {
-        if (failNext) {
-          failNext = false;
-          throw new Error('PutEvents failed');
-        }
-        await send.dispatch(step);
-      },
-    };
+    const made = await dispatchFixture();
+    fixture = made.fixture;
+    const steps = made.sent;
     const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
     await runStep(fixture.deps, run.id, 'executor');
     const [decision] = await listPending(fixture.store);
     await decide(fixture.deps, decision!.id, 'skip', null);
-    failNext = true;
+    made.failing.next = 1;
     await expect(runStep(fixture.deps, run.id, 'resume')).rejects.toThrow(/PutEvents failed/);
     expect(steps.at(-1)?.node).toBe('resume'); // the completer hand-off never left
     await runStep(fixture.deps, run.id, 'resume'); // Lambda's retry of the same event

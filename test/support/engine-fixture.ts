@@ -2,6 +2,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Model } from '@strands-agents/sdk';
+import { Credentials } from '../../shared/credentials/credentials.ts';
+import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import type { FeedEvent } from '../../shared/events/feed.ts';
 import type { Notice } from '../../shared/notify/notifier.ts';
 import { DecisionLinks } from '../../shared/links/decision-links.ts';
@@ -78,6 +80,7 @@ export async function engineFixture(opts: {
     models: async () => opts.model(),
     notifier: { notify: async (notice) => void notices.push(notice) },
     links: new DecisionLinks({ get: async () => Buffer.alloc(32, 7) }, () => 'http://ui.test'),
+    credentials: new Credentials(store, LocalCipher.inStateDir(path.join(dir, 'state'))),
     mirror: noMirror,
     dispatcher: null,
     emit: (channel, kind, text) => void events.push({ channel, kind, text }),

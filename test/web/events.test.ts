@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { feed, type FeedEvent } from '../../shared/events/feed.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
+import { createApp } from '../../shared/web/app.ts';
 import { API_KEY, makeHarness, readSse, type Harness } from './support.ts';
 
 let h: Harness;
@@ -30,6 +31,16 @@ describe('GET /events/:runId', () => {
     const res = await h.app.request(`/events/${runId}`, { headers: h.auth() });
     expect(res.status).toBe(200);
     await res.body?.cancel();
+  });
+
+  it('where responses are buffered (API Gateway), answers 501 naming what to poll instead of hanging', async () => {
+    const runId = await waitingRun();
+    const buffered = createApp({ engine: h.engine, env: h.env, runner: h.launcher, liveFeed: 'poll' });
+    const res = await buffered.request(`/events/${runId}`, { headers: h.auth() });
+    expect(res.status).toBe(501);
+    expect(await res.json()).toEqual({
+      error: `live events are not streamed by this deployment (its gateway buffers responses): poll GET /api/runs/${runId} instead`,
+    });
   });
 
   it('404s an unknown run', async () => {

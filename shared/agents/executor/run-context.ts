@@ -8,6 +8,10 @@ import type { Store } from '../../store/store.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { Choice } from '../../actions/carry-out.ts';
+import type { RunLedger } from './run-ledger.ts';
+
+/** The agent that runs the batch; specialists are named in the workflow. */
+export const EXECUTOR = 'executor';
 
 /** An item the gate set aside; kept in the executor's appState so it survives a pause. */
 export interface DeferredItem {
@@ -21,6 +25,8 @@ export interface DeferredItem {
   confidence: number;
   reasoning: string;
   reason: string;
+  /** The specialist that asked; absent when the executor did (and in states saved before specialists). */
+  agent?: string;
 }
 
 /** What the person answered for one deferred item, handed back through the interrupt. */
@@ -34,7 +40,7 @@ export interface DecisionAnswer {
 }
 
 /**
- * Everything one run's executor needs. The run context holds the text of the items;
+ * Everything one run's agents need. The run context holds the text of the items;
  * the model only ever sees ids and compact views.
  */
 export interface RunContext {
@@ -51,6 +57,8 @@ export interface RunContext {
   held: Set<string>;
   /** The gate's verdict for each submit_action call it let through, by toolUseId. */
   verdicts: Map<string, Choice>;
+  /** What every agent of the run shares: the items set aside, who owns each item, the counts. */
+  ledger: RunLedger;
   /** Source refs, listed once per process. */
   refs: string[] | null;
   emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;
@@ -60,7 +68,7 @@ const COUNTS = 'counts';
 const DEFERRED = 'deferred';
 const CURSOR = 'cursor';
 
-/** Run state that must survive a pause lives in appState (it is snapshotted). */
+/** Run state that must survive a pause lives in the executor's appState (it is snapshotted). */
 export const runState = {
   counts(state: StateStore): RunCounts {
     return { ...EMPTY_COUNTS, ...((state.get(COUNTS) as Partial<RunCounts> | undefined) ?? {}) };
@@ -73,7 +81,7 @@ export const runState = {
   deferred(state: StateStore): DeferredItem[] {
     return (state.get(DEFERRED) as DeferredItem[] | undefined) ?? [];
   },
-  setDeferred(state: StateStore, items: DeferredItem[]): void {
+  setDeferred(state: StateStore, items: readonly DeferredItem[]): void {
     state.set(DEFERRED, items);
   },
   cursor(state: StateStore): number {

@@ -1,4 +1,4 @@
-import { tool } from '@strands-agents/sdk';
+import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { carryOut, countFor } from '../../actions/carry-out.ts';
 import { getOutcome, claimOutcome } from '../../actions/outcomes.ts';
@@ -73,9 +73,9 @@ async function recordUnparseable(ctx: RunContext, ref: string, reason: string): 
   ctx.emit('failed', `Left alone an unparseable message (${reason})`, { ref });
 }
 
-/** The executor's tools. submit_action is the only one that changes anything, and the gate stands before it. */
-export function executorTools(ctx: RunContext) {
-  const recallRules = tool({
+/** Lists the rules learned from the person; the gate applies them. */
+function recallRulesTool(ctx: RunContext) {
+  return tool({
     name: 'recall_rules',
     description: 'Lists the rules learned from the person for this workflow. The gate applies them for you.',
     inputSchema: z.object({}),
@@ -84,8 +84,10 @@ export function executorTools(ctx: RunContext) {
       rules: ctx.rules.slice(0, 20).map((r) => ({ match: r.match, action: r.action, source: r.source })),
     }),
   });
+}
 
-  const fetchItems = tool({
+function fetchItemsTool(ctx: RunContext) {
+  return tool({
     name: 'fetch_items',
     description: `Returns the next page (up to ${ctx.pageSize}) of items not handled yet, as compact views. An empty page means the batch is done.`,
     inputSchema: z.object({}),
@@ -95,8 +97,11 @@ export function executorTools(ctx: RunContext) {
       return { items: page.map(compactView), done: page.length === 0 };
     },
   });
+}
 
-  const readItem = tool({
+/** read_item: the full text of a fetched item, for the executor and its specialists. */
+export function readItemTool(ctx: RunContext) {
+  return tool({
     name: 'read_item',
     description: 'Returns the full text of one fetched item by id.',
     inputSchema: z.object({ item_id: z.string() }),
@@ -107,8 +112,15 @@ export function executorTools(ctx: RunContext) {
         : { error: `unknown item ${item_id}` };
     },
   });
+}
 
-  const submitAction = tool({
+/**
+ * submit_action: the only tool that changes anything, for the executor and every
+ * specialist. The gate stands before it (attached to each agent that has it); the body
+ * carries out only what the gate cleared, in the name of the agent that proposed it.
+ */
+export function submitActionTool(ctx: RunContext) {
+  return tool({
     name: 'submit_action',
     description:
       'Proposes one action for one item, with your confidence (0-1) and reasoning. The gate may act, ask the person, or apply a rule.',
@@ -132,26 +144,39 @@ export function executorTools(ctx: RunContext) {
         item,
         choice,
       );
-      runState.bump(toolContext!.agent.appState, countFor(choice, result));
+      ctx.ledger.bump(countFor(choice, result));
       ctx.emit(result.outcome === 'failed' ? 'failed' : 'acted', `${choice.action}: ${item.subject}`, {
         item_id: item.id,
         action: choice.action,
         outcome: result.outcome,
         decided_by: choice.decidedBy,
+        ...(choice.agent !== undefined ? { agent: choice.agent } : {}),
       });
       return { item_id: item.id, outcome: result.outcome, action: choice.action };
     },
   });
+}
 
-  const finishBatch = tool({
+function finishBatchTool(ctx: RunContext) {
+  return tool({
     name: 'finish_batch',
     description: 'Call once, after every item has been submitted. Unsure items are asked about together.',
     inputSchema: z.object({}),
-    callback: (_input, toolContext) => ({
-      finished: true,
-      counts: runState.counts(toolContext!.agent.appState),
-    }),
+    callback: () => ({ finished: true, counts: ctx.ledger.counts() }),
   });
+}
 
-  return [recallRules, fetchItems, readItem, submitAction, finishBatch];
+/**
+ * The executor's tools. submit_action is the only one that changes anything, and the gate
+ * stands before it; `routeItem` (route_item) is there when the workflow names specialists.
+ */
+export function executorTools(ctx: RunContext, routeItem?: Tool): Tool[] {
+  return [
+    recallRulesTool(ctx),
+    fetchItemsTool(ctx),
+    readItemTool(ctx),
+    ...(routeItem ? [routeItem] : []),
+    submitActionTool(ctx),
+    finishBatchTool(ctx),
+  ];
 }

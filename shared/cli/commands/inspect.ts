@@ -69,14 +69,21 @@ function entryLines(entry: InspectEntry): string[] {
     case 'model': {
       const cost = entry.cost_usd === null ? 'unpriced' : usd(entry.cost_usd);
       return [
-        `  model ${entry.model_id} → ${entry.stop_reason} · ${entry.input_tokens} in / ${entry.output_tokens} out · ${cost} · ${entry.ms} ms`,
+        `  ${by(entry)}model ${entry.model_id} → ${entry.stop_reason} · ${entry.input_tokens} in / ${entry.output_tokens} out · ${cost} · ${entry.ms} ms`,
+        ...(entry.retries ?? []).map((r) => `  retried: ${flat(r.detail)}`),
+        ...(entry.repairs ?? []).map(
+          (r) =>
+            `  repaired tool-call JSON (${r.fixes.join(', ')}) in ${r.tools.join(', ')}, ${
+              r.source === 'failed_generation' ? 'from the generation the endpoint refused' : 'as streamed'
+            }`,
+        ),
         ...(entry.error ? [`  error: ${entry.error}`] : []),
         ...(entry.output ? [`  said: ${flat(entry.output)}`] : []),
       ];
     }
     case 'tool':
       return [
-        `  tool ${entry.tool} · ${entry.status} · ${entry.ms} ms`,
+        `  ${by(entry)}tool ${entry.tool} · ${entry.status} · ${entry.ms} ms`,
         `  in:  ${flat(entry.input)}`,
         `  out: ${flat(entry.output)}`,
       ];
@@ -90,7 +97,19 @@ function entryLines(entry: InspectEntry): string[] {
       ];
     case 'resume':
       return [`⏵ resumed ${entry.node}`];
+    case 'handoff_call':
+      return [
+        `  ⇢ handoff call ${entry.source} → ${entry.target} · item ${entry.item_id} (via ${entry.via})`,
+        `  in:  ${flat(entry.input)}`,
+      ];
+    case 'handoff_output':
+      return [`  ⇢ handoff output: ${entry.target} now decides item ${entry.item_id}`];
   }
+}
+
+/** `[billing] ` for a step a specialist took inside the executor node. */
+function by(entry: Record<string, unknown>): string {
+  return typeof entry.agent === 'string' ? `[${entry.agent}] ` : '';
 }
 
 function flat(text: string): string {

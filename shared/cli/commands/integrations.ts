@@ -1,6 +1,5 @@
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
-import { credentialsFor } from '../../credentials/open-credentials.ts';
 import { Secret } from '../../credentials/secret.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import {
@@ -117,8 +116,8 @@ export function registerIntegrationCommands(
     .enablePositionalOptions()
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const { env, engine } = await cliContext();
-      const have = await credentialsFor(env, engine.store).names();
+      const { engine } = await cliContext();
+      const have = await engine.credentials.names();
       const rows = (await listEntries(engine.store)).map((reg) => ({
         name: reg.entry.name,
         title: reg.entry.title,
@@ -169,9 +168,9 @@ export function registerIntegrationCommands(
     .option('--irreversible <TOOL>', 'a tool the gate must always ask about; repeatable', collect, [])
     .option('--json', 'print JSON')
     .action(async (name: string, options: AddOptions) => {
-      const { env, engine } = await cliContext();
+      const { engine } = await cliContext();
       const reg = await addEntry(engine.store, entryFromOptions(name, options));
-      const status = statusOf(reg, await credentialsFor(env, engine.store).names(), process.env);
+      const status = statusOf(reg, await engine.credentials.names(), process.env);
       if (options.json) return printJson({ name, status });
       console.log(`Added ${name} (${target(reg)}): ${status}`);
     });
@@ -224,8 +223,8 @@ export function registerIntegrationCommands(
     .enablePositionalOptions()
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const { env, engine } = await cliContext();
-      const list = await credentialsFor(env, engine.store).list();
+      const { engine } = await cliContext();
+      const list = await engine.credentials.list();
       if (options.json) return printJson(list);
       if (list.length === 0)
         return console.log('No credentials yet. Set one: handoff credentials set NAME < file');
@@ -242,8 +241,8 @@ export function registerIntegrationCommands(
     .option('--value <VALUE>', 'the value itself: it stays in your shell history, prefer stdin')
     .action(async (name: string, options: { valueFile?: string; value?: string }) => {
       const value = await readValue(name, options, input);
-      const { env, engine } = await cliContext();
-      const info = await credentialsFor(env, engine.store).set(name, value);
+      const { engine } = await cliContext();
+      const info = await engine.credentials.set(name, value);
       console.log(`Set ${info.name} (sealed with ${info.cipher}).`);
     });
 
@@ -251,8 +250,8 @@ export function registerIntegrationCommands(
     .command('delete NAME')
     .description('forget a credential')
     .action(async (name: string) => {
-      const { env, engine } = await cliContext();
-      await credentialsFor(env, engine.store).delete(name);
+      const { engine } = await cliContext();
+      await engine.credentials.delete(name);
       console.log(`Deleted ${name}.`);
     });
 }

@@ -78,6 +78,9 @@ export function registerRunCommands(program: Command): void {
             confidence: e.confidence,
             note: e.note,
             at: e.at,
+            // Only for runs with specialists: who handled the item, and each handoff's pair.
+            ...(e.agent !== undefined ? { agent: e.agent } : {}),
+            ...(e.handoff !== undefined ? { handoff: e.handoff } : {}),
           })),
         );
       if (entries.length === 0) return console.log('The audit log is empty.');

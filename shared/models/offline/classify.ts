@@ -91,6 +91,21 @@ function score(category: Category, item: ItemView): { points: number; evidence: 
   };
 }
 
+/** The kinds of item a text names, e.g. "Receipts and invoices" → receipt. */
+export function categoriesNamedIn(text: string): string[] {
+  const lower = text.toLowerCase();
+  return CATEGORIES.filter((c) => c.nouns.test(lower)).map((c) => c.name);
+}
+
+/** The kind of item this most looks like, or null when nothing fits or it looks like phishing. */
+export function categoryOf(item: ItemView): string | null {
+  if (SUSPICIOUS.test(`${item.subject}\n${item.snippet}`.toLowerCase())) return null;
+  const ranked = CATEGORIES.map((c) => ({ name: c.name, points: score(c, item).points }))
+    .filter((s) => s.points > 0)
+    .sort((a, b) => b.points - a.points);
+  return ranked[0]?.name ?? null;
+}
+
 /** One proposal for one item. */
 export function classify(item: ItemView, plan: Map<string, string>, fallbackAction: string): Proposal {
   const text = `${item.subject}\n${item.snippet}`.toLowerCase();

@@ -13,7 +13,7 @@
  */
 export const INSPECTOR_JS = `'use strict';
 (function () {
-  var KINDS = ['started', 'fetched', 'acted', 'deferred', 'memory', 'asked', 'decided', 'resumed',
+  var KINDS = ['started', 'fetched', 'acted', 'deferred', 'handoff', 'memory', 'asked', 'decided', 'resumed',
     'completed', 'failed', 'node_start', 'node_end', 'tool_start', 'tool_end'];
   var STATE_TEXT = { idle: 'not started', running: 'running\\u2026', done: 'done', paused: 'paused: waiting for you',
     failed: 'failed', skipped: 'skipped', unknown: '\\u2014' };

@@ -102,6 +102,7 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .kind-completed, .kind-acted { background: var(--green-soft); color: var(--green-ink); }
 .kind-failed { background: var(--red-soft); color: var(--red-ink); }
 .kind-record { background: #ede9fe; color: #5b21b6; }
+.kind-handoff { background: #e0f2fe; color: #075985; }
 .summary { font-weight: 500; }
 
 .graph { list-style: none; display: flex; gap: 2.5rem; padding: 0; margin: 1.25rem 0; flex-wrap: wrap; }

@@ -1,11 +1,13 @@
 /**
  * The run inspector (`/runs/:id`): the graph (trigger → executor → completer),
- * the questions of the pause and their answers, and one trace of everything that
- * happened. /assets/inspector.js fills it in live from `/runs/:id/events`.
+ * the questions of the pause and their answers, the handoffs to specialists, and one
+ * trace of everything that happened. /assets/inspector.js fills it in live from
+ * `/runs/:id/events`.
  */
 import { html } from 'hono/html';
 import type { AuditEntry } from '../../audit/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
+import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../recorder/trace.ts';
 import type { Decision, Run } from '../../runs/records.ts';
 import { describeCounts } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
@@ -23,6 +25,32 @@ export interface InspectorData {
   recorded: Decision | null;
   /** How the page follows a running run: the SSE feed of this process, or re-reading the page. */
   live: 'sse' | 'poll';
+  /** Each handoff of an item to a specialist, from the run's recorded trace. */
+  handoffs?: HandoffPair[];
+}
+
+/** One handoff: its call item and, once control passed, its output item. */
+export interface HandoffPair {
+  call: HandoffCallEntry;
+  output: HandoffOutputEntry | null;
+}
+
+/** The handoff pairs of a trace, in order; an output is matched to its call by tool use id. */
+export function handoffPairs(entries: readonly TraceEntry[]): HandoffPair[] {
+  const pairs: HandoffPair[] = [];
+  const open = new Map<string, HandoffPair>();
+  for (const entry of entries) {
+    if (entry.kind === 'handoff_call') {
+      const pair = { call: entry, output: null };
+      pairs.push(pair);
+      open.set(entry.tool_use_id, pair);
+    } else if (entry.kind === 'handoff_output') {
+      const pair = open.get(entry.tool_use_id);
+      if (pair) pair.output = entry;
+      open.delete(entry.tool_use_id);
+    }
+  }
+  return pairs;
 }
 
 const STATE_TEXT: Record<NodeState, string> = {
@@ -84,6 +112,43 @@ function questions(decisions: Decision[]): Html | string {
           </li>`,
       )}
     </ul>
+  </section>`;
+}
+
+function handoffs(pairs: HandoffPair[], start: string): Html | string {
+  if (pairs.length === 0) return '';
+  return html`<section aria-labelledby="handoffs-title" data-handoffs>
+    <h2 id="handoffs-title">Handoffs: ${plural(pairs.length, 'item')} handed to specialists</h2>
+    <table class="table trace">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Item</th>
+          <th scope="col">Call item</th>
+          <th scope="col">Output item</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${pairs.map(
+          ({ call, output }) =>
+            html`<tr data-handoff="${call.tool_use_id}">
+              <td class="mono nowrap">${offset(start, call.at)}</td>
+              <td class="mono">${call.item_id}</td>
+              <td>
+                <span class="kind kind-handoff">handoff call</span> ${call.source} → ${call.target}
+                <span class="detail">via ${call.via} · ${call.input}</span>
+              </td>
+              <td>
+                ${
+                  output
+                    ? html`<span class="kind kind-handoff">handoff output</span> ${output.target} decides it`
+                    : html`<span class="muted">not handed over</span>`
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
   </section>`;
 }
 
@@ -154,7 +219,7 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
       <p class="summary" data-run-summary>
         ${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}
       </p>
-      ${questions(data.decisions)} ${trace(data)}
+      ${questions(data.decisions)} ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data)}
     </div>`,
   });
 }

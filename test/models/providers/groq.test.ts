@@ -3,6 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory, type ModelFactoryOptions } from '../../../shared/models/provider.ts';
 import { ProviderGaveUpError } from '../../../shared/models/resilient-model.ts';
+import { traceLines } from '../../../shared/cli/commands/inspect.ts';
+import { readSession } from '../../../shared/recorder/store-sink.ts';
+import type { ModelEntry } from '../../../shared/recorder/trace.ts';
+import { inspectRun } from '../../../shared/recorder/views.ts';
 import type { EngineFixture } from '../../support/engine-fixture.ts';
 import { fromOpenAI, type Policy } from './support/conversation.ts';
 import {
@@ -329,5 +333,82 @@ describe('groq: a whole workflow run', () => {
     );
     expect(await fixture.inbox()).toHaveLength(3);
     expect(await fixture.folder('.Archive')).toHaveLength(0);
+  });
+});
+
+describe('groq: the repairs of a run, on the run', () => {
+  it('keeps every repair and retry in the run’s stored trace, for handoff inspect and its --json', async () => {
+    const policy = workflowPolicy();
+    let refused = 0;
+    const local = await openAIServer({
+      policy,
+      intercept: (n, input) => {
+        if (n === 1)
+          return {
+            status: 429,
+            headers: { 'retry-after': '1' },
+            body: { error: { message: 'Rate limit reached', type: 'tokens', code: 'rate_limit_exceeded' } },
+          };
+        const planned = policy(input);
+        if (!isSubmitTurn(planned) || refused > 0) return undefined;
+        refused += 1;
+        return toolUseFailed(asFailedGeneration(planned));
+      },
+    });
+    server = local;
+    fixture = await workflowFixture(() => {
+      throw new Error('the run builds its model through the factory');
+    });
+    // The real factory, so the run's own listener reaches the model.
+    fixture.deps.models = modelFactory(
+      {
+        HANDOFF_MODEL_PROVIDER: 'groq',
+        GROQ_API_KEY: 'gsk_local_test',
+        GROQ_BASE_URL: `${local.url}/openai/v1`,
+      },
+      { resilience: fakeTime().resilience },
+    );
+
+    const run = await runWorkflow(fixture);
+
+    await expectGateBehaved(fixture, run);
+    const models = (await readSession(fixture.store, run.id))!.entries.filter(
+      (e): e is ModelEntry => e.kind === 'model',
+    );
+    expect(models[0]!.retries).toEqual([
+      {
+        reason: 'throttled',
+        attempt: 1,
+        wait_ms: 1000,
+        retry_after: true,
+        status: 429,
+        detail: 'HTTP 429 (throttled); retrying in 1 s as Retry-After asks',
+      },
+    ]);
+    const repaired = models.filter((m) => m.repairs);
+    expect(repaired).toHaveLength(1);
+    expect(repaired[0]!.repairs).toEqual([
+      {
+        source: 'failed_generation',
+        tools: ['submit_action', 'submit_action', 'submit_action'],
+        fixes: ['<function=…> tag', 'stray quote after a number'],
+        before: expect.stringContaining('"confidence": 0.92"'),
+        after: expect.stringContaining('"confidence":0.92'),
+        detail: expect.stringMatching(/^Repaired the tool call the endpoint refused/),
+      },
+    ]);
+    expect(
+      models.filter((m) => m !== models[0] && m !== repaired[0]).every((m) => !m.repairs && !m.retries),
+    ).toBe(true);
+
+    const trace = await inspectRun(fixture.store, run.id);
+    expect(trace.entries).toContainEqual(
+      expect.objectContaining({ kind: 'model', repairs: repaired[0]!.repairs }),
+    );
+    const lines = traceLines(trace).map((line) => line.trim());
+    expect(lines).toContain('retried: HTTP 429 (throttled); retrying in 1 s as Retry-After asks');
+    expect(lines).toContain(
+      'repaired tool-call JSON (<function=…> tag, stray quote after a number) in submit_action, submit_action, submit_action, from the generation the endpoint refused',
+    );
   });
 });

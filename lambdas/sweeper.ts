@@ -1,0 +1,12 @@
+/** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost hand-offs. */
+import middy from '@middy/core';
+import { lambdaClients } from '../shared/aws/clients.ts';
+import { engineForLambda } from '../shared/aws/lambda-engine.ts';
+import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { sweepRuns } from '../shared/aws/lambda-handlers.ts';
+import type { SweepResult } from '../shared/runs/sweep.ts';
+
+const env = lambdaEnvFor('sweeper');
+const engine = engineForLambda(env, lambdaClients(env));
+
+export const handler = middy<unknown, SweepResult>().handler(() => sweepRuns(engine));

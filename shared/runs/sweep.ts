@@ -1,0 +1,59 @@
+import { VersionConflictError } from '../errors/index.ts';
+import type { EngineDeps } from './deps.ts';
+import { markRunFailed } from './fail-run.ts';
+import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './hand-off-timing.ts';
+import { expireDue } from './housekeeping.ts';
+import type { Run } from './records.ts';
+import { listRuns } from './run-repository.ts';
+
+export interface SweepResult {
+  /** Decisions past their deadline, now expired (their runs resumed). */
+  expired: number;
+  /** Runs whose lost hand-off was sent again. */
+  resent: string[];
+  /** Runs marked failed because their hand-off was lost MAX_SENDS times. */
+  failed: string[];
+}
+
+/**
+ * What the sweeper does on a schedule (on AWS, every few minutes): expires overdue
+ * decisions, and finds runs stranded between two processes — a hand-off nobody took, or
+ * a step whose process died — and sends the step again, or marks the run failed with
+ * the reason once it was sent MAX_SENDS times. A run is never left `running` for good.
+ */
+export async function sweep(deps: EngineDeps, now = new Date()): Promise<SweepResult> {
+  const expired = await expireDue(deps, now);
+  const result: SweepResult = { expired, resent: [], failed: [] };
+  for (const run of await listRuns(deps.store)) {
+    const outcome = await sweepRun(deps, run, now);
+    if (outcome) result[outcome].push(run.id);
+  }
+  return result;
+}
+
+async function sweepRun(deps: EngineDeps, run: Run, now: Date): Promise<'resent' | 'failed' | null> {
+  const dispatch = run.dispatch;
+  if (run.status !== 'running' || !dispatch || !deps.dispatcher) return null;
+  const stale = dispatch.taken_at
+    ? olderThan(dispatch.taken_at, STEP_LEASE_MS, now)
+    : olderThan(dispatch.sent_at ?? run.started_at, UNTAKEN_AFTER_MS, now);
+  if (!stale) return null;
+  const what = dispatch.taken_at
+    ? `its ${dispatch.node} step stopped without finishing`
+    : `its hand-off to the ${dispatch.node} step was never taken`;
+  if (dispatch.sends >= MAX_SENDS) {
+    const reason = `${what} (sent ${dispatch.sends} times)`;
+    const failed = await markRunFailed(deps, run.id, reason, dispatch.node);
+    return failed.marked ? 'failed' : null;
+  }
+  const resend = { ...dispatch, sent_at: now.toISOString(), sends: dispatch.sends + 1, taken_at: null };
+  try {
+    await deps.store.update('runs', { ...run, dispatch: resend, owner: null }, run.version);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return null; // the run moved meanwhile: not stranded
+    throw error;
+  }
+  deps.emit(run.id, 'resumed', `Sent the ${dispatch.node} step again: ${what}`, { sends: resend.sends });
+  await deps.dispatcher.dispatch({ run_id: run.id, node: dispatch.node });
+  return 'resent';
+}

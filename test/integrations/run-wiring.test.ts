@@ -1,0 +1,98 @@
+/**
+ * The engine's own wiring of integrations (prepareRun): a workflow that names none
+ * pays nothing for them, and one that names an integration nobody set up says so on
+ * the run's feed and fails that action, having done nothing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { listAudit } from '../../shared/audit/audit.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
+import type { Collection, Store } from '../../shared/store/store.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { executorScript, ScriptedModel } from '../support/scripted-model.ts';
+
+const manual = { kind: 'manual', detail: null } as const;
+let fixture: EngineFixture | undefined;
+afterEach(async () => {
+  await fixture?.cleanup();
+  fixture = undefined;
+});
+
+/** The store as the run sees it, remembering which collections it touched. */
+function watchedStore(inner: Store): { store: Store; touched: Set<Collection> } {
+  const touched = new Set<Collection>();
+  const seen = <T>(collection: Collection, result: T): T => (touched.add(collection), result);
+  return {
+    touched,
+    store: {
+      get: (c, id) => seen(c, inner.get(c, id)),
+      list: (c) => seen(c, inner.list(c)),
+      create: (c, r) => seen(c, inner.create(c, r)),
+      update: (c, r, v) => seen(c, inner.update(c, r, v)),
+      put: (c, r) => seen(c, inner.put(c, r)),
+      delete: (c, id) => seen(c, inner.delete(c, id)),
+    },
+  };
+}
+
+describe('a run and the integrations its workflow names', () => {
+  it('reads neither the registry nor the credentials when the workflow names no integration', async () => {
+    const sure = executorScript(() => ({ action: 'archive', confidence: 0.9, reasoning: 'a newsletter' }));
+    fixture = await engineFixture({
+      messages: [mail({ from: 'news@digest.example', subject: 'Weekly digest' })],
+      model: () => new ScriptedModel(sure),
+    });
+    const watched = watchedStore(fixture.store);
+    fixture.deps.store = watched.store;
+
+    const run = await startRun(fixture.deps, 'inbox', manual);
+
+    expect(run.status).toBe('completed');
+    expect(watched.touched).toContain('runs');
+    expect(watched.touched).not.toContain('tool_servers');
+    expect(watched.touched).not.toContain('credentials');
+  });
+
+  it('says on the feed why an integration cannot be used, and fails its action having done nothing', async () => {
+    const propose = executorScript(() => ({
+      action: 'linear__create_issue',
+      confidence: 0.95,
+      reasoning: 'a bug report',
+    }));
+    fixture = await engineFixture({
+      messages: [mail({ from: 'qa@team.example', subject: 'Bug: login broken' })],
+      model: () => new ScriptedModel(propose),
+    });
+    await saveWorkflow(
+      fixture.store,
+      parseWorkflow(
+        `id: bugs
+name: Bug intake
+instructions: File bug reports as Linear issues.
+trigger: { manual: true }
+source: { type: maildir, path: ${fixture.maildir} }
+actions:
+  - { name: linear__create_issue }
+human_gate: { options: [linear__create_issue, skip] }
+`,
+        'bugs.yaml',
+      ),
+    );
+
+    const run = await startRun(fixture.deps, 'bugs', manual);
+
+    expect(fixture.events).toContainEqual({
+      channel: run.id,
+      kind: 'failed',
+      text: 'Integration linear cannot be used in this run: needs credential LINEAR_API_KEY',
+    });
+    const audit = await listAudit(fixture.store, { runId: run.id });
+    expect(audit.find((e) => e.item_id)).toMatchObject({
+      action: 'linear__create_issue',
+      outcome: 'failed',
+      detail: expect.stringContaining('integration linear is not connected for this run; nothing was done'),
+    });
+    expect(await fixture.inbox()).toHaveLength(1);
+  });
+});

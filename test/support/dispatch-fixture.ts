@@ -1,0 +1,44 @@
+import type { Step } from '../../shared/runs/dispatch.ts';
+import { engineFixture, mail, type EngineFixture } from './engine-fixture.ts';
+import { ScriptedModel, executorScript } from './scripted-model.ts';
+
+export interface DispatchFixture {
+  fixture: EngineFixture;
+  /** Every hand-off the dispatcher sent, in order. */
+  sent: { run_id: string; node: Step }[];
+  /** Set `next` to N: the next N hand-offs fail as PutEvents would. */
+  failing: { next: number };
+}
+
+/**
+ * An engine in dispatch mode (each step in "another process") over two messages, one the
+ * model is sure of (acted) and one it is not (asked), with a dispatcher that records.
+ */
+export async function dispatchFixture(): Promise<DispatchFixture> {
+  const sent: DispatchFixture['sent'] = [];
+  const failing = { next: 0 };
+  const fixture = await engineFixture({
+    messages: [
+      mail({ from: 'a@x.example', subject: 'Sure' }),
+      mail({ from: 'b@x.example', subject: 'Unsure' }),
+    ],
+    model: () =>
+      new ScriptedModel(
+        executorScript((item) => ({
+          action: 'file_ticket',
+          confidence: item.subject === 'Sure' ? 0.9 : 0.3,
+          reasoning: 'r',
+        })),
+      ),
+  });
+  fixture.deps.dispatcher = {
+    dispatch: async (step) => {
+      if (failing.next > 0) {
+        failing.next -= 1;
+        throw new Error('PutEvents failed');
+      }
+      sent.push(step);
+    },
+  };
+  return { fixture, sent, failing };
+}
