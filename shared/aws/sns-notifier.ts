@@ -37,7 +37,7 @@ function subjectOf(notice: Notice): string {
 
 function messageOf(notice: Notice): string {
   if (notice.kind === 'completed')
-    return `${notice.workflowName}: ${notice.summary}\n\nRun: ${notice.runId}\n`;
+    return `${notice.workflowName}: ${notice.summary}\n\nSee the run: ${notice.link}\n`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${notice.workflowName} paused with ${notice.count} question${s} for you (run ${notice.runId}).`,

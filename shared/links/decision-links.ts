@@ -10,6 +10,15 @@ export class DecisionLinks {
 
   async urlFor(decisionId: string, expiresAt: Date): Promise<string> {
     const token = signDecisionToken(await this.key.get(), decisionId, expiresAt);
-    return `${(await this.baseUrl()).replace(/\/$/, '')}/decide/${encodeURIComponent(decisionId)}?token=${token}`;
+    return `${await this.base()}/decide/${encodeURIComponent(decisionId)}?token=${token}`;
+  }
+
+  /** The run's page (the inspector; it asks for the UI password where one is set). */
+  async runUrl(runId: string): Promise<string> {
+    return `${await this.base()}/runs/${encodeURIComponent(runId)}`;
+  }
+
+  private async base(): Promise<string> {
+    return (await this.baseUrl()).replace(/\/$/, '');
   }
 }

@@ -1,6 +1,7 @@
 import { runLearner } from '../agents/learner/learner.ts';
 import { senderDomain, type LearnerCase } from '../agents/learner/proposal.ts';
 import { routeModelEvents } from '../models/model-events.ts';
+import { runRecorder } from '../recorder/record-run.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import type { Decision } from '../runs/records.ts';
 import { newId } from '../store/ids.ts';
@@ -49,10 +50,18 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
     irreversible: workflow.actions.some((a) => a.name === action && a.irreversible),
     note: decision.answer?.note ?? null,
   };
-  const verdict = await runLearner(
-    await deps.models('fallback', { onEvent: routeModelEvents(decision.run_id, deps) }),
-    learnerCase,
+  // The learner's turns belong to the run the answer came from: its trace and usage show them.
+  const recorder = runRecorder(deps.store, { id: decision.run_id, workflow_id: decision.workflow_id });
+  const model = await deps.models('fallback', {
+    onEvent: routeModelEvents(decision.run_id, {
+      emit: deps.emit,
+      repairs: (_, event) => recorder.noteModelEvent(event),
+    }),
+  });
+  const verdict = await runLearner(model, learnerCase, (agent) =>
+    recorder.watchAgent(agent, { node: 'learner' }),
   );
+  await recorder.flush();
 
   const live = (await listRules(deps.store)).filter(
     (r) => r.source === 'learned' && r.superseded_by === null && r.workflow_id === decision.workflow_id,

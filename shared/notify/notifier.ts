@@ -3,7 +3,14 @@ import { HandoffError } from '../errors/index.ts';
 /** What the person is told: a run paused with questions, or a run finished. */
 export type Notice =
   | { kind: 'asked'; runId: string; workflowName: string; count: number; link: string }
-  | { kind: 'completed'; runId: string; workflowName: string; summary: string };
+  | {
+      kind: 'completed';
+      runId: string;
+      workflowName: string;
+      summary: string;
+      /** The run's page (its inspector), built from UI_BASE_URL. */
+      link: string;
+    };
 
 /** The notify port; adapters: console (here), Slack and SNS. */
 export interface Notifier {
@@ -33,6 +40,6 @@ export class ConsoleNotifier implements Notifier {
       this.write(
         `[handoff] ${notice.workflowName}: ${notice.count} question(s) waiting for you — ${notice.link} (or: handoff pending)`,
       );
-    else this.write(`[handoff] ${notice.workflowName}: ${notice.summary}`);
+    else this.write(`[handoff] ${notice.workflowName}: ${notice.summary} — ${notice.link}`);
   }
 }

@@ -22,7 +22,8 @@ export class SlackNotifier implements Notifier {
 /** The message, in Slack's mrkdwn. */
 export function slackText(notice: Notice): string {
   const name = `*${slackEscape(notice.workflowName)}*`;
-  if (notice.kind === 'completed') return `${name}: ${slackEscape(notice.summary)}`;
+  if (notice.kind === 'completed')
+    return `${name}: ${slackEscape(notice.summary)} ${slackLink(notice.link, 'See the run')}.`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${name} paused with ${notice.count} question${s} for you (run ${slackEscape(notice.runId)}).`,

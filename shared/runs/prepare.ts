@@ -73,7 +73,14 @@ export async function prepareRun(
     const counts = runState.counts(executor.appState);
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
     await auditRunFinished(deps.store, run, summary);
-    await deps.notifier.notify({ kind: 'completed', runId: run.id, workflowName: workflow.name, summary });
+    const link = await deps.links.runUrl(run.id);
+    await deps.notifier.notify({
+      kind: 'completed',
+      runId: run.id,
+      workflowName: workflow.name,
+      summary,
+      link,
+    });
     return summary;
   };
   const recorder = runRecorder(deps.store, run); // before the model: its repairs are kept in the trace
@@ -86,7 +93,7 @@ export async function prepareRun(
   // Connected last, so nothing above can fail and leave a server running.
   const integrations = await runIntegrations(deps.store, deps.credentials, {
     actions: actsInThisProcess(deps, run) ? workflow.actions.map((a) => a.name) : [],
-    servers: [], // a workflow names no read-only servers of its own yet
+    servers: actsInThisProcess(deps, run) ? (workflow.integrations ?? []) : [],
   });
   ctx.source = integrations.wrapSource(ctx.source);
   ctx.policy.actions = integrations.gatePolicy(ctx.policy.actions);

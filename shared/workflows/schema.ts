@@ -113,6 +113,21 @@ export const WorkflowSchema = z
       .min(0, { message: 'must be between 0 and 1' })
       .max(1, { message: 'must be between 0 and 1' })
       .optional(),
+    /**
+     * Registry entries whose read-only tools the executor gets for its reading (say a web
+     * fetcher), though no action names them. World-changing tools still only happen as a
+     * declared `<entry>__<tool>` action, through the gate.
+     */
+    integrations: z
+      .array(
+        z
+          .string({ error: 'must be a string' })
+          .regex(SNAKE, {
+            message: 'must be the snake_case name of a registry entry (see `handoff integrations`)',
+          }),
+        { error: 'must be a list' },
+      )
+      .optional(),
     /** Off when absent: the executor decides every item itself. */
     specialists: z
       .array(SpecialistSchema, { error: 'must be a list' })

@@ -80,7 +80,13 @@ describe('SNS', () => {
       count: 1,
       link: 'https://h/decide/d?token=t',
     });
-    await notifier.notify({ kind: 'completed', runId: 'run_1', workflowName: 'Inbox', summary: '3 acted' });
+    await notifier.notify({
+      kind: 'completed',
+      runId: 'run_1',
+      workflowName: 'Inbox',
+      summary: '3 acted',
+      link: 'https://h/runs/run_1',
+    });
     const [asked, done] = sns.commandCalls(PublishCommand).map((c) => c.args[0].input);
     expect(asked!.Subject!.length).toBeLessThanOrEqual(100);
     expect(asked!.Subject).toMatch(/^Handoff: 1 question for you \(Cafe triage \? x+\.\.\.$/);
@@ -88,6 +94,7 @@ describe('SNS', () => {
     expect(asked!.MessageAttributes?.kind).toEqual({ DataType: 'String', StringValue: 'asked' });
     expect(done).toMatchObject({ TopicArn: ARNS.topic, Subject: 'Handoff: Inbox finished' });
     expect(done!.Message).toContain('3 acted');
+    expect(done!.Message).toContain('See the run: https://h/runs/run_1');
     expect(snsSubject('\n\t')).toBe('Handoff');
   });
 });
@@ -167,7 +174,13 @@ describe('EventBridge Scheduler', () => {
 
 describe('the engine on Lambda', () => {
   const base = deploymentEnv('t', 'http://127.0.0.1:1', '/tmp/handoff');
-  const notice = { kind: 'completed', runId: 'run_1', workflowName: 'Inbox', summary: 'done' } as const;
+  const notice = {
+    kind: 'completed',
+    runId: 'run_1',
+    workflowName: 'Inbox',
+    summary: 'done',
+    link: 'https://h/runs/run_1',
+  } as const;
 
   it('notifies through SNS when the function has a topic, and fails visibly when it has none', async () => {
     const { NOTIFY_CHANNEL: _unset, ...withoutChannel } = base;

@@ -9,7 +9,10 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import type { Collection, Store } from '../../shared/store/store.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
-import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { addEntry } from '../../shared/integrations/registry.ts';
+import { inspectRun } from '../../shared/recorder/views.ts';
+import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
+import { EVERYTHING_SERVER } from './support/npm-servers.ts';
 import { executorScript, ScriptedModel } from '../support/scripted-model.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
@@ -52,6 +55,49 @@ describe('a run and the integrations its workflow names', () => {
     expect(watched.touched).toContain('runs');
     expect(watched.touched).not.toContain('tool_servers');
     expect(watched.touched).not.toContain('credentials');
+  });
+
+  it('gives the executor the read-only tools of the entries the workflow lists under integrations', async () => {
+    const seen: string[][] = [];
+    const echoes: string[] = [];
+    const archive = executorScript(() => ({ action: 'archive', confidence: 0.9, reasoning: 'read it' }));
+    fixture = await engineFixture({
+      messages: [mail({ from: 'news@digest.example', subject: 'Weekly digest' })],
+      model: () =>
+        new ScriptedModel((results, input) => {
+          seen.push((input.options?.toolSpecs ?? []).map((t) => t.name));
+          if (results.length === 0)
+            return { toolCalls: [{ name: 'everything__echo', input: { message: 'looked it up' } }] };
+          const echoed = results.find((r) => r.name === 'everything__echo');
+          if (echoed) {
+            echoes.push(JSON.stringify(echoed.result));
+            return archive([], input);
+          }
+          return archive(results, input);
+        }),
+    });
+    await addEntry(fixture.store, {
+      name: 'everything',
+      title: 'Everything',
+      transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER(), 'stdio'] },
+    });
+    await saveWorkflow(
+      fixture.store,
+      parseWorkflow(
+        workflowYaml(fixture.maildir, 'integrations: [everything]').replace('id: inbox', 'id: reader'),
+        'reader.yaml',
+      ),
+    );
+
+    const run = await startRun(fixture.deps, 'reader', manual);
+
+    expect(run.status).toBe('completed');
+    expect(seen[0]).toEqual(expect.arrayContaining(['fetch_items', 'submit_action', 'everything__echo']));
+    expect(seen[0]).not.toContain('everything__toggle_simulated_logging'); // world-changing: only as a gated action
+    expect(echoes).toEqual([expect.stringContaining('Echo: looked it up')]); // the server answered
+    const trace = await inspectRun(fixture.store, run.id);
+    expect(JSON.stringify(trace)).toContain('Echo: looked it up');
+    expect(await fixture.folder('.Archive')).toHaveLength(1);
   });
 
   it('says on the feed why an integration cannot be used, and fails its action having done nothing', async () => {

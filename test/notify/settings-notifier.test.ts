@@ -19,7 +19,13 @@ it('uses the notify channel chosen on the Settings page, read at each notice', a
   )) as typeof process.stderr.write;
   try {
     const notifier = settingsNotifier(store, { NOTIFY_CHANNEL: 'console' }, { source: {} });
-    const notice = { kind: 'completed', runId: 'run_1', workflowName: 'Inbox', summary: 'done' } as const;
+    const notice = {
+      kind: 'completed',
+      runId: 'run_1',
+      workflowName: 'Inbox',
+      summary: 'done',
+      link: 'http://127.0.0.1:8080/runs/run_1',
+    } as const;
     await notifier.notify(notice);
     expect(lines.join('')).toContain('Inbox: done');
     await saveSettings(store, { confidence_threshold: null, notify_channel: 'slack', ui_base_url: null });

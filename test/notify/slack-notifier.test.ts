@@ -60,8 +60,11 @@ describe('the Slack notifier', () => {
       runId: 'run_1',
       workflowName: 'Inbox',
       summary: 'Run finished: 3 acted.',
+      link: `${UI}/runs/run_1`,
     });
-    expect(server!.requests[0]!.body.text).toBe('*Inbox*: Run finished: 3 acted.');
+    expect(server!.requests[0]!.body.text).toBe(
+      `*Inbox*: Run finished: 3 acted. <${UI}/runs/run_1|See the run>.`,
+    );
   });
 
   it('treats HTTP 200 with ok:false as a failure, with Slack’s reason and a fix, never the token', async () => {

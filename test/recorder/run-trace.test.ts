@@ -163,7 +163,13 @@ describe('the session recorder on a run', () => {
     const done = await decide(later, second!.id, 'skip', null);
     expect(done.run_status).toBe('completed');
 
-    const entries = (await readSession(later.store, run.id))!.entries;
+    const all = (await readSession(later.store, run.id))!.entries;
+    // Each answer woke the learner; its turns are in the trace between the pause and the resume.
+    const byLearner = (e: (typeof all)[number]) => 'node' in e && e.node === 'learner';
+    const learnerAt = all.findIndex(byLearner);
+    expect(learnerAt).toBeGreaterThan(all.findIndex((e) => e.kind === 'pause'));
+    expect(learnerAt).toBeLessThan(all.findIndex((e) => e.kind === 'resume'));
+    const entries = all.filter((e) => !byLearner(e));
     const flow = kinds(entries).filter((k) => k !== 'model');
     expect(flow).toEqual([
       'node_start:trigger',
@@ -199,7 +205,13 @@ describe('the session recorder on a run', () => {
       trace.entries.findIndex((e) => e.kind === 'pause'),
       trace.entries.findIndex((e) => e.kind === 'resume') + 1,
     );
-    expect(around.map((e) => e.kind)).toEqual(['pause', 'node_end', 'answer', 'answer', 'resume']);
+    expect(around.filter((e) => !('node' in e && e.node === 'learner')).map((e) => e.kind)).toEqual([
+      'pause',
+      'node_end',
+      'answer',
+      'answer',
+      'resume',
+    ]);
     expect(around.filter((e) => e.kind === 'answer')).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
@@ -212,6 +224,8 @@ describe('the session recorder on a run', () => {
       ]),
     );
     expect(trace.run.status).toBe('completed');
-    expect(trace.totals).toMatchObject({ cost_usd: 0, tool_calls: 5 });
+    const learnerTools = all.filter((e) => byLearner(e) && e.kind === 'tool').length;
+    expect(learnerTools).toBeGreaterThan(0);
+    expect(trace.totals).toMatchObject({ cost_usd: 0, tool_calls: 5 + learnerTools });
   });
 });

@@ -92,6 +92,10 @@ describe('a run through the gate', () => {
     expect((await decide(fixture.deps, three!.id, 'approve_suggested', null)).run_status).toBe('waiting');
     const last = await decide(fixture.deps, two!.id, 'skip', 'not mine');
     expect(last).toEqual({ decision_id: two!.id, action: 'skip', run_id: run.id, run_status: 'completed' });
+    expect(fixture.notices.find((n) => n.kind === 'completed')).toMatchObject({
+      runId: run.id,
+      link: `http://ui.test/runs/${run.id}`,
+    });
 
     const audit = (await listAudit(fixture.store, { runId: run.id })).filter((e) => e.item_id);
     const bySubjectId = (d: typeof one) => audit.find((e) => e.item_id === d!.item_id);

@@ -28,7 +28,12 @@ export function learnerPrompt(learnerCase: LearnerCase): string {
  * proposal against the decision; a rejected proposal is explained to the model, and the
  * verdict is `none` unless a proposal passes.
  */
-export async function runLearner(model: Model, learnerCase: LearnerCase): Promise<LearnerVerdict> {
+export async function runLearner(
+  model: Model,
+  learnerCase: LearnerCase,
+  /** Called with the agent before it runs: the run's session recorder watches it. */
+  observe: (agent: Agent) => void = () => {},
+): Promise<LearnerVerdict> {
   let verdict: LearnerVerdict = { kind: 'none', reason: 'the learner wrote nothing' };
   const writeRule = tool({
     name: 'write_rule',
@@ -58,6 +63,7 @@ export async function runLearner(model: Model, learnerCase: LearnerCase): Promis
     tools: [writeRule, noRule],
     printer: false,
   });
+  observe(agent);
   await agent.invoke(learnerPrompt(learnerCase));
   return verdict;
 }
