@@ -120,11 +120,9 @@ export const WorkflowSchema = z
      */
     integrations: z
       .array(
-        z
-          .string({ error: 'must be a string' })
-          .regex(SNAKE, {
-            message: 'must be the snake_case name of a registry entry (see `handoff integrations`)',
-          }),
+        z.string({ error: 'must be a string' }).regex(SNAKE, {
+          message: 'must be the snake_case name of a registry entry (see `handoff integrations`)',
+        }),
         { error: 'must be a list' },
       )
       .optional(),
