@@ -19,6 +19,7 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { dynamoClient } from '../shared/aws/dynamo-client.ts';
+import { SCHEDULED_TIME } from '../shared/aws/schedule-sync.ts';
 import { signDecisionToken } from '../shared/links/decision-token.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
@@ -220,8 +221,12 @@ export async function runLoop(n: number): Promise<LoopResult> {
       throw new Error(`could not save workflow ${id}`);
     const changed = { 'detail-type': 'handoff.workflow', detail: { workflow_id: id, change: 'saved' } };
     await handlers['schedule-sync'](changed, context());
+    // As Scheduler sends it: its context attribute replaced by the time the schedule fired.
     const input = JSON.parse(
-      scheduler.commandCalls(CreateScheduleCommand).at(-1)!.args[0].input.Target!.Input!,
+      scheduler
+        .commandCalls(CreateScheduleCommand)
+        .at(-1)!
+        .args[0].input.Target!.Input!.replace(SCHEDULED_TIME, new Date().toISOString()),
     ) as object;
 
     const before = { events: entries().length, publishes: sns.commandCalls(PublishCommand).length };

@@ -2,6 +2,7 @@ import { runLearner } from '../agents/learner/learner.ts';
 import { senderDomain, type LearnerCase } from '../agents/learner/proposal.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 import { runRecorder } from '../recorder/record-run.ts';
+import { learnerSessionId } from '../recorder/store-sink.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import type { Decision } from '../runs/records.ts';
 import { newId } from '../store/ids.ts';
@@ -51,7 +52,11 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
     note: decision.answer?.note ?? null,
   };
   // The learner's turns belong to the run the answer came from: its trace and usage show them.
-  const recorder = runRecorder(deps.store, { id: decision.run_id, workflow_id: decision.workflow_id });
+  const recorder = runRecorder(
+    deps.store,
+    { id: decision.run_id, workflow_id: decision.workflow_id },
+    { sessionId: learnerSessionId(decision.id) },
+  );
   const model = await deps.models('fallback', {
     onEvent: routeModelEvents(decision.run_id, {
       emit: deps.emit,

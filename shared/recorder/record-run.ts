@@ -14,7 +14,7 @@ import { StoreSessionSink } from './store-sink.ts';
 export function runRecorder(
   store: Store,
   run: { id: string; workflow_id: string },
-  options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError'>> = {},
+  options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError' | 'sessionId'>> = {},
 ): SessionRecorder {
   return new SessionRecorder(new StoreSessionSink(store), {
     runId: run.id,

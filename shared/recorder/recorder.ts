@@ -32,6 +32,8 @@ export const DEFAULT_BATCH = 50;
 /** One batch of a run's trace, appended in order. */
 export interface SessionBatch {
   runId: string;
+  /** The session record appended to: the run's own (its id), or a side record such as a learner's. */
+  sessionId?: string;
   workflowId: string;
   entries: TraceEntry[];
 }
@@ -43,6 +45,8 @@ export interface SessionSink {
 
 export interface RecorderOptions {
   runId: string;
+  /** Default: the run's own session record. */
+  sessionId?: string;
   workflowId: string;
   batchSize?: number;
   prices?: Readonly<Record<string, Price>>;
@@ -263,7 +267,8 @@ export class SessionRecorder {
     const entries = this.buffer;
     this.buffer = [];
     try {
-      await this.sink.append({ runId: this.options.runId, workflowId: this.options.workflowId, entries });
+      const { runId, sessionId, workflowId } = this.options;
+      await this.sink.append({ runId, ...(sessionId ? { sessionId } : {}), workflowId, entries });
     } catch (error) {
       this.buffer = [...entries, ...this.buffer];
       (this.options.onError ?? reportToStderr(this.options.runId))(error);

@@ -50,8 +50,9 @@ export class StoreSessionSink implements SessionSink {
   }
 
   private async appendSession(batch: SessionBatch): Promise<void> {
-    await upsert(this.store, SESSIONS, batch.runId, async () => {
-      const current = await readSession(this.store, batch.runId);
+    const id = batch.sessionId ?? batch.runId;
+    await upsert(this.store, SESSIONS, id, async () => {
+      const current = await readSession(this.store, id);
       const kept = current?.entries ?? [];
       let size = JSON.stringify(kept).length;
       const entries = [...kept];
@@ -64,7 +65,7 @@ export class StoreSessionSink implements SessionSink {
         } else dropped += 1;
       }
       const record: Omit<SessionRecord, 'version'> = {
-        id: batch.runId,
+        id,
         schema_version: SESSION_SCHEMA_VERSION,
         run_id: batch.runId,
         workflow_id: batch.workflowId,
@@ -105,15 +106,23 @@ export function usageId(runId: string, modelId: string): string {
   return stableId('usage', runId, modelId);
 }
 
-/** The run's session record, or undefined when nothing was recorded. */
-export async function readSession(store: Store, runId: string): Promise<SessionRecord | undefined> {
-  const raw = await store.get(SESSIONS, runId);
+/**
+ * The learner's trace for one answer: a small record of its own, so an answer never
+ * rewrites the run's whole trace (inspect shows it after the answer).
+ */
+export function learnerSessionId(decisionId: string): string {
+  return stableId('learn', decisionId);
+}
+
+/** The run's session record (or another session record by id), or undefined when nothing was recorded. */
+export async function readSession(store: Store, sessionId: string): Promise<SessionRecord | undefined> {
+  const raw = await store.get(SESSIONS, sessionId);
   if (raw === undefined) return undefined;
   if (typeof raw.schema_version === 'number' && !READABLE_SESSION_VERSIONS.includes(raw.schema_version))
     throw new UnreadableSessionError(
-      `the trace of run ${runId} was written as v${raw.schema_version}; this build reads v${READABLE_SESSION_VERSIONS.join(', v')}`,
+      `the trace ${sessionId} was written as v${raw.schema_version}; this build reads v${READABLE_SESSION_VERSIONS.join(', v')}`,
     );
-  return getRecord(store, SESSIONS, SessionRecordSchema, runId);
+  return getRecord(store, SESSIONS, SessionRecordSchema, sessionId);
 }
 
 /** Keeps an entry whole if it fits the budget, else without its payloads, else not at all. */

@@ -4,7 +4,7 @@ import { getRun } from '../runs/run-repository.ts';
 import { listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
-import { readSession } from './store-sink.ts';
+import { learnerSessionId, readSession } from './store-sink.ts';
 import { USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
 
 /** A person's answer to one question of a pause, placed in the trace after that pause. */
@@ -49,7 +49,12 @@ export async function inspectRun(store: Store, runId: string): Promise<RunTrace>
   );
   const decisions = (await listDecisions(store)).filter((d) => d.run_id === runId);
   for (const interrupt of interrupts) {
-    const answers = decisions.filter((d) => d.interrupt_id === interrupt.id).map(answerEntry);
+    const answers: InspectEntry[] = [];
+    for (const decision of decisions.filter((d) => d.interrupt_id === interrupt.id)) {
+      answers.push(answerEntry(decision));
+      // What the learner made of the answer: its turns, kept in a record of their own.
+      answers.push(...((await readSession(store, learnerSessionId(decision.id)))?.entries ?? []));
+    }
     const pause = entries.findIndex(
       (e) => e.kind === 'pause' && e.interrupt_id === interrupt.strands_interrupt_id,
     );

@@ -4,7 +4,7 @@ import { learnFromDecision } from '../../shared/memory/learn.ts';
 import { findCoveringRule } from '../../shared/memory/match.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
-import { readSession } from '../../shared/recorder/store-sink.ts';
+import { learnerSessionId, readSession } from '../../shared/recorder/store-sink.ts';
 import type { Decision } from '../../shared/runs/records.ts';
 import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
@@ -56,8 +56,10 @@ describe('the learner (offline model) writes one narrow rule per answer', () => 
 
   it("records the learner's model turns and tool calls in the run's trace and usage", async () => {
     const { deps, store } = await offline();
-    await learnFromDecision(deps, answered({ action: 'archive' }));
-    const session = await readSession(store, 'run_1');
+    const decision = answered({ action: 'archive' });
+    await learnFromDecision(deps, decision);
+    const session = await readSession(store, learnerSessionId(decision.id));
+    expect(session).toMatchObject({ run_id: 'run_1' });
     const learner = (session?.entries ?? []).filter((e) => 'node' in e && e.node === 'learner');
     expect(learner.filter((e) => e.kind === 'model').length).toBeGreaterThan(0);
     expect(learner.flatMap((e) => (e.kind === 'tool' ? [e.tool] : []))).toContain('write_rule');
