@@ -277,6 +277,43 @@ describe('specialists in a run (scripted model)', () => {
     expect(await fixture.inbox()).toHaveLength(1); // nothing was done to it
   });
 
+  it('asks the person about an item whose specialist failed (its model is down), having done nothing', async () => {
+    fixture = await engineFixture({
+      messages: [mail({ from: 'billing@shop.example', subject: 'Invoice 10' })],
+      model: () =>
+        new ScriptedModel(
+          specialistsScript({
+            executor: () => ({ intent: 'billing' }),
+            specialist: () => {
+              throw new Error('503 Service Unavailable');
+            },
+          }),
+        ),
+      workflowExtra: SPECIALISTS,
+    });
+
+    const run = await startRun(fixture.deps, 'inbox', manual);
+
+    expect(run.status).toBe('waiting');
+    expect(await listPending(fixture.store)).toEqual([
+      expect.objectContaining({
+        subject: 'Invoice 10',
+        suggested_action: 'skip',
+        reason: 'undecided',
+        reasoning: expect.stringContaining(
+          'billing failed before deciding this item: 503 Service Unavailable',
+        ),
+      }),
+    ]);
+    expect(fixture.events).toContainEqual(
+      expect.objectContaining({
+        kind: 'failed',
+        text: expect.stringContaining('billing could not decide Invoice 10'),
+      }),
+    );
+    expect(await fixture.inbox()).toHaveLength(1); // nothing was done to it
+  });
+
   it('refuses an intent no specialist takes, and nothing moves', async () => {
     fixture = await engineFixture({
       messages: [mail({ from: 'x@y.example', subject: 'Something' })],

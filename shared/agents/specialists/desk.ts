@@ -143,9 +143,22 @@ export class SpecialistDesk {
     try {
       taken = await specialist.take(item, EXECUTOR, note);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      // Its model or a tool failed: nothing was done to the item, and the person is asked (fail toward asking).
+      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
       ctx.emit('failed', `${to} could not decide ${item.subject}: ${reason}`, { item_id: itemId, agent: to });
-      return { item_id: itemId, handed_to: to, error: `${to} failed (${reason}); the item was left alone` };
+      if (!ctx.ledger.isDeferred(itemId))
+        setAside(ctx, item, {
+          action: SKIP,
+          confidence: 0,
+          reasoning: `${to} failed before deciding this item: ${reason}`,
+          reason: 'undecided',
+          agent: to,
+        });
+      return {
+        item_id: itemId,
+        handed_to: to,
+        error: `${to} failed (${reason}); the item is set aside for the person`,
+      };
     }
     if (!taken.settled && !ctx.ledger.isDeferred(itemId)) {
       // It ended its turn without a decision the gate could settle: fail toward asking.
