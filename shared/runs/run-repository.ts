@@ -56,3 +56,8 @@ export function thisProcess(): { pid: number; host: string } {
 export function scheduledRunId(workflowId: string, scheduledTime: string): string {
   return stableId('run', workflowId, scheduledTime);
 }
+
+/** The id of the run a webhook call with `Idempotency-Key: key` starts: a retry with the same key names it. */
+export function webhookRunId(workflowId: string, key: string): string {
+  return stableId('run', workflowId, 'webhook', key);
+}

@@ -20,7 +20,8 @@ import {
 import { decide } from '../runs/decide.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { getRun } from '../runs/run-repository.ts';
+import { getRun, webhookRunId } from '../runs/run-repository.ts';
+import { RecordExistsError } from '../errors/index.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { summarise, toPendingJson } from '../runs/views.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
@@ -176,15 +177,28 @@ export function createApp(deps: AppDeps): Hono {
     const body = new Uint8Array(await c.req.arrayBuffer());
     if (!signatureMatches(secret, body, c.req.header('X-Handoff-Signature')))
       return fail(c, 401, BAD_SIGNATURE);
+    const key = c.req.header('Idempotency-Key');
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+      return fail(c, 400, 'Idempotency-Key must be 1-200 visible ASCII characters (a UUID is fine)');
     const workflow = await getWorkflow(engine.store, c.req.param('workflowId'));
     const detail = new TextDecoder().decode(body);
-    const run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail });
+    // A caller that retries with the same key gets the run it started, not a second one.
+    const runId = key === undefined ? undefined : webhookRunId(workflow.id, key);
+    let run;
+    try {
+      run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail }, runId);
+    } catch (error) {
+      if (!(error instanceof RecordExistsError) || !runId) throw error;
+      return c.json({ run_id: runId, duplicate: true }, 200);
+    }
     runner.launch(run);
     return c.json({ run_id: run.id }, 202);
   });
 
   return app;
 }
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** A JSON error: `{"error": "<one line>"}`. */
 function fail(c: Context, status: ContentfulStatusCode, message: string): Response {

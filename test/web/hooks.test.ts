@@ -36,6 +36,32 @@ describe('POST /hooks/:workflowId', () => {
     expect(run.status).toBe('waiting');
   });
 
+  it('starts one run per Idempotency-Key: a retry with the same key gets the same run back', async () => {
+    const body = '{"event":"mail.received"}';
+    const send = (key: string) =>
+      h.app.request('/hooks/inbox-triage', {
+        method: 'POST',
+        headers: { 'X-Handoff-Signature': sign(body), 'Idempotency-Key': key },
+        body,
+      });
+    const first = await send('delivery-7f3a');
+    expect(first.status).toBe(202);
+    const { run_id } = (await first.json()) as { run_id: string };
+    const retry = await send('delivery-7f3a');
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ run_id, duplicate: true });
+    expect((await send('delivery-8b21')).status).toBe(202);
+    await h.launcher.idle();
+    expect(await listRuns(h.engine.store)).toHaveLength(2);
+
+    const bad = await send('has space');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: 'Idempotency-Key must be 1-200 visible ASCII characters (a UUID is fine)',
+    });
+    expect(await listRuns(h.engine.store)).toHaveLength(2);
+  });
+
   it('verifies the raw bytes, not a re-encoding of them', async () => {
     const body = new TextEncoder().encode('{ "spaced" :  "é" }\n');
     const res = await hook('inbox-triage', body, sign(body).toUpperCase().replace('SHA256=', 'sha256='));
