@@ -126,6 +126,8 @@ export const DecisionSchema = z.object({
   snippet: z.string().default(''),
   reason: z.string(),
   options: z.array(z.string()),
+  /** The specialist that asked, when the executor handed the item to one. */
+  agent: z.string().optional(),
   status: z.enum(['pending', 'answered', 'expired']),
   answer: AnswerSchema.nullable(),
   created_at: z.string(),

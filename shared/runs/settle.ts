@@ -106,6 +106,7 @@ async function pause(
     snippet: item.snippet,
     reason: item.reason,
     options: workflow.human_gate.options,
+    ...(item.agent !== undefined ? { agent: item.agent } : {}),
     status: 'pending',
     answer: null,
     created_at: now.toISOString(),

@@ -272,6 +272,7 @@ describe('specialists in a run (scripted model)', () => {
         confidence: 0,
         reason: 'undecided',
         reasoning: 'billing ended without deciding this item: This one looks odd to me.',
+        agent: 'billing',
       }),
     ]);
     expect(await fixture.inbox()).toHaveLength(1); // nothing was done to it

@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { addDemoWorkflow, makeHarness, type Harness } from '../web/support.ts';
 
@@ -37,4 +38,23 @@ it('the web run inspector shows each handoff as its call item and its output ite
     expect(row).toMatch(new RegExp(`handoff output</span> ${entry.handoff!.to} decides it`));
   }
   expect(page).toContain('handed off'); // the audit's record of each handoff, in the trace
+});
+
+it('the question screen says which specialist asked', async () => {
+  h = await makeHarness();
+  await addDemoWorkflow(h.engine, h.dir, {
+    id: 'shared-inbox',
+    specialists: [
+      { name: 'billing', description: 'Receipts and invoices.', instructions: 'Ask about every invoice.' },
+    ],
+  });
+  await startRun(h.engine, 'shared-inbox', { kind: 'manual', detail: null });
+  const asked = (await listPending(h.engine.store)).filter((d) => d.agent === 'billing');
+  expect(asked.length).toBeGreaterThan(0);
+  const page = await (await h.app.request(`http://127.0.0.1:3000/decide/${asked[0]!.id}`)).text();
+  expect(page).toMatch(/The billing specialist suggests\s+<strong>/);
+  const byExecutor = (await listPending(h.engine.store)).find((d) => d.agent === undefined);
+  expect(byExecutor).toBeDefined(); // the demo inbox has items no specialist covers that it asks about
+  const other = await (await h.app.request(`http://127.0.0.1:3000/decide/${byExecutor!.id}`)).text();
+  expect(other).toMatch(/The agent suggests\s+<strong>/);
 });

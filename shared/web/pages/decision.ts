@@ -78,8 +78,8 @@ function reasoning(screen: DecisionScreen): Html {
   return html`<section class="reasoning" aria-labelledby="why-title">
     <h2 id="why-title">Why it asked</h2>
     <p>
-      The agent suggests <strong>${label(decision.suggested_action)}</strong> (confidence
-      ${score(decision.confidence)}):
+      ${decision.agent ? html`The ${decision.agent} specialist` : 'The agent'} suggests
+      <strong>${label(decision.suggested_action)}</strong> (confidence ${score(decision.confidence)}):
     </p>
     <blockquote class="verbatim">${decision.reasoning}</blockquote>
     ${gauge(decision.confidence, screen.threshold)}
