@@ -74,7 +74,15 @@ const WRITES: readonly StoreMethod[] = ['create', 'update', 'put', 'delete'];
 
 /** A Store that counts (and times) every call by method and collection, then delegates. */
 class CountingStore implements Store {
-  calls: Record<StoreMethod, number> = { get: 0, list: 0, create: 0, update: 0, put: 0, delete: 0 };
+  calls: Record<StoreMethod, number> = {
+    get: 0,
+    list: 0,
+    listWithStatus: 0,
+    create: 0,
+    update: 0,
+    put: 0,
+    delete: 0,
+  };
   writesByCollection: Partial<Record<Collection, number>> = {};
   ms = 0;
 
@@ -107,6 +115,9 @@ class CountingStore implements Store {
   }
   list(collection: Collection): Promise<JsonRecord[]> {
     return this.count('list', collection, () => this.inner.list(collection));
+  }
+  listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
+    return this.count('listWithStatus', collection, () => this.inner.listWithStatus(collection, status));
   }
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
     return this.count('create', collection, () => this.inner.create(collection, record));

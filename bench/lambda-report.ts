@@ -141,7 +141,7 @@ export function renderReport(r: Report): string {
     '  mostly waiting on the model (billed as Lambda GB-s at their 1024 MB) plus the model tokens themselves.',
     '- Network: dynalite is on localhost; real DynamoDB adds a few ms per request to every function.',
     '- Cold starts: init time (the cold import above, billed since Aug 2025) and the Secrets Manager reads a cold start makes.',
-    '- Reads per run include Queries of whole collections (pending decisions, rules); they grow with the table, not the run.',
+    '- Reads per run include Queries of whole collections (the rules, for one); they grow with the table, not the run. Pending decisions and running runs are read through the status index.',
     '- CloudWatch Logs, the DLQ, alarms, data transfer and storage.',
     '',
   );

@@ -2,9 +2,13 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import { STATUS_INDEX } from '../shared/store/dynamodb-store.ts';
 
-/** Decisions waiting for a person, oldest first: `gsi1pk` = `pending`, `gsi1sk` = created time. */
-export const PENDING_INDEX = 'pending';
+/**
+ * Records waiting on something (pending decisions, running and waiting runs): `gsi1pk` =
+ * `<collection>#<status>`, `gsi1sk` = when it started; the store writes and reads it.
+ */
+export const PENDING_INDEX = STATUS_INDEX;
 /** A workflow's runs by time: `gsi2pk` = workflow id, `gsi2sk` = started time. */
 export const RUNS_BY_WORKFLOW_INDEX = 'runs-by-workflow';
 /** Epoch seconds after which DynamoDB may delete the item (expired decisions, spent links). */

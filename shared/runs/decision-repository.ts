@@ -21,9 +21,11 @@ export async function listDecisions(store: Store): Promise<Decision[]> {
   );
 }
 
-/** Decisions waiting on a person, oldest first. */
+/** Decisions waiting on a person, oldest first (read through the store's status index). */
 export async function listPending(store: Store): Promise<Decision[]> {
-  return (await listDecisions(store)).filter((d) => d.status === 'pending');
+  return (await store.listWithStatus('decisions', 'pending'))
+    .map((r) => DecisionSchema.parse(r))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
 export async function decisionsOf(store: Store, interrupt: InterruptRecord): Promise<Decision[]> {

@@ -2,9 +2,9 @@ import { appendAudit, auditRunFinished } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
 import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
-import { listDecisions, listPending } from './decision-repository.ts';
+import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { changeRun, listRuns, thisProcess } from './run-repository.ts';
+import { changeRun, getRun, runsWithStatus, thisProcess } from './run-repository.ts';
 import type { Run } from './records.ts';
 
 /**
@@ -52,13 +52,8 @@ function alive(pid: number): boolean {
  */
 export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const me = thisProcess();
-  const crashed = (await listRuns(deps.store)).filter(
-    (r) =>
-      r.status === 'running' &&
-      r.owner !== null &&
-      r.owner.host === me.host &&
-      r.owner.pid !== me.pid &&
-      !alive(r.owner.pid),
+  const crashed = (await runsWithStatus(deps.store, 'running')).filter(
+    (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !alive(r.owner.pid),
   );
   if (crashed.length === 0) return [];
   const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
@@ -101,7 +96,12 @@ export async function housekeeping(deps: EngineDeps): Promise<void> {
 /** Marks every pending question of a run as never asked, and resumes it so they are skipped. */
 export async function expireUnreachable(deps: EngineDeps, runId: string, reason: string): Promise<Run> {
   const now = new Date().toISOString();
-  for (const decision of (await listPending(deps.store)).filter((d) => d.run_id === runId)) {
+  // Read by id (strongly consistent): the questions were created a moment ago.
+  const run = await getRun(deps.store, runId);
+  const asked = run.interrupt_id
+    ? await decisionsOf(deps.store, await getInterrupt(deps.store, run.interrupt_id))
+    : [];
+  for (const decision of asked.filter((d) => d.status === 'pending')) {
     await deps.store.update(
       'decisions',
       {

@@ -19,6 +19,11 @@ export async function listRuns(store: Store): Promise<Run[]> {
 }
 
 /** Creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
+/** The runs in one status (indexed for running and waiting runs). */
+export async function runsWithStatus(store: Store, status: Run['status']): Promise<Run[]> {
+  return (await store.listWithStatus('runs', status)).map((r) => RunSchema.parse(r));
+}
+
 export async function createRun(
   store: Store,
   workflowId: string,

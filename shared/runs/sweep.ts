@@ -4,7 +4,7 @@ import { markRunFailed } from './fail-run.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './hand-off-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import type { Run } from './records.ts';
-import { listRuns } from './run-repository.ts';
+import { runsWithStatus } from './run-repository.ts';
 
 export interface SweepResult {
   /** Decisions past their deadline, now expired (their runs resumed). */
@@ -24,7 +24,7 @@ export interface SweepResult {
 export async function sweep(deps: EngineDeps, now = new Date()): Promise<SweepResult> {
   const expired = await expireDue(deps, now);
   const result: SweepResult = { expired, resent: [], failed: [] };
-  for (const run of await listRuns(deps.store)) {
+  for (const run of await runsWithStatus(deps.store, 'running')) {
     const outcome = await sweepRun(deps, run, now);
     if (outcome) result[outcome].push(run.id);
   }

@@ -11,6 +11,17 @@ import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
 
 const TABLE_WAIT_MS = 120_000;
 
+/**
+ * The sparse index of records waiting on something: `gsi1pk` = `<collection>#<status>`,
+ * `gsi1sk` = when it started, set only for the statuses below. A record leaves the index
+ * when its status changes (every write replaces the whole item).
+ */
+export const STATUS_INDEX = 'pending';
+const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
+  decisions: ['pending'],
+  runs: ['running', 'waiting'],
+};
+
 /** Wraps a DynamoDBClient with the marshalling this store expects (undefined values dropped, as JSON would). */
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -44,6 +55,28 @@ export class DynamoDbStore implements Store {
           ExpressionAttributeNames: { '#pk': 'pk' },
           ExpressionAttributeValues: { ':pk': collection },
           ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) records.push(fromItem(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
+  async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
+    if (!INDEXED_STATUSES[collection]?.includes(status))
+      return (await this.list(collection)).filter((r) => r.status === status);
+    const records: JsonRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: STATUS_INDEX,
+          KeyConditionExpression: '#g = :g',
+          ExpressionAttributeNames: { '#g': 'gsi1pk' },
+          ExpressionAttributeValues: { ':g': `${collection}#${status}` },
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );
@@ -126,10 +159,22 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           AttributeDefinitions: [
             { AttributeName: 'pk', AttributeType: 'S' },
             { AttributeName: 'sk', AttributeType: 'S' },
+            { AttributeName: 'gsi1pk', AttributeType: 'S' },
+            { AttributeName: 'gsi1sk', AttributeType: 'S' },
           ],
           KeySchema: [
             { AttributeName: 'pk', KeyType: 'HASH' },
             { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: [
+            {
+              IndexName: STATUS_INDEX,
+              KeySchema: [
+                { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+                { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
           ],
           BillingMode: 'PAY_PER_REQUEST',
         }),
@@ -178,16 +223,29 @@ function key(collection: Collection, id: string): { pk: string; sk: string } {
 
 function toItem(collection: Collection, record: JsonRecord): Record<string, unknown> {
   // pk/sk would be overwritten by the key, losing data; refuse instead.
-  if ('pk' in record || 'sk' in record) {
+  if (RESERVED.some((name) => name in record)) {
     throw new InvalidInputError(
-      `${collection}/${record.id}: 'pk' and 'sk' are reserved field names in DynamoDB.`,
+      `${collection}/${record.id}: ${RESERVED.map((n) => `'${n}'`).join(', ')} are reserved field names in DynamoDB.`,
     );
   }
-  return { ...record, ...key(collection, record.id) };
+  return { ...record, ...key(collection, record.id), ...statusKeys(collection, record) };
+}
+
+const RESERVED = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+
+/** The status index's keys, for a record in an indexed status; none otherwise. */
+function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: string; gsi1sk?: string } {
+  const status = record.status;
+  if (typeof status !== 'string' || !INDEXED_STATUSES[collection]?.includes(status)) return {};
+  const since = record.created_at ?? record.started_at;
+  return {
+    gsi1pk: `${collection}#${status}`,
+    gsi1sk: `${typeof since === 'string' ? since : ''}#${record.id}`,
+  };
 }
 
 function fromItem(item: Record<string, unknown>): JsonRecord {
-  const { pk: _pk, sk: _sk, ...record } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, ...record } = item;
   return record as JsonRecord;
 }
 

@@ -46,6 +46,10 @@ export class JsonFileStore implements Store {
     return readRecord(this.fileFor(collection, id));
   }
 
+  async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
+    return (await this.list(collection)).filter((r) => r.status === status);
+  }
+
   async list(collection: Collection): Promise<JsonRecord[]> {
     const dir = this.dirFor(collection);
     let names: string[];

@@ -31,6 +31,12 @@ export interface Store {
   get(collection: Collection, id: string): Promise<JsonRecord | undefined>;
   /** Every record of the collection (order unspecified). */
   list(collection: Collection): Promise<JsonRecord[]>;
+  /**
+   * The records of the collection whose `status` is `status` (order unspecified). Where
+   * the backend indexes it (DynamoDB: pending decisions, running and waiting runs) only
+   * those are read; the index may lag a write by a moment.
+   */
+  listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]>;
   /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
   /**

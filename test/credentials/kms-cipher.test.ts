@@ -24,6 +24,8 @@ function memoryStore(): Store & { records: Map<string, JsonRecord> } {
     records,
     get: async (c, id) => records.get(`${c}/${id}`),
     list: async (c) => [...records].filter(([k]) => k.startsWith(`${c}/`)).map(([, v]) => v),
+    listWithStatus: async (c, s) =>
+      [...records].filter(([k, v]) => k.startsWith(`${c}/`) && v.status === s).map(([, v]) => v),
     create: async (c, r) => (records.set(`${c}/${r.id}`, { ...r, version: 1 }), { ...r, version: 1 }),
     update: async (c, r, v) => (
       records.set(`${c}/${r.id}`, { ...r, version: v + 1 }),

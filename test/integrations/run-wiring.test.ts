@@ -31,6 +31,7 @@ function watchedStore(inner: Store): { store: Store; touched: Set<Collection> } 
     store: {
       get: (c, id) => seen(c, inner.get(c, id)),
       list: (c) => seen(c, inner.list(c)),
+      listWithStatus: (c, s) => seen(c, inner.listWithStatus(c, s)),
       create: (c, r) => seen(c, inner.create(c, r)),
       update: (c, r, v) => seen(c, inner.update(c, r, v)),
       put: (c, r) => seen(c, inner.put(c, r)),

@@ -29,6 +29,7 @@ export function countingStore(store: Store): { store: Store; writes: Map<Collect
     store: {
       get: (c, id) => store.get(c, id),
       list: (c) => store.list(c),
+      listWithStatus: (c, s) => store.listWithStatus(c, s),
       create: (c, r) => (count(c), store.create(c, r)),
       update: (c, r, v) => (count(c), store.update(c, r, v)),
       put: (c, r) => (count(c), store.put(c, r)),

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
@@ -99,6 +99,32 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       expect(await store().list('rules')).toEqual([]);
     });
 
+    it('lists by status: a record leaves the list when its status changes, and comes back whole', async () => {
+      const at = '2026-11-30T08:00:00.000Z';
+      const sd1 = await store().create('decisions', { id: 'sd1', status: 'pending', created_at: at, n: 1 });
+      await store().create('decisions', { id: 'sd2', status: 'pending', created_at: at, n: 2 });
+      await store().create('decisions', { id: 'sd3', status: 'answered', created_at: at, n: 3 });
+      await store().create('runs', { id: 'rs1', status: 'running', started_at: at });
+      await store().create('runs', { id: 'rs2', status: 'completed', started_at: at });
+      const ids = async (c: 'decisions' | 'runs', status: string) =>
+        (await store().listWithStatus(c, status)).map((r) => r.id).sort();
+
+      expect(await ids('decisions', 'pending')).toEqual(['sd1', 'sd2']);
+      expect(await store().listWithStatus('decisions', 'pending')).toContainEqual(sd1); // no index fields leak
+      expect(await ids('decisions', 'answered')).toEqual(['sd3']); // not indexed: still right
+      expect(await ids('runs', 'running')).toEqual(['rs1']);
+      expect(await ids('runs', 'completed')).toEqual(['rs2']);
+
+      await store().update('decisions', { ...sd1, status: 'answered' }, 1);
+      await store().put('runs', { id: 'rs1', status: 'waiting', started_at: at });
+      expect(await ids('decisions', 'pending')).toEqual(['sd2']);
+      expect(await ids('decisions', 'answered')).toEqual(['sd1', 'sd3']);
+      expect(await ids('runs', 'running')).toEqual([]);
+      expect(await ids('runs', 'waiting')).toEqual(['rs1']);
+      await store().delete('decisions', 'sd2');
+      expect(await ids('decisions', 'pending')).toEqual([]);
+    });
+
     it('deletes, and deleting a missing record is fine', async () => {
       await store().create('decisions', { id: 'd1' });
       await store().delete('decisions', 'd1');
@@ -160,6 +186,48 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
       await dynalite.stop();
     },
   };
+});
+
+describe('DynamoDbStore status index', () => {
+  it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {
+    const dynalite = await startDynalite();
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynalite.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      const table = `handoff-index-${randomUUID()}`;
+      await ensureTable(client, table);
+      const docs = createDocumentClient(client);
+      const store = new DynamoDbStore(docs, table);
+      const at = '2026-11-30T08:00:00.000Z';
+      for (let i = 0; i < 20; i++)
+        await store.create('decisions', { id: `a${i}`, status: 'answered', created_at: at });
+      await store.create('decisions', { id: 'p1', status: 'pending', created_at: at });
+      const queries: Record<string, unknown>[] = [];
+      const send = docs.send.bind(docs);
+      docs.send = ((command: { input: Record<string, unknown> }) => {
+        queries.push(command.input);
+        return send(command as never);
+      }) as typeof docs.send;
+
+      expect((await store.listWithStatus('decisions', 'pending')).map((r) => r.id)).toEqual(['p1']);
+      expect(queries).toEqual([expect.objectContaining({ IndexName: 'pending' })]);
+      const raw = await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'pending',
+          KeyConditionExpression: 'gsi1pk = :g',
+          ExpressionAttributeValues: { ':g': { S: 'decisions#pending' } },
+        }),
+      );
+      expect(raw.ScannedCount).toBe(1); // the 20 answered ones are not in the index at all
+    } finally {
+      client.destroy();
+      await dynalite.stop();
+    }
+  });
 });
 
 describe('ensureTable', () => {
