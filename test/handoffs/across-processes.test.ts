@@ -1,12 +1,10 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { handoffOccurred } from '../../shared/handoffs/index.ts';
 import type { TraceEntry } from '../../shared/recorder/trace.ts';
-import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { cliJson, runCli } from '../support/cli.ts';
-import { mail, workflowYaml } from '../support/engine-fixture.ts';
+import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 import { SPECIALISTS, handoffItems } from './fixtures/specialists.ts';
 
 interface Pending {
@@ -28,21 +26,18 @@ interface AuditRow {
 }
 
 it('a run that handed an item to a specialist pauses in `handoff run` and resumes in a later `handoff decide`, in that specialist', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-specialists-'));
-  const maildir = path.join(dir, 'Maildir');
-  await writeMaildir(maildir, [
-    mail({
-      from: 'news@digest.example',
-      subject: 'Weekly newsletter digest',
-      listUnsubscribe: '<mailto:u@digest.example>',
-    }),
-    mail({ from: 'billing@shop.example', subject: 'Your receipt' }),
-    mail({ from: 'qa@customer.example', subject: 'Bug: crash on save' }),
-    mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
-  ]);
-  await fs.writeFile(path.join(dir, 'inbox.yaml'), workflowYaml(maildir, SPECIALISTS));
+  const { dir, maildir, workflowFile } = await cliWorkspace(
+    'handoff-specialists-',
+    [
+      mail(NEWSLETTER),
+      mail({ from: 'billing@shop.example', subject: 'Your receipt' }),
+      mail({ from: 'qa@customer.example', subject: 'Bug: crash on save' }),
+      mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
+    ],
+    SPECIALISTS,
+  );
   const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
-  await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
+  await cliJson(['workflows', 'add', workflowFile], env);
 
   // Process A: the run hands items to specialists and pauses at the gate.
   const run = await cliJson<{ run_id: string; status: string }>(['run', 'inbox'], env);

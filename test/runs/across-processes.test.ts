@@ -1,11 +1,9 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { cliJson, runCli } from '../support/cli.ts';
 import { startDynalite } from '../support/dynalite.ts';
-import { mail, workflowYaml } from '../support/engine-fixture.ts';
+import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 
 interface Pending {
   decision_id: string;
@@ -35,22 +33,15 @@ describe.each(Object.entries(backends))(
   'a run paused in one process resumes in another (%s)',
   (_name, backendEnv) => {
     it('pauses with `handoff run`, then a later `handoff decide` finishes the same run', async () => {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-xproc-'));
-      const maildir = path.join(dir, 'Maildir');
-      await writeMaildir(maildir, [
-        mail({
-          from: 'news@digest.example',
-          subject: 'Weekly newsletter digest',
-          listUnsubscribe: '<mailto:u@digest.example>',
-        }),
+      const { dir, maildir, workflowFile } = await cliWorkspace('handoff-xproc-', [
+        mail(NEWSLETTER),
         mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
         mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
       ]);
-      await fs.writeFile(path.join(dir, 'inbox.yaml'), workflowYaml(maildir));
       const env = backendEnv(dir);
 
       expect((await runCli(['store', 'init'], env)).code).toBe(0);
-      expect(await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env)).toEqual({ id: 'inbox' });
+      expect(await cliJson(['workflows', 'add', workflowFile], env)).toEqual({ id: 'inbox' });
       const run = await cliJson<{ run_id: string; status: string; interrupt_id: string }>(
         ['run', 'inbox'],
         env,

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { cliJson } from '../support/cli.ts';
-import { mail, workflowYaml } from '../support/engine-fixture.ts';
+import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 
 interface AuditRow {
   run_id: string;
@@ -27,22 +25,15 @@ function crashRun(env: Record<string, string>): Promise<NodeJS.Signals | null> {
 }
 
 it('a run killed mid-batch acts on nothing it deferred and nothing twice once started again', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-crash-'));
-  const maildir = path.join(dir, 'Maildir');
-  await writeMaildir(maildir, [
-    mail({
-      from: 'news@digest.example',
-      subject: 'Weekly newsletter digest',
-      listUnsubscribe: '<mailto:u@digest.example>',
-    }),
+  const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-', [
+    mail(NEWSLETTER),
     mail({ from: 'jo@partner.example', subject: 'Unsure partnership' }),
     mail({ from: 'qa@customer.example', subject: 'Bug: crash on save' }),
     mail({ from: 'billing@shop.example', subject: 'Your receipt for order 1234' }),
     mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
   ]);
-  await fs.writeFile(path.join(dir, 'inbox.yaml'), workflowYaml(maildir));
   const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
-  await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
+  await cliJson(['workflows', 'add', workflowFile], env);
 
   expect(await crashRun(env)).toBe('SIGKILL');
   const crashedRun = (await cliJson<{ run_id: string; status: string }[]>(['runs'], env))[0]!;

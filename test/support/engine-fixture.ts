@@ -109,3 +109,27 @@ export async function engineFixture(opts: {
     cleanup: () => fs.rm(dir, { recursive: true, force: true }),
   };
 }
+
+/** The newsletter every inbox in the tests has: the offline model archives it confidently. */
+export const NEWSLETTER = {
+  from: 'news@digest.example',
+  subject: 'Weekly newsletter digest',
+  listUnsubscribe: '<mailto:u@digest.example>',
+} as const;
+
+/**
+ * A temp directory with a Maildir of `messages` and `inbox.yaml` (the test workflow, plus
+ * `extra` YAML) for tests that drive the CLI in child processes.
+ */
+export async function cliWorkspace(
+  prefix: string,
+  messages: MessageSpec[],
+  extra = '',
+): Promise<{ dir: string; maildir: string; workflowFile: string }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const maildir = path.join(dir, 'Maildir');
+  await writeMaildir(maildir, messages);
+  const workflowFile = path.join(dir, 'inbox.yaml');
+  await fs.writeFile(workflowFile, workflowYaml(maildir, extra));
+  return { dir, maildir, workflowFile };
+}
