@@ -5,6 +5,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
@@ -45,38 +46,37 @@ export class DynamoDbStore implements Store {
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
-    const records: JsonRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': 'pk' },
-          ExpressionAttributeValues: { ':pk': collection },
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) records.push(fromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return records;
+    return this.queryAll({
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+      ExpressionAttributeValues: { ':pk': collection },
+      ConsistentRead: true,
+    });
   }
 
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
     if (!INDEXED_STATUSES[collection]?.includes(status))
       return (await this.list(collection)).filter((r) => r.status === status);
+    // A global index reads eventually consistent: a record written a moment ago may be missing.
+    return this.queryAll({
+      IndexName: STATUS_INDEX,
+      KeyConditionExpression: '#g = :g',
+      ExpressionAttributeNames: { '#g': 'gsi1pk' },
+      ExpressionAttributeValues: { ':g': `${collection}#${status}` },
+    });
+  }
+
+  /** Every page of a Query on the table. */
+  private async queryAll(
+    query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  ): Promise<JsonRecord[]> {
     const records: JsonRecord[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await this.client.send(
         new QueryCommand({
+          ...query,
           TableName: this.tableName,
-          IndexName: STATUS_INDEX,
-          KeyConditionExpression: '#g = :g',
-          ExpressionAttributeNames: { '#g': 'gsi1pk' },
-          ExpressionAttributeValues: { ':g': `${collection}#${status}` },
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
       );

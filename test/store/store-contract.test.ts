@@ -14,6 +14,17 @@ import { startDynalite } from '../support/dynalite.ts';
 
 type Fixture = { store: Store; teardown(): Promise<void> };
 
+/** A fresh dynalite and a DynamoDB client for it. */
+async function dynaliteClient() {
+  const dynalite = await startDynalite();
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: dynalite.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return { dynalite, client };
+}
+
 /** The behaviour every Store backend must share. */
 function describeStoreContract(name: string, makeStore: () => Promise<Fixture>): void {
   describe(`Store contract: ${name}`, () => {
@@ -171,12 +182,7 @@ describeStoreContract('JsonFileStore', async () => {
 });
 
 describeStoreContract('DynamoDbStore (dynalite)', async () => {
-  const dynalite = await startDynalite();
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const { dynalite, client } = await dynaliteClient();
   const table = `handoff-test-${randomUUID()}`;
   await ensureTable(client, table);
   return {
@@ -190,12 +196,7 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
 
 describe('DynamoDbStore status index', () => {
   it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {
-    const dynalite = await startDynalite();
-    const client = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: dynalite.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const { dynalite, client } = await dynaliteClient();
     try {
       const table = `handoff-index-${randomUUID()}`;
       await ensureTable(client, table);
@@ -232,12 +233,7 @@ describe('DynamoDbStore status index', () => {
 
 describe('ensureTable', () => {
   it('creates the table once, then reports that it exists', async () => {
-    const dynalite = await startDynalite();
-    const client = new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: dynalite.endpoint,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const { dynalite, client } = await dynaliteClient();
     try {
       expect(await ensureTable(client, 'handoff-ensure')).toBe('created');
       expect(await ensureTable(client, 'handoff-ensure')).toBe('exists');
