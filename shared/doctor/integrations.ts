@@ -1,3 +1,4 @@
+import { connectAgentCore } from '../integrations/agentcore-code-interpreter.ts';
 import { connectMcp } from '../integrations/mcp-connect.ts';
 import { statusOf, type RegistryEntry } from '../integrations/registry.ts';
 import { requiredCredentials, type ServerEntry } from '../integrations/servers.ts';
@@ -47,7 +48,7 @@ export interface CredentialReader {
 }
 
 export interface ProbeOptions {
-  /** PATH for stdio children. Default: this process's environment. */
+  /** PATH for stdio children, AWS_REGION for AgentCore. Default: this process's environment. */
   env?: NodeJS.ProcessEnv;
   /**
    * Each connection's limit; below the doctor's own per-check limit, so a server that does
@@ -60,19 +61,20 @@ export const PROBE_TIMEOUT_MS = 15_000;
 
 /**
  * One real call per entry with the stored credentials: an MCP server (stdio or HTTP) is
- * connected and its tools listed, then closed; Slack answers `auth.test`. Reasons are
- * redacted of every credential. AgentCore entries have no probe yet.
+ * connected and its tools listed, then closed; an AgentCore Code Interpreter session is
+ * started, its tool listed, then stopped; Slack answers `auth.test`. Reasons are redacted
+ * of every credential.
  */
 export function liveProbe(credentials: CredentialReader, opts: ProbeOptions = {}): IntegrationProbe {
   return (reg) => {
     const t = reg.entry.transport;
     if (t.kind === 'slack') return slackProbe(credentials, t);
-    if (t.kind === 'stdio' || t.kind === 'http') return mcpProbe(reg, credentials, opts);
-    return undefined;
+    return connectionProbe(reg, credentials, opts);
   };
 }
 
-async function mcpProbe(
+/** Connects the entry as a run would, counts its tools, and closes it. */
+async function connectionProbe(
   reg: RegistryEntry,
   credentials: CredentialReader,
   opts: ProbeOptions,
@@ -83,12 +85,13 @@ async function mcpProbe(
     if (!value) return broken(`needs credential ${name}`);
     secrets.set(name, value);
   }
+  const connectOpts = { env: opts.env ?? process.env, timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS };
   let connection;
   try {
-    connection = await connectMcp(reg.entry, secrets, {
-      env: opts.env ?? process.env,
-      timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS,
-    });
+    connection =
+      reg.entry.transport.kind === 'agentcore'
+        ? await connectAgentCore(reg.entry, connectOpts)
+        : await connectMcp(reg.entry, secrets, connectOpts);
   } catch (error) {
     return broken(redactedMessage(error, [...secrets.values()]));
   }

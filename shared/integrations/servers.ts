@@ -41,6 +41,8 @@ const SlackTransport = z.strictObject({
 const AgentCoreTransport = z.strictObject({
   kind: z.literal('agentcore'),
   service: z.enum(['browser', 'code_interpreter']),
+  /** A custom tool's identifier; default the AWS-managed one (`aws.codeinterpreter.v1`). */
+  identifier: z.string().min(1).optional(),
 });
 
 export const TransportSchema = z.discriminatedUnion('kind', [

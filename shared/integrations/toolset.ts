@@ -5,6 +5,7 @@ import type { GatePolicy } from '../gate/verdict.ts';
 import type { ItemSource } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { IntegrationActionSource, type IntegrationAction } from './actions.ts';
+import { connectAgentCore } from './agentcore-code-interpreter.ts';
 import { connectMcp, type ServerConnection } from './mcp-connect.ts';
 import { listEntries, statusOf } from './registry.ts';
 import { requiredCredentials, type ServerEntry } from './servers.ts';
@@ -161,7 +162,7 @@ async function connect(
     const client = new SlackClient(values.get(t.token)!, t.base_url, opts.fetch);
     return { tools: slackTools(entry, client), close: async () => {} };
   }
-  if (t.kind === 'agentcore') throw new IntegrationError(`${entry.name} is not connected in this build yet`);
+  if (t.kind === 'agentcore') return connectAgentCore(entry, opts);
   return connectMcp(entry, values, opts);
 }
 

@@ -1,7 +1,15 @@
+import 'aws-sdk-client-mock-vitest/extend';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  AccessDeniedException,
+  BedrockAgentCoreClient,
+  StartCodeInterpreterSessionCommand,
+  StopCodeInterpreterSessionCommand,
+} from '@aws-sdk/client-bedrock-agentcore';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadEnv } from '../../shared/config/env.ts';
 import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
@@ -206,5 +214,65 @@ describe('the doctor’s one real call per MCP integration', () => {
       reason: 'silent: could not connect: no answer within 300 ms',
     });
     expect(childrenRunning('handoff-silent-server')).toEqual([]);
+  });
+});
+
+describe('the doctor’s one real call for the AgentCore Code Interpreter', () => {
+  const agentcore = mockClient(BedrockAgentCoreClient);
+  const aws = { AWS_PROFILE: 'dev', AWS_REGION: 'us-east-1' };
+  const reg = builtin('agentcore_code_interpreter', { source: 'user' });
+  const none = { get: async () => undefined };
+  afterEach(() => agentcore.reset());
+
+  it('starts a session, lists its tool and stops the session', async () => {
+    agentcore.on(StartCodeInterpreterSessionCommand).resolves({
+      codeInterpreterIdentifier: 'aws.codeinterpreter.v1',
+      sessionId: 'sess-1',
+      createdAt: new Date(),
+    });
+    agentcore
+      .on(StopCodeInterpreterSessionCommand)
+      .resolves({ sessionId: 'sess-1', lastUpdatedAt: new Date() });
+
+    const results = await runChecks(integrationChecks([reg], new Set(), aws, liveProbe(none, { env: aws })));
+
+    expect(results).toEqual([
+      {
+        check: 'integration agentcore_code_interpreter',
+        ok: true,
+        detail: 'connected over agentcore: 1 tool(s), 1 read-only for the model, 0 only through the gate',
+      },
+    ]);
+    expect(agentcore).toHaveReceivedCommandWith(StartCodeInterpreterSessionCommand, {
+      codeInterpreterIdentifier: 'aws.codeinterpreter.v1',
+    });
+    expect(agentcore).toHaveReceivedCommandWith(StopCodeInterpreterSessionCommand, {
+      codeInterpreterIdentifier: 'aws.codeinterpreter.v1',
+      sessionId: 'sess-1',
+    });
+  });
+
+  it('reports a refused session, and says AWS is needed without calling anything when it is missing', async () => {
+    agentcore
+      .on(StartCodeInterpreterSessionCommand)
+      .rejects(new AccessDeniedException({ message: 'no bedrock-agentcore permission', $metadata: {} }));
+
+    const [refused] = await runChecks(
+      integrationChecks([reg], new Set(), aws, liveProbe(none, { env: aws })),
+    );
+    const [noAws] = await runChecks(integrationChecks([reg], new Set(), {}, liveProbe(none, { env: {} })));
+
+    expect(refused).toEqual({
+      check: 'integration agentcore_code_interpreter',
+      ok: false,
+      reason:
+        'agentcore_code_interpreter: could not start a session: AccessDeniedException: no bedrock-agentcore permission',
+    });
+    expect(noAws).toEqual({
+      check: 'integration agentcore_code_interpreter',
+      ok: false,
+      reason: 'needs AWS',
+    });
+    expect(agentcore).toHaveReceivedCommandTimes(StartCodeInterpreterSessionCommand, 1);
   });
 });

@@ -46,7 +46,7 @@ function target(reg: RegistryEntry): string {
   if (t.kind === 'stdio') return [t.command, ...t.args].join(' ');
   if (t.kind === 'http') return t.url;
   if (t.kind === 'slack') return `${t.base_url} (Web API)`;
-  return `AgentCore ${t.service.replace('_', ' ')}`;
+  return `AgentCore ${t.service.replace('_', ' ')}${t.identifier ? ` ${t.identifier}` : ''}`;
 }
 
 /** Builds a user entry from `integrations add` options. */
