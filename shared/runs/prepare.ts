@@ -91,9 +91,10 @@ export async function prepareRun(
     }),
   });
   // Connected last, so nothing above can fail and leave a server running.
+  const acts = actsInThisProcess(deps, run);
   const integrations = await runIntegrations(deps.store, deps.credentials, {
-    actions: actsInThisProcess(deps, run) ? workflow.actions.map((a) => a.name) : [],
-    servers: actsInThisProcess(deps, run) ? (workflow.integrations ?? []) : [],
+    actions: acts ? workflow.actions.map((a) => a.name) : [],
+    servers: acts ? (workflow.integrations ?? []) : [],
   });
   ctx.source = integrations.wrapSource(ctx.source);
   ctx.policy.actions = integrations.gatePolicy(ctx.policy.actions);
