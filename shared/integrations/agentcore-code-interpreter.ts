@@ -95,7 +95,14 @@ export async function connectCodeInterpreter(
       throw new IntegrationError(
         'execute_code needs code (a string) and a language: python, javascript or typescript',
       );
-    const limit = AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), ...(signal ? [signal] : [])]);
+    // A timer of our own, held until the call ends: Node 20 may collect an AbortSignal.timeout
+    // that only AbortSignal.any refers to, and then the call is never cut off.
+    const limiter = new AbortController();
+    const limit = limiter.signal;
+    const timer = setTimeout(() => limiter.abort(new Error('timeout')), opts.timeoutMs);
+    const forward = () => limiter.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    if (signal?.aborted) forward();
     try {
       const response = await client.send(
         new sdk.InvokeCodeInterpreterCommand({
@@ -111,6 +118,9 @@ export async function connectCodeInterpreter(
       if (limit.aborted && !signal?.aborted)
         throw failure('execute_code failed', `no answer within ${opts.timeoutMs} ms`);
       throw failure('execute_code failed', error);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
     }
   };
 
