@@ -32,7 +32,11 @@ const OUT_DIR = path.join(PROJECT_DIR, 'node_modules', '.cache', 'handoff-bench-
 const BUDGET_BYTES = 3 * 1024 * 1024;
 const BANNER =
   "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);";
-const VARIANTS = { deployed: ['@aws-sdk/*'], self_contained: [] as string[] } as const;
+/** As lib/functions.ts bundles: playwright-core (the AgentCore Browser) is never shipped to Lambda. */
+const VARIANTS = {
+  deployed: ['@aws-sdk/*', 'playwright-core'],
+  self_contained: ['playwright-core'],
+} as const;
 type Variant = keyof typeof VARIANTS;
 
 /** Placeholder values for every variable any function reads at module scope (nothing is contacted). */

@@ -95,7 +95,9 @@ export const BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  externalModules: ['@aws-sdk/*'],
+  // playwright-core drives the AgentCore Browser integration; it is not shipped to Lambda (it
+  // would double a bundle), so that one integration fails there with one line, on use.
+  externalModules: ['@aws-sdk/*', 'playwright-core'],
   // CommonJS dependencies bundled into ESM still call require().
   banner:
     "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);",

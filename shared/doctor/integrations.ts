@@ -61,8 +61,8 @@ export const PROBE_TIMEOUT_MS = 15_000;
 
 /**
  * One real call per entry with the stored credentials: an MCP server (stdio or HTTP) is
- * connected and its tools listed, then closed; an AgentCore Code Interpreter session is
- * started, its tool listed, then stopped; Slack answers `auth.test`. Reasons are redacted
+ * connected and its tools listed, then closed; an AgentCore Code Interpreter or Browser
+ * session is started, its tool listed, then stopped; Slack answers `auth.test`. Reasons are redacted
  * of every credential.
  */
 export function liveProbe(credentials: CredentialReader, opts: ProbeOptions = {}): IntegrationProbe {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BedrockAgentCoreClient, CodeInterpreterStreamOutput } from '@aws-sdk/client-bedrock-agentcore';
 import { z } from 'zod';
+import { connectBrowser } from './agentcore-browser.ts';
 import type { ServerConnection } from './mcp-connect.ts';
 import type { ServerEntry } from './servers.ts';
 import { IntegrationError, qualifiedName, type ToolOutput } from './tool.ts';
@@ -22,23 +23,15 @@ const ExecuteCodeInput = z.object({
   language: z.enum(['python', 'javascript', 'typescript']).default('python'),
 });
 
-/**
- * Connects an AgentCore entry. Only the Code Interpreter is driven by this build: the
- * Browser needs a SigV4-signed WebSocket automation stream (CDP), which it does not drive.
- */
+/** Connects an AgentCore entry: the Browser (agentcore-browser.ts) or the Code Interpreter. */
 export function connectAgentCore(
   entry: ServerEntry,
   opts: CodeInterpreterOptions,
 ): Promise<ServerConnection> {
   const t = entry.transport;
-  if (t.kind === 'agentcore' && t.service === 'browser')
-    return Promise.reject(new IntegrationError(`${entry.name}: ${AGENTCORE_BROWSER_UNSUPPORTED}`));
+  if (t.kind === 'agentcore' && t.service === 'browser') return connectBrowser(entry, opts);
   return connectCodeInterpreter(entry, opts);
 }
-
-/** Why the AgentCore Browser entry cannot be connected: said by its status too. */
-export const AGENTCORE_BROWSER_UNSUPPORTED =
-  'AgentCore Browser needs a SigV4-signed WebSocket automation stream (CDP), which this build does not drive';
 
 /**
  * Starts a session on the entry's AgentCore Code Interpreter (the AWS-managed one unless

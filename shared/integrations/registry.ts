@@ -1,7 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { AGENTCORE_BROWSER_UNSUPPORTED } from './agentcore-code-interpreter.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { parseRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
@@ -173,7 +172,6 @@ export function commandExists(command: string, env: NodeJS.ProcessEnv): boolean 
 export function statusOf(reg: RegistryEntry, have: ReadonlySet<string>, env: NodeJS.ProcessEnv): EntryStatus {
   if (reg.disabled) return 'disabled';
   const t = reg.entry.transport;
-  if (t.kind === 'agentcore' && t.service === 'browser') return `error: ${AGENTCORE_BROWSER_UNSUPPORTED}`;
   if (t.kind === 'agentcore') return awsAvailable(env) ? 'ready' : 'needs AWS';
   const missing = requiredCredentials(reg.entry).find((name) => !have.has(name));
   if (missing) return `needs credential ${missing}`;

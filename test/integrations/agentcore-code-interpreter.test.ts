@@ -198,13 +198,6 @@ describe('the AgentCore Code Interpreter entry', () => {
     expect(changesWorld(custom, connection.tools[0]!)).toBe(true); // its network may reach out
     expect(changesWorld({ ...custom, reads: ['execute_code'] }, connection.tools[0]!)).toBe(false);
   });
-
-  it('does not pretend to connect the AgentCore Browser', async () => {
-    await expect(
-      connectAgentCore(builtin('agentcore_browser'), { env: ENV, timeoutMs: 1_000 }),
-    ).rejects.toThrow(/SigV4-signed WebSocket automation stream \(CDP\)/);
-    expect(agentcore.calls()).toHaveLength(0);
-  });
 });
 
 describe('a run whose workflow lists the Code Interpreter', () => {

@@ -45,8 +45,7 @@ describe('the registry', () => {
       linear: 'needs credential LINEAR_API_KEY',
       github: 'needs credential GITHUB_TOKEN',
       fetch: 'error: command "uvx" not found on PATH',
-      agentcore_browser:
-        'error: AgentCore Browser needs a SigV4-signed WebSocket automation stream (CDP), which this build does not drive',
+      agentcore_browser: 'needs AWS',
       agentcore_code_interpreter: 'needs AWS',
       slack: 'needs credential SLACK_BOT_TOKEN',
     });
@@ -67,10 +66,10 @@ describe('the registry', () => {
     });
   });
 
-  it('calls the AgentCore Code Interpreter ready once AWS credentials are there; never the Browser', async () => {
+  it('calls the AgentCore Code Interpreter and Browser ready once AWS credentials are there', async () => {
     const s = await statuses([], { AWS_PROFILE: 'dev' });
     expect(s.agentcore_code_interpreter).toBe('ready');
-    expect(s.agentcore_browser).toMatch(/^error: AgentCore Browser needs a SigV4-signed WebSocket/);
+    expect(s.agentcore_browser).toBe('ready');
   });
 
   it('adds, disables, enables and removes a user entry', async () => {
