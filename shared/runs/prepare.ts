@@ -111,7 +111,9 @@ export async function prepareRun(
     hasNewItems,
     complete,
   });
-  integrations.attach(graph.executor);
+  // Every agent that decides items reads with the same tools, behind the same hook.
+  for (const agent of [graph.executor, ...(graph.desk?.specialists ?? []).map((s) => s.agent)])
+    integrations.attach(agent);
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   recordRun(recorder, graph);
   return { ...graph, ctx, close: integrations.close };

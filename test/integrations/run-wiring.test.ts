@@ -13,6 +13,7 @@ import { addEntry } from '../../shared/integrations/registry.ts';
 import { inspectRun } from '../../shared/recorder/views.ts';
 import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
 import { EVERYTHING_SERVER } from './support/npm-servers.ts';
+import { SPECIALISTS, specialistsScript } from '../handoffs/fixtures/specialists.ts';
 import { executorScript, ScriptedModel } from '../support/scripted-model.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
@@ -98,6 +99,48 @@ describe('a run and the integrations its workflow names', () => {
     expect(echoes).toEqual([expect.stringContaining('Echo: looked it up')]); // the server answered
     const trace = await inspectRun(fixture.store, run.id);
     expect(JSON.stringify(trace)).toContain('Echo: looked it up');
+    expect(await fixture.folder('.Archive')).toHaveLength(1);
+  });
+
+  it('gives a specialist the same read-only tools, and its decision still passes the gate', async () => {
+    const echoes: string[] = [];
+    fixture = await engineFixture({
+      messages: [mail({ from: 'billing@shop.example', subject: 'Invoice 12' })],
+      model: () =>
+        new ScriptedModel(
+          specialistsScript({
+            executor: () => ({ intent: 'billing' }),
+            specialist: (_name, item, results) => {
+              const echoed = results.find((r) => r.name === 'everything__echo');
+              if (echoed) {
+                echoes.push(JSON.stringify(echoed.result));
+                const input = {
+                  item_id: item.id,
+                  action: 'archive',
+                  confidence: 0.9,
+                  reasoning: 'a receipt',
+                };
+                return { toolCalls: [{ name: 'submit_action', input }] };
+              }
+              if (results.length > 0) return { text: 'done' };
+              return { toolCalls: [{ name: 'everything__echo', input: { message: 'checked the invoice' } }] };
+            },
+          }),
+        ),
+      workflowExtra: `integrations: [everything]\n${SPECIALISTS}`,
+    });
+    await addEntry(fixture.store, {
+      name: 'everything',
+      title: 'Everything',
+      transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER(), 'stdio'] },
+    });
+
+    const run = await startRun(fixture.deps, 'inbox', manual);
+
+    expect(run.status).toBe('completed');
+    expect(echoes).toEqual([expect.stringContaining('Echo: checked the invoice')]);
+    const acted = (await listAudit(fixture.store, { runId: run.id })).find((e) => e.outcome === 'acted');
+    expect(acted).toMatchObject({ action: 'archive', agent: 'billing' });
     expect(await fixture.folder('.Archive')).toHaveLength(1);
   });
 
