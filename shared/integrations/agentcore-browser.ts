@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { z } from 'zod';
 import type { ServerConnection } from './mcp-connect.ts';
 import type { ServerEntry } from './servers.ts';
+import { oneLineError, withinTime } from './time-limit.ts';
 import { IntegrationError, qualifiedName, type ToolOutput } from './tool.ts';
 
 /** The AWS-managed Browser. */
@@ -41,12 +42,12 @@ export async function connectBrowser(entry: ServerEntry, opts: BrowserOptions): 
   const client =
     opts.client ?? new sdk.BedrockAgentCoreClient(opts.env.AWS_REGION ? { region: opts.env.AWS_REGION } : {});
   const failure = (what: string, error: unknown) =>
-    new IntegrationError(`${entry.name}: ${what}: ${describe(error)}`, { cause: error });
+    new IntegrationError(`${entry.name}: ${what}: ${oneLineError(error)}`, { cause: error });
 
   let sessionId: string;
   let endpoint: string;
   try {
-    const started = await withLimit(opts.timeoutMs, (signal) =>
+    const started = await withinTime(opts.timeoutMs, undefined, (signal) =>
       client.send(
         new sdk.StartBrowserSessionCommand({
           browserIdentifier: identifier,
@@ -81,7 +82,7 @@ export async function connectBrowser(entry: ServerEntry, opts: BrowserOptions): 
 
   let closed: Promise<void> | undefined;
   const close = () =>
-    (closed ??= withLimit(opts.timeoutMs, () => browser.close())
+    (closed ??= withinTime(opts.timeoutMs, undefined, () => browser.close())
       .catch(() => {}) // the stream goes with the session anyway
       .then(() => stop(client, sdk, identifier, sessionId, opts.timeoutMs))
       .finally(() => {
@@ -93,15 +94,7 @@ export async function connectBrowser(entry: ServerEntry, opts: BrowserOptions): 
     const url = input.success ? httpUrl(input.data.url) : undefined;
     if (!url) throw new IntegrationError('browse needs url: an absolute http(s) URL');
     if (closed) throw new IntegrationError(`${entry.name}: browse failed: the session is closed`);
-    // A timer of our own, held until the call ends: Node 20 may collect an AbortSignal.timeout
-    // that only AbortSignal.any refers to, and then the call is never cut off.
-    const limiter = new AbortController();
-    const limit = limiter.signal;
-    const timer = setTimeout(() => limiter.abort(new Error('timeout')), opts.timeoutMs);
-    const forward = () => limiter.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
-    if (signal?.aborted) forward();
-    const load = async (): Promise<ToolOutput> => {
+    const load = async (limit: AbortSignal): Promise<ToolOutput> => {
       const context = browser.contexts()[0] ?? (await browser.newContext());
       const page = await context.newPage();
       const cut = () => void page.close().catch(() => {}); // ends a pending load
@@ -115,14 +108,9 @@ export async function connectBrowser(entry: ServerEntry, opts: BrowserOptions): 
       }
     };
     try {
-      return await untilAborted(load(), limit);
+      return await withinTime(opts.timeoutMs, signal, load);
     } catch (error) {
-      if (limit.aborted && !signal?.aborted)
-        throw failure('browse failed', `no answer within ${opts.timeoutMs} ms`);
       throw failure('browse failed', error);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
     }
   };
 
@@ -206,20 +194,9 @@ async function stop(
   sessionId: string,
   timeoutMs: number,
 ): Promise<void> {
-  await withLimit(timeoutMs, (signal) =>
+  await withinTime(timeoutMs, undefined, (signal) =>
     client.send(new sdk.StopBrowserSessionCommand({ browserIdentifier, sessionId }), { abortSignal: signal }),
   ).catch(() => {});
-}
-
-/** `run` given a signal aborted after `ms` (a timer held until it settles), rejected then too. */
-async function withLimit<T>(ms: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const limiter = new AbortController();
-  const timer = setTimeout(() => limiter.abort(new Error(`no answer within ${ms} ms`)), ms);
-  try {
-    return await untilAborted(run(limiter.signal), limiter.signal);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function httpUrl(raw: string): string | undefined {
@@ -229,26 +206,4 @@ function httpUrl(raw: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) return abort();
-    signal.addEventListener('abort', abort, { once: true });
-    Promise.resolve(promise)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', abort));
-  });
-}
-
-/** One line: playwright's errors carry a call log on the lines after the first. */
-function describe(error: unknown): string {
-  const message =
-    error instanceof Error
-      ? error.name && error.name !== 'Error'
-        ? `${error.name}: ${error.message}`
-        : error.message
-      : String(error);
-  return (message.split('\n')[0] ?? '').trim();
 }

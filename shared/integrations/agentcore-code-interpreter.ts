@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { connectBrowser } from './agentcore-browser.ts';
 import type { ServerConnection } from './mcp-connect.ts';
 import type { ServerEntry } from './servers.ts';
+import { oneLineError, withinTime } from './time-limit.ts';
 import { IntegrationError, qualifiedName, type ToolOutput } from './tool.ts';
 
 /** The AWS-managed Code Interpreter: its network mode is SANDBOX (no internet access). */
@@ -50,7 +51,7 @@ export async function connectCodeInterpreter(
   const client =
     opts.client ?? new sdk.BedrockAgentCoreClient(opts.env.AWS_REGION ? { region: opts.env.AWS_REGION } : {});
   const failure = (what: string, error: unknown) =>
-    new IntegrationError(`${entry.name}: ${what}: ${describe(error)}`, { cause: error });
+    new IntegrationError(`${entry.name}: ${what}: ${oneLineError(error)}`, { cause: error });
 
   let sessionId: string;
   try {
@@ -88,32 +89,21 @@ export async function connectCodeInterpreter(
       throw new IntegrationError(
         'execute_code needs code (a string) and a language: python, javascript or typescript',
       );
-    // A timer of our own, held until the call ends: Node 20 may collect an AbortSignal.timeout
-    // that only AbortSignal.any refers to, and then the call is never cut off.
-    const limiter = new AbortController();
-    const limit = limiter.signal;
-    const timer = setTimeout(() => limiter.abort(new Error('timeout')), opts.timeoutMs);
-    const forward = () => limiter.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
-    if (signal?.aborted) forward();
     try {
-      const response = await client.send(
-        new sdk.InvokeCodeInterpreterCommand({
-          codeInterpreterIdentifier: identifier,
-          sessionId,
-          name: 'executeCode',
-          arguments: { code: input.data.code, language: input.data.language },
-        }),
-        { abortSignal: limit },
-      );
-      return await untilAborted(gather(response.stream), limit);
+      return await withinTime(opts.timeoutMs, signal, async (limit) => {
+        const response = await client.send(
+          new sdk.InvokeCodeInterpreterCommand({
+            codeInterpreterIdentifier: identifier,
+            sessionId,
+            name: 'executeCode',
+            arguments: { code: input.data.code, language: input.data.language },
+          }),
+          { abortSignal: limit },
+        );
+        return gather(response.stream);
+      });
     } catch (error) {
-      if (limit.aborted && !signal?.aborted)
-        throw failure('execute_code failed', `no answer within ${opts.timeoutMs} ms`);
       throw failure('execute_code failed', error);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
     }
   };
 
@@ -169,18 +159,4 @@ async function gather(stream: AsyncIterable<CodeInterpreterStreamOutput> | undef
     throw new Error(`${kind}${typeof message === 'string' ? `: ${message}` : ''}`);
   }
   return { text: parts.join('\n'), isError };
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    if (signal.aborted) return abort();
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
 }

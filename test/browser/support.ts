@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import type { Env } from '../../shared/config/env.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { serve, type RunningServer } from '../../shared/web/serve.ts';
+import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 import { makeEngine } from '../web/support.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,19 +15,7 @@ const PUBLISHED = path.join(ROOT, 'docs', 'screenshots');
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-dev-shm-usage',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...HEADLESS_FLAGS] });
 }
 
 export interface Served {

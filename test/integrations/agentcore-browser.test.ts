@@ -24,7 +24,7 @@ import { connectAgentCore } from '../../shared/integrations/agentcore-code-inter
 import { BUILTIN_ENTRIES, ServerEntrySchema } from '../../shared/integrations/servers.ts';
 import { changesWorld, IntegrationError } from '../../shared/integrations/tool.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 const SESSION = '01JBROWSERSESSION000000000';
 const ENV = { AWS_REGION: 'us-east-1' };
 const KEY_ID = 'AKIDEXAMPLE0000000000';
@@ -44,14 +44,7 @@ async function launchChromium(): Promise<Chromium> {
   const child = spawn(
     CHROMIUM,
     [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-dev-shm-usage',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
+      ...HEADLESS_FLAGS,
       '--remote-debugging-port=0',
       '--remote-debugging-address=127.0.0.1',
       `--user-data-dir=${dir}`,
