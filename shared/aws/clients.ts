@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { regionOption } from '../config/aws-region.ts';
 import { dynamoClient, type ClientEnv } from './dynamo-client.ts';
 
 export { dynamoClient, storeForLambda } from './dynamo-client.ts';
@@ -22,12 +23,12 @@ let engineClients: LambdaClients | undefined;
 
 /** The container's clients for the engine (created once; they connect lazily). */
 export function lambdaClients(env: ClientEnv): LambdaClients {
-  const region = env.AWS_REGION;
+  const region = regionOption(env.AWS_REGION);
   engineClients ??= {
     dynamodb: dynamoClient(env),
-    eventBridge: new EventBridgeClient({ region }),
-    sns: new SNSClient({ region }),
-    secrets: new SecretsManagerClient({ region }),
+    eventBridge: new EventBridgeClient(region),
+    sns: new SNSClient(region),
+    secrets: new SecretsManagerClient(region),
   };
   return engineClients;
 }

@@ -1,5 +1,6 @@
 /** The container's DynamoDB client and store (the only AWS client the smallest functions load). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { createDocumentClient, DynamoDbStore } from '../store/dynamodb-store.ts';
 import type { Store } from '../store/store.ts';
@@ -14,10 +15,8 @@ let dynamo: DynamoDBClient | undefined;
  */
 export function dynamoClient(env: ClientEnv): DynamoDBClient {
   dynamo ??= new DynamoDBClient({
-    region: env.AWS_REGION,
-    ...(env.DYNAMODB_ENDPOINT
-      ? { endpoint: env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...regionOption(env.AWS_REGION),
+    ...(env.DYNAMODB_ENDPOINT ? localEndpoint(env.DYNAMODB_ENDPOINT, env.AWS_REGION) : {}),
   });
   return dynamo;
 }

@@ -6,6 +6,7 @@ import {
   UpdateScheduleCommand,
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
+import { regionOption } from '../config/aws-region.ts';
 import { NotFoundError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
@@ -118,7 +119,7 @@ export async function syncWorkflowSchedule(
 let scheduler: SchedulerClient | undefined;
 
 /** The container's EventBridge Scheduler client. */
-export function schedulerClient(region: string): SchedulerClient {
-  scheduler ??= new SchedulerClient({ region });
+export function schedulerClient(region: string | undefined): SchedulerClient {
+  scheduler ??= new SchedulerClient(regionOption(region));
   return scheduler;
 }

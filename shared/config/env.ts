@@ -12,7 +12,11 @@ const EnvSchema = z.object({
   USE_DYNAMODB: flag,
   HANDOFF_TABLE: z.string().min(1).default('handoff'),
   DYNAMODB_ENDPOINT: z.url().optional(),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /**
+   * Unset: the AWS SDK's own chain (the profile's region, then the instance's). Lambda
+   * sets it itself. AWS_DEFAULT_REGION counts when AWS_REGION is unset, as in the AWS CLI.
+   */
+  AWS_REGION: z.string().min(1).optional(),
   CONFIDENCE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.7),
   DECISION_TTL_HOURS: z.coerce.number().positive().default(72),
   USE_AGENTCORE_MEMORY: flag,
@@ -45,6 +49,9 @@ export type Env = z.infer<typeof EnvSchema>;
 /** Parses the process environment once; a bad value is one clear line. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  // The JS SDK reads only AWS_REGION; the CLI's AWS_DEFAULT_REGION is honoured here.
+  if (cleaned.AWS_REGION === undefined && cleaned.AWS_DEFAULT_REGION !== undefined)
+    cleaned.AWS_REGION = cleaned.AWS_DEFAULT_REGION;
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import type { Store } from '../store/store.ts';
 import { CredentialKeyError, type CredentialCipher } from './cipher.ts';
@@ -30,7 +31,7 @@ export function credentialsFor(env: Env, store: Store, source: NodeJS.ProcessEnv
  * or opened. Listing names works either way; nothing is loaded until a value is needed.
  */
 export function kmsOnlyCredentials(
-  region: string,
+  region: string | undefined,
   store: Store,
   source: NodeJS.ProcessEnv = process.env,
 ): Credentials {
@@ -39,11 +40,11 @@ export function kmsOnlyCredentials(
 }
 
 /** KMS, with the SDK client loaded and made on first use: hosts that never open a credential never pay for it. */
-function lazyKmsCipher(region: string, keyId: string): CredentialCipher {
+function lazyKmsCipher(region: string | undefined, keyId: string): CredentialCipher {
   let cipher: Promise<CredentialCipher> | undefined;
   const kms = () =>
     (cipher ??= Promise.all([import('@aws-sdk/client-kms'), import('./kms-cipher.ts')]).then(
-      ([{ KMSClient }, { KmsCipher }]) => new KmsCipher(new KMSClient({ region }), keyId),
+      ([{ KMSClient }, { KmsCipher }]) => new KmsCipher(new KMSClient(regionOption(region)), keyId),
     ));
   return {
     kind: 'kms',

@@ -1,4 +1,5 @@
 import type { Model } from '@strands-agents/sdk';
+import { regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { slackConfigFrom } from '../notify/slack-api.ts';
 import type { Store } from '../store/store.ts';
@@ -75,7 +76,7 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
           import('@aws-sdk/client-sns'),
           import('./sns-check.ts'),
         ]);
-        const client = new SNSClient({ region: env.AWS_REGION });
+        const client = new SNSClient(regionOption(env.AWS_REGION));
         try {
           return await snsTopicCheck(client, source.NOTIFY_TOPIC_ARN || undefined).run();
         } finally {
@@ -88,6 +89,6 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
 
 function storeWhere(env: Env): string {
   return env.USE_DYNAMODB
-    ? `DynamoDB table ${env.HANDOFF_TABLE} (${env.DYNAMODB_ENDPOINT ?? env.AWS_REGION})`
+    ? `DynamoDB table ${env.HANDOFF_TABLE} (${env.DYNAMODB_ENDPOINT ?? env.AWS_REGION ?? "the AWS SDK's default region"})`
     : `JSON files in ${env.HANDOFF_STATE_DIR}`;
 }

@@ -15,6 +15,7 @@ import {
   type Memory,
   type MemoryStrategy,
 } from '@aws-sdk/client-bedrock-agentcore-control';
+import { regionOption } from '../config/aws-region.ts';
 import { normaliseDomain } from './match.ts';
 import { noMirror, type MemoryMirror } from './mirror.ts';
 import type { Rule, RuleMatch } from './rule.ts';
@@ -399,17 +400,17 @@ function escapeRegExp(text: string): string {
 export interface AgentCoreMirrorEnv {
   USE_AGENTCORE_MEMORY?: boolean | undefined;
   AGENTCORE_MEMORY_ID?: string | undefined;
-  AWS_REGION: string;
+  AWS_REGION?: string | undefined;
   AGENTCORE_ACTOR_ID?: string | undefined;
 }
 
 /** The mirror the environment asks for: none unless USE_AGENTCORE_MEMORY is set. */
 export function mirrorFromEnv(env: AgentCoreMirrorEnv): MemoryMirror {
   if (!env.USE_AGENTCORE_MEMORY) return noMirror;
-  const region = env.AWS_REGION;
+  const region = regionOption(env.AWS_REGION);
   return new AgentCoreMemoryMirror({
-    data: new BedrockAgentCoreClient({ region }),
-    control: new BedrockAgentCoreControlClient({ region }),
+    data: new BedrockAgentCoreClient(region),
+    control: new BedrockAgentCoreControlClient(region),
     ...(env.AGENTCORE_MEMORY_ID ? { memoryId: env.AGENTCORE_MEMORY_ID } : {}),
     actorId: env.AGENTCORE_ACTOR_ID || 'default-user',
   });

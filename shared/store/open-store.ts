@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from './dynamodb-store.ts';
 import { JsonFileStore } from './json-file-store.ts';
@@ -22,7 +23,7 @@ export async function initStore(env: Env): Promise<string> {
   }
   const client = dynamoClient(env);
   try {
-    const where = env.DYNAMODB_ENDPOINT ?? env.AWS_REGION;
+    const where = env.DYNAMODB_ENDPOINT ?? env.AWS_REGION ?? "the AWS SDK's default region";
     const result = await ensureTable(client, env.HANDOFF_TABLE);
     return result === 'created'
       ? `Created DynamoDB table ${env.HANDOFF_TABLE} (${where})`
@@ -34,10 +35,8 @@ export async function initStore(env: Env): Promise<string> {
 
 function dynamoClient(env: Env): DynamoDBClient {
   return new DynamoDBClient({
-    region: env.AWS_REGION,
+    ...regionOption(env.AWS_REGION),
     // Fake credentials only for a local endpoint (dynalite, DynamoDB Local); real AWS uses the default chain.
-    ...(env.DYNAMODB_ENDPOINT
-      ? { endpoint: env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(env.DYNAMODB_ENDPOINT ? localEndpoint(env.DYNAMODB_ENDPOINT, env.AWS_REGION) : {}),
   });
 }
