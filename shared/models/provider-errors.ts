@@ -4,7 +4,12 @@
  * the original as `cause`): its status, its `Retry-After`, and Groq's `failed_generation`.
  */
 
-export type FailureKind = 'throttled' | 'server_error' | 'connection' | 'tool_use_failed' | 'other';
+/**
+ * `refused`: nothing listens at the endpoint (ECONNREFUSED). Unlike a dropped or timed-out
+ * `connection`, waiting does not help, so it is not retried.
+ */
+export type FailureKind =
+  'throttled' | 'server_error' | 'connection' | 'refused' | 'tool_use_failed' | 'other';
 
 export interface ProviderFailure {
   kind: FailureKind;
@@ -13,6 +18,8 @@ export interface ProviderFailure {
   retryAfterMs: number | undefined;
   /** Groq's raw text of the turn it refused. */
   failedGeneration: string | undefined;
+  /** `host:port` that refused the connection, when the error names it. */
+  endpoint: string | undefined;
   message: string;
 }
 
@@ -78,13 +85,29 @@ const SERVER_TYPES = new Set(['overloaded_error', 'api_error', 'server_error', '
 const CONNECTION_NAMES = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'TimeoutError']);
 const CONNECTION_CODES = new Set([
   'ECONNRESET',
-  'ECONNREFUSED',
   'ETIMEDOUT',
   'EPIPE',
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 const ABORT_NAMES = new Set(['AbortError', 'APIUserAbortError']);
+
+/** The errors Node joins into one when every address of a host fails (`AggregateError`). */
+function joined(link: Bag): Bag[] {
+  return Array.isArray(link.errors) ? link.errors.map(asBag).filter((e): e is Bag => e !== undefined) : [];
+}
+
+/** `host:port` of the first refused connection in the chain (a system error carries both). */
+function refusedEndpoint(links: Bag[]): string | undefined {
+  for (const link of links.flatMap((l) => [l, ...joined(l)])) {
+    if (link.code !== 'ECONNREFUSED') continue;
+    if (typeof link.address === 'string' && typeof link.port === 'number') {
+      const host = link.address.includes(':') ? `[${link.address}]` : link.address;
+      return `${host}:${link.port}`;
+    }
+  }
+  return undefined;
+}
 
 /** What kind of failure `error` is, and what the endpoint said about it. */
 export function classifyProviderError(error: unknown, now: number = Date.now()): ProviderFailure {
@@ -93,6 +116,7 @@ export function classifyProviderError(error: unknown, now: number = Date.now()):
   let retryAfterMs: number | undefined;
   let failedGeneration: string | undefined;
   let code: string | undefined;
+  const codes = new Set<string>();
   let type: string | undefined;
   const names = new Set<string>();
   for (const link of links) {
@@ -107,6 +131,7 @@ export function classifyProviderError(error: unknown, now: number = Date.now()):
     for (const candidate of candidates)
       if (status === undefined && typeof candidate === 'number' && candidate >= 100) status = candidate;
     if (typeof link.code === 'string') code ??= link.code;
+    for (const one of [link, ...joined(link)]) if (typeof one.code === 'string') codes.add(one.code);
     if (typeof inner?.code === 'string') code ??= inner.code;
     if (typeof inner?.type === 'string') type ??= inner.type;
     if (typeof inner?.failed_generation === 'string') failedGeneration ??= inner.failed_generation;
@@ -121,6 +146,7 @@ export function classifyProviderError(error: unknown, now: number = Date.now()):
     status,
     retryAfterMs,
     failedGeneration,
+    endpoint: kind === 'refused' ? refusedEndpoint(links) : undefined,
     message,
   });
   if ([...names].some((n) => ABORT_NAMES.has(n))) return failure('other');
@@ -130,10 +156,11 @@ export function classifyProviderError(error: unknown, now: number = Date.now()):
   if ((status !== undefined && status >= 500) || [...names].some((n) => SERVER_NAMES.has(n)))
     return failure('server_error');
   if (type !== undefined && SERVER_TYPES.has(type)) return failure('server_error');
+  if (status === undefined && codes.has('ECONNREFUSED')) return failure('refused');
   if (
     status === 408 ||
     [...names].some((n) => CONNECTION_NAMES.has(n)) ||
-    (code && CONNECTION_CODES.has(code))
+    [...codes].some((c) => CONNECTION_CODES.has(c))
   )
     return failure('connection');
   return failure('other');

@@ -8,8 +8,9 @@
  * - Tool-call arguments that arrive malformed inside a successful stream are repaired
  *   before the SDK parses them.
  * - Only what cannot be repaired is sampled again, a bounded number of times.
- * - 429 and 5xx (and dropped connections) are retried with backoff that honours
- *   `Retry-After`, bounded by attempts and by total wait.
+ * - 429 and 5xx (and dropped or timed-out connections) are retried with backoff that
+ *   honours `Retry-After`, bounded by attempts and by total wait. A refused connection
+ *   (nothing listening) is not: it fails at once, naming the host and port.
  *
  * Every repair, retry and give-up is reported through `onEvent`. Errors that are none
  * of these (a bad request, an overflowing context) pass through untouched.
@@ -396,6 +397,21 @@ export class ResilientModel<T extends BaseModelConfig = BaseModelConfig> extends
           continue;
         }
         if (failure.kind === 'other') throw error;
+        if (failure.kind === 'refused') {
+          // Nothing listens there: a retry would be refused the same way, so say where at once.
+          const where = failure.endpoint ?? 'the endpoint';
+          const detail = `Connection refused by ${where}: nothing is listening there (is the server running, and is the base URL or region right?)`;
+          this.report({
+            kind: 'gave_up',
+            ...this.base(),
+            reason: 'connection',
+            attempts: requests,
+            waitedMs,
+            status: undefined,
+            detail,
+          });
+          throw new ProviderGaveUpError(`${s.provider}: ${detail}`, 'connection', requests, { cause: error });
+        }
         const reason: RetryReason =
           failure.kind === 'throttled'
             ? 'throttled'

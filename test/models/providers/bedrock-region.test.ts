@@ -7,7 +7,13 @@ import { loadEnv } from '../../../shared/config/env.ts';
 import { modelFactory } from '../../../shared/models/provider.ts';
 import type { ResilientModel } from '../../../shared/models/resilient-model.ts';
 
-const AWS_NAMES = ['AWS_REGION', 'AWS_DEFAULT_REGION', 'AWS_PROFILE', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE'];
+const AWS_NAMES = [
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_PROFILE',
+  'AWS_CONFIG_FILE',
+  'AWS_SHARED_CREDENTIALS_FILE',
+];
 let saved: Record<string, string | undefined>;
 let dir: string;
 
@@ -32,7 +38,11 @@ afterEach(async () => {
 
 /** The region the Bedrock client of the primary model resolves, from the environment `source`. */
 async function bedrockRegion(source: NodeJS.ProcessEnv): Promise<string> {
-  const env = loadEnv({ ...source, HANDOFF_MODEL_PROVIDER: 'bedrock', HANDOFF_MODEL_ID: 'amazon.nova-lite-v1:0' });
+  const env = loadEnv({
+    ...source,
+    HANDOFF_MODEL_PROVIDER: 'bedrock',
+    HANDOFF_MODEL_ID: 'amazon.nova-lite-v1:0',
+  });
   const model = (await modelFactory(env)('primary')) as ResilientModel;
   const client = (model.inner as unknown as { _client: BedrockRuntimeClient })._client;
   return client.config.region();
