@@ -146,6 +146,9 @@ export class SessionRecorder {
       turn = null;
       const modelId = opts.modelId ?? event.model.getConfig().modelId ?? 'unknown';
       const tokens = { inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0 };
+      // A turn answered without usage (rebuilt from a refused generation) cost an unknown
+      // amount, not nothing. A request that failed before any answer is billed nothing.
+      const unknown = usage === undefined && event.stopData !== undefined;
       await this.record({
         kind: 'model',
         at: started.at,
@@ -157,7 +160,8 @@ export class SessionRecorder {
         input_chars: started.chars,
         input_tokens: tokens.inputTokens,
         output_tokens: tokens.outputTokens,
-        cost_usd: costOf(modelId, tokens, this.options.prices ?? PRICES),
+        ...(unknown ? { usage_unknown: true } : {}),
+        cost_usd: unknown ? null : costOf(modelId, tokens, this.options.prices ?? PRICES),
         stop_reason: event.stopData?.stopReason ?? 'error',
         output: truncate(
           event.stopData ? contentText(event.stopData.message.content) : '',

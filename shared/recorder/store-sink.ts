@@ -11,6 +11,7 @@ import {
   SessionRecordSchema,
   USAGE,
   UsageRecordSchema,
+  costParts,
   type ModelEntry,
   type SessionRecord,
   type TraceEntry,
@@ -81,8 +82,9 @@ export class StoreSessionSink implements SessionSink {
     const id = usageId(batch.runId, modelId);
     await upsert(this.store, USAGE, id, async () => {
       const current = await getRecord(this.store, USAGE, UsageRecordSchema, id);
-      const priced = (current?.priced ?? true) && calls.every((c) => c.cost_usd !== null);
-      const cost = (current?.cost_usd ?? 0) + calls.reduce((sum, c) => sum + (c.cost_usd ?? 0), 0);
+      const before = current ? costParts(current) : { known: 0, unknownCalls: 0 };
+      const known = roundUsd(before.known + sum(calls, (c) => c.cost_usd ?? 0));
+      const unknownCalls = before.unknownCalls + calls.filter((c) => c.cost_usd === null).length;
       const record: Omit<UsageRecord, 'version'> = {
         id,
         run_id: batch.runId,
@@ -91,9 +93,11 @@ export class StoreSessionSink implements SessionSink {
         day: current?.day ?? calls[0]!.at.slice(0, 10),
         input_tokens: (current?.input_tokens ?? 0) + sum(calls, (c) => c.input_tokens),
         output_tokens: (current?.output_tokens ?? 0) + sum(calls, (c) => c.output_tokens),
-        cost_usd: priced ? roundUsd(cost) : null,
-        priced,
+        cost_usd: unknownCalls === 0 ? known : null,
+        priced: unknownCalls === 0,
         calls: (current?.calls ?? 0) + calls.length,
+        known_cost_usd: known,
+        unknown_cost_calls: unknownCalls,
         updated_at: new Date().toISOString(),
       };
       return { record, version: current?.version };

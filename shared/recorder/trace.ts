@@ -55,9 +55,12 @@ export const ModelEntrySchema = z.looseObject({
   /** Messages in the conversation sent to the model, and their size as JSON. */
   input_messages: z.number().int(),
   input_chars: z.number().int(),
+  /** 0 with `usage_unknown`: the endpoint reported no usage for the turn. */
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
-  /** Null when the model id has no price in the table. */
+  /** True when the endpoint reported no usage (a turn rebuilt from a refused generation). */
+  usage_unknown: z.boolean().optional(),
+  /** Null when unknown: the model id has no price in the table, or the usage is unknown. */
   cost_usd: z.number().nullable(),
   stop_reason: z.string(),
   output: z.string(),
@@ -167,13 +170,25 @@ export const UsageRecordSchema = z.object({
   day: z.string(),
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
-  /** Sum over priced calls; `priced` false when the model id has no price. */
+  /** The sum when every call's cost is known, else null (`priced` false). */
   cost_usd: z.number().nullable(),
   priced: z.boolean(),
   calls: z.number().int(),
+  /** The sum over the calls whose cost is known (absent in records written before it was kept). */
+  known_cost_usd: z.number().optional(),
+  /** Calls whose cost is unknown: the model has no price, or the endpoint reported no usage. */
+  unknown_cost_calls: z.number().int().optional(),
   updated_at: z.string(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
+
+/** A usage record's cost in two parts: what is known, and how many calls cost an unknown amount. */
+export function costParts(u: UsageRecord): { known: number; unknownCalls: number } {
+  return {
+    known: u.known_cost_usd ?? u.cost_usd ?? 0,
+    unknownCalls: u.unknown_cost_calls ?? (u.priced ? 0 : u.calls),
+  };
+}
 
 /** Shortens text to `max` characters, saying how much was cut. */
 export function truncate(text: string, max: number): string {

@@ -5,7 +5,7 @@ import { listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
-import { USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
+import { costParts, USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
 
 /** A person's answer to one question of a pause, placed in the trace after that pause. */
 export interface AnswerEntry {
@@ -32,8 +32,11 @@ export interface RunTrace {
     tool_calls: number;
     input_tokens: number;
     output_tokens: number;
-    /** Null when a model of the run has no price. */
+    /** Null when a turn's cost is unknown (a model with no price, or no usage reported). */
     cost_usd: number | null;
+    /** The sum over the turns whose cost is known. */
+    known_cost_usd: number;
+    unknown_cost_calls: number;
   };
   /** Entries the trace had no room for. */
   dropped: number;
@@ -63,6 +66,7 @@ export async function inspectRun(store: Store, runId: string): Promise<RunTrace>
     entries.splice(at, 0, ...answers);
   }
   const models = entries.filter((e) => e.kind === 'model');
+  const known = roundUsd(models.reduce((s, e) => s + (e.cost_usd ?? 0), 0));
   return {
     run: {
       id: run.id,
@@ -78,9 +82,9 @@ export async function inspectRun(store: Store, runId: string): Promise<RunTrace>
       tool_calls: entries.filter((e) => e.kind === 'tool').length,
       input_tokens: models.reduce((s, e) => s + e.input_tokens, 0),
       output_tokens: models.reduce((s, e) => s + e.output_tokens, 0),
-      cost_usd: models.some((e) => e.cost_usd === null)
-        ? null
-        : roundUsd(models.reduce((s, e) => s + (e.cost_usd ?? 0), 0)),
+      cost_usd: models.some((e) => e.cost_usd === null) ? null : known,
+      known_cost_usd: known,
+      unknown_cost_calls: models.filter((e) => e.cost_usd === null).length,
     },
     dropped: session?.dropped ?? 0,
   };
@@ -106,9 +110,13 @@ export interface UsageRow {
   day: string;
   input_tokens: number;
   output_tokens: number;
-  /** Null when some of the calls were to a model with no price: the total is not known. */
+  /** Null when some calls cost an unknown amount (a model with no price, or no usage reported). */
   cost_usd: number | null;
   calls: number;
+  /** The sum over the calls whose cost is known. */
+  known_cost_usd: number;
+  /** Calls whose cost is unknown, counted apart rather than as zero. */
+  unknown_cost_calls: number;
 }
 
 /** Sums the 'usage' records per workflow and day, oldest day first. */
@@ -123,10 +131,15 @@ export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
       output_tokens: 0,
       cost_usd: 0,
       calls: 0,
+      known_cost_usd: 0,
+      unknown_cost_calls: 0,
     };
+    const { known, unknownCalls } = costParts(u);
     row.input_tokens += u.input_tokens;
     row.output_tokens += u.output_tokens;
-    row.cost_usd = row.cost_usd === null || u.cost_usd === null ? null : roundUsd(row.cost_usd + u.cost_usd);
+    row.known_cost_usd = roundUsd(row.known_cost_usd + known);
+    row.unknown_cost_calls += unknownCalls;
+    row.cost_usd = row.unknown_cost_calls === 0 ? row.known_cost_usd : null;
     row.calls += u.calls;
     rows.set(key, row);
   }
@@ -134,3 +147,18 @@ export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
     (a, b) => a.day.localeCompare(b.day) || a.workflow_id.localeCompare(b.workflow_id),
   );
 }
+
+/**
+ * A cost for people, unknown never shown as zero: `0.0123`, `0.0123 + 2 turns of unknown
+ * cost`, or `unknown (2 turns)` when no turn's cost is known.
+ */
+export function costText(knownUsd: number, unknownCalls: number, format: (usd: number) => string): string {
+  const turns = `${unknownCalls} turn${unknownCalls === 1 ? '' : 's'}`;
+  if (unknownCalls === 0) return format(knownUsd);
+  if (knownUsd === 0) return `unknown (${turns})`;
+  return `${format(knownUsd)} + ${turns} of unknown cost`;
+}
+
+/** Why a cost may be unknown, in one line. */
+export const UNKNOWN_COST_NOTE =
+  'unknown cost: the endpoint reported no token usage for the turn, or the model has no price in shared/recorder/prices.ts';

@@ -6,7 +6,7 @@ import { printInspect } from '../../shared/cli/commands/inspect.ts';
 import { printUsage } from '../../shared/cli/commands/usage.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
 import { StoreSessionSink } from '../../shared/recorder/store-sink.ts';
-import type { TraceEntry } from '../../shared/recorder/trace.ts';
+import type { ModelEntry, TraceEntry } from '../../shared/recorder/trace.ts';
 import { createRun } from '../../shared/runs/run-repository.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
@@ -95,6 +95,8 @@ describe('handoff inspect', () => {
       input_tokens: 200,
       output_tokens: 10,
       cost_usd: 0.000036,
+      known_cost_usd: 0.000036,
+      unknown_cost_calls: 0,
     });
   });
 
@@ -132,6 +134,8 @@ describe('handoff usage', () => {
         output_tokens: 10,
         cost_usd: 0.000036,
         calls: 1,
+        known_cost_usd: 0.000036,
+        unknown_cost_calls: 0,
       },
     ]);
   });
@@ -145,5 +149,50 @@ describe('handoff usage', () => {
     const [header, row] = out.trim().split('\n');
     expect(header).toMatch(/^DAY\s+WORKFLOW\s+CALLS\s+TOKENS IN\s+TOKENS OUT\s+COST \(USD\)$/);
     expect(row).toMatch(/^2026-03-10\s+inbox\s+1\s+200\s+10\s+0\.000036$/);
+  });
+
+  it('shows unknown cost apart, never as $0: a turn with no usage reported, a model with no price', async () => {
+    const runId = await seededRun();
+    const unknownTurn = (s: number, over: Partial<ModelEntry>): ModelEntry => ({
+      kind: 'model',
+      at: at(s),
+      node: 'executor',
+      model_id: 'gpt-4o-mini',
+      ms: 4,
+      input_messages: 3,
+      input_chars: 900,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: null,
+      stop_reason: 'toolUse',
+      output: 'submit_action({})',
+      ...over,
+    });
+    await new StoreSessionSink(store).append({
+      runId,
+      workflowId: 'inbox',
+      entries: [
+        unknownTurn(51, { usage_unknown: true }),
+        unknownTurn(52, { model_id: 'mystery', input_tokens: 300, output_tokens: 20 }),
+      ],
+    });
+
+    await printUsage(store, { json: true });
+    expect(JSON.parse(out)).toEqual([
+      expect.objectContaining({ calls: 3, cost_usd: null, known_cost_usd: 0.000036, unknown_cost_calls: 2 }),
+    ]);
+    out = '';
+    await printUsage(store, {});
+    const lines = out.trim().split('\n');
+    expect(lines[1]).toMatch(/\s0\.000036 \+ 2 turns of unknown cost$/);
+    expect(lines[2]).toMatch(/^unknown cost: the endpoint reported no token usage/);
+    out = '';
+    await printInspect(store, runId, {});
+    expect(out).toContain(
+      'model gpt-4o-mini → toolUse · tokens and cost unknown (the endpoint reported no usage)',
+    );
+    expect(out).toContain('model mystery → toolUse · 300 in / 20 out · unpriced');
+    expect(out).toContain('· $0.000036 + 2 turns of unknown cost');
+    expect(out).not.toContain('$0.000000');
   });
 });

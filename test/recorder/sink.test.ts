@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionRecorder, type SessionBatch } from '../../shared/recorder/recorder.ts';
-import { readSession, StoreSessionSink } from '../../shared/recorder/store-sink.ts';
-import type { ModelEntry, ToolEntry } from '../../shared/recorder/trace.ts';
+import { readSession, StoreSessionSink, usageId } from '../../shared/recorder/store-sink.ts';
+import { USAGE, UsageRecordSchema, type ModelEntry, type ToolEntry } from '../../shared/recorder/trace.ts';
 import { usageByWorkflowDay } from '../../shared/recorder/views.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { getRecord } from '../../shared/store/records.ts';
 
 let dir: string;
 let store: JsonFileStore;
@@ -124,6 +125,8 @@ describe('the store sink', () => {
         output_tokens: 400_000,
         cost_usd: 0.63,
         calls: 4,
+        known_cost_usd: 0.63,
+        unknown_cost_calls: 0,
       },
       {
         workflow_id: 'prs',
@@ -132,7 +135,42 @@ describe('the store sink', () => {
         output_tokens: 200_000,
         cost_usd: null,
         calls: 2,
+        known_cost_usd: 0.21,
+        unknown_cost_calls: 1,
       },
+    ]);
+  });
+
+  it('counts calls of unknown cost apart, never as zero, and keeps the known part', async () => {
+    const sink = new StoreSessionSink(store);
+    // A turn rebuilt from a refused generation (no usage reported) and a model with no price.
+    const noUsage = turn({ input_tokens: 0, output_tokens: 0, usage_unknown: true, cost_usd: null });
+    await sink.append(batch('run_a', 'inbox', [turn(), noUsage]));
+    await sink.append(batch('run_a', 'inbox', [turn({ model_id: 'mystery', cost_usd: null }), turn()]));
+    // A record written before the known part was kept: unpriced, so all of its calls are unknown.
+    await store.create(USAGE, {
+      id: 'usage_old',
+      run_id: 'run_old',
+      workflow_id: 'inbox',
+      model_id: 'mystery',
+      day: '2026-03-10',
+      input_tokens: 10,
+      output_tokens: 1,
+      cost_usd: null,
+      priced: false,
+      calls: 2,
+      updated_at: '2026-03-10T09:00:00.000Z',
+    });
+
+    expect(await getRecord(store, USAGE, UsageRecordSchema, usageId('run_a', 'gpt-4o-mini'))).toMatchObject({
+      calls: 3,
+      cost_usd: null,
+      priced: false,
+      known_cost_usd: 0.42,
+      unknown_cost_calls: 1,
+    });
+    expect(await usageByWorkflowDay(store)).toEqual([
+      expect.objectContaining({ calls: 6, cost_usd: null, known_cost_usd: 0.42, unknown_cost_calls: 4 }),
     ]);
   });
 });

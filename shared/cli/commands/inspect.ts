@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { inspectRun, type InspectEntry, type RunTrace } from '../../recorder/views.ts';
+import { costText, inspectRun, type InspectEntry, type RunTrace } from '../../recorder/views.ts';
 import type { Store } from '../../store/store.ts';
 import { cliContext } from '../context.ts';
 import { printJson } from '../output.ts';
@@ -49,7 +49,7 @@ export function traceLines(trace: RunTrace): string[] {
       ),
     );
   }
-  const cost = totals.cost_usd === null ? 'cost unknown (a model has no price)' : usd(totals.cost_usd);
+  const cost = costText(totals.known_cost_usd, totals.unknown_cost_calls, usd);
   lines.push(
     '',
     `${totals.model_calls} model turn(s) · ${totals.tool_calls} tool call(s) · ${totals.input_tokens} tokens in / ${totals.output_tokens} out · ${cost}`,
@@ -67,9 +67,11 @@ function entryLines(entry: InspectEntry): string[] {
         `■ ${entry.node} ${entry.status.toLowerCase()} (${entry.ms} ms)${entry.error ? `: ${entry.error}` : ''}`,
       ];
     case 'model': {
-      const cost = entry.cost_usd === null ? 'unpriced' : usd(entry.cost_usd);
+      const usage = entry.usage_unknown
+        ? 'tokens and cost unknown (the endpoint reported no usage)'
+        : `${entry.input_tokens} in / ${entry.output_tokens} out · ${entry.cost_usd === null ? 'unpriced' : usd(entry.cost_usd)}`;
       return [
-        `  ${by(entry)}model ${entry.model_id} → ${entry.stop_reason} · ${entry.input_tokens} in / ${entry.output_tokens} out · ${cost} · ${entry.ms} ms`,
+        `  ${by(entry)}model ${entry.model_id} → ${entry.stop_reason} · ${usage} · ${entry.ms} ms`,
         ...(entry.retries ?? []).map((r) => `  retried: ${flat(r.detail)}`),
         ...(entry.repairs ?? []).map(
           (r) =>

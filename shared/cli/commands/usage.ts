@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { usageByWorkflowDay } from '../../recorder/views.ts';
+import { costText, UNKNOWN_COST_NOTE, usageByWorkflowDay } from '../../recorder/views.ts';
 import type { Store } from '../../store/store.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
@@ -28,9 +28,8 @@ export async function printUsage(store: Store, options: { json?: boolean }): Pro
       r.calls,
       r.input_tokens,
       r.output_tokens,
-      r.cost_usd === null ? 'unknown' : r.cost_usd.toFixed(6),
+      costText(r.known_cost_usd, r.unknown_cost_calls, (usd) => usd.toFixed(6)),
     ]),
   );
-  if (rows.some((r) => r.cost_usd === null))
-    process.stdout.write('unknown: a model of that day has no price in shared/recorder/prices.ts\n');
+  if (rows.some((r) => r.unknown_cost_calls > 0)) process.stdout.write(`${UNKNOWN_COST_NOTE}\n`);
 }

@@ -411,4 +411,44 @@ describe('groq: the repairs of a run, on the run', () => {
       'repaired tool-call JSON (<function=…> tag, stray quote after a number) in submit_action, submit_action, submit_action, from the generation the endpoint refused',
     );
   });
+
+  it('records the repaired turn’s cost as unknown, not $0: the endpoint reported no usage for it', async () => {
+    const policy = workflowPolicy();
+    let refused = 0;
+    const local = await openAIServer({
+      policy,
+      intercept: (_n, input) => {
+        const planned = policy(input);
+        if (!isSubmitTurn(planned) || refused > 0) return undefined;
+        refused += 1;
+        return toolUseFailed(asFailedGeneration(planned));
+      },
+    });
+    server = local;
+    fixture = await workflowFixture(() => {
+      throw new Error('the run builds its model through the factory');
+    });
+    fixture.deps.models = modelFactory(
+      {
+        HANDOFF_MODEL_PROVIDER: 'groq',
+        GROQ_API_KEY: 'gsk_local_test',
+        GROQ_BASE_URL: `${local.url}/openai/v1`,
+      },
+      { resilience: fakeTime().resilience },
+    );
+
+    const run = await runWorkflow(fixture);
+
+    const models = (await readSession(fixture.store, run.id))!.entries.filter(
+      (e): e is ModelEntry => e.kind === 'model',
+    );
+    const repaired = models.filter((m) => m.repairs);
+    expect(repaired).toMatchObject([{ usage_unknown: true, cost_usd: null }]);
+    const others = models.filter((m) => !m.repairs);
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.every((m) => m.usage_unknown === undefined && (m.cost_usd ?? 0) > 0)).toBe(true);
+    const trace = await inspectRun(fixture.store, run.id);
+    expect(trace.totals).toMatchObject({ cost_usd: null, unknown_cost_calls: 1 });
+    expect(trace.totals.known_cost_usd).toBeGreaterThan(0);
+  });
 });

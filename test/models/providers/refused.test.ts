@@ -140,7 +140,10 @@ describe('a refused connection (nothing listening)', () => {
     const target = Number(new URL(local.url).port);
     proxy = net.createServer((socket) => {
       connections += 1;
-      if (connections === 1) return socket.destroy();
+      if (connections === 1) {
+        socket.destroy();
+        return;
+      }
       const upstream = net.connect(target, '127.0.0.1');
       socket.pipe(upstream).pipe(socket);
       socket.on('error', () => upstream.destroy());
