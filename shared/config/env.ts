@@ -46,6 +46,9 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Every variable `loadEnv` reads (AWS_DEFAULT_REGION stands in for an unset AWS_REGION). */
+export const ENV_VARIABLES: readonly string[] = [...Object.keys(EnvSchema.shape), 'AWS_DEFAULT_REGION'];
+
 /** Parses the process environment once; a bad value is one clear line. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));

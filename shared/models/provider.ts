@@ -18,19 +18,23 @@ export interface ModelFactory {
 
 export type ProviderName = 'local' | 'bedrock' | 'anthropic' | 'openai' | 'groq';
 
+/** The variables the providers read besides HANDOFF_MODEL_PROVIDER (docs/providers.md lists each). */
+export const PROVIDER_VARIABLES = [
+  'HANDOFF_MODEL_ID',
+  'HANDOFF_FALLBACK_MODEL_ID',
+  'OPENAI_BASE_URL',
+  'OPENAI_API_KEY',
+  'GROQ_API_KEY',
+  'GROQ_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'AWS_REGION',
+] as const;
+
 /** The variables the providers read (a subset of `Env`; any `Env` will do). */
-export interface ProviderEnv {
-  HANDOFF_MODEL_PROVIDER: string;
-  HANDOFF_MODEL_ID?: string | undefined;
-  HANDOFF_FALLBACK_MODEL_ID?: string | undefined;
-  OPENAI_BASE_URL?: string | undefined;
-  OPENAI_API_KEY?: string | undefined;
-  GROQ_API_KEY?: string | undefined;
-  GROQ_BASE_URL?: string | undefined;
-  ANTHROPIC_API_KEY?: string | undefined;
-  ANTHROPIC_BASE_URL?: string | undefined;
-  AWS_REGION?: string | undefined;
-}
+export type ProviderEnv = { HANDOFF_MODEL_PROVIDER: string } & {
+  [Name in (typeof PROVIDER_VARIABLES)[number]]?: string | undefined;
+};
 
 /** Everything needed to build one provider's model for one role. */
 export interface ProviderPlan {
