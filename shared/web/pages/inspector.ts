@@ -9,7 +9,7 @@ import type { AuditEntry } from '../../audit/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../recorder/trace.ts';
 import type { Decision, Run } from '../../runs/records.ts';
-import { describeCounts } from '../../runs/views.ts';
+import { describeAnswer, describeCounts } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
 import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
@@ -104,9 +104,7 @@ function questions(decisions: Decision[]): Html | string {
             <span class="muted"
               >— suggested ${label(d.suggested_action)}
               (${d.confidence.toFixed(2)})${
-                d.answer
-                  ? html`; answered ${label(d.answer.action)}${d.answer.note ? html` “${d.answer.note}”` : ''}`
-                  : ''
+                d.answer ? html`; ${describeAnswer(d)}${d.answer.note ? html` “${d.answer.note}”` : ''}` : ''
               }</span
             >
           </li>`,
@@ -193,7 +191,7 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
   const terminal = run.status === 'completed' || run.status === 'skipped' || run.status === 'failed';
   const lastSeq = data.events.at(-1)?.seq ?? 0;
   const notice = data.recorded
-    ? flash(`Recorded “${label(data.recorded.answer?.action ?? '')}” for “${data.recorded.subject}”.`)
+    ? flash(`Recorded for “${data.recorded.subject}”: ${describeAnswer(data.recorded)}.`)
     : '';
   return shell({
     title: `Run ${run.id}`,
