@@ -91,10 +91,10 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
   </ul>`;
 }
 
-/** The recent runs as a table linking to each run's inspector. */
+/** The runs as a table linking to each run's inspector; on a phone each run is a stacked card. */
 export function runsTable(runs: Run[], names: Map<string, string>): Html {
   if (runs.length === 0) return html`<p>No runs yet. Press <strong>Run now</strong> on a workflow.</p>`;
-  return html`<table class="table">
+  return html`<table class="table table-stack">
     <thead>
       <tr>
         <th scope="col">Run</th>
@@ -108,11 +108,11 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
       ${runs.map(
         (r) =>
           html`<tr>
-            <td><a class="mono" href="/runs/${r.id}">${r.id}</a></td>
-            <td>${names.get(r.workflow_id) ?? r.workflow_id}</td>
-            <td>${statusPill(r.status)}</td>
-            <td>${when(r.started_at)}</td>
-            <td class="muted">${describeCounts(r.counts)}</td>
+            <td data-label="Run"><a class="mono" href="/runs/${r.id}">${r.id}</a></td>
+            <td data-label="Workflow">${names.get(r.workflow_id) ?? r.workflow_id}</td>
+            <td data-label="Status">${statusPill(r.status)}</td>
+            <td data-label="Started">${when(r.started_at)}</td>
+            <td data-label="Outcome" class="muted">${describeCounts(r.counts)}</td>
           </tr>`,
       )}
     </tbody>
