@@ -4,6 +4,7 @@ import { getDecision } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDue } from './housekeeping.ts';
 import { DecisionSchema, type Decision } from './records.ts';
+import { describeAnswer } from './views.ts';
 import { learnFromDecision } from '../memory/learn.ts';
 import { resumeIfReady } from './resume-run.ts';
 
@@ -66,7 +67,7 @@ export async function decide(
       );
     throw error;
   }
-  deps.emit(decision.run_id, 'decided', `${action}: ${decision.subject}`, {
+  deps.emit(decision.run_id, 'decided', `${describeAnswer(answered)}: ${decision.subject}`, {
     decision_id: decisionId,
     action,
   });

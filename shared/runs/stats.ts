@@ -52,13 +52,11 @@ function sum(runs: Run[]): Tally {
 
 /** Per run, today, the last seven days and overall; newest runs first. */
 export function statsOf(runs: Run[], now = new Date()): Stats {
-  const day = new Date(now);
-  day.setUTCHours(0, 0, 0, 0);
-  const week = new Date(day.getTime() - 6 * 86_400_000);
+  const periods = periodsOf(runs, now);
   return {
     overall: sum(runs),
-    today: sum(runs.filter((r) => r.started_at >= day.toISOString())),
-    this_week: sum(runs.filter((r) => r.started_at >= week.toISOString())),
+    today: sum(periods.today),
+    this_week: sum(periods.this_week),
     runs: runs.map((r) => ({
       run_id: r.id,
       workflow_id: r.workflow_id,
@@ -66,5 +64,16 @@ export function statsOf(runs: Run[], now = new Date()): Stats {
       started_at: r.started_at,
       ...tallyOf(r.counts),
     })),
+  };
+}
+
+/** The runs started today and in the last seven days (UTC days, today included). */
+export function periodsOf(runs: Run[], now = new Date()): { today: Run[]; this_week: Run[] } {
+  const day = new Date(now);
+  day.setUTCHours(0, 0, 0, 0);
+  const week = new Date(day.getTime() - 6 * 86_400_000);
+  return {
+    today: runs.filter((r) => r.started_at >= day.toISOString()),
+    this_week: runs.filter((r) => r.started_at >= week.toISOString()),
   };
 }

@@ -1,4 +1,4 @@
-import type { Decision, Run, RunCounts } from './records.ts';
+import { EMPTY_COUNTS, type Decision, type Run, type RunCounts } from './records.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
 export interface PendingJson {
@@ -54,10 +54,122 @@ export function summarise(run: Run): RunSummary {
   };
 }
 
-/** One line a person reads about a run's counts. */
+/**
+ * A run's counts the way a person reads them. Every acted item has exactly one
+ * decider, so `acted = confident + from_rules + by_you`, and `from_rules` is
+ * `your_rules + learned_rules`. `asked` counts items set aside for you; once
+ * answered they are also in `by_you` or `declined`.
+ */
+export interface Outcome {
+  acted: number;
+  confident: number;
+  from_rules: number;
+  your_rules: number;
+  learned_rules: number;
+  by_you: number;
+  asked: number;
+  declined: number;
+  failed: number;
+}
+
+/** Splits a run's counts into who acted; what no model or rule acted on was acted on by you. */
+export function outcomeOf(counts: RunCounts): Outcome {
+  const fromRules = counts.by_your_rules + counts.by_learned_rules;
+  return {
+    acted: counts.acted,
+    confident: counts.confident,
+    from_rules: fromRules,
+    your_rules: counts.by_your_rules,
+    learned_rules: counts.by_learned_rules,
+    by_you: Math.max(0, counts.acted - counts.confident - fromRules),
+    asked: counts.deferred,
+    declined: counts.declined,
+    failed: counts.failed,
+  };
+}
+
+/** The counts of several runs added together. */
+export function addCounts(all: readonly RunCounts[]): RunCounts {
+  const total = { ...EMPTY_COUNTS };
+  for (const counts of all)
+    for (const key of Object.keys(total) as (keyof RunCounts)[]) total[key] += counts[key];
+  return total;
+}
+
+/**
+ * The one sentence about a run's outcome, wherever counts are shown to a person.
+ * The parts in brackets add up to `acted`: `10 acted (7 confident, 0 from rules,
+ * 3 by you), 6 asked, 3 declined`; rules split into `from your rules` and
+ * `from learned rules` when any acted.
+ */
 export function describeCounts(counts: RunCounts): string {
-  const memory = counts.by_your_rules + counts.by_learned_rules;
-  return `${counts.acted} acted (${counts.confident} confident, ${memory} from rules), ${counts.deferred} asked, ${counts.declined} declined${
-    counts.failed ? `, ${counts.failed} failed` : ''
+  const o = outcomeOf(counts);
+  const rules = [
+    o.your_rules > 0 ? `${o.your_rules} from your rules` : null,
+    o.learned_rules > 0 ? `${o.learned_rules} from learned rules` : null,
+  ].filter((part): part is string => part !== null);
+  const deciders = [
+    `${o.confident} confident`,
+    ...(rules.length ? rules : ['0 from rules']),
+    `${o.by_you} by you`,
+  ];
+  return `${o.acted} acted (${deciders.join(', ')}), ${o.asked} asked, ${o.declined} declined${
+    o.failed ? `, ${o.failed} failed` : ''
   }`;
+}
+
+const IRREGULAR: Record<string, string> = {
+  send: 'sent',
+  forward: 'forwarded',
+  reply: 'replied to',
+  write: 'wrote',
+  leave: 'left',
+  pay: 'paid',
+  put: 'put',
+  set: 'set',
+  get: 'got',
+  make: 'made',
+  run: 'ran',
+  flag: 'flagged',
+  tag: 'tagged',
+  label: 'labelled',
+  pin: 'pinned',
+  ship: 'shipped',
+  skip: 'left alone',
+};
+
+function pastOf(verb: string): string {
+  if (IRREGULAR[verb]) return IRREGULAR[verb];
+  if (verb.endsWith('e')) return `${verb}d`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ied`;
+  return `${verb}ed`;
+}
+
+/**
+ * An action named as done, for people: `file_ticket` → `Filed ticket`,
+ * `request_changes` → `Requested changes`, `skip` → `Left alone`, and an
+ * integration's `github__create_issue` → `Created issue (github)`.
+ */
+export function actionDone(action: string): string {
+  const [entry, tool] = action.includes('__') ? action.split('__', 2) : [null, action];
+  const [verb = '', ...rest] = (tool ?? '').split('_').filter(Boolean);
+  const text = [pastOf(verb.toLowerCase()), ...rest].join(' ');
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
+  return entry ? `${sentence} (${entry})` : sentence;
+}
+
+/**
+ * What was done with a decision, in words for people: `Archived — the agent's
+ * suggestion` for approve_suggested, `Left alone` for skip, `Left alone — nobody
+ * answered in time` when it expired, `Waiting for you` while it waits. Every page
+ * and the CLI name an answer with this.
+ */
+export function describeAnswer(decision: Pick<Decision, 'status' | 'answer' | 'suggested_action'>): string {
+  const { answer } = decision;
+  if (decision.status === 'pending') return 'Waiting for you';
+  if (!answer || answer.by === 'expired') return 'Left alone — nobody answered in time';
+  if (answer.by === 'unreachable') return 'Left alone — nobody could be reached';
+  if (answer.action === 'approve_suggested')
+    return `${actionDone(decision.suggested_action)} — the agent's suggestion`;
+  return actionDone(answer.action);
 }

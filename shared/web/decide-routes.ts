@@ -115,7 +115,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         const next = following
           ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at))}`
           : null;
-        return c.html(recordedPage(result.action, result.run_status, next));
+        return c.html(recordedPage(await getDecision(web.engine.store, id), result.run_status, next));
       }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {

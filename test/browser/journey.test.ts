@@ -75,7 +75,7 @@ describe('the web app, as a new user meets it', () => {
     expect(await callout.textContent()).toBe(`${pending} pending decisions`);
     expect(await cssValue(callout, 'borderTopColor')).toBe(AMBER);
     expect(await page.locator('.tile-asked .tile-number').textContent()).toBe(String(pending));
-    await screenshot(page, 'overview', { publish: true });
+    await screenshot(page, 'overview');
     await expectAccessible(served.url);
 
     await page.goto(`${served.url}/activity`);
@@ -102,7 +102,7 @@ describe('the web app, as a new user meets it', () => {
     expect(await page.locator('[data-mail-body] .link-host').first().textContent()).toBe(
       'goes to northwlnd-support.example',
     );
-    await screenshot(page, 'decision', { publish: true });
+    await screenshot(page, 'decision');
     await expectAccessible(page.url());
   });
 
@@ -116,7 +116,9 @@ describe('the web app, as a new user meets it', () => {
       await tab.getByLabel(/Note/).fill('newsletters from tools we pay for can go');
       await tab.getByRole('button', { name: 'archive', exact: true }).click();
       await tab.waitForURL(/answered=/);
-      expect(await tab.locator('.flash-ok').textContent()).toContain('Recorded “archive”');
+      expect(await tab.locator('.flash-ok').textContent()).toContain(
+        `Recorded for “${target.subject}”: Archived.`,
+      );
       expect((await getDecision(served.engine.store, target.id)).answer).toMatchObject({
         action: 'archive',
         note: 'newsletters from tools we pay for can go',

@@ -81,8 +81,12 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
   expect(badAnswer.code).not.toBe(0);
   expect(badAnswer.stderr).toMatch(/not an option/);
 
+  // Said for people, the answer is named by what was done.
+  const [first, ...rest] = pending;
+  const said = await runCli(['decide', first!.decision_id, 'skip', '--note', 'leave it'], env);
+  expect(said.stdout).toContain(`Recorded for ${first!.decision_id}: Left alone.`);
   let last: Record<string, unknown> = {};
-  for (const p of pending) last = await cliJson(['decide', p.decision_id, 'skip', '--note', 'leave it'], env);
+  for (const p of rest) last = await cliJson(['decide', p.decision_id, 'skip', '--note', 'leave it'], env);
   expect(keys(last)).toEqual(['action', 'decision_id', 'run_id', 'run_status']);
   expect(last).toMatchObject({ run_id: run.run_id, run_status: 'completed' });
   const again = await runCli(['decide', pending[0]!.decision_id, 'archive'], env);

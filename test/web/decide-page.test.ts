@@ -59,7 +59,7 @@ describe('the decision link', () => {
 
     const answered = await post(app, decisionId, { token, action: 'skip', note: 'not now' });
     expect(answered.status).toBe(200);
-    expect(await answered.text()).toContain('Recorded');
+    expect(await answered.text()).toMatch(/Recorded for “Partnership”: <strong>Left alone<\/strong>/);
     expect((await getDecision(fixture.store, decisionId)).answer).toMatchObject({
       action: 'skip',
       note: 'not now',

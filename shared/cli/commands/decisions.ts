@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { listPending } from '../../runs/decision-repository.ts';
-import { toPendingJson } from '../../runs/views.ts';
+import { getDecision, listPending } from '../../runs/decision-repository.ts';
+import { describeAnswer, toPendingJson } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 
@@ -36,6 +36,9 @@ export function registerDecisionCommands(program: Command): void {
       const { decide } = await import('../../runs/decide.ts');
       const result = await decide(engine, decisionId, action, options.note ?? null);
       if (options.json) return printJson(result);
-      console.log(`Recorded ${action} for ${decisionId}. Run ${result.run_id} is ${result.run_status}.`);
+      const answered = await getDecision(engine.store, decisionId);
+      console.log(
+        `Recorded for ${decisionId}: ${describeAnswer(answered)}. Run ${result.run_id} is ${result.run_status}.`,
+      );
     });
 }

@@ -2,7 +2,7 @@
 export const APP_CSS = `
 :root {
   --ink: #0f172a; --muted: #475569; --line: #e2e8f0; --soft: #f8fafc; --paper: #ffffff;
-  --accent: #1d4ed8; --accent-ink: #ffffff;
+  --accent: #1d4ed8; --accent-ink: #ffffff; --brand: #38bdf8; --neutral: #64748b; --night: #111827;
   --amber: #f59e0b; --amber-soft: #fef3c7; --amber-ink: #78350f; --amber-line: #fbbf24;
   --green-soft: #dcfce7; --green-ink: #166534; --red-soft: #fee2e2; --red-ink: #991b1b;
   --blue-soft: #dbeafe; --blue-ink: #1e40af; --grey-soft: #f1f5f9;
@@ -13,9 +13,9 @@ export const APP_CSS = `
 * { box-sizing: border-box; }
 body { margin: 0; }
 a { color: var(--accent); text-underline-offset: 2px; }
-h1 { font-size: 1.6rem; line-height: 1.25; margin: .2rem 0 1rem; letter-spacing: -.01em; }
-h2 { font-size: 1.05rem; margin: 2rem 0 .75rem; }
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: .2rem 0 1rem; letter-spacing: -.01em; overflow-wrap: anywhere; }
+h2 { font-size: 1.05rem; margin: 2rem 0 .75rem; overflow-wrap: anywhere; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .88em; overflow-wrap: anywhere; }
 code { background: var(--grey-soft); padding: .05rem .3rem; border-radius: 4px; }
 .muted { color: var(--muted); }
 .small { font-size: .88rem; }
@@ -23,9 +23,10 @@ code { background: var(--grey-soft); padding: .05rem .3rem; border-radius: 4px; 
 .lede { max-width: 46rem; color: var(--muted); }
 .visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
-.app { display: grid; grid-template-columns: 14rem 1fr; min-height: 100vh;
-  background: linear-gradient(to right, #111827 14rem, transparent 14rem); }
-.sidebar { background: #111827; color: #e5e7eb; padding: 1.25rem .9rem; position: sticky; top: 0; height: 100vh; }
+/* The sidebar is a grid cell as tall as the page, so its own background is the dark column. */
+.app { display: grid; grid-template-columns: 14rem minmax(0, 1fr); min-height: 100vh; }
+.sidebar { background: var(--night); color: #e5e7eb; padding: 1.25rem .9rem; }
+.sidebar-inner { position: sticky; top: 1.25rem; }
 .sidebar ul { list-style: none; margin: 1.5rem 0 0; padding: 0; }
 .sidebar li a { display: flex; align-items: center; justify-content: space-between; gap: .5rem; color: #e5e7eb;
   text-decoration: none; padding: .5rem .7rem; border-radius: 8px; font-weight: 500; }
@@ -34,11 +35,11 @@ code { background: var(--grey-soft); padding: .05rem .3rem; border-radius: 4px; 
 .brand { display: flex; align-items: center; gap: .55rem; color: #ffffff; font-weight: 700; font-size: 1.1rem;
   text-decoration: none; padding: 0 .7rem; }
 .brand-bare { color: var(--ink); padding: 0; margin: 0 0 2rem; }
-.brand-mark { width: 1rem; height: 1rem; border-radius: 4px; background: var(--amber); display: inline-block; }
+.brand-mark { width: 1rem; height: 1rem; border-radius: 4px; background: var(--brand); display: inline-block; }
 .logout { margin-top: 2rem; padding: 0 .7rem; }
 .link-button { background: none; border: 0; padding: 0; color: #cbd5e1; font: inherit; cursor: pointer; text-decoration: underline; }
 
-main { padding: 2rem 2.5rem 4rem; max-width: 76rem; }
+main { padding: 2rem 2.5rem 4rem; max-width: 76rem; min-width: 0; }
 body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); border: 1px solid var(--line);
   border-radius: var(--radius); padding: 2rem 2.25rem; }
 
@@ -76,7 +77,6 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .tiles { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: .75rem; }
 .tile { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .9rem 1rem;
   display: flex; flex-direction: column; gap: .1rem; }
-.tile-asked { box-shadow: inset 0 4px 0 var(--amber); }
 .tile-title { font-weight: 600; font-size: .9rem; }
 .tile-number { font-size: 2rem; font-weight: 700; line-height: 1.2; }
 .tile-sub, .tile-hint { font-size: .82rem; color: var(--muted); }
@@ -89,6 +89,8 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .rule p { margin: .15rem 0; }
 .plain-list li { padding: .45rem 0; border-bottom: 1px solid var(--line); }
 
+.table-scroll { overflow-x: auto; max-width: 100%; }
+.table-stack td[data-label="Run"] { white-space: nowrap; }
 .table { width: 100%; border-collapse: collapse; background: var(--paper); border: 1px solid var(--line);
   border-radius: var(--radius); overflow: hidden; }
 .table th, .table td { text-align: left; padding: .5rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -98,7 +100,7 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .trace .detail { color: var(--muted); overflow-wrap: anywhere; max-width: 34rem; }
 .trace-record { background: #fafafa; }
 .kind { font-size: .75rem; font-weight: 700; border-radius: 4px; padding: .05rem .35rem; background: var(--grey-soft); color: #334155; white-space: nowrap; }
-.kind-asked, .kind-deferred { background: var(--amber-soft); color: var(--amber-ink); }
+.kind-asked, .kind-deferred { background: var(--blue-soft); color: var(--blue-ink); }
 .kind-completed, .kind-acted { background: var(--green-soft); color: var(--green-ink); }
 .kind-failed { background: var(--red-soft); color: var(--red-ink); }
 .kind-record { background: #ede9fe; color: #5b21b6; }
@@ -118,15 +120,15 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .node-paused .node-state { color: var(--amber-ink); font-weight: 600; }
 .node-failed { border-color: #fca5a5; background: #fef2f2; }
 
-.eyebrow { display: flex; gap: .6rem; align-items: center; margin: 0 0 .25rem; font-size: .9rem; }
+.eyebrow { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; margin: 0 0 .25rem; font-size: .9rem; }
 .decision { display: grid; grid-template-columns: minmax(0, 1.6fr) minmax(18rem, 1fr); gap: 1.5rem; align-items: start; }
 .mail, .reasoning, .answer { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.1rem 1.25rem; }
 .mail-head { border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
 .mail-head p { margin: 0; }
 .mail-subject { margin: .35rem 0 .2rem; font-size: 1.1rem; }
 .mail-body { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .95rem; line-height: 1.6; }
-.link { background: var(--grey-soft); border-radius: 4px; padding: 0 .25rem; }
-.link-url { color: #334155; text-decoration: underline dotted; }
+/* A message's links are text, not links: nothing about them invites a click. */
+.link, .link-url { color: inherit; text-decoration: none; cursor: default; }
 .link-host { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .78rem; font-weight: 700;
   background: #e2e8f0; color: var(--ink); border-radius: 4px; padding: 0 .3rem; margin-left: .3rem; white-space: nowrap; }
 .link-host-label { font-weight: 400; color: var(--muted); }
@@ -139,7 +141,7 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .gauge svg { max-width: 100%; height: auto; }
 .gauge-track { fill: #e2e8f0; }
 .gauge-fill { fill: #22c55e; }
-.gauge-below { fill: var(--amber); }
+.gauge-below { fill: var(--neutral); }
 .gauge-mark { stroke: var(--ink); stroke-width: 3; }
 .gauge-label { fill: var(--ink); font-size: 11px; font-weight: 600; }
 .gauge figcaption { font-size: .85rem; color: var(--muted); }
@@ -162,18 +164,38 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .settings legend { font-weight: 700; padding: 0 .3rem; }
 .settings label { display: block; font-weight: 600; margin-top: .6rem; }
 .range { display: flex; align-items: center; gap: 1rem; }
-.range input { flex: 1; accent-color: var(--amber); }
+.range input { flex: 1; min-width: 0; accent-color: var(--accent); }
 .range output { font-weight: 700; font-size: 1.3rem; min-width: 3rem; }
 .login { display: flex; flex-direction: column; gap: .6rem; align-items: flex-start; }
 
+/* Narrow screens: the sidebar becomes a bar across the top and the page is one column. */
 @media (max-width: 52rem) {
-  .app { grid-template-columns: 1fr; }
-  .sidebar { position: static; height: auto; }
-  .sidebar ul { display: flex; flex-wrap: wrap; margin-top: .75rem; }
-  main { padding: 1.25rem; }
-  .decision { grid-template-columns: 1fr; }
+  .app { grid-template-columns: minmax(0, 1fr); grid-template-rows: auto 1fr; }
+  .sidebar { padding: .6rem .75rem; }
+  .sidebar-inner { position: static; display: flex; flex-wrap: wrap; align-items: center; gap: .25rem .75rem; }
+  .brand { padding: 0 .3rem; }
+  .sidebar ul { display: flex; flex-wrap: wrap; gap: .15rem; margin: 0; }
+  .sidebar li a { padding: .35rem .55rem; }
+  .logout { margin: 0 0 0 auto; padding: 0 .3rem; }
+  main { padding: 1.25rem 1rem 3rem; }
+  body.bare main { margin: 1rem; padding: 1.25rem; }
+  .decision { grid-template-columns: minmax(0, 1fr); }
+  .workflow, .rule { flex-wrap: wrap; }
+  .graph { gap: 1.25rem; }
+  .node + .node::before { content: none; }
+}
+/* Phones: a table of runs stacks each row into a card, each cell under its column's name. */
+@media (max-width: 40rem) {
+  .table-stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .table-stack, .table-stack tbody, .table-stack tr, .table-stack td { display: block; }
+  .table-stack tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  .table-stack td { border: 0; padding: .15rem .85rem; display: grid; grid-template-columns: 5.5rem minmax(0, 1fr);
+    gap: .5rem; align-items: baseline; justify-items: start; white-space: normal; }
+  .table-stack td[data-label="Run"] { white-space: normal; }
+  .table-stack td::before { content: attr(data-label); font-size: .75rem; font-weight: 600; text-transform: uppercase;
+    letter-spacing: .04em; color: var(--muted); }
 }
 `;
 
 /** /assets/icon.svg: the tab icon. */
-export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="8" y="8" width="20" height="20" rx="4" fill="#60a5fa"/><rect x="4" y="4" width="20" height="20" rx="4" fill="#f59e0b"/></svg>`;
+export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="8" y="8" width="20" height="20" rx="4" fill="#1d4ed8"/><rect x="4" y="4" width="20" height="20" rx="4" fill="#38bdf8"/></svg>`;

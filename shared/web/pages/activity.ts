@@ -1,6 +1,7 @@
 /** Activity (`/activity`): every decision waiting across workflows, answerable inline with a note. */
 import { html } from 'hono/html';
 import type { Decision } from '../../runs/records.ts';
+import { describeAnswer } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';
 
@@ -61,10 +62,7 @@ function recentList(recent: Decision[]): Html | string {
           html`<li>
             <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
             <span class="muted"
-              >—
-              ${d.status === 'expired' ? 'expired, skipped' : label(d.answer?.action ?? '')}${
-                d.answer?.note ? html`: “${d.answer.note}”` : ''
-              }</span
+              >— ${describeAnswer(d)}${d.answer?.note ? html`: “${d.answer.note}”` : ''}</span
             >
           </li>`,
       )}
@@ -76,7 +74,7 @@ function recentList(recent: Decision[]): Html | string {
 export function activityPage(visitor: Visitor, data: ActivityData): Html {
   const count = data.pending.length;
   const notice = data.recorded
-    ? flash(`Recorded “${label(data.recorded.answer?.action ?? '')}” for “${data.recorded.subject}”.`)
+    ? flash(`Recorded for “${data.recorded.subject}”: ${describeAnswer(data.recorded)}.`)
     : '';
   return shell({
     title: 'Activity',

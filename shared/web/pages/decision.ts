@@ -5,6 +5,7 @@
  */
 import { html } from 'hono/html';
 import type { Decision } from '../../runs/records.ts';
+import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';
 import { csrfField, flash, gauge, label, plural, score, when, type Html } from './ui.ts';
@@ -63,13 +64,10 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
 function answered(decision: Decision): Html {
   const answer = decision.answer;
   if (decision.status === 'expired' || !answer)
-    return html`<p class="callout">
-      Nobody answered in time, so the item was skipped: nothing was done to it.
-    </p>`;
+    return html`<p class="callout"><strong>${describeAnswer(decision)}</strong>: nothing was done to it.</p>`;
   return html`<p class="callout callout-calm">
-    Answered <strong>${label(answer.action)}</strong> ${when(answer.at)}${
-      answer.note ? html` with the note “${answer.note}”` : ''
-    }.
+    <strong>${describeAnswer(decision)}</strong>, answered
+    ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
   </p>`;
 }
 
@@ -120,7 +118,7 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
   if (access.kind === 'token') return bare(title, body(screen, access));
   const notice = screen.recorded
     ? flash(
-        `Recorded “${label(screen.recorded.answer?.action ?? '')}” for “${screen.recorded.subject}”. ${plural(
+        `Recorded for “${screen.recorded.subject}”: ${describeAnswer(screen.recorded)}. ${plural(
           pending,
           'question',
         )} still waiting.`,
@@ -136,12 +134,15 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
   });
 }
 
-/** What the person sees after answering from a signed link. */
-export function recordedPage(action: string, runStatus: string, next: string | null = null): Html {
+/** What the person sees after answering from a signed link: the answer in words, and the run's state. */
+export function recordedPage(answered: Decision, runStatus: string, next: string | null = null): Html {
   return bare(
     'Answer recorded',
     html`<h1>Answer recorded</h1>
-      <p>Recorded <strong>${action}</strong>. The run is ${runStatus}.</p>
+      <p>
+        Recorded for “${answered.subject}”: <strong>${describeAnswer(answered)}</strong>. The run is
+        ${runStatus}.
+      </p>
       ${
         next
           ? html`<p><a href="${next}">Next question from this run</a></p>`

@@ -9,11 +9,11 @@ import type { AuditEntry } from '../../audit/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../recorder/trace.ts';
 import type { Decision, Run } from '../../runs/records.ts';
-import { describeCounts } from '../../runs/views.ts';
+import { describeAnswer, describeCounts } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
 import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
-import { flash, label, plural, statusPill, when, type Html } from './ui.ts';
+import { flash, label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
 
 export interface InspectorData {
   run: Run;
@@ -104,9 +104,7 @@ function questions(decisions: Decision[]): Html | string {
             <span class="muted"
               >— suggested ${label(d.suggested_action)}
               (${d.confidence.toFixed(2)})${
-                d.answer
-                  ? html`; answered ${label(d.answer.action)}${d.answer.note ? html` “${d.answer.note}”` : ''}`
-                  : ''
+                d.answer ? html`; ${describeAnswer(d)}${d.answer.note ? html` “${d.answer.note}”` : ''}` : ''
               }</span
             >
           </li>`,
@@ -119,36 +117,39 @@ function handoffs(pairs: HandoffPair[], start: string): Html | string {
   if (pairs.length === 0) return '';
   return html`<section aria-labelledby="handoffs-title" data-handoffs>
     <h2 id="handoffs-title">Handoffs: ${plural(pairs.length, 'item')} handed to specialists</h2>
-    <table class="table trace">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Item</th>
-          <th scope="col">Call item</th>
-          <th scope="col">Output item</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${pairs.map(
-          ({ call, output }) =>
-            html`<tr data-handoff="${call.tool_use_id}">
-              <td class="mono nowrap">${offset(start, call.at)}</td>
-              <td class="mono">${call.item_id}</td>
-              <td>
-                <span class="kind kind-handoff">handoff call</span> ${call.source} → ${call.target}
-                <span class="detail">via ${call.via} · ${call.input}</span>
-              </td>
-              <td>
-                ${
-                  output
-                    ? html`<span class="kind kind-handoff">handoff output</span> ${output.target} decides it`
-                    : html`<span class="muted">not handed over</span>`
-                }
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${scrollable(
+      'Handoffs',
+      html`<table class="table trace">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Item</th>
+            <th scope="col">Call item</th>
+            <th scope="col">Output item</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${pairs.map(
+            ({ call, output }) =>
+              html`<tr data-handoff="${call.tool_use_id}">
+                <td class="mono nowrap">${offset(start, call.at)}</td>
+                <td class="mono">${call.item_id}</td>
+                <td>
+                  <span class="kind kind-handoff">handoff call</span> ${call.source} → ${call.target}
+                  <span class="detail">via ${call.via} · ${call.input}</span>
+                </td>
+                <td>
+                  ${
+                    output
+                      ? html`<span class="kind kind-handoff">handoff output</span> ${output.target} decides it`
+                      : html`<span class="muted">not handed over</span>`
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`,
+    )}
   </section>`;
 }
 
@@ -170,20 +171,23 @@ function trace(data: InspectorData): Html {
       Feed events (nodes, tool calls with timings, the pause and the answers) and the audit log’s records, by
       time.
     </p>
-    <table class="table trace">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Kind</th>
-          <th scope="col">What</th>
-          <th scope="col">Detail</th>
-          <th scope="col">Took</th>
-        </tr>
-      </thead>
-      <tbody data-trace>
-        ${rows.map((r) => traceRow(r, data.run.started_at))}
-      </tbody>
-    </table>
+    ${scrollable(
+      'Trace',
+      html`<table class="table trace">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Kind</th>
+            <th scope="col">What</th>
+            <th scope="col">Detail</th>
+            <th scope="col">Took</th>
+          </tr>
+        </thead>
+        <tbody data-trace>
+          ${rows.map((r) => traceRow(r, data.run.started_at))}
+        </tbody>
+      </table>`,
+    )}
   </section>`;
 }
 
@@ -193,7 +197,7 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
   const terminal = run.status === 'completed' || run.status === 'skipped' || run.status === 'failed';
   const lastSeq = data.events.at(-1)?.seq ?? 0;
   const notice = data.recorded
-    ? flash(`Recorded “${label(data.recorded.answer?.action ?? '')}” for “${data.recorded.subject}”.`)
+    ? flash(`Recorded for “${data.recorded.subject}”: ${describeAnswer(data.recorded)}.`)
     : '';
   return shell({
     title: `Run ${run.id}`,

@@ -1,6 +1,7 @@
 /**
  * The page shell: a sidebar (Overview, Activity with the amber count of waiting
- * decisions, Memory, Settings) and the page's main column. Styles and scripts
+ * decisions, Runs, Memory, Settings) and the page's main column; on a narrow
+ * screen the sidebar is a bar across the top. Styles and scripts
  * come only from /assets (the CSP allows nothing inline).
  */
 import { html } from 'hono/html';
@@ -31,6 +32,7 @@ export interface ShellOptions {
 const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
+  { key: 'runs', href: '/runs', text: 'Runs' },
   { key: 'memory', href: '/memory', text: 'Memory' },
   { key: 'settings', href: '/settings', text: 'Settings' },
 ];
@@ -50,24 +52,26 @@ function head(title: string, scripts: string[]): Html {
 /** The sidebar; the inspector swaps it in place when the count of waiting decisions changes. */
 export function sidebar(nav: NavKey, visitor: Visitor, pending: number): Html {
   return html`<nav class="sidebar" id="nav" aria-label="Main">
-    <a class="brand" href="/"><span class="brand-mark" aria-hidden="true"></span>Handoff</a>
-    <ul>
-      ${LINKS.map(
-        (l) =>
-          html`<li>
-            <a href="${l.href}" ${l.key === nav ? html`aria-current="page"` : ''}
-              >${l.text}${l.key === 'activity' ? pendingBadge(pending) : ''}</a
-            >
-          </li>`,
-      )}
-    </ul>
-    ${
-      visitor.canLogOut
-        ? html`<form class="logout" method="post" action="/logout">
-            ${csrfField(visitor)}<button class="link-button" type="submit">Log out</button>
-          </form>`
-        : ''
-    }
+    <div class="sidebar-inner">
+      <a class="brand" href="/"><span class="brand-mark" aria-hidden="true"></span>Handoff</a>
+      <ul>
+        ${LINKS.map(
+          (l) =>
+            html`<li>
+              <a href="${l.href}" ${l.key === nav ? html`aria-current="page"` : ''}
+                >${l.text}${l.key === 'activity' ? pendingBadge(pending) : ''}</a
+              >
+            </li>`,
+        )}
+      </ul>
+      ${
+        visitor.canLogOut
+          ? html`<form class="logout" method="post" action="/logout">
+              ${csrfField(visitor)}<button class="link-button" type="submit">Log out</button>
+            </form>`
+          : ''
+      }
+    </div>
   </nav>`;
 }
 

@@ -1,8 +1,8 @@
 /** Overview (`/`): what the agent handled today and this week, what waits for you, recent runs, Run now. */
 import { html } from 'hono/html';
-import type { Run } from '../../runs/records.ts';
-import { statsOf, type Tally } from '../../runs/stats.ts';
-import { describeCounts } from '../../runs/views.ts';
+import type { Run, RunCounts } from '../../runs/records.ts';
+import { periodsOf } from '../../runs/stats.ts';
+import { addCounts, describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
@@ -16,12 +16,14 @@ export interface OverviewData {
   now?: Date;
 }
 
-const TILES: { key: keyof Omit<Tally, 'runs'>; title: string; hint: string }[] = [
-  { key: 'handled_alone', title: 'Handled alone', hint: 'confident enough to act' },
-  { key: 'by_your_rules', title: 'From rules you set', hint: 'your own rules' },
-  { key: 'by_learned_rules', title: 'From learned rules', hint: 'learned from your answers' },
-  { key: 'asked', title: 'Asked you', hint: 'set aside for a person' },
-  { key: 'declined', title: 'Declined', hint: 'skipped, nothing done' },
+/** The tiles split what was acted on by who decided; their words are the outcome sentence's. */
+const TILES: { key: keyof Outcome; title: string; hint: string }[] = [
+  { key: 'acted', title: 'Acted', hint: 'confident + from rules + by you' },
+  { key: 'confident', title: 'Confident', hint: 'acted alone, above the threshold' },
+  { key: 'from_rules', title: 'From rules', hint: 'your rules and learned ones' },
+  { key: 'by_you', title: 'By you', hint: 'acted on your answer' },
+  { key: 'asked', title: 'Asked', hint: 'set aside for a person' },
+  { key: 'declined', title: 'Declined', hint: 'left alone, nothing done' },
 ];
 
 /** A short description of a workflow's trigger. */
@@ -30,20 +32,23 @@ export function triggerText(workflow: Workflow): string {
   return workflow.trigger.webhook ? 'webhook' : 'manual';
 }
 
-function tiles(today: Tally, week: Tally): Html {
+function tiles(today: RunCounts, week: RunCounts): Html {
+  const [day, seven] = [outcomeOf(today), outcomeOf(week)];
   return html`<section aria-labelledby="stats-title">
     <h2 id="stats-title">What it did</h2>
+    <p class="summary" data-outcome-today>Today: ${describeCounts(today)}.</p>
     <ul class="tiles">
       ${TILES.map(
         (t) =>
-          html`<li class="tile ${t.key === 'asked' ? 'tile-asked' : ''}">
+          html`<li class="tile tile-${t.key}">
             <span class="tile-title">${t.title}</span>
-            <span class="tile-number">${today[t.key]}</span>
-            <span class="tile-sub">today · <strong>${week[t.key]}</strong> this week</span>
+            <span class="tile-number">${day[t.key]}</span>
+            <span class="tile-sub">today · <strong>${seven[t.key]}</strong> this week</span>
             <span class="tile-hint">${t.hint}</span>
           </li>`,
       )}
     </ul>
+    <p class="muted small" data-outcome-week>This week: ${describeCounts(week)}.</p>
   </section>`;
 }
 
@@ -86,10 +91,10 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
   </ul>`;
 }
 
-/** The recent runs as a table linking to each run's inspector. */
+/** The runs as a table linking to each run's inspector; on a phone each run is a stacked card. */
 export function runsTable(runs: Run[], names: Map<string, string>): Html {
   if (runs.length === 0) return html`<p>No runs yet. Press <strong>Run now</strong> on a workflow.</p>`;
-  return html`<table class="table">
+  return html`<table class="table table-stack">
     <thead>
       <tr>
         <th scope="col">Run</th>
@@ -103,11 +108,11 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
       ${runs.map(
         (r) =>
           html`<tr>
-            <td><a class="mono" href="/runs/${r.id}">${r.id}</a></td>
-            <td>${names.get(r.workflow_id) ?? r.workflow_id}</td>
-            <td>${statusPill(r.status)}</td>
-            <td>${when(r.started_at)}</td>
-            <td class="muted">${describeCounts(r.counts)}</td>
+            <td data-label="Run"><a class="mono" href="/runs/${r.id}">${r.id}</a></td>
+            <td data-label="Workflow">${names.get(r.workflow_id) ?? r.workflow_id}</td>
+            <td data-label="Status">${statusPill(r.status)}</td>
+            <td data-label="Started">${when(r.started_at)}</td>
+            <td data-label="Outcome" class="muted">${describeCounts(r.counts)}</td>
           </tr>`,
       )}
     </tbody>
@@ -116,7 +121,8 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
 
 /** The overview page. */
 export function overviewPage(visitor: Visitor, data: OverviewData, notice: string | null): Html {
-  const stats = statsOf(data.runs, data.now);
+  const periods = periodsOf(data.runs, data.now);
+  const counts = (runs: Run[]) => addCounts(runs.map((r) => r.counts));
   const names = new Map(data.workflows.map((w) => [w.id, w.name]));
   return shell({
     title: 'Overview',
@@ -125,7 +131,7 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
     pending: data.pending,
     notice: flash(notice),
     body: html`<h1>Overview</h1>
-      ${waiting(data.pending)} ${tiles(stats.today, stats.this_week)}
+      ${waiting(data.pending)} ${tiles(counts(periods.today), counts(periods.this_week))}
       <section aria-labelledby="workflows-title">
         <h2 id="workflows-title">Workflows</h2>
         ${workflowList(data.workflows, visitor, data.threshold)}

@@ -90,6 +90,14 @@ export function gauge(confidence: number, threshold: number): Html {
   </figure>`;
 }
 
+/**
+ * A wide table in a box that scrolls sideways on its own, so a narrow screen never
+ * scrolls the whole page; focusable so a keyboard can scroll it too.
+ */
+export function scrollable(name: string, table: Html): Html {
+  return html`<div class="table-scroll" role="region" aria-label="${name}" tabindex="0">${table}</div>`;
+}
+
 /** A short notice at the top of a page. */
 export function flash(text: string | null, kind: 'ok' | 'error' = 'ok'): Html | string {
   if (!text) return '';
