@@ -30,8 +30,9 @@ describe('messages that share a Message-ID', () => {
       messages: [march, april],
       model: () => new ScriptedModel(executorScript(proposals)),
     });
-    const [first] = (await fixture.inbox()).sort();
+    const [first, second] = (await fixture.inbox()).sort();
     await copyFile(join(fixture.maildir, 'new', first!), join(fixture.maildir, 'cur', 'zz-copy:2,S'));
+    await copyFile(join(fixture.maildir, 'new', second!), join(fixture.maildir, 'cur', 'zz-copy2:2,S'));
 
     // Act: the first run acts on March, asks about April, and records the copy.
     const run = await startRun(fixture.deps, 'inbox', manual);
@@ -44,7 +45,7 @@ describe('messages that share a Message-ID', () => {
     expect(pending!.item_id).toMatch(/^<same-id@vendor\.example>#[0-9a-f]{12}$/);
     await decide(fixture.deps, pending!.id, 'archive', null);
     expect(await fixture.folder('.Archive')).toHaveLength(2);
-    expect(await fixture.inbox()).toEqual(['zz-copy:2,S']); // the copy is left where it is
+    expect((await fixture.inbox()).sort()).toEqual(['zz-copy2:2,S', 'zz-copy:2,S']); // copies are left where they are
 
     const audit = (await listAudit(fixture.store)).filter((e) => e.item_id);
     expect(audit.map((e) => [e.item_id, e.outcome])).toEqual(
@@ -52,9 +53,12 @@ describe('messages that share a Message-ID', () => {
         [SHARED, 'acted'],
         [pending!.item_id, 'acted'],
         ['duplicate:zz-copy:2,S', 'duplicate'],
+        ['duplicate:zz-copy2:2,S', 'duplicate'],
       ]),
     );
-    expect(audit.find((e) => e.outcome === 'duplicate')?.detail).toContain(`a copy of ${SHARED}`);
+    const detail = (key: string) => audit.find((e) => e.item_id === key)?.detail;
+    expect(detail('duplicate:zz-copy:2,S')).toContain(`a copy of ${SHARED} (`);
+    expect(detail('duplicate:zz-copy2:2,S')).toContain(`a copy of ${pending!.item_id} (`);
 
     // A re-run acts on nothing twice and records the copy only once.
     const again = await startRun(fixture.deps, 'inbox', manual);

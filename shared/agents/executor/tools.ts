@@ -43,7 +43,7 @@ export async function nextPage(
       continue;
     }
     const sighting = await identify(ctx.store, ctx.workflow.id, read.item, ctx.items);
-    if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.key);
+    if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
     if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
     ctx.items.set(sighting.item.id, sighting.item);
     page.push(sighting.item);
@@ -75,7 +75,12 @@ async function recordUnparseable(ctx: RunContext, ref: string, reason: string): 
 }
 
 /** A byte-identical copy of an item already offered: one item, so the copy is only recorded. */
-async function recordDuplicate(ctx: RunContext, copy: SourceItem, key: string): Promise<void> {
+async function recordDuplicate(
+  ctx: RunContext,
+  copy: SourceItem,
+  of: SourceItem,
+  key: string,
+): Promise<void> {
   const claim = await claimOutcome(ctx.store, {
     workflow_id: ctx.workflow.id,
     item_id: key,
@@ -91,9 +96,9 @@ async function recordDuplicate(ctx: RunContext, copy: SourceItem, key: string): 
     outcome: 'duplicate',
     action: null,
     decided_by: null,
-    detail: `${copy.ref}: a copy of ${copy.id}, handled as one item; left alone`,
+    detail: `${copy.ref}: a copy of ${of.id} (${of.ref}), handled as one item; left alone`,
   });
-  ctx.emit('fetched', `Left alone a duplicate copy of ${copy.subject || copy.id}`, { ref: copy.ref });
+  ctx.emit('fetched', `Left alone a duplicate copy of ${of.subject || of.id}`, { ref: copy.ref });
 }
 
 /** Lists the rules learned from the person; the gate applies them. */
