@@ -48,6 +48,7 @@ export async function carryOut(
     run_id: ctx.runId,
     action: choice.action,
     status: 'acting',
+    ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
   });
   if (!claim) return { outcome: 'duplicate', detail: 'already handled; nothing done' };
 

@@ -14,7 +14,9 @@ export const ItemOutcomeSchema = z.object({
   item_id: z.string(),
   run_id: z.string(),
   action: z.string().nullable(),
-  status: z.enum(['acting', 'acted', 'declined', 'expired', 'failed', 'unparseable']),
+  status: z.enum(['acting', 'acted', 'declined', 'expired', 'failed', 'unparseable', 'duplicate']),
+  /** The fingerprint of the content claimed (absent on records written before fingerprints). */
+  fingerprint: z.string().optional(),
   at: z.string(),
 });
 export type ItemOutcome = z.infer<typeof ItemOutcomeSchema>;

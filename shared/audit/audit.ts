@@ -9,6 +9,7 @@ export const OutcomeSchema = z.enum([
   'expired',
   'failed',
   'unparseable',
+  'duplicate',
   'run_started',
   'run_finished',
   'handed_off',

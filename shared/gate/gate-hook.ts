@@ -8,7 +8,7 @@ import {
   type DeferredItem,
   type RunContext,
 } from '../agents/executor/run-context.ts';
-import type { SourceItem } from '../sources/source.ts';
+import { distinctId, type SourceItem } from '../sources/source.ts';
 import { decide, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
@@ -208,7 +208,9 @@ function resolveAction(action: string, entry: DeferredItem): string {
 
 async function reread(ctx: RunContext, entry: DeferredItem) {
   const read = await ctx.source.read(entry.ref);
-  return read.ok && read.item.id === entry.item_id ? read.item : null;
+  if (!read.ok) return null;
+  if (read.item.id === entry.item_id) return read.item;
+  return distinctId(read.item) === entry.item_id ? { ...read.item, id: entry.item_id } : null;
 }
 
 /** The item left the source while the run waited: nothing is done, and the audit says so. */

@@ -1,12 +1,13 @@
 import type { Agent } from '@strands-agents/sdk';
 import { runState, type RunContext } from '../agents/executor/run-context.ts';
 import { RunLedger } from '../agents/executor/run-ledger.ts';
-import { getOutcome } from '../actions/outcomes.ts';
+import { identify } from '../actions/identify.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
+import type { SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -62,10 +63,16 @@ export async function prepareRun(
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
   const hasNewItems = async () => {
+    const seen = new Map<string, SourceItem>();
     for (const ref of (ctx.refs ??= await source.listRefs())) {
       const read = await source.read(ref);
       if (!read.ok) return true; // the executor records it as unparseable
-      if (!held.has(read.item.id) && !(await getOutcome(deps.store, workflow.id, read.item.id))) return true;
+      const sighting = await identify(deps.store, workflow.id, read.item, seen);
+      if (sighting.kind === 'copy') return true; // the executor records it as a duplicate
+      if (sighting.kind === 'new') {
+        if (!held.has(sighting.item.id)) return true;
+        seen.set(sighting.item.id, sighting.item);
+      }
     }
     return false;
   };

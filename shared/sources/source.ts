@@ -12,6 +12,25 @@ export interface SourceItem {
   date: string | null;
   /** Facts a classifier may use: `list-unsubscribe`, `reply`, ... */
   hints: string[];
+  /**
+   * A short hash of the item's content. Two items with the same id and different
+   * fingerprints are different items (see `distinctId`); the same fingerprint is one item.
+   */
+  fingerprint?: string;
+}
+
+/**
+ * The id of an item whose own id already belongs to different content:
+ * `<id>#<fingerprint>` (a Message-ID shared by two different messages, say).
+ */
+export function distinctId(item: SourceItem): string {
+  return item.fingerprint === undefined ? item.id : `${item.id}#${item.fingerprint}`;
+}
+
+/** Splits an item id into the source's own id and, for a `distinctId`, the fingerprint. */
+export function splitItemId(itemId: string): { id: string; fingerprint: string | null } {
+  const m = /^(.*>)#([0-9a-f]{12})$/.exec(itemId);
+  return m ? { id: m[1]!, fingerprint: m[2]! } : { id: itemId, fingerprint: null };
 }
 
 export type ReadResult = { ok: true; item: SourceItem } | { ok: false; ref: string; reason: string };

@@ -9,12 +9,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { parseWorkflow } from '../workflows/load.ts';
+import { MAX_WORKFLOW_BYTES, parseWorkflow, tooLargeMessage } from '../workflows/load.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-
-/** Largest workflow document accepted. */
-export const MAX_WORKFLOW_BYTES = 256 * 1024;
 
 export type WorkflowChange = 'saved' | 'removed';
 /** Told after a workflow was saved or removed; a failure fails the request (PUT/DELETE may be retried). */
@@ -37,8 +34,8 @@ const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
 export function registerWorkflowRoutes(app: Hono, deps: WorkflowRouteDeps): void {
   const limit = bodyLimit({
     maxSize: MAX_WORKFLOW_BYTES,
-    onError: () => {
-      throw new HTTPException(413, { message: `workflow larger than ${MAX_WORKFLOW_BYTES} bytes` });
+    onError: (c) => {
+      throw new HTTPException(413, { message: tooLargeMessage(bodyName(c.req.header('Content-Type'))) });
     },
   });
 

@@ -2,21 +2,32 @@
  * Reading workflow files. Every refusal is one line a person can act on:
  * `<file>: <field path>: <what is wrong>`.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { InvalidInputError } from '../errors/index.ts';
 import { WorkflowSchema, type Workflow } from './schema.ts';
 
+/** Largest workflow file (or API body) accepted anywhere: CLI, local API, Lambda API. */
+export const MAX_WORKFLOW_BYTES = 256 * 1024;
+
+/** The one-line refusal for a workflow file over MAX_WORKFLOW_BYTES. */
+export function tooLargeMessage(fileName: string): string {
+  return `${fileName}: larger than ${MAX_WORKFLOW_BYTES} bytes, the limit for a workflow file`;
+}
+
 /**
  * Parses and validates a workflow from YAML (.yaml/.yml) or JSON (.json); other
  * extensions are detected by content. Throws InvalidInputError with one line.
+ * The size is checked before any parsing.
  */
 export function parseWorkflow(text: string, fileName: string): Workflow {
   const fail = (msg: string): never => {
     throw new InvalidInputError(`${fileName}: ${msg}`);
   };
+  if (text.length > MAX_WORKFLOW_BYTES || Buffer.byteLength(text, 'utf8') > MAX_WORKFLOW_BYTES)
+    throw new InvalidInputError(tooLargeMessage(fileName));
   const ext = extname(fileName).toLowerCase();
   const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[{[]/.test(text));
   const data = asJson ? parseJson(text, fail) : parseYaml(text, fail);
@@ -31,12 +42,23 @@ export function parseWorkflow(text: string, fileName: string): Workflow {
   return fail(`${formatIssue(first, data)}${more}`);
 }
 
-/** Reads and validates a workflow file; a missing or bad file throws InvalidInputError. */
+/**
+ * Reads and validates a workflow file; a missing, too large or bad file throws
+ * InvalidInputError. A file over MAX_WORKFLOW_BYTES is refused before it is read.
+ */
 export async function loadWorkflowFile(filePath: string): Promise<Workflow> {
   let text: string;
   try {
-    text = await readFile(filePath, 'utf8');
+    const file = await open(filePath, 'r');
+    try {
+      if ((await file.stat()).size > MAX_WORKFLOW_BYTES)
+        throw new InvalidInputError(tooLargeMessage(filePath));
+      text = await file.readFile('utf8');
+    } finally {
+      await file.close();
+    }
   } catch (err) {
+    if (err instanceof InvalidInputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'
@@ -59,7 +81,12 @@ function parseYaml(text: string, fail: (msg: string) => never): unknown {
     const line = err.linePos?.[0]?.line ?? lineOf(text, err.pos[0]);
     return fail(`not valid YAML: ${reason} (line ${line})`);
   }
-  return doc.toJS();
+  try {
+    return doc.toJS(); // throws on alias abuse ("Excessive alias count ...")
+  } catch (err) {
+    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    return fail(`not valid YAML: ${reason.replace(/\.$/, '')}`);
+  }
 }
 
 function parseJson(text: string, fail: (msg: string) => never): unknown {

@@ -5,15 +5,18 @@
 import { isAbsolute } from 'node:path';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { SOURCE_TYPES, sourceCan } from '../sources/source-types.ts';
 
 /** Actions the Maildir source can carry out. `skip` is always available and never declared. */
-export const MAILDIR_ACTIONS = ['archive', 'file_ticket', 'draft_reply', 'delete'] as const;
+export const MAILDIR_ACTIONS = SOURCE_TYPES.maildir.actions;
 
 /** The gate option that is always available: do nothing with the item. */
 export const SKIP = 'skip';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const SNAKE = /^[a-z][a-z0-9_]*$/;
+/** An integration's tool as an action: `<entry>__<tool>` (see `handoff integrations`). */
+const INTEGRATION_ACTION = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*__[a-z0-9_]+$/;
 const CRON = /^cron\((.*)\)$/;
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 
@@ -146,6 +149,14 @@ export const WorkflowSchema = z
           code: 'custom',
           path: ['actions', i, 'name'],
           message: `duplicate action "${a.name}"`,
+        });
+      } else if (!sourceCan(w.source.type, a.name) && !INTEGRATION_ACTION.test(a.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['actions', i, 'name'],
+          message:
+            `the ${w.source.type} source cannot "${a.name}" (it can: ` +
+            `${SOURCE_TYPES[w.source.type].actions.join(', ')}; or name an integration's tool as <entry>__<tool>)`,
         });
       }
       seen.add(a.name);

@@ -152,6 +152,11 @@ describe('workflow files', () => {
       EXAMPLE.replace('/abs/path/to/Maildir', 'Maildir'),
       /^my\.yaml: source\.path: must be an absolute path \(got "Maildir"\)$/,
     ],
+    [
+      'action the source cannot do',
+      EXAMPLE.replace('{ name: draft_reply }', '{ name: explode }').replace('draft_reply, skip', 'skip'),
+      /^my\.yaml: actions\.2\.name: the maildir source cannot "explode" \(it can: archive, delete, draft_reply, file_ticket; or name an integration's tool as <entry>__<tool>\)$/,
+    ],
     ['bad id', EXAMPLE.replace('my-inbox', 'My Inbox'), /^my\.yaml: id: must be a slug/],
     [
       'invalid YAML',

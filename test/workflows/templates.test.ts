@@ -1,7 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../shared/errors/index.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { listTemplates, readTemplate } from '../../shared/workflows/templates.ts';
 
 const IDS = ['competitor-watch', 'inbox-triage', 'pr-review', 'receipts-to-ledger', 'support-inbox'];
@@ -32,12 +36,21 @@ describe('templates', () => {
     const pr = await get('pr-review');
     expect(pr.confidence_threshold).toBe(0.8);
     expect(pr.actions.filter((a) => a.irreversible).map((a) => a.name)).toEqual([
-      'comment',
-      'approve',
-      'request_changes',
+      'github__add_issue_comment',
+      'github__create_and_submit_pull_request_review',
     ]);
+    const watch = await get('competitor-watch');
+    expect(watch.actions.filter((a) => a.irreversible).map((a) => a.name)).toEqual(['slack__post_message']);
     const triage = await get('inbox-triage');
     expect(triage.human_gate.options).toEqual(['file_ticket', 'archive', 'draft_reply', 'skip']);
+  });
+
+  it.each(IDS)("%s saves: every action is the source's or a built-in integration's", async (id) => {
+    const dir = await mkdtemp(join(tmpdir(), 'handoff-templates-'));
+    const store = new JsonFileStore(dir);
+    await saveWorkflow(store, parseWorkflow(await readTemplate(id), `${id}.yaml`));
+    expect(await store.get('workflows', id)).toBeDefined();
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('refuses unknown or path-like template ids', async () => {

@@ -1,7 +1,8 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { carryOut, countFor } from '../../actions/carry-out.ts';
-import { getOutcome, claimOutcome } from '../../actions/outcomes.ts';
+import { identify } from '../../actions/identify.ts';
+import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
 import { runState, type RunContext } from './run-context.ts';
@@ -41,11 +42,11 @@ export async function nextPage(
       await recordUnparseable(ctx, ref, read.reason);
       continue;
     }
-    const item = read.item;
-    if (ctx.held.has(item.id) || ctx.items.has(item.id)) continue;
-    if (await getOutcome(ctx.store, ctx.workflow.id, item.id)) continue;
-    ctx.items.set(item.id, item);
-    page.push(item);
+    const sighting = await identify(ctx.store, ctx.workflow.id, read.item, ctx.items);
+    if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
+    if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
+    ctx.items.set(sighting.item.id, sighting.item);
+    page.push(sighting.item);
   }
   runState.setCursor(state, cursor);
   return page;
@@ -71,6 +72,33 @@ async function recordUnparseable(ctx: RunContext, ref: string, reason: string): 
     detail: `${ref}: ${reason}; left alone`,
   });
   ctx.emit('failed', `Left alone an unparseable message (${reason})`, { ref });
+}
+
+/** A byte-identical copy of an item already offered: one item, so the copy is only recorded. */
+async function recordDuplicate(
+  ctx: RunContext,
+  copy: SourceItem,
+  of: SourceItem,
+  key: string,
+): Promise<void> {
+  const claim = await claimOutcome(ctx.store, {
+    workflow_id: ctx.workflow.id,
+    item_id: key,
+    run_id: ctx.runId,
+    action: null,
+    status: 'duplicate',
+  });
+  if (!claim) return;
+  await appendAudit(ctx.store, {
+    run_id: ctx.runId,
+    workflow_id: ctx.workflow.id,
+    item_id: key,
+    outcome: 'duplicate',
+    action: null,
+    decided_by: null,
+    detail: `${copy.ref}: a copy of ${of.id} (${of.ref}), handled as one item; left alone`,
+  });
+  ctx.emit('fetched', `Left alone a duplicate copy of ${of.subject || of.id}`, { ref: copy.ref });
 }
 
 /** Lists the rules learned from the person; the gate applies them. */

@@ -19,11 +19,13 @@ function toSourceItem(mail: MailItem): SourceItem {
     text: mail.text,
     date: mail.date,
     hints,
+    fingerprint: mail.fingerprint,
   };
 }
 
 /** A real Maildir: items are the messages in new/ and cur/. */
 export class MaildirSource implements ItemSource {
+  /** Messages read, by file: two messages may share a Message-ID. */
   private readonly mails = new Map<string, MailItem>();
 
   constructor(private readonly root: string) {}
@@ -35,7 +37,7 @@ export class MaildirSource implements ItemSource {
   async read(ref: string): Promise<ReadResult> {
     const result = await readMailItem(ref);
     if (!result.ok) return { ok: false, ref, reason: result.reason };
-    this.mails.set(result.item.id, result.item);
+    this.mails.set(result.item.file, result.item);
     return { ok: true, item: toSourceItem(result.item) };
   }
 
@@ -46,7 +48,7 @@ export class MaildirSource implements ItemSource {
       case 'delete':
         return `moved to trash: ${(await deleteMessage(this.root, item.ref)).moved_to}`;
       case 'draft_reply': {
-        const mail = this.mails.get(item.id) ?? (await this.reread(item));
+        const mail = this.mails.get(item.ref) ?? (await this.reread(item));
         const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
         return `draft written to ${(await draftReply(this.root, mail, body)).draft_path}`;
       }

@@ -2,17 +2,21 @@
  * Reading a Maildir: `<root>/new` and `<root>/cur` hold one message per file;
  * folders such as `<root>/.Archive` are Maildirs of their own.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
 import { InvalidInputError } from '../../errors/index.ts';
+import { splitItemId } from '../source.ts';
 
 /** One message, as the agent sees it. */
 export interface MailItem {
   /** The Message-ID with angle brackets, or `<maildir-UNIQUE@local>` when there is none. */
   id: string;
   file: string;
+  /** A short hash of the file's bytes: tells apart messages that share a Message-ID. */
+  fingerprint: string;
   folder: 'new' | 'cur';
   from: { address: string; name: string };
   to: string[];
@@ -103,6 +107,7 @@ export async function readMailItem(file: string): Promise<ReadResult> {
   const item: MailItem = {
     id: parsed.messageId ?? `<maildir-${uniquePart(file)}@local>`,
     file,
+    fingerprint: fingerprintOf(raw),
     folder: basename(dirname(file)) === 'new' ? 'new' : 'cur',
     from: { address: sender.address.toLowerCase(), name: sender.name ?? '' },
     to: [parsed.to]
@@ -121,19 +126,28 @@ export async function readMailItem(file: string): Promise<ReadResult> {
   return { ok: true, item };
 }
 
-/** The file of the message with this id (see MailItem.id) in `<root>/new` or `<root>/cur`, or null. */
+/**
+ * The file of the message with this item id in `<root>/new` or `<root>/cur`, or null.
+ * The id is a MailItem.id, or `<id>#<fingerprint>` for one of several messages sharing it.
+ */
 export async function findMailFile(root: string, itemId: string): Promise<string | null> {
+  const { id, fingerprint } = splitItemId(itemId);
   const files = await listMailFiles(root);
-  const fallback = /^<maildir-(.+)@local>$/.exec(itemId)?.[1];
-  const needle = itemId.replace(/^<|>$/g, '');
+  const fallback = /^<maildir-(.+)@local>$/.exec(id)?.[1];
+  const needle = id.replace(/^<|>$/g, '');
   for (const file of files) {
     if (fallback !== undefined && uniquePart(file) !== fallback) continue;
     // Cheap pre-filter before a full parse: the id must appear in the file.
     if (fallback === undefined && !(await readFile(file)).includes(needle)) continue;
     const r = await readMailItem(file);
-    if (r.ok && r.item.id === itemId) return file;
+    if (r.ok && r.item.id === id && (fingerprint === null || r.item.fingerprint === fingerprint)) return file;
   }
   return null;
+}
+
+/** The first 12 hex digits of the SHA-256 of a message's bytes. */
+export function fingerprintOf(raw: Buffer): string {
+  return createHash('sha256').update(raw).digest('hex').slice(0, 12);
 }
 
 /** Flattens an address header (with groups) into plain addresses. */

@@ -114,6 +114,14 @@ describe('maildir reading', () => {
     expect(await findMailFile(root, '<nope@x.example>')).toBeNull();
   });
 
+  it('finds one of two messages sharing a Message-ID by its fingerprint', async () => {
+    const files = await writeMaildir(root, [msg(), msg({ subject: 'Another one' })]);
+    const second = await item(files[1]!);
+    expect(second.fingerprint).not.toBe((await item(files[0]!)).fingerprint);
+    expect(await findMailFile(root, `${second.id}#${second.fingerprint}`)).toBe(files[1]);
+    expect(await findMailFile(root, `${second.id}#000000000000`)).toBeNull();
+  });
+
   it('falls back to html converted to text and caps text length', async () => {
     const html = 'From: a@b.example\r\nContent-Type: text/html\r\n\r\n<p>Hello <b>there</b></p>\r\n';
     const big = msg({ body: 'x'.repeat(MAX_TEXT + 500) });

@@ -1,0 +1,43 @@
+/**
+ * Which item a message read from a source is. Ids are not unique in real mail (two
+ * different messages may share a Message-ID), so the claim records the fingerprint of
+ * the content it took, and a different content under a taken id gets `<id>#<fingerprint>`.
+ * The first content to claim an id keeps it, so claims made before fingerprints stay valid.
+ */
+import { distinctId, type SourceItem } from '../sources/source.ts';
+import type { Store } from '../store/store.ts';
+import { getOutcome } from './outcomes.ts';
+
+export type Sighting =
+  /** Not handled yet: the item to offer, under the id it is claimed by. */
+  | { kind: 'new'; item: SourceItem }
+  /** Already read in this pass, or claimed by an earlier run. */
+  | { kind: 'handled' }
+  /** A byte-identical copy of an item read in this pass: recorded as a duplicate, left alone. */
+  | { kind: 'copy'; key: string; of: SourceItem };
+
+/**
+ * Places one item read from the source. `seen` holds the items already placed in this
+ * pass, by claim id. Stable across runs: the same content always gets the same id.
+ */
+export async function identify(
+  store: Store,
+  workflowId: string,
+  item: SourceItem,
+  seen: ReadonlyMap<string, SourceItem>,
+): Promise<Sighting> {
+  for (const id of [item.id, distinctId(item)]) {
+    const earlier = seen.get(id);
+    const claimed = earlier ? undefined : await getOutcome(store, workflowId, id);
+    if (!earlier && !claimed) return { kind: 'new', item: { ...item, id } };
+    const owner = earlier?.fingerprint ?? claimed?.fingerprint;
+    // A claim from before fingerprints, or a source without them: the id alone decides.
+    if (owner === undefined || item.fingerprint === undefined) return { kind: 'handled' };
+    if (owner !== item.fingerprint) continue; // different content under this id
+    if (!earlier || earlier.ref === item.ref) return { kind: 'handled' };
+    const key = `duplicate:${item.ref.split('/').pop()}`;
+    if (await getOutcome(store, workflowId, key)) return { kind: 'handled' };
+    return { kind: 'copy', key, of: earlier };
+  }
+  return { kind: 'handled' }; // two different contents with one fingerprint: never acted twice
+}
