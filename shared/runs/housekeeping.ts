@@ -1,3 +1,4 @@
+import { isAlive } from '../config/processes.ts';
 import { appendAudit, auditRunFinished } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
@@ -36,15 +37,6 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
   return due.length;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Finds runs whose process died mid-run (on this host) and marks them failed. Items
  * the dead process was in the middle of acting on are recorded as failed, for a person
@@ -53,7 +45,7 @@ function alive(pid: number): boolean {
 export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const me = thisProcess();
   const crashed = (await runsWithStatus(deps.store, 'running')).filter(
-    (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !alive(r.owner.pid),
+    (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !isAlive(r.owner.pid),
   );
   if (crashed.length === 0) return [];
   const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
