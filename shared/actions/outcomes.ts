@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RecordExistsError } from '../errors/index.ts';
+import { stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 
@@ -21,6 +22,15 @@ export type ItemOutcome = z.infer<typeof ItemOutcomeSchema>;
 
 export function outcomeId(workflowId: string, itemId: string): string {
   return `${workflowId}|${itemId}`;
+}
+
+/**
+ * The id of the audit entry that records what was done with a claimed item. The entry is
+ * written before the claim is settled, so a settled claim always has its entry, and a
+ * claim still `acting` whose entry exists was carried out in full.
+ */
+export function auditIdOf(outcome: Pick<ItemOutcome, 'id'>): string {
+  return stableId('aud', outcome.id);
 }
 
 export async function getOutcome(

@@ -1,8 +1,8 @@
 import { isAlive } from '../config/processes.ts';
-import { appendAudit, auditRunFinished } from '../audit/audit.ts';
+import { appendAudit, auditRunFinished, getAuditEntry } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
+import { auditIdOf, ItemOutcomeSchema, settleOutcome, type ItemOutcome } from '../actions/outcomes.ts';
 import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { changeRun, getRun, runsWithStatus, thisProcess } from './run-repository.ts';
@@ -52,18 +52,7 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const decisions = await listDecisions(deps.store);
   for (const run of crashed) {
     const midAction = outcomes.filter((o) => o.run_id === run.id && o.status === 'acting');
-    for (const outcome of midAction) {
-      await settleOutcome(deps.store, outcome, 'failed');
-      await appendAudit(deps.store, {
-        run_id: run.id,
-        workflow_id: run.workflow_id,
-        item_id: outcome.item_id,
-        outcome: 'failed',
-        action: outcome.action,
-        decided_by: null,
-        detail: 'the process stopped in the middle of this action; check the item by hand',
-      });
-    }
+    for (const outcome of midAction) await settleInterrupted(deps, run, outcome);
     for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
     const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
@@ -77,6 +66,30 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
     await auditRunFinished(deps.store, run, `failed: ${reason}`);
   }
   return crashed.map((r) => r.id);
+}
+
+/**
+ * Settles a claim the dead process left `acting`. When its audit entry was written, the
+ * action was carried out in full and the claim takes the entry's outcome; otherwise the
+ * action may be half done: recorded as failed, for a person to check. The entry is
+ * written before the claim is settled, so a recovery killed midway is simply redone.
+ */
+async function settleInterrupted(deps: EngineDeps, run: Run, outcome: ItemOutcome): Promise<void> {
+  const id = auditIdOf(outcome);
+  const entry =
+    (await getAuditEntry(deps.store, id)) ??
+    (await appendAudit(deps.store, {
+      id,
+      run_id: run.id,
+      workflow_id: run.workflow_id,
+      item_id: outcome.item_id,
+      outcome: 'failed',
+      action: outcome.action,
+      decided_by: null,
+      detail: 'the process stopped in the middle of this action; check the item by hand',
+    }));
+  const status = ItemOutcomeSchema.shape.status.safeParse(entry.outcome).data ?? 'failed';
+  await settleOutcome(deps.store, outcome, status);
 }
 
 /** The sweep every entry point runs first: recover crashed runs, expire overdue decisions. */
