@@ -10,11 +10,15 @@ import type { Run } from './records.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
- * acted) and resumes every run that no longer waits on anyone.
+ * acted) and resumes every run that no longer waits on anyone: those, and any run whose
+ * last answer was saved by a process killed before it resumed the run.
  */
 export async function expireDue(deps: EngineDeps, now = new Date()): Promise<number> {
-  const due = (await listPending(deps.store)).filter((d) => d.expires_at <= now.toISOString());
+  const pending = await listPending(deps.store);
+  const due = pending.filter((d) => d.expires_at <= now.toISOString());
+  const asking = new Set(pending.filter((d) => !due.includes(d)).map((d) => d.run_id));
   const runs = new Set<string>();
+  for (const run of await runsWithStatus(deps.store, 'waiting')) if (!asking.has(run.id)) runs.add(run.id);
   for (const decision of due) {
     try {
       await deps.store.update(

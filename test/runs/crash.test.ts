@@ -84,3 +84,32 @@ it('an action whose process is killed right after it still has its audit entry, 
   expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(1);
   await fs.rm(dir, { recursive: true, force: true });
 });
+
+it('a run whose last answer was saved by a killed `decide` is resumed by the next command', async () => {
+  const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-decide-', [
+    mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
+    mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
+  ]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  await cliJson(['workflows', 'add', workflowFile], env);
+  const run = await cliJson<{ run_id: string; status: string }>(['run', 'inbox'], env);
+  expect(run.status).toBe('waiting');
+  const pending = await cliJson<{ decision_id: string }[]>(['pending'], env);
+  expect(pending.length).toBeGreaterThanOrEqual(1);
+
+  for (const p of pending.slice(0, -1)) await cliJson(['decide', p.decision_id, 'archive'], env);
+  const last = pending.at(-1)!.decision_id;
+  const killed = await runCli(['decide', last, 'archive'], { ...env, HANDOFF_CRASH_AT: 'decide:answered' });
+  expect(killed.signal).toBe('SIGKILL');
+
+  const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(runs).toEqual([expect.objectContaining({ run_id: run.run_id, status: 'completed' })]);
+  const audit = await cliJson<(AuditRow & { decided_by: string | null })[]>(
+    ['audit', '--run', run.run_id],
+    env,
+  );
+  const human = audit.filter((e) => e.decided_by === 'human');
+  expect(human.map((e) => e.outcome)).toEqual(pending.map(() => 'acted'));
+  expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(pending.length);
+  await fs.rm(dir, { recursive: true, force: true });
+});
