@@ -2,7 +2,13 @@ import { isAlive } from '../config/processes.ts';
 import { appendAudit, auditRunFinished, getAuditEntry } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { auditIdOf, ItemOutcomeSchema, settleOutcome, type ItemOutcome } from '../actions/outcomes.ts';
+import {
+  auditIdOf,
+  ItemOutcomeSchema,
+  releaseHolds,
+  settleOutcome,
+  type ItemOutcome,
+} from '../actions/outcomes.ts';
 import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { changeRun, getRun, runsWithStatus, thisProcess } from './run-repository.ts';
@@ -44,7 +50,8 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
 /**
  * Finds runs whose process died mid-run (on this host) and marks them failed. Items
  * the dead process was in the middle of acting on are recorded as failed, for a person
- * to check; items it had only set aside were never touched and are asked again next run.
+ * to check; items it had only set aside were never touched: their holds are released
+ * and the next run asks again.
  */
 export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const me = thisProcess();
@@ -59,6 +66,12 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
     for (const outcome of midAction) await settleInterrupted(deps, run, outcome);
     for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
+    const held = outcomes.filter((o) => o.run_id === run.id && o.status === 'held');
+    await releaseHolds(
+      deps.store,
+      run,
+      held.map((o) => o.item_id),
+    );
     const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
     const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
     await changeRun(deps.store, run.id, () => ({

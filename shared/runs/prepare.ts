@@ -1,7 +1,7 @@
 import type { Agent } from '@strands-agents/sdk';
 import { runState, type RunContext } from '../agents/executor/run-context.ts';
 import { RunLedger } from '../agents/executor/run-ledger.ts';
-import { getOutcome } from '../actions/outcomes.ts';
+import { getOutcome, releaseHolds, takenByAnother } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
@@ -65,13 +65,20 @@ export async function prepareRun(
     for (const ref of (ctx.refs ??= await source.listRefs())) {
       const read = await source.read(ref);
       if (!read.ok) return true; // the executor records it as unparseable
-      if (!held.has(read.item.id) && !(await getOutcome(deps.store, workflow.id, read.item.id))) return true;
+      if (held.has(read.item.id)) continue;
+      if (!takenByAnother(await getOutcome(deps.store, workflow.id, read.item.id), run.id)) return true;
     }
     return false;
   };
   const complete = async (executor: Agent) => {
     const counts = runState.counts(executor.appState);
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
+    // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
+    await releaseHolds(
+      deps.store,
+      run,
+      ctx.ledger.deferred().map((d) => d.item_id),
+    );
     await auditRunFinished(deps.store, run, summary);
     const link = await deps.links.runUrl(run.id);
     await deps.notifier.notify({

@@ -1,7 +1,7 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { carryOut, countFor } from '../../actions/carry-out.ts';
-import { getOutcome, claimOutcome } from '../../actions/outcomes.ts';
+import { claimOutcome, getOutcome, takenByAnother } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
 import { runState, type RunContext } from './run-context.ts';
@@ -43,7 +43,7 @@ export async function nextPage(
     }
     const item = read.item;
     if (ctx.held.has(item.id) || ctx.items.has(item.id)) continue;
-    if (await getOutcome(ctx.store, ctx.workflow.id, item.id)) continue;
+    if (takenByAnother(await getOutcome(ctx.store, ctx.workflow.id, item.id), ctx.runId)) continue;
     ctx.items.set(item.id, item);
     page.push(item);
   }
