@@ -9,6 +9,8 @@ import type { Store } from '../store/store.ts';
  * runs, so an item is never acted on twice, even across a crash or two concurrent runs.
  * Before that, a run that sets an item aside to ask about it holds it (`held`): no other
  * run fetches, asks about or acts on it until the asking run claims it to act on the answer.
+ * A run that fails first marks its holds `released`, and any run may take the item again.
+ * Every change to the record is conditional on its version: a hold or claim is never lost.
  */
 export const ItemOutcomeSchema = z.object({
   id: z.string(),
@@ -17,7 +19,7 @@ export const ItemOutcomeSchema = z.object({
   item_id: z.string(),
   run_id: z.string(),
   action: z.string().nullable(),
-  status: z.enum(['held', 'acting', 'acted', 'declined', 'expired', 'failed', 'unparseable']),
+  status: z.enum(['held', 'released', 'acting', 'acted', 'declined', 'expired', 'failed', 'unparseable']),
   at: z.string(),
 });
 export type ItemOutcome = z.infer<typeof ItemOutcomeSchema>;
@@ -45,12 +47,17 @@ export async function getOutcome(
 
 /** Whether another run has the item: it has an outcome, or another run holds it. */
 export function takenByAnother(outcome: ItemOutcome | undefined, runId: string): boolean {
-  return outcome !== undefined && !(outcome.status === 'held' && outcome.run_id === runId);
+  return outcome !== undefined && !isFreeFor(outcome, runId);
+}
+
+/** A released hold is free for any run; a hold is free for the run that holds it. */
+function isFreeFor(outcome: ItemOutcome, runId: string): boolean {
+  return outcome.status === 'released' || (outcome.status === 'held' && outcome.run_id === runId);
 }
 
 /**
- * Claims the item for this run, taking over this run's own hold on it; returns null when
- * another run (or an earlier attempt) already has it.
+ * Claims the item for this run, taking over this run's own hold on it (or a released
+ * one); returns null when another run (or an earlier attempt) already has it.
  */
 export async function claimOutcome(
   store: Store,
@@ -62,12 +69,12 @@ export async function claimOutcome(
   } catch (error) {
     if (!(error instanceof RecordExistsError)) throw error;
   }
-  const held = await getOutcome(store, claim.workflow_id, claim.item_id);
-  if (held?.status !== 'held' || held.run_id !== claim.run_id) return null;
+  const current = await getOutcome(store, claim.workflow_id, claim.item_id);
+  if (!current || !isFreeFor(current, claim.run_id)) return null;
   try {
-    return ItemOutcomeSchema.parse(await store.update('outcomes', record, held.version));
+    return ItemOutcomeSchema.parse(await store.update('outcomes', record, current.version));
   } catch (error) {
-    if (error instanceof VersionConflictError) return null; // released meanwhile: the run was failed
+    if (error instanceof VersionConflictError) return null; // another run took it, or the run was failed
     throw error;
   }
 }
@@ -92,7 +99,7 @@ export async function holdItem(
 
 /**
  * Releases the holds a run still has (it failed or died before acting on the answers),
- * so a later run asks about those items again. `itemIds` narrows the search; without
+ * so a later run asks about those items again; a hold claimed meanwhile is left alone. `itemIds` narrows the search; without
  * it every held item is looked at.
  */
 export async function releaseHolds(
@@ -104,9 +111,19 @@ export async function releaseHolds(
     itemIds === undefined
       ? (await store.listWithStatus('outcomes', 'held')).map((r) => ItemOutcomeSchema.parse(r))
       : await Promise.all(itemIds.map((id) => getOutcome(store, run.workflow_id, id)));
-  for (const outcome of held)
-    if (outcome?.status === 'held' && outcome.run_id === run.id && outcome.workflow_id === run.workflow_id)
-      await store.delete('outcomes', outcome.id);
+  for (const outcome of held) {
+    if (outcome?.status !== 'held' || outcome.run_id !== run.id || outcome.workflow_id !== run.workflow_id)
+      continue;
+    try {
+      await store.update(
+        'outcomes',
+        { ...outcome, status: 'released', at: new Date().toISOString() },
+        outcome.version,
+      );
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error; // claimed meanwhile: it is acted on
+    }
+  }
 }
 
 export async function settleOutcome(
