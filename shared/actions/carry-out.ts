@@ -2,7 +2,8 @@ import { appendAudit, type DecidedBy } from '../audit/audit.ts';
 import type { RunCounts } from '../runs/records.ts';
 import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
-import { claimOutcome, settleOutcome } from './outcomes.ts';
+import { crashPoint } from '../config/processes.ts';
+import { auditIdOf, claimOutcome, settleOutcome } from './outcomes.ts';
 
 export interface Choice {
   action: string;
@@ -34,8 +35,8 @@ export type CarryOutResult = {
 };
 
 /**
- * Carries out one choice on one item: claim the item, act (or decline), record the
- * outcome and its audit entry. A claimed item is never acted on again.
+ * Carries out one choice on one item: claim the item, act (or decline), write its audit
+ * entry, then settle the claim. A claimed item is never acted on again.
  */
 export async function carryOut(
   ctx: CarryOutContext,
@@ -75,8 +76,10 @@ export async function carryOut(
       detail = error instanceof Error ? error.message : String(error);
     }
   }
-  await settleOutcome(ctx.store, claim, outcome);
+  // The entry first: a process killed between the two leaves a claim still `acting` whose
+  // entry exists, and recovery settles it from that entry.
   await appendAudit(ctx.store, {
+    id: auditIdOf(claim),
     run_id: ctx.runId,
     workflow_id: ctx.workflowId,
     item_id: item.id,
@@ -90,6 +93,8 @@ export async function carryOut(
     detail,
     agent: choice.agent,
   });
+  crashPoint('carry-out:half-recorded');
+  await settleOutcome(ctx.store, claim, outcome);
   return { outcome, detail };
 }
 

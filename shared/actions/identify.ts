@@ -6,7 +6,7 @@
  */
 import { distinctId, type SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
-import { getOutcome } from './outcomes.ts';
+import { getOutcome, takenByAnother } from './outcomes.ts';
 
 export type Sighting =
   /** Not handled yet: the item to offer, under the id it is claimed by. */
@@ -18,17 +18,20 @@ export type Sighting =
 
 /**
  * Places one item read from the source. `seen` holds the items already placed in this
- * pass, by claim id. Stable across runs: the same content always gets the same id.
+ * pass, by claim id. Stable across runs: the same content always gets the same id. An
+ * item held by this run, or released by a run that failed, is not taken.
  */
 export async function identify(
   store: Store,
   workflowId: string,
+  runId: string,
   item: SourceItem,
   seen: ReadonlyMap<string, SourceItem>,
 ): Promise<Sighting> {
   for (const id of [item.id, distinctId(item)]) {
     const earlier = seen.get(id);
-    const claimed = earlier ? undefined : await getOutcome(store, workflowId, id);
+    const outcome = earlier ? undefined : await getOutcome(store, workflowId, id);
+    const claimed = takenByAnother(outcome, runId) ? outcome : undefined;
     if (!earlier && !claimed) return { kind: 'new', item: { ...item, id } };
     const owner = earlier?.fingerprint ?? claimed?.fingerprint;
     // A claim from before fingerprints, or a source without them: the id alone decides.

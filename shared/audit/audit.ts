@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../store/ids.ts';
-import { listRecords } from '../store/records.ts';
+import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 
 export const OutcomeSchema = z.enum([
@@ -47,13 +47,15 @@ export type AuditInput = Omit<
   'id' | 'at' | 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence' | 'agent' | 'handoff'
 > &
   Partial<Pick<AuditEntry, 'rule_id' | 'detail' | 'reasoning' | 'note' | 'confidence'>> & {
+    /** A stable id, so a retry or a recovery names the same entry; a new one when absent. */
+    id?: string;
     agent?: string | undefined;
     handoff?: AuditEntry['handoff'];
   };
 
 /** Appends one entry to the audit log (the record; the feed is only the window). */
 export async function appendAudit(store: Store, input: AuditInput): Promise<AuditEntry> {
-  const { agent, handoff, ...rest } = input;
+  const { id, agent, handoff, ...rest } = input;
   const entry: AuditEntry = {
     rule_id: null,
     detail: null,
@@ -63,11 +65,16 @@ export async function appendAudit(store: Store, input: AuditInput): Promise<Audi
     ...rest,
     ...(agent !== undefined ? { agent } : {}),
     ...(handoff !== undefined ? { handoff } : {}),
-    id: newId('aud'),
+    id: id ?? newId('aud'),
     at: new Date().toISOString(),
   };
   await store.put('audit', entry);
   return entry;
+}
+
+/** The entry `id`, or undefined when it was never written. */
+export function getAuditEntry(store: Store, id: string): Promise<AuditEntry | undefined> {
+  return getRecord(store, 'audit', AuditEntrySchema, id);
 }
 
 /** The audit log, oldest first, optionally for one run. */

@@ -1,5 +1,6 @@
 import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions/carry-out.ts';
+import { holdItem, releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import {
@@ -44,12 +45,12 @@ export function attachGate(
   scope: GateScope = { agent: EXECUTOR, policy: ctx.policy },
 ): void {
   agent.addHook(BeforeToolCallEvent, async (event) => {
-    if (event.toolUse.name === 'submit_action') gateSubmit(event, ctx, scope);
+    if (event.toolUse.name === 'submit_action') await gateSubmit(event, ctx, scope);
     else if (event.toolUse.name === 'finish_batch') await gateFinish(event, ctx);
   });
 }
 
-function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScope): void {
+async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScope): Promise<void> {
   const input = (event.toolUse.input ?? {}) as Record<string, unknown>;
   const itemId = typeof input.item_id === 'string' ? input.item_id : '';
   const item = ctx.items.get(itemId);
@@ -82,14 +83,16 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScop
   const agent = scope.agent === EXECUTOR ? {} : { agent: scope.agent };
   const reasoning = typeof input.reasoning === 'string' ? input.reasoning : '';
   if (verdict.kind === 'defer') {
-    setAside(ctx, item, {
+    const asked = await setAside(ctx, item, {
       action: verdict.action,
       confidence: verdict.confidence,
       reasoning,
       reason: verdict.reason,
       ...agent,
     });
-    event.cancel = `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`;
+    event.cancel = asked
+      ? `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`
+      : `item ${itemId} is already asked about or handled in another run; nothing was done to it here. Carry on with the next item.`;
     return;
   }
   const choice: Choice =
@@ -125,14 +128,25 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScop
 }
 
 /**
- * Sets an item aside for the person: nothing is done to it, and it goes on the run's one
- * deferred list, to be asked about at the end of the pass.
+ * Sets an item aside for the person: nothing is done to it, it is held for this run in the
+ * store, and it goes on the run's one deferred list, to be asked about at the end of the
+ * pass. False, and nothing set aside, when another run already has the item.
  */
-export function setAside(
+export async function setAside(
   ctx: RunContext,
   item: SourceItem,
   proposal: { action: string; confidence: number; reasoning: string; reason: string; agent?: string },
-): void {
+): Promise<boolean> {
+  const held = await holdItem(ctx.store, {
+    workflowId: ctx.workflow.id,
+    itemId: item.id,
+    runId: ctx.runId,
+    fingerprint: item.fingerprint,
+  });
+  if (!held) {
+    ctx.emit('deferred', `Not asked: another run has ${item.subject}`, { item_id: item.id });
+    return false;
+  }
   const { agent, ...rest } = proposal;
   const entry: DeferredItem = {
     item_id: item.id,
@@ -152,6 +166,7 @@ export function setAside(
     reason: rest.reason,
     ...(agent !== undefined ? { agent } : {}),
   });
+  return true;
 }
 
 async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {
@@ -216,6 +231,7 @@ async function reread(ctx: RunContext, entry: DeferredItem) {
 /** The item left the source while the run waited: nothing is done, and the audit says so. */
 async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<CarryOutResult> {
   const detail = 'the item is no longer in the source; nothing was done';
+  await releaseHolds(ctx.store, { id: ctx.runId, workflow_id: ctx.workflow.id }, [entry.item_id]);
   await appendAudit(ctx.store, {
     run_id: ctx.runId,
     workflow_id: ctx.workflow.id,

@@ -1,4 +1,5 @@
 import { AlreadyDecidedError, InvalidInputError, VersionConflictError } from '../errors/index.ts';
+import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -67,6 +68,7 @@ export async function decide(
       );
     throw error;
   }
+  crashPoint('decide:answered'); // a later command resumes the run if this process dies here
   deps.emit(decision.run_id, 'decided', `${describeAnswer(answered)}: ${decision.subject}`, {
     decision_id: decisionId,
     action,

@@ -1,3 +1,4 @@
+import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { NotFoundError, VersionConflictError } from '../errors/index.ts';
 import type { EngineDeps } from './deps.ts';
@@ -47,6 +48,7 @@ export async function markRunFailed(
     };
     try {
       const stored = await deps.store.update('runs', failed, run.version);
+      await releaseHolds(deps.store, run); // the items it held are asked again by the next run
       await auditRunFinished(deps.store, run, `failed: ${reason}`);
       deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
       return { marked: true, run: { ...failed, version: stored.version } };

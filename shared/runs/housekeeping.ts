@@ -1,7 +1,14 @@
-import { appendAudit, auditRunFinished } from '../audit/audit.ts';
+import { isAlive } from '../config/processes.ts';
+import { appendAudit, auditRunFinished, getAuditEntry } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { ItemOutcomeSchema, settleOutcome } from '../actions/outcomes.ts';
+import {
+  auditIdOf,
+  ItemOutcomeSchema,
+  releaseHolds,
+  settleOutcome,
+  type ItemOutcome,
+} from '../actions/outcomes.ts';
 import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { changeRun, getRun, runsWithStatus, thisProcess } from './run-repository.ts';
@@ -9,11 +16,15 @@ import type { Run } from './records.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
- * acted) and resumes every run that no longer waits on anyone.
+ * acted) and resumes every run that no longer waits on anyone: those, and any run whose
+ * last answer was saved by a process killed before it resumed the run.
  */
 export async function expireDue(deps: EngineDeps, now = new Date()): Promise<number> {
-  const due = (await listPending(deps.store)).filter((d) => d.expires_at <= now.toISOString());
+  const pending = await listPending(deps.store);
+  const due = pending.filter((d) => d.expires_at <= now.toISOString());
+  const asking = new Set(pending.filter((d) => !due.includes(d)).map((d) => d.run_id));
   const runs = new Set<string>();
+  for (const run of await runsWithStatus(deps.store, 'waiting')) if (!asking.has(run.id)) runs.add(run.id);
   for (const decision of due) {
     try {
       await deps.store.update(
@@ -36,44 +47,31 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
   return due.length;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Finds runs whose process died mid-run (on this host) and marks them failed. Items
  * the dead process was in the middle of acting on are recorded as failed, for a person
- * to check; items it had only set aside were never touched and are asked again next run.
+ * to check; items it had only set aside were never touched: their holds are released
+ * and the next run asks again.
  */
 export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const me = thisProcess();
   const crashed = (await runsWithStatus(deps.store, 'running')).filter(
-    (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !alive(r.owner.pid),
+    (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !isAlive(r.owner.pid),
   );
   if (crashed.length === 0) return [];
   const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
   const decisions = await listDecisions(deps.store);
   for (const run of crashed) {
     const midAction = outcomes.filter((o) => o.run_id === run.id && o.status === 'acting');
-    for (const outcome of midAction) {
-      await settleOutcome(deps.store, outcome, 'failed');
-      await appendAudit(deps.store, {
-        run_id: run.id,
-        workflow_id: run.workflow_id,
-        item_id: outcome.item_id,
-        outcome: 'failed',
-        action: outcome.action,
-        decided_by: null,
-        detail: 'the process stopped in the middle of this action; check the item by hand',
-      });
-    }
+    for (const outcome of midAction) await settleInterrupted(deps, run, outcome);
     for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
+    const held = outcomes.filter((o) => o.run_id === run.id && o.status === 'held');
+    await releaseHolds(
+      deps.store,
+      run,
+      held.map((o) => o.item_id),
+    );
     const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
     const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
     await changeRun(deps.store, run.id, () => ({
@@ -85,6 +83,30 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
     await auditRunFinished(deps.store, run, `failed: ${reason}`);
   }
   return crashed.map((r) => r.id);
+}
+
+/**
+ * Settles a claim the dead process left `acting`. When its audit entry was written, the
+ * action was carried out in full and the claim takes the entry's outcome; otherwise the
+ * action may be half done: recorded as failed, for a person to check. The entry is
+ * written before the claim is settled, so a recovery killed midway is simply redone.
+ */
+async function settleInterrupted(deps: EngineDeps, run: Run, outcome: ItemOutcome): Promise<void> {
+  const id = auditIdOf(outcome);
+  const entry =
+    (await getAuditEntry(deps.store, id)) ??
+    (await appendAudit(deps.store, {
+      id,
+      run_id: run.id,
+      workflow_id: run.workflow_id,
+      item_id: outcome.item_id,
+      outcome: 'failed',
+      action: outcome.action,
+      decided_by: null,
+      detail: 'the process stopped in the middle of this action; check the item by hand',
+    }));
+  const status = ItemOutcomeSchema.shape.status.safeParse(entry.outcome).data ?? 'failed';
+  await settleOutcome(deps.store, outcome, status);
 }
 
 /** The sweep every entry point runs first: recover crashed runs, expire overdue decisions. */

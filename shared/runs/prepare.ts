@@ -2,6 +2,7 @@ import type { Agent } from '@strands-agents/sdk';
 import { runState, type RunContext } from '../agents/executor/run-context.ts';
 import { RunLedger } from '../agents/executor/run-ledger.ts';
 import { identify } from '../actions/identify.ts';
+import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
@@ -67,7 +68,7 @@ export async function prepareRun(
     for (const ref of (ctx.refs ??= await source.listRefs())) {
       const read = await source.read(ref);
       if (!read.ok) return true; // the executor records it as unparseable
-      const sighting = await identify(deps.store, workflow.id, read.item, seen);
+      const sighting = await identify(deps.store, workflow.id, run.id, read.item, seen);
       if (sighting.kind === 'copy') return true; // the executor records it as a duplicate
       if (sighting.kind === 'new') {
         if (!held.has(sighting.item.id)) return true;
@@ -79,6 +80,12 @@ export async function prepareRun(
   const complete = async (executor: Agent) => {
     const counts = runState.counts(executor.appState);
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
+    // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
+    await releaseHolds(
+      deps.store,
+      run,
+      ctx.ledger.deferred().map((d) => d.item_id),
+    );
     await auditRunFinished(deps.store, run, summary);
     const link = await deps.links.runUrl(run.id);
     await deps.notifier.notify({

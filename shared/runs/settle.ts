@@ -1,6 +1,7 @@
 import type { Agent } from '@strands-agents/sdk';
 import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
 import { runState } from '../agents/executor/run-context.ts';
+import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import type { Interrupt } from '@strands-agents/sdk';
 import { DISPATCH_INTERRUPT } from './dispatch.ts';
@@ -178,6 +179,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
     owner: null,
     finished_at: new Date().toISOString(),
   }));
+  await releaseHolds(deps.store, run); // the items it held are asked again by the next run
   await auditRunFinished(deps.store, run, `failed: ${reason}`);
   deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   return failed;

@@ -1,11 +1,20 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
+import { crashPoint, isAlive } from '../config/processes.ts';
 import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
 
 const LOCK_WAIT_MS = 5_000;
+/** A lock or temp file this old is stale even when its owner cannot be told (an empty lock). */
 const LOCK_STALE_MS = 10_000;
+/** This host, short: temp names carry it with the pid, so only this host judges them. */
+const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
+/** What a lock file holds: who took it, so a waiter can tell at once that its owner died. */
+const LOCK_OWNER = `${JSON.stringify({ host: HOST, pid: process.pid })}\n`;
+const TEMP_NAME = /^\.tmp-([0-9a-f]{8})-(\d+)-/;
 const LIST_BATCH = 64;
 const LONGEST_SUFFIX = '.json.lock.break';
 // Keep every file we make for a record (record, lock, breaker) within the usual 255-byte name limit.
@@ -59,6 +68,7 @@ export class JsonFileStore implements Store {
       if (errorCode(err) === 'ENOENT') return [];
       throw err;
     }
+    await removeLeftovers(dir, names);
     const files = names
       .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
       .map((n) => path.join(dir, n));
@@ -150,9 +160,13 @@ async function ensureDir(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
 }
 
+function tempName(dir: string): string {
+  return path.join(dir, `.tmp-${HOST}-${process.pid}-${randomBytes(8).toString('hex')}`);
+}
+
 /** Writes and fsyncs a uniquely named temp file in `dir`; returns its path. */
 async function writeTemp(dir: string, value: unknown): Promise<string> {
-  const temp = path.join(dir, `.tmp-${process.pid}-${randomBytes(8).toString('hex')}`);
+  const temp = tempName(dir);
   try {
     const handle = await fs.open(temp, 'wx', 0o600);
     try {
@@ -170,6 +184,7 @@ async function writeTemp(dir: string, value: unknown): Promise<string> {
 
 async function writeAtomic(file: string, value: unknown): Promise<void> {
   const temp = await writeTemp(path.dirname(file), value);
+  crashPoint('store:temp-written');
   try {
     await fs.rename(temp, file);
   } catch (err) {
@@ -185,12 +200,7 @@ async function withLock<R>(file: string, fn: () => Promise<R>): Promise<R> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   let delay = 2;
   for (;;) {
-    try {
-      await (await fs.open(lock, 'wx', 0o600)).close();
-      break;
-    } catch (err) {
-      if (errorCode(err) !== 'EEXIST') throw err;
-    }
+    if (await createOwned(lock)) break;
     if (await isStale(lock)) await breakStaleLock(lock);
     if (Date.now() >= deadline) {
       throw new HandoffError(
@@ -213,10 +223,7 @@ async function withLock<R>(file: string, fn: () => Promise<R>): Promise<R> {
  */
 async function breakStaleLock(lock: string): Promise<void> {
   const breaker = `${lock}.break`;
-  try {
-    await (await fs.open(breaker, 'wx', 0o600)).close();
-  } catch (err) {
-    if (errorCode(err) !== 'EEXIST') throw err;
+  if (!(await createOwned(breaker))) {
     // A breaker left by a process that died mid-break would block breaking forever.
     if (await isStale(breaker)) await unlinkQuietly(breaker);
     return;
@@ -228,13 +235,65 @@ async function breakStaleLock(lock: string): Promise<void> {
   }
 }
 
-async function isStale(file: string): Promise<boolean> {
+/**
+ * Creates `file` holding LOCK_OWNER, exclusively (a hard link fails if it is taken), so
+ * the file is never seen without its owner. False when it exists.
+ */
+async function createOwned(file: string): Promise<boolean> {
+  const temp = tempName(path.dirname(file));
+  await fs.writeFile(temp, LOCK_OWNER, { flag: 'wx', mode: 0o600 });
   try {
-    const stat = await fs.stat(file);
-    return Date.now() - stat.mtimeMs > LOCK_STALE_MS;
+    await fs.link(temp, file);
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlinkQuietly(temp);
+  }
+}
+
+/** A lock is stale at once when its owner (a process of this host) is gone, else after LOCK_STALE_MS. */
+async function isStale(file: string): Promise<boolean> {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    [text, { mtimeMs }] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
   } catch (err) {
     if (errorCode(err) === 'ENOENT') return false;
     throw err;
+  }
+  if (Date.now() - mtimeMs > LOCK_STALE_MS) return true;
+  const owner = ownerOf(text);
+  return owner !== null && owner.host === HOST && owner.pid !== process.pid && !isAlive(owner.pid);
+}
+
+const LockOwnerSchema = z.object({ host: z.string(), pid: z.number().int() });
+
+function ownerOf(text: string): z.infer<typeof LockOwnerSchema> | null {
+  try {
+    return LockOwnerSchema.safeParse(JSON.parse(text)).data ?? null;
+  } catch {
+    return null; // empty, or written by an older version: only its age can tell
+  }
+}
+
+/**
+ * Removes what a killed process left in a collection's folder: temp files of a dead
+ * process of this host, and locks (or breakers) that are stale.
+ */
+async function removeLeftovers(dir: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const temp = TEMP_NAME.exec(name);
+    if (temp) {
+      const pid = Number(temp[2]);
+      if (temp[1] === HOST && pid !== process.pid && !isAlive(pid)) await unlinkQuietly(file);
+    } else if (name.endsWith('.lock')) {
+      if (await isStale(file)) await breakStaleLock(file);
+    } else if (name.endsWith('.lock.break')) {
+      if (await isStale(file)) await unlinkQuietly(file);
+    }
   }
 }
 

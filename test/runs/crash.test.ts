@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { cliJson } from '../support/cli.ts';
+import { cliJson, runCli } from '../support/cli.ts';
 import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 
 interface AuditRow {
@@ -59,5 +59,57 @@ it('a run killed mid-batch acts on nothing it deferred and nothing twice once st
   expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(
     acted.filter(Boolean).length - 1,
   );
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+it('an action whose process is killed right after it still has its audit entry, once', async () => {
+  const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-audit-', [mail(NEWSLETTER)]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  await cliJson(['workflows', 'add', workflowFile], env);
+
+  const killed = await runCli(['run', 'inbox'], { ...env, HANDOFF_CRASH_AT: 'carry-out:half-recorded' });
+  expect(killed.signal).toBe('SIGKILL');
+  expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(1); // the action was done
+
+  const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env); // notices the dead run
+  expect(runs[0]?.status).toBe('failed');
+  const audit = await cliJson<AuditRow[]>(['audit', '--run', runs[0]!.run_id], env);
+  const entries = audit.filter((e) => e.item_id !== null);
+  expect(entries).toEqual([expect.objectContaining({ outcome: 'acted', action: 'archive' })]);
+
+  // A later run neither redoes it nor records it again.
+  await cliJson(['run', 'inbox'], env);
+  const all = await cliJson<AuditRow[]>(['audit'], env);
+  expect(all.filter((e) => e.item_id !== null)).toHaveLength(1);
+  expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(1);
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+it('a run whose last answer was saved by a killed `decide` is resumed by the next command', async () => {
+  const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-decide-', [
+    mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
+    mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
+  ]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  await cliJson(['workflows', 'add', workflowFile], env);
+  const run = await cliJson<{ run_id: string; status: string }>(['run', 'inbox'], env);
+  expect(run.status).toBe('waiting');
+  const pending = await cliJson<{ decision_id: string }[]>(['pending'], env);
+  expect(pending.length).toBeGreaterThanOrEqual(1);
+
+  for (const p of pending.slice(0, -1)) await cliJson(['decide', p.decision_id, 'archive'], env);
+  const last = pending.at(-1)!.decision_id;
+  const killed = await runCli(['decide', last, 'archive'], { ...env, HANDOFF_CRASH_AT: 'decide:answered' });
+  expect(killed.signal).toBe('SIGKILL');
+
+  const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(runs).toEqual([expect.objectContaining({ run_id: run.run_id, status: 'completed' })]);
+  const audit = await cliJson<(AuditRow & { decided_by: string | null })[]>(
+    ['audit', '--run', run.run_id],
+    env,
+  );
+  const human = audit.filter((e) => e.decided_by === 'human');
+  expect(human.map((e) => e.outcome)).toEqual(pending.map(() => 'acted'));
+  expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(pending.length);
   await fs.rm(dir, { recursive: true, force: true });
 });

@@ -103,6 +103,22 @@ describe('the sweeper: nothing is left stranded between two processes', () => {
     expect(await runStep(fixture.deps, run.id, 'executor')).toMatchObject({ status: 'waiting' });
   });
 
+  it('resumes a waiting run whose last answer was saved by a process killed before it resumed it', async () => {
+    const { sent } = await dispatched();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    await runStep(fixture.deps, run.id, 'executor');
+    const [decision] = await listPending(fixture.store);
+    // What `decide` had written when it was killed: the answer, and nothing after it.
+    const answer = { action: 'file_ticket', note: null, by: 'human', at: new Date().toISOString() };
+    await fixture.store.update('decisions', { ...decision!, status: 'answered', answer }, decision!.version);
+
+    await sweep(fixture.deps);
+    expect(sent.at(-1)).toEqual({ run_id: run.id, node: 'resume' });
+    await runStep(fixture.deps, run.id, 'resume');
+    expect(await runStep(fixture.deps, run.id, 'completer')).toMatchObject({ status: 'completed' });
+    expect(await fixture.store.list('tickets')).toHaveLength(2); // the answer was carried out, once
+  });
+
   it('leaves waiting runs and runs that are moving alone', async () => {
     const { sent } = await dispatched();
     const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });

@@ -9,6 +9,7 @@ import { HandoffError, RecordExistsError, VersionConflictError } from '../../sha
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/race-update.ts', import.meta.url));
+const DIE_HOLDING_LOCK = fileURLToPath(new URL('./fixtures/die-holding-lock.ts', import.meta.url));
 
 let dir: string;
 let store: JsonFileStore;
@@ -127,5 +128,20 @@ describe('JsonFileStore across processes', () => {
       expect(await store.get('runs', id)).toEqual({ id, writer: winner, version: 2 });
     }
     expect((await fs.readdir(path.join(dir, 'runs'))).every((n) => /^race-\d+\.json$/.test(n))).toBe(true);
+  }, 30_000);
+
+  it('takes over at once a lock whose process was killed, and leaves no temp or lock file for good', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', DIE_HOLDING_LOCK, dir], { stdio: 'inherit' });
+    const signal = await new Promise((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
+    expect(signal).toBe('SIGKILL');
+    const left = await fs.readdir(path.join(dir, 'runs'));
+    expect(left).toContain('a.json.lock');
+    expect(left.some((n) => n.startsWith('.tmp-'))).toBe(true);
+
+    const started = Date.now();
+    await expect(store.update('runs', { id: 'a', n: 2 }, 1)).resolves.toEqual({ id: 'a', n: 2, version: 2 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await store.list('runs');
+    expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
   }, 30_000);
 });

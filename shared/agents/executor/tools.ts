@@ -42,7 +42,7 @@ export async function nextPage(
       await recordUnparseable(ctx, ref, read.reason);
       continue;
     }
-    const sighting = await identify(ctx.store, ctx.workflow.id, read.item, ctx.items);
+    const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items);
     if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
     if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
     ctx.items.set(sighting.item.id, sighting.item);

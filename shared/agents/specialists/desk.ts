@@ -147,7 +147,7 @@ export class SpecialistDesk {
       const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
       ctx.emit('failed', `${to} could not decide ${item.subject}: ${reason}`, { item_id: itemId, agent: to });
       if (!ctx.ledger.isDeferred(itemId))
-        setAside(ctx, item, {
+        await setAside(ctx, item, {
           action: SKIP,
           confidence: 0,
           reasoning: `${to} failed before deciding this item: ${reason}`,
@@ -162,7 +162,7 @@ export class SpecialistDesk {
     }
     if (!taken.settled && !ctx.ledger.isDeferred(itemId)) {
       // It ended its turn without a decision the gate could settle: fail toward asking.
-      setAside(ctx, item, {
+      await setAside(ctx, item, {
         action: SKIP,
         confidence: 0,
         reasoning: `${to} ended without deciding this item: ${lastWords(taken.items)}`,

@@ -1,0 +1,18 @@
+/** Whether a process of this host is still running (EPERM: it is, under another user). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * For crash tests only: when `HANDOFF_CRASH_AT` names this point, the process kills itself
+ * with SIGKILL right here, with no cleanup, as `kill -9` or a power cut would. Tests use it
+ * to stop a real process at a precise moment instead of racing it. Unset, it does nothing.
+ */
+export function crashPoint(name: string): void {
+  if (process.env.HANDOFF_CRASH_AT === name) process.kill(process.pid, 'SIGKILL');
+}
