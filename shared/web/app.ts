@@ -112,7 +112,15 @@ export function createApp(deps: AppDeps): Hono {
     liveFeed: deps.liveFeed ?? (deps.requireToken ? 'poll' : 'sse'),
   };
 
-  app.use(secureHeaders({ contentSecurityPolicy: CSP, crossOriginEmbedderPolicy: false }));
+  // `same-origin`: no Referer (so no link token) leaves the site, and our own form POSTs
+  // carry their real Origin (under `no-referrer` a browser sends `Origin: null`).
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: CSP,
+      crossOriginEmbedderPolicy: false,
+      referrerPolicy: 'same-origin',
+    }),
+  );
   app.use(
     hostGuard({
       hosts: deps.hosts ?? (() => LOOPBACK_HOSTS),
