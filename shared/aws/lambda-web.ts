@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Hono } from 'hono';
+import type { Context as HonoContext, Hono } from 'hono';
 import { handle, type LambdaEvent } from 'hono/aws-lambda';
 import type { Env } from '../config/env.ts';
 import type { LinkKey } from '../links/link-key.ts';
@@ -17,9 +17,10 @@ export interface LambdaWebOptions {
 }
 
 /**
- * The HTTP app as the API and webhook functions serve it: decision pages open only
- * from a signed link, `/api/*` is authorised by API Gateway, and a started run is
- * executed in this invocation (in dispatch mode that is only the trigger node: it
+ * The HTTP app as the API and webhook functions serve it: it answers only at API
+ * Gateway's domain name and UI_BASE_URL's host, decision pages open only from a
+ * signed link, `/api/*` is authorised by API Gateway, and a started run is executed
+ * in this invocation (in dispatch mode that is only the trigger node: it
  * dispatches the executor and returns).
  */
 export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: RunLauncher } {
@@ -33,11 +34,20 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
     requireToken: true,
     apiAuth: 'gateway',
     onWorkflowChange: opts.onWorkflowChange,
+    // Besides UI_BASE_URL (the custom domain, if the stack was given one): API Gateway's own name.
+    hosts: (c) => [gatewayDomainName(c)],
   };
   const app = createApp(deps);
   if (!servesWorkflowRoutes(app))
     registerWorkflowRoutes(app, { engine: opts.engine, onChange: opts.onWorkflowChange });
   return { app, launcher };
+}
+
+/** The domain name API Gateway received the request at (hono's Lambda bindings), if any. */
+function gatewayDomainName(c: HonoContext): string | undefined {
+  const bindings = c.env as { requestContext?: { domainName?: unknown } } | undefined;
+  const name = bindings?.requestContext?.domainName;
+  return typeof name === 'string' ? name : undefined;
 }
 
 function servesWorkflowRoutes(app: Hono): boolean {

@@ -28,6 +28,7 @@ import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
+import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
 import { registerManageRoutes } from './manage-routes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -81,6 +82,11 @@ export interface AppDeps {
   liveFeed?: 'sse' | 'poll';
   /** Told when a workflow is saved or removed through the API (AWS: schedule sync). */
   onWorkflowChange?: WorkflowChangeListener;
+  /**
+   * Host names the app answers to besides its UI base URLs' (any other `Host` is refused):
+   * default the loopback names; Lambda: API Gateway's domain name.
+   */
+  hosts?: HostRules['hosts'];
 }
 
 /** Builds the Handoff HTTP app. */
@@ -106,7 +112,22 @@ export function createApp(deps: AppDeps): Hono {
     liveFeed: deps.liveFeed ?? (deps.requireToken ? 'poll' : 'sse'),
   };
 
-  app.use(secureHeaders({ contentSecurityPolicy: CSP, crossOriginEmbedderPolicy: false }));
+  // `same-origin`: no Referer (so no link token) leaves the site, and our own form POSTs
+  // carry their real Origin (under `no-referrer` a browser sends `Origin: null`).
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: CSP,
+      crossOriginEmbedderPolicy: false,
+      referrerPolicy: 'same-origin',
+    }),
+  );
+  app.use(
+    hostGuard({
+      hosts: deps.hosts ?? (() => LOOPBACK_HOSTS),
+      // The one in force (Settings may change it), the default and the environment's.
+      baseUrls: () => [engine.settings.uiBaseUrl, web.uiBaseUrlDefault(), env.UI_BASE_URL],
+    }),
+  );
   app.use(async (c, next) => {
     await next();
     // Pages carry CSRF tokens and private data: never cached.

@@ -2,7 +2,9 @@
  * Who may open a page. Locally without a password every visitor gets a session
  * (the server listens on loopback only). With `HANDOFF_UI_PASSWORD` set, a page
  * needs a logged-in session. A public deployment without a password opens only
- * signed decision links. Every POST also needs the session's CSRF token.
+ * signed decision links. Every POST also needs the session's CSRF token. Before any
+ * of this, host-guard.ts refuses a request for another host name or a change sent
+ * from another site.
  */
 import type { Context } from 'hono';
 import { messagePage, type Visitor } from './pages/layout.ts';

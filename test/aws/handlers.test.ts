@@ -12,7 +12,7 @@ import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
-import { failureRecord } from './support.ts';
+import { failureRecord, UI } from './support.ts';
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
@@ -100,12 +100,12 @@ describe('workflow routes', () => {
     const changes: [string, WorkflowChange][] = [];
     const { app } = lambdaWebApp({
       engine: fixture.deps,
-      env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir }),
+      env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir, UI_BASE_URL: UI }),
       linkKey: { get: async () => Buffer.alloc(32, 7) },
       onWorkflowChange: async (id, change) => void changes.push([id, change]),
     });
     const put = (id: string, body: string, type: string) =>
-      app.request(`/api/workflows/${id}`, { method: 'PUT', body, headers: { 'Content-Type': type } });
+      app.request(`${UI}/api/workflows/${id}`, { method: 'PUT', body, headers: { 'Content-Type': type } });
     const yaml = workflowYaml(fixture.maildir).replace('id: inbox', 'id: second');
 
     expect((await put('second', yaml, 'application/yaml')).status).toBe(201);
@@ -128,8 +128,8 @@ describe('workflow routes', () => {
     expect(((await invalid.json()) as { error: string }).error).toMatch(/^body.yaml: trigger: needs one of/);
     expect((await put('second', 'x'.repeat(300 * 1024), 'text/yaml')).status).toBe(413);
 
-    expect((await app.request('/api/workflows/second', { method: 'DELETE' })).status).toBe(204);
-    expect((await app.request('/api/workflows/second', { method: 'DELETE' })).status).toBe(404);
+    expect((await app.request(`${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(204);
+    expect((await app.request(`${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(404);
     expect(changes).toEqual([
       ['second', 'saved'],
       ['second', 'saved'],

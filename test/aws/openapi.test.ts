@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import type { RunLauncher } from '../../shared/web/run-launcher.ts';
+import { UI } from './support.ts';
 
 type Doc = {
   openapi: string;
@@ -22,7 +23,7 @@ let dir: string;
 const doc = openApiDocument() as Doc;
 
 beforeAll(async () => {
-  const made = await makeEngine();
+  const made = await makeEngine({ UI_BASE_URL: UI });
   dir = made.dir;
   ({ app, launcher } = lambdaWebApp({
     engine: made.engine,
@@ -32,6 +33,9 @@ beforeAll(async () => {
   }));
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+/** A request as API Gateway passes it on: at the deployment's host (UI_BASE_URL). */
+const atGateway = (pathAndQuery: string, init?: RequestInit) => app.request(`${UI}${pathAndQuery}`, init);
 
 /** Every `/api` route the app serves, as OpenAPI path + method. */
 function servedApiRoutes(): { path: string; method: string }[] {
@@ -117,34 +121,31 @@ describe('the OpenAPI document', () => {
       expect(res.status).toBe(status);
       return (await res.json()) as Record<string, unknown>;
     };
-    const missing = await body(await app.request('/api/runs/run_missing'), 404);
+    const missing = await body(await atGateway('/api/runs/run_missing'), 404);
     expect(Object.keys(missing)).toEqual(schemas.Error!.required);
 
     const maildir = path.join(dir, 'Maildir');
     await createDemoMaildir(maildir);
     const yaml = demoWorkflowYaml(maildir);
     const put = { method: 'PUT', body: yaml, headers: { 'Content-Type': 'application/yaml' } };
-    expect(
-      Object.keys(await body(await app.request('/api/workflows/inbox-triage', put), 201)).sort(),
-    ).toEqual(keys('WorkflowSummary'));
-    const started = await body(
-      await app.request('/api/workflows/inbox-triage/runs', { method: 'POST' }),
-      202,
+    expect(Object.keys(await body(await atGateway('/api/workflows/inbox-triage', put), 201)).sort()).toEqual(
+      keys('WorkflowSummary'),
     );
+    const started = await body(await atGateway('/api/workflows/inbox-triage/runs', { method: 'POST' }), 202);
     expect(Object.keys(started)).toEqual(keys('RunStarted'));
     await launcher.idle();
-    const run = await body(await app.request(`/api/runs/${String(started.run_id)}`), 200);
+    const run = await body(await atGateway(`/api/runs/${String(started.run_id)}`), 200);
     expect(Object.keys(run).sort()).toEqual(keys('RunSummary'));
-    const pending = (await (await app.request('/api/pending')).json()) as Record<string, unknown>[];
+    const pending = (await (await atGateway('/api/pending')).json()) as Record<string, unknown>[];
     expect(Object.keys(pending[0]!).sort()).toEqual(keys('PendingDecision'));
     const answer = { method: 'POST', body: JSON.stringify({ action: 'skip' }) };
     const decided = await body(
-      await app.request(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
+      await atGateway(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
       200,
     );
     expect(Object.keys(decided).sort()).toEqual(keys('DecideResult'));
     const again = await body(
-      await app.request(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
+      await atGateway(`/api/decisions/${String(pending[0]!.decision_id)}`, answer),
       409,
     );
     expect(Object.keys(again)).toEqual(['error']);

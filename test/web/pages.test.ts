@@ -61,7 +61,8 @@ async function pausedRun(): Promise<string> {
 
 describe('with HANDOFF_UI_PASSWORD set', () => {
   it('every page needs a login; the session cookie is HttpOnly, SameSite=Strict, Secure over https', async () => {
-    h = await makeHarness({ HANDOFF_UI_PASSWORD: PASSWORD });
+    // Served on loopback and, over https, behind a proxy at the UI base URL.
+    h = await makeHarness({ HANDOFF_UI_PASSWORD: PASSWORD, UI_BASE_URL: 'https://handoff.example' });
     const runId = await pausedRun();
     const browser = client(h.app);
     for (const path of ['/', '/activity', '/memory', '/settings', '/runs', `/runs/${runId}`]) {

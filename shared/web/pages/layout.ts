@@ -41,7 +41,7 @@ function head(title: string, scripts: string[]): Html {
   return html`<head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="referrer" content="no-referrer" />
+    <meta name="referrer" content="same-origin" />
     <title>${title} · Handoff</title>
     <link rel="stylesheet" href="/assets/app.css" />
     <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
