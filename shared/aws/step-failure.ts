@@ -4,7 +4,7 @@
  * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
  */
 import type { z } from 'zod';
-import type { EngineDeps } from '../runs/deps.ts';
+import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
 import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
 import {
   DESTINATION_DETAIL_TYPE,
@@ -30,7 +30,7 @@ export interface FailureResult {
  * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
  */
 export async function recordStepFailure(
-  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  deps: FailureNoticeDeps,
   event: unknown,
 ): Promise<FailureResult> {
   const raw =
@@ -55,7 +55,7 @@ export async function recordStepFailure(
 }
 
 async function markFailed(
-  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  deps: FailureNoticeDeps,
   runId: string,
   reason: string,
   step?: Step,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { listPending } from '../../runs/decision-repository.ts';
 import { toPendingJson } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
-import { printJson, printTable } from '../output.ts';
+import { exitCodeForRun, printJson, printTable } from '../output.ts';
 
 export function registerDecisionCommands(program: Command): void {
   program
@@ -35,6 +35,7 @@ export function registerDecisionCommands(program: Command): void {
       const { engine } = await cliContext();
       const { decide } = await import('../../runs/decide.ts');
       const result = await decide(engine, decisionId, action, options.note ?? null);
+      process.exitCode = exitCodeForRun(result.run_status); // the answer stands; a resumed run may fail
       if (options.json) return printJson(result);
       console.log(`Recorded ${action} for ${decisionId}. Run ${result.run_id} is ${result.run_status}.`);
     });
