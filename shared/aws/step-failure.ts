@@ -29,10 +29,7 @@ export interface FailureResult {
  * event too old). A run step's failure marks the run failed with the reason; any other
  * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
  */
-export async function recordStepFailure(
-  deps: FailureNoticeDeps,
-  event: unknown,
-): Promise<FailureResult> {
+export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown): Promise<FailureResult> {
   const raw =
     (event as { 'detail-type'?: unknown })?.['detail-type'] === DESTINATION_DETAIL_TYPE
       ? (event as { detail: unknown }).detail
