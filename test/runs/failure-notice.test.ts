@@ -39,6 +39,17 @@ describe('a failed run tells the person', () => {
     expect(failed.error).toContain('gave up after 3 attempts');
   });
 
+  it('when its model provider cannot be made: the run fails at once, not at the next crash sweep', async () => {
+    const { deps, notices, store } = await givenUp();
+    deps.models = () => Promise.reject(new Error('ANTHROPIC_API_KEY is not set'));
+    const run = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
+    expect(run).toMatchObject({ status: 'failed', error: 'ANTHROPIC_API_KEY is not set' });
+    expect(await getRun(store, run.id)).toMatchObject({ status: 'failed', owner: null });
+    expect(notices).toEqual([
+      expect.objectContaining({ kind: 'failed', runId: run.id, reason: 'ANTHROPIC_API_KEY is not set' }),
+    ]);
+  });
+
   it('when the process running it gave up (a step whose retries ran out)', async () => {
     const { deps, notices } = await givenUp();
     const run = await createRunFor(deps, 'inbox', { kind: 'manual', detail: null });
