@@ -28,9 +28,13 @@ beforeAll(async () => {
 });
 
 /** Runs `handoff ARGS` as people do and as scripts do; both must exit `code`. */
-async function bothWays(args: string[], code: number): Promise<{ plain: CliResult; json: CliResult }> {
-  const plain = await runCli(args, env);
-  const json = await runCli([...args, '--json'], env);
+async function bothWays(
+  args: string[],
+  code: number,
+  extraEnv: Record<string, string> = {},
+): Promise<{ plain: CliResult; json: CliResult }> {
+  const plain = await runCli(args, { ...env, ...extraEnv });
+  const json = await runCli([...args, '--json'], { ...env, ...extraEnv });
   expect({ args, plain: plain.code, json: json.code }).toEqual({ args, plain: code, json: code });
   if (code === 0) expect(() => JSON.parse(json.stdout) as unknown).not.toThrow();
   else if (code === 1)
@@ -54,7 +58,7 @@ async function oneEachWay(commands: string[][]): Promise<void> {
 const parsed = <T>(result: CliResult): T => JSON.parse(result.stdout) as T;
 
 describe('exit codes are the same with and without --json', () => {
-  it('for every command of the README, when it works', async () => {
+  it('for every command, when it works', async () => {
     await bothWays(['store', 'init'], 0);
     await bothWays(['templates'], 0);
     const template = await bothWays(['templates', 'inbox-triage'], 0);
@@ -75,6 +79,11 @@ describe('exit codes are the same with and without --json', () => {
     await oneEachWay(pending.slice(0, 2).map((d) => ['decide', d.decision_id, 'skip']));
     await bothWays(['audit'], 0);
     await bothWays(['runs'], 0);
+
+    // And the commands beyond the README's table.
+    await bothWays(['inspect', parsed<{ run_id: string }>(run.json).run_id], 0);
+    for (const command of ['stats', 'usage', 'integrations', 'credentials', 'doctor'])
+      await bothWays([command], 0);
   });
 
   it('when a command fails or is refused: 1, with one line on stderr', async () => {
@@ -85,6 +94,8 @@ describe('exit codes are the same with and without --json', () => {
     await bothWays(['rules', 'delete', 'rule_nope'], 1);
     await bothWays(['rules', 'add', '--keywords', 'invoice', '--action', 'archive'], 1);
     await bothWays(['templates', 'no-such-template'], 1);
+    await bothWays(['inspect', 'run_nope'], 1);
+    await bothWays(['doctor'], 1, { NOTIFY_CHANNEL: 'slack' }); // a channel that is not configured
   });
 
   it('when the command line is wrong: 2', async () => {
