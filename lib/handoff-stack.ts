@@ -54,14 +54,14 @@ export class HandoffStack extends Stack {
       NODE_OPTIONS: '--enable-source-maps',
       HANDOFF_STATE_DIR: STATE_DIR,
     };
-    // Last resort for a step that gave up: mark the run failed; if even that fails, the DLQ (alarmed).
+    const notifyEnvironment = { NOTIFY_CHANNEL: 'sns', NOTIFY_TOPIC_ARN: notifications.topic.topicArn };
+    // Last resort for a step that gave up: mark the run failed (and say so); if even that fails, the DLQ (alarmed).
     const stepFailed = handoffFunction(this, {
       name: 'step-failed',
-      environment: baseEnvironment,
+      environment: { ...baseEnvironment, ...notifyEnvironment },
       removalPolicy,
       onFailure: new SqsDestination(bus.deadLetterQueue),
     });
-    const notifyEnvironment = { NOTIFY_CHANNEL: 'sns', NOTIFY_TOPIC_ARN: notifications.topic.topicArn };
     const fn = (name: FunctionName, extra: Record<string, string> = {}, async = false): NodejsFunction =>
       handoffFunction(this, {
         name,
@@ -93,7 +93,7 @@ export class HandoffStack extends Stack {
     });
 
     // Nothing is left stranded: overdue decisions expire, a lost hand-off is sent again.
-    const sweeper = fn('sweeper');
+    const sweeper = fn('sweeper', notifyEnvironment);
 
     // Routing: the bus moves a run from node to node; the API and webhooks start runs.
     bus.scheduleSweep(sweeper, SWEEP_PERIOD);
@@ -109,7 +109,7 @@ export class HandoffStack extends Stack {
     store.grantRead(scheduleSync);
     for (const f of [trigger, executor, completer, resume, app, webhook, sweeper])
       bus.eventBus.grantPutEventsTo(f);
-    for (const f of [executor, completer, resume]) notifications.grantPublish(f);
+    for (const f of [executor, completer, resume, stepFailed, sweeper]) notifications.grantPublish(f);
     for (const f of [executor, resume]) secrets.credentialsKey.grantDecrypt(f);
     secrets.linkKey.grantRead(executor);
     secrets.linkKey.grantRead(app);

@@ -53,6 +53,20 @@ export function engineForLambda(
   };
 }
 
+/**
+ * What a function that only marks runs failed needs to tell the person: the notify
+ * channel and the run's page under UI_BASE_URL (no link key: a run link is not signed).
+ */
+export function failureNoticesForLambda(
+  env: Pick<EngineEnv, 'NOTIFY_CHANNEL' | 'NOTIFY_TOPIC_ARN' | 'UI_BASE_URL'>,
+  clients: Pick<LambdaClients, 'sns' | 'secrets'>,
+): Pick<EngineDeps, 'notifier' | 'links'> {
+  return {
+    notifier: notifierForLambda(env, clients),
+    links: new DecisionLinks(linkKeyFor({}, clients), () => env.UI_BASE_URL),
+  };
+}
+
 /** The link key in LINK_KEY_SECRET_ARN (read once), or one that fails naming the variable. */
 export function linkKeyFor(
   env: Pick<EngineEnv, 'LINK_KEY_SECRET_ARN'>,
@@ -67,7 +81,10 @@ export function linkKeyFor(
  * NotifyError like any channel. A function without a channel (a Lambda log reaches nobody)
  * gets a notifier that fails visibly, should it ever have to notify.
  */
-function notifierForLambda(env: EngineEnv, clients: Pick<LambdaClients, 'sns'>): Notifier {
+function notifierForLambda(
+  env: Pick<EngineEnv, 'NOTIFY_CHANNEL' | 'NOTIFY_TOPIC_ARN'>,
+  clients: Pick<LambdaClients, 'sns'>,
+): Notifier {
   if (env.NOTIFY_CHANNEL === 'console')
     return {
       notify: () =>

@@ -54,9 +54,10 @@ export const FUNCTION_VARS = {
   api: [...ENGINE_VARS, 'LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
   webhook: [...ENGINE_VARS, 'WEBHOOK_SECRET_ARN'],
   'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
-  'step-failed': [],
-  /** Expires overdue decisions (their runs resume) and re-sends lost hand-offs: the bus, no notices. */
-  sweeper: [...ENGINE_VARS],
+  /** Marks a run failed and tells the person: the topic, and where the run's page is. */
+  'step-failed': ['UI_BASE_URL', 'NOTIFY_TOPIC_ARN'],
+  /** Expires overdue decisions (their runs resume), re-sends lost hand-offs, fails stranded runs (a notice). */
+  sweeper: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
 } as const satisfies Record<string, readonly LambdaVar[]>;
 
 export type LambdaFunction = keyof typeof FUNCTION_VARS;

@@ -31,6 +31,7 @@ export class SnsNotifier implements Notifier {
 
 function subjectOf(notice: Notice): string {
   if (notice.kind === 'completed') return `Handoff: ${notice.workflowName} finished`;
+  if (notice.kind === 'failed') return `Handoff: ${notice.workflowName} failed`;
   const s = notice.count === 1 ? '' : 's';
   return `Handoff: ${notice.count} question${s} for you (${notice.workflowName})`;
 }
@@ -38,6 +39,8 @@ function subjectOf(notice: Notice): string {
 function messageOf(notice: Notice): string {
   if (notice.kind === 'completed')
     return `${notice.workflowName}: ${notice.summary}\n\nSee the run: ${notice.link}\n`;
+  if (notice.kind === 'failed')
+    return `${notice.workflowName}: run ${notice.runId} failed: ${notice.reason}\n\nSee the run: ${notice.link}\n`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${notice.workflowName} paused with ${notice.count} question${s} for you (run ${notice.runId}).`,

@@ -4,7 +4,7 @@
  * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
  */
 import type { z } from 'zod';
-import type { EngineDeps } from '../runs/deps.ts';
+import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
 import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
 import {
   DESTINATION_DETAIL_TYPE,
@@ -29,10 +29,7 @@ export interface FailureResult {
  * event too old). A run step's failure marks the run failed with the reason; any other
  * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
  */
-export async function recordStepFailure(
-  deps: Pick<EngineDeps, 'store' | 'emit'>,
-  event: unknown,
-): Promise<FailureResult> {
+export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown): Promise<FailureResult> {
   const raw =
     (event as { 'detail-type'?: unknown })?.['detail-type'] === DESTINATION_DETAIL_TYPE
       ? (event as { detail: unknown }).detail
@@ -55,7 +52,7 @@ export async function recordStepFailure(
 }
 
 async function markFailed(
-  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  deps: FailureNoticeDeps,
   runId: string,
   reason: string,
   step?: Step,

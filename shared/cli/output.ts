@@ -1,3 +1,15 @@
+/**
+ * The exit codes of `handoff`, the same with and without `--json` (README, Command line):
+ * 0 it worked (a run that paused for answers included), 1 the command failed, was refused,
+ * or the run it ran failed, 2 the command line itself was wrong.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** The exit code for a command that ran a run: non-zero only when the run failed. */
+export function exitCodeForRun(status: string): number {
+  return status === 'failed' ? EXIT.failed : EXIT.ok;
+}
+
 /** Prints exactly one JSON document to stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

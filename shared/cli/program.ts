@@ -10,6 +10,7 @@ import { registerRunCommands } from './commands/runs.ts';
 import { registerServerCommands } from './commands/server.ts';
 import { registerStoreCommands } from './commands/store.ts';
 import { registerWorkflowCommands } from './commands/workflows.ts';
+import { EXIT } from './output.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -35,9 +36,9 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     const known =
       error instanceof InvalidInputError ||
       error instanceof NotFoundError ||
@@ -48,6 +49,6 @@ export async function main(argv: string[]): Promise<number> {
     );
     if (!known && process.env.HANDOFF_DEBUG && error instanceof Error)
       process.stderr.write(`${error.stack}\n`);
-    return 1;
+    return EXIT.failed;
   }
 }

@@ -126,7 +126,10 @@ export interface ModelFactoryOptions {
 export function modelFactory(config: string | ProviderEnv, options: ModelFactoryOptions = {}): ModelFactory {
   const provider = typeof config === 'string' ? config : config.HANDOFF_MODEL_PROVIDER;
   if (provider === 'local')
-    return async () => new (await import('./offline/offline-model.ts')).OfflineModel();
+    return async () => {
+      await routeSdkLoggingOnce();
+      return new (await import('./offline/offline-model.ts')).OfflineModel();
+    };
   const env = (): ProviderEnv =>
     typeof config === 'string' ? { ...loadEnv(), HANDOFF_MODEL_PROVIDER: config } : config;
   const built = new Map<ModelRole, Promise<import('./resilient-model.ts').ResilientModel>>();
@@ -134,10 +137,22 @@ export function modelFactory(config: string | ProviderEnv, options: ModelFactory
     let model = built.get(role);
     if (!model) {
       const plan = providerPlan(env(), role);
-      model = import('./providers.ts').then((m) => m.createResilientModel(plan, options.resilience));
+      model = routeSdkLoggingOnce()
+        .then(() => import('./providers.ts'))
+        .then((m) => m.createResilientModel(plan, options.resilience));
       built.set(role, model);
       model.catch(() => built.delete(role));
     }
     return (await model).withListener(callOptions.onEvent);
   };
+}
+
+let sdkLogging: Promise<void> | undefined;
+
+/**
+ * Routes the agent SDK's logging through the product's log before the first model is
+ * made: no agent or graph runs without a model, and the SDK stays unloaded until then.
+ */
+function routeSdkLoggingOnce(): Promise<void> {
+  return (sdkLogging ??= import('../logging/sdk-logging.ts').then((m) => m.routeSdkLogging()));
 }

@@ -1,6 +1,6 @@
 import { HandoffError } from '../errors/index.ts';
 
-/** What the person is told: a run paused with questions, or a run finished. */
+/** What the person is told: a run paused with questions, finished, or failed. */
 export type Notice =
   | { kind: 'asked'; runId: string; workflowName: string; count: number; link: string }
   | {
@@ -8,6 +8,15 @@ export type Notice =
       runId: string;
       workflowName: string;
       summary: string;
+      /** The run's page (its inspector), built from UI_BASE_URL. */
+      link: string;
+    }
+  | {
+      kind: 'failed';
+      runId: string;
+      workflowName: string;
+      /** Why the run failed, in one line. */
+      reason: string;
       /** The run's page (its inspector), built from UI_BASE_URL. */
       link: string;
     };
@@ -39,6 +48,10 @@ export class ConsoleNotifier implements Notifier {
     if (notice.kind === 'asked')
       this.write(
         `[handoff] ${notice.workflowName}: ${notice.count} question(s) waiting for you — ${notice.link} (or: handoff pending)`,
+      );
+    else if (notice.kind === 'failed')
+      this.write(
+        `[handoff] ${notice.workflowName}: run ${notice.runId} failed: ${notice.reason} — ${notice.link}`,
       );
     else this.write(`[handoff] ${notice.workflowName}: ${notice.summary} — ${notice.link}`);
   }

@@ -24,6 +24,8 @@ export function slackText(notice: Notice): string {
   const name = `*${slackEscape(notice.workflowName)}*`;
   if (notice.kind === 'completed')
     return `${name}: ${slackEscape(notice.summary)} ${slackLink(notice.link, 'See the run')}.`;
+  if (notice.kind === 'failed')
+    return `${name}: run ${slackEscape(notice.runId)} failed: ${slackEscape(notice.reason)} ${slackLink(notice.link, 'See the run')}.`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${name} paused with ${notice.count} question${s} for you (run ${slackEscape(notice.runId)}).`,

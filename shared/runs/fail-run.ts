@@ -1,8 +1,8 @@
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { NotFoundError, VersionConflictError } from '../errors/index.ts';
-import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
+import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
 import type { Run } from './records.ts';
 import { getRun } from './run-repository.ts';
 
@@ -17,10 +17,10 @@ export type MarkFailedResult =
  * whose retries are exhausted). A conditional write: a run already completed, skipped or
  * failed is left alone, as is a waiting run (its questions stay answerable) and, when
  * `step` is given, a run that has since moved to another step. The audit gets the
- * run_finished entry the run never wrote.
+ * run_finished entry the run never wrote, and the person is told (reason and link).
  */
 export async function markRunFailed(
-  deps: Pick<EngineDeps, 'store' | 'emit'>,
+  deps: FailureNoticeDeps,
   runId: string,
   reason: string,
   step?: Step,
@@ -51,6 +51,7 @@ export async function markRunFailed(
       await releaseHolds(deps.store, run); // the items it held are asked again by the next run
       await auditRunFinished(deps.store, run, `failed: ${reason}`);
       deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+      await notifyRunFailed(deps, failed, reason);
       return { marked: true, run: { ...failed, version: stored.version } };
     } catch (error) {
       // Someone moved the run meanwhile: look again (it may have finished, or be failable still).

@@ -13,6 +13,8 @@ export interface PendingJson {
   confidence: number;
   reasoning: string;
   options: string[];
+  /** Only for runs with specialists: the specialist that asked. */
+  agent?: string;
 }
 
 /** The public view of a decision: the fields a person (or script) needs to answer it. */
@@ -29,6 +31,7 @@ export function toPendingJson(d: Decision): PendingJson {
     confidence: d.confidence,
     reasoning: d.reasoning,
     options: d.options,
+    ...(d.agent !== undefined ? { agent: d.agent } : {}),
   };
 }
 
@@ -40,6 +43,8 @@ export interface RunSummary {
   by_memory: number;
   deferred: number;
   interrupt_id: string | null;
+  /** Only for a failed run: why it failed. */
+  error?: string;
 }
 
 /** A run as other systems see it. */
@@ -51,6 +56,7 @@ export function summarise(run: Run): RunSummary {
     by_memory: run.counts.by_your_rules + run.counts.by_learned_rules,
     deferred: run.counts.deferred,
     interrupt_id: run.interrupt_id,
+    ...(run.status === 'failed' ? { error: run.error ?? 'the run failed (no reason was recorded)' } : {}),
   };
 }
 

@@ -102,6 +102,7 @@ const SCHEMAS: Record<string, Json> = {
       by_memory: { type: 'integer', minimum: 0, description: 'Acted on by your rules or learned rules.' },
       deferred: { type: 'integer', minimum: 0, description: 'Set aside for a person.' },
       interrupt_id: { type: ['string', 'null'], description: 'The open set of questions, while waiting.' },
+      error: { type: 'string', description: 'Only for a failed run: why it failed.' },
     },
   },
   PendingDecision: {
@@ -131,6 +132,7 @@ const SCHEMAS: Record<string, Json> = {
       confidence: { type: 'number', minimum: 0, maximum: 1 },
       reasoning: { type: 'string' },
       options: { type: 'array', items: { type: 'string' } },
+      agent: { type: 'string', description: 'Only in runs with specialists: the specialist that asked.' },
     },
   },
   DecisionAnswer: {

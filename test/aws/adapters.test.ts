@@ -69,7 +69,7 @@ describe('EventBridge', () => {
 });
 
 describe('SNS', () => {
-  it('keeps the subject to 100 printable ASCII characters and the link in the message', async () => {
+  it('keeps the subject to 100 printable ASCII characters and the link in the message; a failure carries its reason', async () => {
     sns.on(PublishCommand).resolves({ MessageId: 'm' });
     const notifier = new SnsNotifier(new SNSClient(region), ARNS.topic);
     const name = `Café triage — ${'x'.repeat(150)}\nsecond line`;
@@ -87,7 +87,14 @@ describe('SNS', () => {
       summary: '3 acted',
       link: 'https://h/runs/run_1',
     });
-    const [asked, done] = sns.commandCalls(PublishCommand).map((c) => c.args[0].input);
+    await notifier.notify({
+      kind: 'failed',
+      runId: 'run_2',
+      workflowName: 'Inbox',
+      reason: 'the model provider gave up after 3 attempts',
+      link: 'https://h/runs/run_2',
+    });
+    const [asked, done, failed] = sns.commandCalls(PublishCommand).map((c) => c.args[0].input);
     expect(asked!.Subject!.length).toBeLessThanOrEqual(100);
     expect(asked!.Subject).toMatch(/^Handoff: 1 question for you \(Cafe triage \? x+\.\.\.$/);
     expect(asked!.Message).toContain('https://h/decide/d?token=t');
@@ -95,6 +102,14 @@ describe('SNS', () => {
     expect(done).toMatchObject({ TopicArn: ARNS.topic, Subject: 'Handoff: Inbox finished' });
     expect(done!.Message).toContain('3 acted');
     expect(done!.Message).toContain('See the run: https://h/runs/run_1');
+    expect(failed).toMatchObject({ TopicArn: ARNS.topic, Subject: 'Handoff: Inbox failed' });
+    expect(failed!.MessageAttributes).toEqual({
+      kind: { DataType: 'String', StringValue: 'failed' },
+      run_id: { DataType: 'String', StringValue: 'run_2' },
+    });
+    expect(failed!.Message).toBe(
+      'Inbox: run run_2 failed: the model provider gave up after 3 attempts\n\nSee the run: https://h/runs/run_2\n',
+    );
     expect(snsSubject('\n\t')).toBe('Handoff');
   });
 });

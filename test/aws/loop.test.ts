@@ -329,6 +329,7 @@ describe('the loop on AWS (in-process)', () => {
     expect(stuck.detail).toEqual({ run_id: second.run_id, node: 'executor' });
 
     const record = failureRecord(stuck, 'Task timed out after 900.00 seconds');
+    const published = sns.commandCalls(PublishCommand).length;
     expect(await h.stepFailed(record, ctx())).toMatchObject({ run_id: second.run_id, marked: true });
     const failed = await getRun(store, second.run_id);
     expect(failed).toMatchObject({ status: 'failed', dispatch: null });
@@ -336,6 +337,14 @@ describe('the loop on AWS (in-process)', () => {
     expect(failed.error).toContain('Task timed out after 900.00 seconds');
     const audit = await listAudit(store, { runId: second.run_id });
     expect(audit.at(-1)).toMatchObject({ outcome: 'run_finished', detail: `failed: ${failed.error}` });
+    // The person is told, on the topic: the reason and a link to the run.
+    const calls = sns.commandCalls(PublishCommand);
+    expect(calls).toHaveLength(published + 1);
+    const notice = calls.at(-1)!.args[0].input;
+    expect(notice).toMatchObject({ TopicArn: ARNS.topic, Subject: 'Handoff: Inbox triage failed' });
+    expect(notice.MessageAttributes?.kind).toEqual({ DataType: 'String', StringValue: 'failed' });
+    expect(notice.Message).toContain(`run ${second.run_id} failed: ${failed.error}`);
+    expect(notice.Message).toContain(`See the run: ${UI}/runs/${second.run_id}`);
 
     // Again (a duplicate record), or for the completed run: nothing changes.
     expect(await h.stepFailed(record, ctx())).toMatchObject({ marked: false, why: 'finished' });

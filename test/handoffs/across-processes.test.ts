@@ -14,6 +14,7 @@ interface Pending {
   subject: string;
   suggested_action: string;
   confidence: number;
+  agent?: string;
 }
 
 interface AuditRow {
@@ -48,6 +49,8 @@ it('a run that handed an item to a specialist pauses in `handoff run` and resume
   expect(pending).toHaveLength(2);
   expect(receipt).toMatchObject({ run_id: run.run_id, suggested_action: 'archive' });
   expect(receipt.confidence).toBeLessThan(0.7); // billing was unsure: the gate asked…
+  expect(receipt.agent).toBe('billing'); // …and the question says which specialist asked
+  expect(pitch).not.toHaveProperty('agent'); // the executor asked about that one
   const before = await cliJson<AuditRow[]>(['audit', '--run', run.run_id], env);
   expect(before.filter((e) => e.item_id === receipt.item_id)).toEqual([
     expect.objectContaining({ outcome: 'handed_off', handoff: { from: 'executor', to: 'billing' } }),

@@ -33,8 +33,8 @@ const EXTRA_VARS: Record<FunctionName, string[]> = {
   api: ['LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
   webhook: ['WEBHOOK_SECRET_ARN'],
   'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
-  'step-failed': [],
-  sweeper: [],
+  'step-failed': ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
+  sweeper: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
 };
 const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
   trigger: [256, 60],
@@ -162,8 +162,10 @@ describe('permissions', () => {
     expect(actions).toContain('events:PutEvents');
   });
 
-  it('only the executor, completer and resume publish to the topic', () => {
-    expect(rolesAllowing(t, 'sns:Publish').sort()).toEqual(rolesOf(['executor', 'completer', 'resume']));
+  it('only the functions that notify (pauses, completions, failures) publish to the topic', () => {
+    expect(rolesAllowing(t, 'sns:Publish').sort()).toEqual(
+      rolesOf(['executor', 'completer', 'resume', 'step-failed', 'sweeper']),
+    );
   });
 
   it('only the executor and the api can read the link-signing key', () => {

@@ -67,6 +67,20 @@ describe('the Slack notifier', () => {
     );
   });
 
+  it('posts the failure notice with the reason and the run link', async () => {
+    const notifier = await notifierAnswering({ body: { ok: true } });
+    await notifier.notify({
+      kind: 'failed',
+      runId: 'run_1',
+      workflowName: 'Inbox',
+      reason: '/mail: not a Maildir <no new/>',
+      link: `${UI}/runs/run_1`,
+    });
+    expect(server!.requests[0]!.body.text).toBe(
+      `*Inbox*: run run_1 failed: /mail: not a Maildir &lt;no new/&gt; <${UI}/runs/run_1|See the run>.`,
+    );
+  });
+
   it('treats HTTP 200 with ok:false as a failure, with Slack’s reason and a fix, never the token', async () => {
     const notifier = await notifierAnswering({ body: { ok: false, error: 'not_in_channel' } });
     const error = await notifyError(notifier.notify(await askedNotice()));

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { getDecision, listPending } from '../../runs/decision-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
-import { printJson, printTable } from '../output.ts';
+import { exitCodeForRun, printJson, printTable } from '../output.ts';
 
 export function registerDecisionCommands(program: Command): void {
   program
@@ -35,6 +35,7 @@ export function registerDecisionCommands(program: Command): void {
       const { engine } = await cliContext();
       const { decide } = await import('../../runs/decide.ts');
       const result = await decide(engine, decisionId, action, options.note ?? null);
+      process.exitCode = exitCodeForRun(result.run_status); // the answer stands; a resumed run may fail
       if (options.json) return printJson(result);
       const answered = await getDecision(engine.store, decisionId);
       console.log(

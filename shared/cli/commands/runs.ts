@@ -4,7 +4,7 @@ import { listRuns } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
 import { describeCounts, summarise } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
-import { printJson, printTable, progressBar } from '../output.ts';
+import { exitCodeForRun, printJson, printTable, progressBar } from '../output.ts';
 
 export function registerRunCommands(program: Command): void {
   program
@@ -29,12 +29,12 @@ export function registerRunCommands(program: Command): void {
         run,
       );
       bar.end();
+      process.exitCode = exitCodeForRun(finished.status); // the format never changes the exit code
       if (options.json) return printJson(summarise(finished));
       console.log(`Run ${finished.id}: ${finished.status} — ${describeCounts(finished.counts)}`);
       if (finished.status === 'waiting')
         console.log('Answer the questions: handoff pending, then handoff decide ID ACTION');
       if (finished.error) console.log(`Reason: ${finished.error}`);
-      process.exitCode = finished.status === 'failed' ? 1 : 0;
     });
 
   program

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadEnv } from '../../config/env.ts';
 import { initStore } from '../../store/open-store.ts';
+import { printJson } from '../output.ts';
 
 export function registerStoreCommands(program: Command): void {
   const store = program
@@ -9,7 +10,10 @@ export function registerStoreCommands(program: Command): void {
   store
     .command('init')
     .description('create the state directory, or the DynamoDB table if it is missing')
-    .action(async () => {
-      console.log(await initStore(loadEnv()));
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const done = await initStore(loadEnv());
+      if (options.json) return printJson({ store: done });
+      console.log(done);
     });
 }

@@ -57,7 +57,10 @@ export function registerWorkflowCommands(program: Command): void {
     .description('list the workflow templates, or print one')
     .option('--json', 'print JSON')
     .action(async (id: string | undefined, options: { json?: boolean }) => {
-      if (id) return void process.stdout.write(await readTemplate(id));
+      if (id) {
+        const yaml = await readTemplate(id);
+        return options.json ? printJson({ id, yaml }) : void process.stdout.write(yaml);
+      }
       const templates = await listTemplates();
       if (options.json)
         return printJson(templates.map(({ id: tid, name, description }) => ({ id: tid, name, description })));

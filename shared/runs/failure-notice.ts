@@ -1,0 +1,30 @@
+import { log } from '../logging/log.ts';
+import { getRecord } from '../store/records.ts';
+import { WorkflowSchema } from '../workflows/schema.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Run } from './records.ts';
+
+/** What telling the person about a failed run needs. */
+export type FailureNoticeDeps = Pick<EngineDeps, 'store' | 'emit' | 'notifier' | 'links'>;
+
+/**
+ * Tells the person a run failed, on the configured channel, with the reason and a link
+ * to the run. The run is already failed: a notice that cannot go out is reported on the
+ * run's feed and in the log, never thrown over the failure it was about.
+ */
+export async function notifyRunFailed(deps: FailureNoticeDeps, run: Run, reason: string): Promise<void> {
+  try {
+    const workflow = await getRecord(deps.store, 'workflows', WorkflowSchema, run.workflow_id);
+    await deps.notifier.notify({
+      kind: 'failed',
+      runId: run.id,
+      workflowName: workflow?.name ?? run.workflow_id,
+      reason,
+      link: await deps.links.runUrl(run.id),
+    });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    deps.emit(run.id, 'failed', `Nobody was told the run failed: ${why}`, {});
+    log.warn(`run ${run.id} failed and nobody was told: ${why}`);
+  }
+}
