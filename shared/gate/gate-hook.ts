@@ -9,6 +9,7 @@ import {
   type RunContext,
 } from '../agents/executor/run-context.ts';
 import type { SourceItem } from '../sources/source.ts';
+import { safeSuggestion } from './safe-suggestion.ts';
 import { decide, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
@@ -126,7 +127,8 @@ function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScop
 
 /**
  * Sets an item aside for the person: nothing is done to it, and it goes on the run's one
- * deferred list, to be asked about at the end of the pass.
+ * deferred list, to be asked about at the end of the pass. An item the reasoning marks as
+ * dangerous is never offered an action that hides it (see safeSuggestion).
  */
 export function setAside(
   ctx: RunContext,
@@ -134,15 +136,19 @@ export function setAside(
   proposal: { action: string; confidence: number; reasoning: string; reason: string; agent?: string },
 ): void {
   const { agent, ...rest } = proposal;
+  const suggestion = safeSuggestion({
+    action: rest.action,
+    reasoning: rest.reasoning || '(the model gave no reasoning)',
+  });
   const entry: DeferredItem = {
     item_id: item.id,
     ref: item.ref,
     sender: item.sender.address,
     subject: item.subject,
     snippet: snippetOf(item.text),
-    suggested_action: rest.action,
+    suggested_action: suggestion.action,
     confidence: rest.confidence,
-    reasoning: rest.reasoning || '(the model gave no reasoning)',
+    reasoning: suggestion.reasoning,
     reason: rest.reason,
     ...(agent !== undefined ? { agent } : {}),
   };

@@ -112,10 +112,10 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
   if (SUSPICIOUS.test(text)) {
     return {
       item_id: item.id,
-      action: fallbackAction,
+      action: 'skip',
       confidence: 0.2,
       force_interrupt: true,
-      reasoning: `"${item.subject}" from ${item.from} asks for credentials or money; it looks like phishing, so I will not touch it without you.`,
+      reasoning: `"${item.subject}" from ${item.from} asks for credentials or money; it looks like phishing, so I suggest leaving it alone and will not touch it without you.`,
     };
   }
   const ranked = CATEGORIES.map((c) => ({ category: c, ...score(c, item) }))
