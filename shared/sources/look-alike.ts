@@ -24,7 +24,8 @@ function nameOf(domain: string): string {
 
 /**
  * True when `sender` is not `own` (nor its parent or one of its subdomains) but is made to look like it:
- * its name is one edit from own's (two for names of ten letters or more), or contains own's name with something added.
+ * its name, or a word of it, is own's name or an edit or two from it (none under six letters,
+ * two from ten), or contains own's name with something added.
  */
 export function isLookAlike(sender: string, own: string): boolean {
   const s = sender.toLowerCase();
@@ -33,6 +34,8 @@ export function isLookAlike(sender: string, own: string): boolean {
   const mine = nameOf(o);
   if (mine.length < 4) return false;
   const theirs = nameOf(s);
-  if (theirs !== mine && distance(theirs, mine) <= (mine.length >= 10 ? 2 : 1)) return true;
-  return s.split(/[.-]/).includes(mine) || theirs.startsWith(mine) || theirs.endsWith(mine);
+  // Short names are too close to ordinary words (mail, news) to allow an edit.
+  const edits = mine.length >= 10 ? 2 : mine.length >= 6 ? 1 : 0;
+  const near = (part: string) => part === mine || (edits > 0 && distance(part, mine) <= edits);
+  return near(theirs) || s.split(/[.-]/).some(near) || theirs.startsWith(mine) || theirs.endsWith(mine);
 }
