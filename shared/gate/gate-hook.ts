@@ -10,6 +10,7 @@ import {
   type RunContext,
 } from '../agents/executor/run-context.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
+import { safeSuggestion } from './safe-suggestion.ts';
 import { decide, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
@@ -130,7 +131,8 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
 /**
  * Sets an item aside for the person: nothing is done to it, it is held for this run in the
  * store, and it goes on the run's one deferred list, to be asked about at the end of the
- * pass. False, and nothing set aside, when another run already has the item.
+ * pass. False, and nothing set aside, when another run already has the item. An item the
+ * reasoning marks as dangerous is never offered an action that hides it (see safeSuggestion).
  */
 export async function setAside(
   ctx: RunContext,
@@ -148,15 +150,19 @@ export async function setAside(
     return false;
   }
   const { agent, ...rest } = proposal;
+  const suggestion = safeSuggestion({
+    action: rest.action,
+    reasoning: rest.reasoning || '(the model gave no reasoning)',
+  });
   const entry: DeferredItem = {
     item_id: item.id,
     ref: item.ref,
     sender: item.sender.address,
     subject: item.subject,
     snippet: snippetOf(item.text),
-    suggested_action: rest.action,
+    suggested_action: suggestion.action,
     confidence: rest.confidence,
-    reasoning: rest.reasoning || '(the model gave no reasoning)',
+    reasoning: suggestion.reasoning,
     reason: rest.reason,
     ...(agent !== undefined ? { agent } : {}),
   };

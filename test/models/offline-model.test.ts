@@ -8,7 +8,7 @@ import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { createDemoMaildir } from '../../shared/sources/maildir/demo.ts';
-import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
+import { engineFixture, mail, NEWSLETTER, type EngineFixture } from '../support/engine-fixture.ts';
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
@@ -60,4 +60,56 @@ it('is deterministic: the same inbox gives the same proposals', async () => {
     return pending.sort();
   };
   expect(await runOnce()).toEqual(await runOnce());
+});
+
+it('acts unasked only on what the instructions clearly name: bulk alerts, CI mail and role addresses at your domain are asked about', async () => {
+  const unclear = [
+    mail({
+      from: 'ci@northwind.example',
+      subject: 'Build #1832 passed on main',
+      body: 'All checks have passed. Triggered by a push; duration 4m 12s.\n',
+    }),
+    mail({
+      from: 'people-team@northwind.example',
+      subject: 'Benefits enrolment opens Monday',
+      body: 'Please read the details below. Questions go to the usual channel.\n',
+    }),
+    mail({
+      from: 'alerts@faultline.example',
+      subject: '[checkout-api] New issue: TypeError: cannot read properties of undefined',
+      body: 'First seen 4 minutes ago in production. View the full report on the dashboard.\n',
+      listUnsubscribe: '<https://faultline.example/u/1>',
+    }),
+    mail({
+      from: 'notifications@codehost.example',
+      subject: 'Re: [desk] Sync crashes on startup (#4411)',
+      body: 'The sync client crashes with an error on startup since 2.4.\n\nYou are receiving this because you are subscribed to this thread. Unsubscribe.\n',
+      listUnsubscribe: '<https://codehost.example/unsub>',
+    }),
+    mail({
+      from: 'billing@northwind-payments.example',
+      subject: 'Invoice 5521: payment of $310.00 received',
+      body: 'Please confirm your card details for the next charge.\n',
+    }),
+  ];
+  const clear = [
+    mail({ ...NEWSLETTER, body: 'This week in infrastructure: three long reads.\n' }),
+    mail({
+      from: 'priya@northwind.example',
+      subject: 'Could you look at my draft before Thursday?',
+      body: 'Hi, could you give it a read? Thanks, Priya\n',
+    }),
+  ];
+  fixture = await engineFixture({ messages: [...unclear, ...clear], model: () => new OfflineModel() });
+
+  await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+
+  const pending = await listPending(fixture.store);
+  expect(pending.map((d) => d.subject).sort()).toEqual(unclear.map((m) => m.subject).sort());
+  expect(Math.max(...pending.map((d) => d.confidence))).toBeLessThan(0.7);
+  const acted = (await listAudit(fixture.store)).filter((e) => e.decided_by === 'model');
+  expect(acted.map((e) => e.action).sort()).toEqual(['archive', 'draft_reply']);
+  const lookAlike = pending.find((d) => d.sender === 'billing@northwind-payments.example')!;
+  expect(lookAlike.suggested_action).toBe('skip');
+  expect(lookAlike.reasoning).toMatch(/look-alike/);
 });

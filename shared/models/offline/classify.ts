@@ -1,8 +1,18 @@
 /**
  * The offline model's judgement: a deterministic reading of the workflow's
  * instructions against an item's headers and text. A stand-in for a real model,
- * honest about its doubt: it never claims more than 0.95.
+ * honest about its doubt: it never claims more than 0.95, and it is sure of an item only
+ * when the instructions name its kind and facts beyond a few words agree (see signals.ts).
  */
+import {
+  asksForPayment,
+  asksSomething,
+  confirmsPayment,
+  dangerOf,
+  fromAPerson,
+  mentionsMoney,
+} from './signals.ts';
+
 export interface ItemView {
   id: string;
   from: string;
@@ -27,6 +37,11 @@ interface Category {
   /** Words in an item that suggest it. */
   cues: RegExp;
   hint?: string;
+  /**
+   * What, beyond a few words, must hold before the model is sure an item is of this kind:
+   * null when it holds, else what is missing (said in the reasoning).
+   */
+  missing: (item: ItemView, text: string, words: string[]) => string | null;
 }
 
 const CATEGORIES: Category[] = [
@@ -35,27 +50,55 @@ const CATEGORIES: Category[] = [
     nouns: /newsletters?|digests?|marketing|promotions?/,
     cues: /\b(newsletter|digest|weekly|monthly|edition|unsubscribe|issue #?\d+|this week in)\b/g,
     hint: 'list-unsubscribe',
+    missing: (item, _text, words) =>
+      !item.hints.includes('list-unsubscribe')
+        ? 'it has no List-Unsubscribe header'
+        : words.every((w) => w === 'unsubscribe')
+          ? 'nothing in its words says it is a newsletter'
+          : null,
   },
   {
     name: 'receipt',
     nouns: /receipts?|invoices?|orders?|billing/,
     cues: /\b(receipt|invoice|order|payment|paid|billing|subscription|charged|total)\b/g,
+    missing: (_item, text) =>
+      asksForPayment(text)
+        ? 'it asks for a payment rather than confirming one'
+        : !mentionsMoney(text)
+          ? 'it names no amount paid'
+          : !confirmsPayment(text)
+            ? 'nothing in it confirms a payment was made'
+            : null,
   },
   {
     name: 'bug report',
     nouns: /bug reports?|bugs?|issues?|crash(es)?|errors?/,
     cues: /\b(bug|error|crash(es|ed)?|exception|stack ?trace|broken|fails?|failing|regression|traceback|500)\b/g,
+    missing: (item, _text, words) =>
+      !fromAPerson(item)
+        ? 'it comes from a role or machine address, not a person reporting it'
+        : item.hints.includes('list-unsubscribe')
+          ? 'it is bulk mail'
+          : words.length < 2
+            ? 'one word is too little to go on'
+            : null,
   },
   {
     name: 'colleague',
     nouns: /colleagues?|team(mates)?|coworkers?/,
     cues: /\b(can you|could you|review|meeting|sync|lunch|thoughts|feedback|agenda|tomorrow)\b/g,
     hint: 'same-domain',
+    missing: (item, text) =>
+      !item.hints.includes('same-domain')
+        ? 'the sender is not at your domain'
+        : !fromAPerson(item)
+          ? 'it comes from a role or machine address, not a colleague'
+          : !asksSomething(text)
+            ? 'it asks you nothing'
+            : null,
   },
 ];
 
-const SUSPICIOUS =
-  /\b(verify your (account|identity)|password (expires|reset)|account (suspended|locked)|wire transfer|gift cards?|confirm your (credentials|login)|unusual sign-in)\b/;
 const PITCH = /\b(partnership|partner with|collaboration|synergy|opportunity|investment)\b/;
 
 const VERBS: [RegExp, string][] = [
@@ -81,13 +124,14 @@ export function readInstructions(instructions: string, actions: string[]): Map<s
   return plan;
 }
 
-function score(category: Category, item: ItemView): { points: number; evidence: string[] } {
+function score(category: Category, item: ItemView): { points: number; words: string[]; evidence: string[] } {
   const text = `${item.subject}\n${item.snippet}`.toLowerCase();
-  const evidence = [...new Set(text.match(category.cues) ?? [])];
+  const words = [...new Set(text.match(category.cues) ?? [])];
   const hinted = category.hint !== undefined && item.hints.includes(category.hint);
   return {
-    points: evidence.length + (hinted ? 2 : 0),
-    evidence: hinted ? [...evidence, category.hint!] : evidence,
+    points: words.length + (hinted ? 2 : 0),
+    words,
+    evidence: hinted ? [...words, category.hint!] : words,
   };
 }
 
@@ -99,23 +143,39 @@ export function categoriesNamedIn(text: string): string[] {
 
 /** The kind of item this most looks like, or null when nothing fits or it looks like phishing. */
 export function categoryOf(item: ItemView): string | null {
-  if (SUSPICIOUS.test(`${item.subject}\n${item.snippet}`.toLowerCase())) return null;
+  if (dangerOf(item, `${item.subject}\n${item.snippet}`.toLowerCase())) return null;
   const ranked = CATEGORIES.map((c) => ({ name: c.name, points: score(c, item).points }))
     .filter((s) => s.points > 0)
     .sort((a, b) => b.points - a.points);
   return ranked[0]?.name ?? null;
 }
 
-/** One proposal for one item. */
+/** Confidence when sure: from 0.75, a little more for each further piece of evidence, never above 0.95. */
+function sureConfidence(points: number): number {
+  return Math.min(0.95, 0.75 + 0.05 * Math.max(0, points - 1));
+}
+
+/** Confidence when unsure: always below any sensible threshold (at most 0.5). */
+function unsureConfidence(points: number): number {
+  return Math.min(0.5, 0.3 + 0.05 * points);
+}
+
+/**
+ * One proposal for one item. It is sure (0.75 or more) only when the instructions name the
+ * item's kind, nothing in the item points to another kind, and the facts that kind needs
+ * hold (a List-Unsubscribe header for a newsletter, an amount paid for a receipt, a person
+ * for a bug report or a colleague); otherwise it asks, below the threshold.
+ */
 export function classify(item: ItemView, plan: Map<string, string>, fallbackAction: string): Proposal {
   const text = `${item.subject}\n${item.snippet}`.toLowerCase();
-  if (SUSPICIOUS.test(text)) {
+  const danger = dangerOf(item, text);
+  if (danger) {
     return {
       item_id: item.id,
-      action: fallbackAction,
+      action: 'skip',
       confidence: 0.2,
       force_interrupt: true,
-      reasoning: `"${item.subject}" from ${item.from} asks for credentials or money; it looks like phishing, so I will not touch it without you.`,
+      reasoning: `"${item.subject}" from ${item.from} looks like phishing (${danger}), so I suggest leaving it alone and will not touch it without you.`,
     };
   }
   const ranked = CATEGORIES.map((c) => ({ category: c, ...score(c, item) }))
@@ -134,18 +194,17 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
         : `Nothing in the instructions covers "${item.subject}" from ${item.from}; I would be guessing.`,
     };
   }
-  const runnerUp = ranked[1]?.points ?? 0;
-  const margin = best.points - runnerUp;
-  const confidence = Math.min(
-    0.95,
-    0.5 + 0.12 * best.points + (margin >= 2 ? 0.1 : 0) - (runnerUp > 0 ? 0.15 : 0),
-  );
+  const kind = best.category.name;
+  const rival = ranked[1];
+  const missing = rival
+    ? `it also reads like a ${rival.category.name} (${rival.evidence.join(', ')})`
+    : best.category.missing(item, text, best.words);
+  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/_/g, ' ')} those`;
   return {
     item_id: item.id,
     action,
-    confidence: Math.round(confidence * 100) / 100,
-    reasoning: `Looks like a ${best.category.name} (${best.evidence.join(', ')}); the instructions say to ${action.replace('_', ' ')} those.${
-      runnerUp > 0 ? ` It also reads a little like a ${ranked[1]!.category.name}.` : ''
-    }`,
+    confidence:
+      Math.round((missing ? unsureConfidence(best.points) : sureConfidence(best.points)) * 100) / 100,
+    reasoning: missing ? `${looks}, but ${missing}, so I am not sure.` : `${looks}.`,
   };
 }

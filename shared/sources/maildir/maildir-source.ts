@@ -3,6 +3,7 @@ import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../sourc
 import { archive, deleteMessage, draftReply, fileTicket } from './actions.ts';
 import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
+import { isLookAlike } from '../look-alike.ts';
 
 function toSourceItem(mail: MailItem): SourceItem {
   const senderDomain = domainOf(mail.from.address);
@@ -10,6 +11,9 @@ function toSourceItem(mail: MailItem): SourceItem {
   if (mail.listUnsubscribe) hints.push('list-unsubscribe');
   if (mail.inReplyTo) hints.push('reply');
   if (senderDomain && mail.to.some((to) => domainOf(to) === senderDomain)) hints.push('same-domain');
+  const ownDomains = mail.to.flatMap((to) => domainOf(to) ?? []);
+  if (senderDomain && ownDomains.some((own) => isLookAlike(senderDomain, own)))
+    hints.push('look-alike-domain');
   return {
     id: mail.id,
     ref: mail.file,

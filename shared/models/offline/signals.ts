@@ -1,0 +1,65 @@
+/**
+ * Facts about an item that do not depend on its wording alone: who sent it (a person or a
+ * role address), whether it carries a money amount, whether it asks to be paid, and whether
+ * it looks dangerous. The offline model is only sure of an item when such facts agree with
+ * the words.
+ */
+import type { ItemView } from './classify.ts';
+
+/** Role and machine mailboxes (RFC 2142 and the usual senders of automated mail). */
+const ROLE =
+  /^(no-?reply|do-?not-?reply|notifications?|notify|alerts?|builds?|ci|bots?|robot|deploy|automat\w*|mailer(-daemon)?|postmaster|daemon|system|monitor\w*|admin\w*|root|webmaster|support|help(desk)?|service|info|hello|hi|team|news\w*|marketing|sales|offers?|deals|shop|store|billing|accounts?|payments?|orders?|invoices?|receipts?|tracking|delivery|shipping|security|it|hr|people|facilities|office|jobs|careers|calendar|events?|updates?|digest|editor|letters|press|feedback|contact|community|members?|customers?)$/;
+
+/**
+ * True when the sender's mailbox looks like one person's (`dana`, `dana.whitfield`), not a
+ * role or a machine (`noreply`, `alerts`, `people-team`, `build-bot`, `ci2`).
+ */
+export function fromAPerson(item: ItemView): boolean {
+  const local = item.from.split('@')[0]?.toLowerCase() ?? '';
+  if (!/^[a-z]+([._][a-z]+)?$/.test(local)) return false;
+  return !local.split(/[._]/).some((part) => ROLE.test(part)) && !/\[bot\]|\bbot\b/i.test(item.name);
+}
+
+/** An amount of money: `$12.30`, `EUR 149.00`, `£8`, `12,50 €`, `30 USD`. */
+const AMOUNT =
+  /([$€£¥]\s?\d[\d,.]*|\b(usd|eur|gbp|chf|jpy|cad|aud)\s?\d[\d,.]*|\d[\d,.]*\s?([$€£¥]|usd|eur|gbp|chf|jpy|cad|aud)\b)/i;
+
+/** True when the text names an amount of money. */
+export function mentionsMoney(text: string): boolean {
+  return AMOUNT.test(text);
+}
+
+/** A bill still to pay, or a payment that did not go through: not a receipt for something done. */
+const UNSETTLED =
+  /\b(unpaid|overdue|past due|outstanding balance|payment (failed|declined|required)|final (notice|reminder)|pay (now|today|immediately)|due (now|today|immediately))\b/;
+
+/** True when the text asks to be paid (an unpaid bill, a failed payment). */
+export function asksForPayment(text: string): boolean {
+  return UNSETTLED.test(text);
+}
+
+/** Words that confirm a payment or an order went through. */
+const CONFIRMED =
+  /\b(paid|charged|receipt|received|refunded|confirm(ed|ation)|thanks?( you)? for (your|the) (order|purchase|payment))\b/;
+
+/** True when the text confirms a payment or an order (a receipt does; a bill or a payment request does not). */
+export function confirmsPayment(text: string): boolean {
+  return CONFIRMED.test(text);
+}
+
+/** A question or a request addressed to the reader. */
+/** True when the text asks the reader something. */
+export function asksSomething(text: string): boolean {
+  return /\?|\b(can|could|would|will) you\b/.test(text);
+}
+
+const SUSPICIOUS =
+  /\b(verify your (account|identity)|password (expires|reset)|account (suspended|locked)|wire transfer|gift cards?|confirm your (credentials|login)|unusual sign-in)\b/;
+
+/** Why the item looks like phishing, or null: its words, or a look-alike of the recipient's domain. */
+export function dangerOf(item: ItemView, text: string): string | null {
+  if (item.hints.includes('look-alike-domain'))
+    return `it comes from ${item.from.split('@')[1] ?? 'a domain'}, a look-alike of your own domain`;
+  if (SUSPICIOUS.test(text)) return 'it asks for credentials or money';
+  return null;
+}
