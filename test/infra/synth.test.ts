@@ -98,7 +98,13 @@ describe('real bundling', () => {
           path.join(dir ?? '', 'index.mjs'),
         ],
         {
-          env: cleanEnv({ USE_DYNAMODB: 'true', HANDOFF_TABLE: 'handoff-test', AWS_REGION: 'us-east-1' }),
+          env: cleanEnv({
+            USE_DYNAMODB: 'true',
+            HANDOFF_TABLE: 'handoff-test',
+            AWS_REGION: 'us-east-1',
+            UI_BASE_URL: 'https://handoff.example',
+            NOTIFY_TOPIC_ARN: 'arn:aws:sns:us-east-1:111122223333:handoff-notify',
+          }),
           timeout: 60_000,
         },
       );

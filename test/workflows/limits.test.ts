@@ -33,6 +33,9 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
+/** The deployment's own host: the Lambda app answers only requests addressed to it. */
+const GATEWAY = 'https://handoff.example';
+
 describe('workflow file limits', () => {
   it('refuses a YAML alias bomb with one line naming the file', async () => {
     const file = join(dir, 'bomb.yaml');
@@ -97,8 +100,8 @@ describe('one limit for the CLI, the local API and the Lambda API', () => {
 
     // Local API.
     h = await makeHarness();
-    const put = (app: Harness['app'], id: string, bytes: number) =>
-      app.request(`/api/workflows/${id}`, {
+    const put = (app: Harness['app'], id: string, bytes: number, origin = '') =>
+      app.request(`${origin}/api/workflows/${id}`, {
         method: 'PUT',
         body: workflowOfSize(maildir, bytes, id),
         headers: { ...h.auth(), 'Content-Type': 'application/yaml' },
@@ -114,12 +117,12 @@ describe('one limit for the CLI, the local API and the Lambda API', () => {
     fixture = await engineFixture({ messages: [], model: () => new ScriptedModel(() => ({ text: '' })) });
     const { app } = lambdaWebApp({
       engine: fixture.deps,
-      env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir, HANDOFF_API_KEY: API_KEY }),
+      env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir, HANDOFF_API_KEY: API_KEY, UI_BASE_URL: GATEWAY }),
       linkKey: { get: async () => Buffer.alloc(32, 7) },
       onWorkflowChange: async () => undefined,
     });
-    expect((await put(app, 'lambda-ok', MAX_WORKFLOW_BYTES)).status).toBe(201);
-    expect((await put(app, 'lambda-over', MAX_WORKFLOW_BYTES + 1)).status).toBe(413);
+    expect((await put(app, 'lambda-ok', MAX_WORKFLOW_BYTES, GATEWAY)).status).toBe(201);
+    expect((await put(app, 'lambda-over', MAX_WORKFLOW_BYTES + 1, GATEWAY)).status).toBe(413);
     expect((await listWorkflows(fixture.store)).map((w) => w.id)).not.toContain('lambda-over');
   });
 });
