@@ -90,12 +90,12 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
   const known =
     proposal && live.find((r) => sameMatch(r.match, proposal.match) && r.action === proposal.action);
   if (known) return { kind: 'known', rule: known };
-  const askedBefore = (r: Rule) => r.created_at <= decision.created_at;
+  const existedWhenAsked = (r: Rule) => r.created_at <= decision.created_at;
   const sameAsProposal = (r: Rule) => proposal !== null && sameMatch(r.match, proposal.match);
   const contradicted = live.filter(
-    (r) => r.action !== action && (sameAsProposal(r) || (askedBefore(r) && matches(r.match, item))),
+    (r) => r.action !== action && (sameAsProposal(r) || (existedWhenAsked(r) && matches(r.match, item))),
   );
-  const conflict = contradicted.some((r) => !askedBefore(r));
+  const conflict = contradicted.some((r) => !existedWhenAsked(r));
 
   let rule: Rule | null = null;
   if (proposal && !conflict) {
