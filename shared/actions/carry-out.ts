@@ -98,19 +98,19 @@ export async function carryOut(
   return { outcome, detail };
 }
 
-/** The count a carried-out choice adds to. */
+/**
+ * The counts a carried-out choice adds to. "Handled by memory" has one meaning: a rule
+ * decided the item, whatever it chose (an action or skip) and however acting went. So it
+ * matches the audit's `decided_by: memory` entries one for one; a rule's skip is not
+ * also counted as declined.
+ */
 export function countFor(choice: Choice, result: CarryOutResult): (keyof RunCounts)[] {
-  switch (result.outcome) {
-    case 'acted':
-      if (choice.decidedBy === 'memory')
-        return ['acted', choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules'];
-      return choice.decidedBy === 'model' ? ['acted', 'confident'] : ['acted'];
-    case 'declined':
-    case 'expired':
-      return ['declined'];
-    case 'failed':
-      return ['failed'];
-    case 'duplicate':
-      return [];
+  if (result.outcome === 'duplicate') return [];
+  const outcome: keyof RunCounts =
+    result.outcome === 'acted' ? 'acted' : result.outcome === 'failed' ? 'failed' : 'declined';
+  if (choice.decidedBy === 'memory' && !choice.expired) {
+    const rules = choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules';
+    return outcome === 'declined' ? [rules] : [outcome, rules];
   }
+  return choice.decidedBy === 'model' && outcome === 'acted' ? ['acted', 'confident'] : [outcome];
 }

@@ -6,15 +6,15 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const RunCountsSchema = z.object({
   /** Items acted on, by any decider. */
   acted: z.number().int(),
-  /** Acted on by a rule you set. */
+  /** Decided by a rule you set: an action (also in acted or failed) or skip. */
   by_your_rules: z.number().int(),
-  /** Acted on by a learned rule. */
+  /** Decided by a learned rule: an action (also in acted or failed) or skip. */
   by_learned_rules: z.number().int(),
   /** Acted on by the model alone, above the threshold. */
   confident: z.number().int(),
   /** Set aside for the person. */
   deferred: z.number().int(),
-  /** Cancelled: skipped by a person or the model, or expired. */
+  /** Cancelled: skipped by a person or the model, or expired (a rule's skip is in by_*_rules). */
   declined: z.number().int(),
   failed: z.number().int(),
 });

@@ -40,6 +40,7 @@ export interface RunSummary {
   run_id: string;
   status: 'running' | 'waiting' | 'completed' | 'skipped' | 'failed';
   acted: number;
+  /** Items a rule decided (an action or skip): the audit's `decided_by: memory` entries. */
   by_memory: number;
   deferred: number;
   interrupt_id: string | null;
