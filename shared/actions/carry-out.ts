@@ -112,5 +112,7 @@ export function countFor(choice: Choice, result: CarryOutResult): (keyof RunCoun
     const rules = choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules';
     return outcome === 'declined' ? [rules] : [outcome, rules];
   }
-  return choice.decidedBy === 'model' && outcome === 'acted' ? ['acted', 'confident'] : [outcome];
+  if (outcome !== 'acted') return [outcome];
+  if (choice.decidedBy === 'model') return ['acted', 'confident'];
+  return choice.decidedBy === 'human' ? ['acted', 'by_you'] : ['acted'];
 }
