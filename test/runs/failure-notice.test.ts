@@ -56,7 +56,9 @@ describe('a failed run tells the person', () => {
     fixture = await engineFixture({
       messages: [mail({ from: 'ana@partner.example', subject: 'Partnership' })],
       model: () =>
-        new ScriptedModel(executorScript(() => ({ action: 'archive', confidence: 0.4, reasoning: 'unsure' }))),
+        new ScriptedModel(
+          executorScript(() => ({ action: 'archive', confidence: 0.4, reasoning: 'unsure' })),
+        ),
     });
     const { deps, notices, store } = fixture;
     const run = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
