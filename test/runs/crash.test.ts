@@ -85,6 +85,25 @@ it('an action whose process is killed right after it still has its audit entry, 
   await fs.rm(dir, { recursive: true, force: true });
 });
 
+it('a run failed by crash recovery tells the person once, even when two commands recover it at once', async () => {
+  const { dir, workflowFile } = await cliWorkspace('handoff-crash-notice-', [mail(NEWSLETTER)]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state'), NOTIFY_CHANNEL: 'console' };
+  await cliJson(['workflows', 'add', workflowFile], env);
+  const killed = await runCli(['run', 'inbox'], { ...env, HANDOFF_CRASH_AT: 'carry-out:half-recorded' });
+  expect(killed.signal).toBe('SIGKILL');
+
+  const [first, second] = await Promise.all([runCli(['runs'], env), runCli(['runs'], env)]);
+  expect([first!.code, second!.code]).toEqual([0, 0]);
+  const [run] = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(run?.status).toBe('failed');
+  const notices = `${first!.stderr}${second!.stderr}`
+    .split('\n')
+    .filter((line) => line.includes(`run ${run!.run_id} failed:`));
+  expect(notices).toHaveLength(1);
+  expect(notices[0]).toMatch(/the process running it stopped before it finished; .* — \S+\/runs\//);
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
 it('a run whose last answer was saved by a killed `decide` is resumed by the next command', async () => {
   const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-decide-', [
     mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
