@@ -163,6 +163,8 @@ describe('the web app, as a new user meets it', () => {
     expect(
       await watcher.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded),
     ).toBe(true);
+    // The badge is updated by its own poll of the pending count, a moment after the status.
+    await badge(watcher).waitFor({ state: 'detached', timeout: 10_000 });
     expect(await badge(watcher).count()).toBe(0);
     expect(await watcher.locator('[data-trace]').textContent()).toContain('I read these myself');
     await screenshot(watcher, 'inspector', { fullPage: false });
