@@ -4,6 +4,7 @@ import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { auditIdOf, claimOutcome, settleOutcome } from './outcomes.ts';
+import { errorMessage } from '../errors/index.ts';
 
 export interface Choice {
   action: string;
@@ -73,7 +74,7 @@ export async function carryOut(
       outcome = 'acted';
     } catch (error) {
       outcome = 'failed';
-      detail = error instanceof Error ? error.message : String(error);
+      detail = errorMessage(error);
     }
   }
   // The entry first: a process killed between the two leaves a claim still `acting` whose

@@ -1,4 +1,9 @@
-import { AlreadyDecidedError, InvalidInputError, VersionConflictError } from '../errors/index.ts';
+import {
+  AlreadyDecidedError,
+  InvalidInputError,
+  VersionConflictError,
+  errorMessage,
+} from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision } from './decision-repository.ts';
@@ -97,7 +102,7 @@ async function learnQuietly(deps: EngineDeps, decision: Decision): Promise<void>
     try {
       await step(deps, decision);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {
         decision_id: decision.id,
       });

@@ -20,6 +20,7 @@ import { markRunFailed } from './fail-run.ts';
 import { recordRun, runRecorder } from '../recorder/record-run.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -155,7 +156,7 @@ export async function withPreparedRun(
     prepared = await prepareRun(deps, run, workflow);
   } catch (error) {
     if (options.onSetupError === 'throw') throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const failed = await markRunFailed(deps, run.id, reason, options.step);
     if (failed.marked) return failed.run;
     throw error;

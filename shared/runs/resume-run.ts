@@ -1,4 +1,4 @@
-import { VersionConflictError } from '../errors/index.ts';
+import { VersionConflictError, errorMessage } from '../errors/index.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { DecisionAnswer } from '../agents/executor/run-context.ts';
 import { decisionsOf, getInterrupt } from './decision-repository.ts';
@@ -42,7 +42,7 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
       await deps.dispatcher.dispatch({ run_id: run.id, node: 'resume' });
     } catch (error) {
       // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       console.error(
         `handoff: run ${run.id}: the resume hand-off failed (${reason}); the sweeper re-sends it`,
       );

@@ -7,7 +7,13 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import {
+  HandoffError,
+  InvalidInputError,
+  RecordExistsError,
+  VersionConflictError,
+  isError,
+} from '../errors/index.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
 
 const TABLE_WAIT_MS = 120_000;
@@ -254,5 +260,5 @@ function isConditionFailure(err: unknown): boolean {
 }
 
 function errorName(err: unknown): string | undefined {
-  return err instanceof Error ? err.name : undefined;
+  return isError(err) ? err.name : undefined;
 }

@@ -10,8 +10,8 @@ import {
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import 'aws-sdk-client-mock-jest';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
 import { engineForLambda } from '../../shared/aws/lambda-engine.ts';

@@ -4,7 +4,7 @@
  * (one with JavaScript off), and watch a second tab's run inspector fill in live.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -44,7 +44,7 @@ const badge = (p: Page) => p.locator('#nav [data-pending-badge]');
 const runStatus = (p: Page) => p.locator('[data-run-status]');
 
 async function expectAccessible(url: string): Promise<void> {
-  expect(await a11y.seriousViolations(url, context), url).toEqual([]);
+  expect(await a11y.seriousViolations(url, context)).toEqual([]);
 }
 
 describe('the web app, as a new user meets it', () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { cliJson, runCli } from '../support/cli.ts';
 import { cliWorkspace, mail } from '../support/engine-fixture.ts';
 

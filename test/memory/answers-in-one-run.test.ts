@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { marksException } from '../../shared/memory/exception.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';

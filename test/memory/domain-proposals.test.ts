@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../../shared/memory/domain-proposals.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';

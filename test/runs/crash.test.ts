@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { cliJson, runCli } from '../support/cli.ts';
 import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 

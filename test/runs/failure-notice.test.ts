@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { NotifyError } from '../../shared/notify/notifier.ts';
 import { markRunFailed } from '../../shared/runs/fail-run.ts';
 import { decide } from '../../shared/runs/decide.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
 import { markRunFailed } from '../../shared/runs/fail-run.ts';
