@@ -93,20 +93,21 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('stats')
-    .description('what was handled alone, by your rules, by learned rules, asked and declined')
+    .description('what was handled alone, by your rules, by learned rules, by you, asked and declined')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();
       const stats = statsOf(await listRuns(engine.store));
       if (options.json) return printJson(stats);
       printTable(
-        ['', 'handled alone', 'your rules', 'learned rules', 'asked', 'declined'],
+        ['', 'handled alone', 'your rules', 'learned rules', 'asked', 'by you', 'declined'],
         (['today', 'this_week', 'overall'] as const).map((k) => [
           k.replace('_', ' '),
           stats[k].handled_alone,
           stats[k].by_your_rules,
           stats[k].by_learned_rules,
           stats[k].asked,
+          stats[k].by_you,
           stats[k].declined,
         ]),
       );
