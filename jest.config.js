@@ -16,4 +16,5 @@ export default {
   testTimeout: 180_000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
