@@ -1,7 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule, Schedule, type EventPattern } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFn, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
@@ -39,6 +39,12 @@ export class HandoffBus extends Construct {
       reason:
         'This queue is itself the dead-letter queue of the bus targets and of the step-failed function.',
     });
+  }
+
+  /** Lets `fn` dispatch steps and workflow changes: EVENT_BUS_NAME and events:PutEvents on this bus. */
+  bind(fn: LambdaFn): void {
+    fn.addEnvironment('EVENT_BUS_NAME', this.eventBus.eventBusName);
+    this.eventBus.grantPutEventsTo(fn);
   }
 
   /** Sends `handoff.step` events for `node` to its function. */
