@@ -1,4 +1,4 @@
-/** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost hand-offs. */
+/** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost dispatches. */
 import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { engineForLambda } from '../shared/aws/lambda-engine.ts';

@@ -68,7 +68,7 @@ export class HandoffBus extends Construct {
   /** Invokes `fn` every `period` (a rule on the default bus: scheduled rules cannot use a custom one). */
   scheduleSweep(fn: IFunction, period: Duration): Rule {
     return new Rule(this, 'SweepRule', {
-      description: 'Handoff: sweep for overdue decisions and lost hand-offs',
+      description: 'Handoff: sweep for overdue decisions and lost dispatches',
       schedule: Schedule.rate(period),
       targets: [
         new LambdaFunction(fn, {

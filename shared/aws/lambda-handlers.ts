@@ -50,7 +50,7 @@ export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => 
 
 /**
  * The sweeper function, every few minutes: expires overdue decisions (their runs resume)
- * and re-sends, or fails with the reason, hand-offs that were lost between functions.
+ * and re-sends, or fails with the reason, dispatches that were lost between functions.
  */
 export async function sweepRuns(engine: EngineDeps): Promise<SweepResult> {
   const result = await sweep(engine);

@@ -11,7 +11,7 @@ import {
 } from '../agents/executor/run-context.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
 import { safeSuggestion } from './safe-suggestion.ts';
-import { decide, type GatePolicy } from './verdict.ts';
+import { judge, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
@@ -76,7 +76,7 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
     subject: item.subject,
     text: item.text,
   });
-  const verdict = decide(
+  const verdict = judge(
     { action: input.action, confidence: input.confidence, forceInterrupt: input.force_interrupt },
     scope.policy,
     rule,

@@ -32,8 +32,8 @@ export async function invokeAndSettle(
   } catch (error) {
     return fail(deps, run, executor, error);
   }
-  const handOff = result.interrupts?.find((i) => i.name === DISPATCH_INTERRUPT);
-  if (result.status === Status.INTERRUPTED && handOff) return handOver(deps, run, executor, handOff);
+  const next = result.interrupts?.find((i) => i.name === DISPATCH_INTERRUPT);
+  if (result.status === Status.INTERRUPTED && next) return dispatchNext(deps, run, executor, next);
   if (result.status === Status.INTERRUPTED) return pause(deps, run, workflow, executor, result);
   if (result.status !== Status.COMPLETED) {
     const nodeError = result.results.find((r) => r.status === Status.FAILED)?.error;
@@ -66,17 +66,17 @@ export async function invokeAndSettle(
 }
 
 /** Saves where the run stopped and sends the next node to its own process. */
-async function handOver(deps: EngineDeps, run: Run, executor: Agent, raised: Interrupt): Promise<Run> {
+async function dispatchNext(deps: EngineDeps, run: Run, executor: Agent, raised: Interrupt): Promise<Run> {
   const node = (raised.reason as { node?: string } | undefined)?.node;
   if (node !== 'executor' && node !== 'completer')
-    return fail(deps, run, executor, new Error(`cannot hand over to node ${node}`));
-  const handed = await changeRun(deps.store, run.id, () => ({
+    return fail(deps, run, executor, new Error(`cannot dispatch to node ${node}`));
+  const dispatched = await changeRun(deps.store, run.id, () => ({
     dispatch: dispatchTo(node, raised.id, run.dispatch?.node ?? null),
     counts: runState.counts(executor.appState),
     owner: null,
   }));
   await deps.dispatcher!.dispatch({ run_id: run.id, node });
-  return handed;
+  return dispatched;
 }
 
 async function pause(

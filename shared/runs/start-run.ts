@@ -6,7 +6,7 @@ import { prepareRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
 import { createRun, getRun } from './run-repository.ts';
 import { RecordExistsError } from '../errors/index.ts';
-import { olderThan, TRIGGER_LEASE_MS } from './hand-off-timing.ts';
+import { olderThan, TRIGGER_LEASE_MS } from './dispatch-timing.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /** Creates the run record; the caller may answer with its id before the work is done. */
@@ -61,7 +61,7 @@ export async function startRun(deps: EngineDeps, workflowId: string, trigger: Ru
 /**
  * Starts the run `runId` unless it exists: a second delivery of the same trigger (schedulers
  * deliver at least once; a function is retried) starts nothing new. It only finishes what
- * the first delivery could not: re-sends a hand-off nobody took, or re-runs a trigger step
+ * the first delivery could not: re-sends a dispatch nobody took, or re-runs a trigger step
  * whose process died (nothing is acted on before the executor step).
  */
 export async function startRunOnce(

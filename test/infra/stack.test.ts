@@ -14,7 +14,7 @@ import { initStore } from '../../shared/store/open-store.ts';
 import { TABLE_SCHEMA } from '../../shared/store/table-schema.ts';
 import { startDynalite } from '../support/dynalite.ts';
 import { type Binding, boundVars, FUNCTION_BINDINGS } from '../../shared/aws/deployment.ts';
-import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/hand-off-timing.ts';
+import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/dispatch-timing.ts';
 import { actionsOf, type Built, buildStack, rolesAllowing, statementsOfRole, tempOutdir } from './fixture.ts';
 
 const ALL: FunctionName[] = Object.keys(FUNCTION_SPECS) as FunctionName[];
