@@ -10,6 +10,7 @@ import {
   type RunContext,
 } from '../agents/executor/run-context.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';
 import { judge, type GatePolicy } from './verdict.ts';
 
@@ -120,6 +121,7 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
         };
   if (verdict.kind === 'rewrite') {
     event.toolUse.input = { ...input, action: verdict.action, confidence: 1 };
+    recordMetric('ItemsByMemory');
     ctx.emit('memory', `Rule ${verdict.rule.id} covers: ${item.subject}`, {
       item_id: item.id,
       rule_id: verdict.rule.id,

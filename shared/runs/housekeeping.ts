@@ -1,4 +1,5 @@
 import { isAlive } from '../config/processes.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { appendAudit, auditRunFinished, getAuditEntry } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
@@ -80,6 +81,7 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
       owner: null,
       finished_at: new Date().toISOString(),
     }));
+    recordMetric('RunsFailed');
     await auditRunFinished(deps.store, run, `failed: ${reason}`);
   }
   return crashed.map((r) => r.id);

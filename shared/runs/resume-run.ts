@@ -8,6 +8,7 @@ import { prepareRun } from './prepare.ts';
 import { dispatchTo, RunSchema, type Run } from './records.ts';
 import { changeRun, getRun, thisProcess } from './run-repository.ts';
 import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
+import { log } from '../logging/log.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /**
@@ -43,9 +44,10 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
     } catch (error) {
       // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
       const reason = error instanceof Error ? error.message : String(error);
-      console.error(
-        `handoff: run ${run.id}: the resume dispatch failed (${reason}); the sweeper re-sends it`,
-      );
+      log.error(`run ${run.id}: the resume dispatch failed (${reason}); the sweeper re-sends it`, {
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+      });
       deps.emit(run.id, 'resumed', 'Resume delayed: the dispatch failed and will be sent again', {});
     }
     return taken;
@@ -100,9 +102,10 @@ async function releaseStep(deps: EngineDeps, taken: Run): Promise<void> {
         : {},
     );
   } catch (error) {
-    console.error(
-      `handoff: run ${taken.id}: could not release its step (${String(error)}); the sweeper will`,
-    );
+    log.error(`run ${taken.id}: could not release its step (${String(error)}); the sweeper will`, {
+      run_id: taken.id,
+      workflow_id: taken.workflow_id,
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { stableId } from '../store/ids.ts';
 import { RecordExistsError } from '../errors/index.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { notifyRunFailed } from './failure-notice.ts';
 import { dispatchTo, type Decision, type InterruptRecord, type Run } from './records.ts';
 import { changeRun } from './run-repository.ts';
@@ -132,6 +133,7 @@ async function pause(
     counts: runState.counts(executor.appState),
     owner: null,
   }));
+  recordMetric('ItemsAsked', decisions.length);
   deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
     interrupt_id: interruptId,
     count: decisions.length,
@@ -182,6 +184,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
   }));
   await releaseHolds(deps.store, run); // the items it held are asked again by the next run
   await auditRunFinished(deps.store, run, `failed: ${reason}`);
+  recordMetric('RunsFailed');
   deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   await notifyRunFailed(deps, failed, reason);
   return failed;

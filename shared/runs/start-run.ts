@@ -5,6 +5,7 @@ import { markRunFailed } from './fail-run.ts';
 import { prepareRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
 import { createRun, getRun } from './run-repository.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { RecordExistsError } from '../errors/index.ts';
 import { olderThan, TRIGGER_LEASE_MS } from './dispatch-timing.ts';
 import { invokeAndSettle } from './settle.ts';
@@ -27,6 +28,7 @@ export async function createRunFor(
     decided_by: null,
     detail: `${trigger.kind} trigger`,
   });
+  recordMetric('RunsStarted');
   deps.emit(run.id, 'started', `Run of ${workflow.name} started (${trigger.kind})`, {
     workflow_id: workflow.id,
   });
