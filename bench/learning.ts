@@ -26,6 +26,7 @@ import { loadEnv } from '../shared/config/env.ts';
 import { matches } from '../shared/memory/match.ts';
 import type { Rule } from '../shared/memory/rule.ts';
 import { listRules } from '../shared/memory/rules-repository.ts';
+import { listProposals } from '../shared/memory/domain-proposals.ts';
 import type { Notifier } from '../shared/notify/notifier.ts';
 import { allowedActions, decide } from '../shared/runs/decide.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';
@@ -59,6 +60,7 @@ import {
   type DayRow,
   type Summary,
 } from './learning/report.ts';
+import { newProposalTally, reviewProposals, savedByProposals } from './learning/proposals.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
@@ -250,6 +252,7 @@ async function simulate(seed: number, days: number, keep: boolean) {
     const month: Delivered[] = [];
     const dayOfRule = new Map<string, number>();
     const rows: DayRow[] = [];
+    const proposals = newProposalTally();
     for (let day = 1; day <= days; day++) {
       const started = performance.now();
       const errors: string[] = [];
@@ -262,6 +265,7 @@ async function simulate(seed: number, days: number, keep: boolean) {
       await writeMaildir(maildir, mail.messages);
 
       const rulesLive = (await listRules(store)).filter(isLive).length;
+      reviewProposals(proposals, await listProposals(store), truths, day);
       const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: `day ${day}` });
       const { answers, notes } = await answerAll(deps, run.id, truths, errors);
       await settleLearner(store);
@@ -272,13 +276,9 @@ async function simulate(seed: number, days: number, keep: boolean) {
       const finished = await getRun(store, run.id);
       if (finished.status !== 'completed')
         errors.push(`run ${finished.status}${finished.error ? `: ${finished.error}` : ''}`);
-      const counts = measureDay(
-        day,
-        mail.messages.length,
-        await listAudit(store, { runId: run.id }),
-        truths,
-        errors,
-      );
+      const audit = await listAudit(store, { runId: run.id });
+      const counts = measureDay(day, mail.messages.length, audit, truths, errors);
+      const byProposals = savedByProposals(proposals, audit, truths);
       const row: DayRow = {
         day,
         delivered: mail.messages.length,
@@ -287,6 +287,8 @@ async function simulate(seed: number, days: number, keep: boolean) {
         memory_pct: pct(counts.memory, counts.items),
         rules_live: rulesLive,
         rules_learned: learned,
+        saved_by_proposals: byProposals.saved,
+        wrong_by_proposals: byProposals.wrong,
         answers,
         notes,
         run_status: finished.status,
@@ -301,7 +303,8 @@ async function simulate(seed: number, days: number, keep: boolean) {
       );
     }
     const rules = viewRules(await listRules(store), month, dayOfRule);
-    return { rows, rules, month };
+    const reviewed = [...proposals.decided.entries()].map(([domain, p]) => ({ domain, ...p }));
+    return { rows, rules, month, proposals: reviewed };
   } finally {
     if (keep) process.stderr.write(`kept ${root}\n`);
     else await rm(root, { recursive: true, force: true });
@@ -366,9 +369,12 @@ async function main(): Promise<void> {
     throw new Error('--seed and --days must be integers (days >= 1)');
 
   const started = performance.now();
-  const { rows, rules, month } = await simulate(seed, days, values.keep);
+  const { rows, rules, month, proposals } = await simulate(seed, days, values.keep);
   const learnedRules = rules.filter((r) => r.source === 'learned' && !r.superseded);
-  const summary = summarise(rows, learnedRules.length);
+  const summary = summarise(rows, learnedRules.length, {
+    made: proposals.length,
+    accepted: proposals.filter((p) => p.accepted).length,
+  });
   const totalS = Math.round((performance.now() - started) / 100) / 10;
 
   console.log(
@@ -418,6 +424,7 @@ async function main(): Promise<void> {
         summary,
         rows,
         rules,
+        proposals,
       },
       null,
       2,

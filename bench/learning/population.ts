@@ -234,7 +234,12 @@ export const POPULATION: readonly Sender[] = [
 ];
 
 /** Domains that senders with different actions share: no true note can be domain-wide there. */
-const SHARED_DOMAINS = new Set([OWN_DOMAIN, 'fastmail.example', 'mailbox.example', 'posteo.example']);
+export const SHARED_DOMAINS: ReadonlySet<string> = new Set([
+  OWN_DOMAIN,
+  'fastmail.example',
+  'mailbox.example',
+  'posteo.example',
+]);
 /** Freemail domains one-off strangers write from (one of them is the friends' domain). */
 const FREEMAIL = ['fastmail.example', 'mailbox.example', 'posteo.example'] as const;
 

@@ -27,6 +27,10 @@ export interface DayRow {
   rules_live: number;
   /** Rules written while the person answered that day. */
   rules_learned: number;
+  /** Questions a domain proposal the person had accepted would have answered (its action = the policy's). */
+  saved_by_proposals: number;
+  /** Questions an accepted proposal would have answered with an action the policy does not give. */
+  wrong_by_proposals: number;
   /** Answers given that day, and how many carried a note. */
   answers: number;
   notes: number;
@@ -49,6 +53,12 @@ export interface Summary {
   total_asked: number;
   total_memory: number;
   learned_rules_at_end: number;
+  /** Domain proposals made in the month, and how many the simulated person accepted (policy-true). */
+  proposals: { made: number; accepted: number };
+  /** Second-week questions accepted proposals would have saved, and answered wrongly. */
+  week2_saved_by_proposals: number;
+  week2_asked: number;
+  wrong_by_proposals: number;
   /** Any learned rule at all: false means the learner did not write rules during this run. */
   learning_observed: boolean;
   bar: { text: string; required_fall_pct: number; fall_ok: boolean; zero_wrong_ok: boolean; holds: boolean };
@@ -63,7 +73,11 @@ export const pct = (part: number, whole: number): number =>
   whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 
-export function summarise(rows: readonly DayRow[], learnedRulesAtEnd: number): Summary {
+export function summarise(
+  rows: readonly DayRow[],
+  learnedRulesAtEnd: number,
+  proposals: Summary['proposals'] = { made: 0, accepted: 0 },
+): Summary {
   const day1 = rows.find((r) => r.day === 1);
   const week2 = rows.filter((r) => WEEK2.includes(r.day));
   const week2Mean =
@@ -91,6 +105,10 @@ export function summarise(rows: readonly DayRow[], learnedRulesAtEnd: number): S
     total_asked: rows.reduce((s, r) => s + r.asked, 0),
     total_memory: rows.reduce((s, r) => s + r.memory, 0),
     learned_rules_at_end: learnedRulesAtEnd,
+    proposals,
+    week2_saved_by_proposals: week2.reduce((s, r) => s + r.saved_by_proposals, 0),
+    week2_asked: week2.reduce((s, r) => s + r.asked, 0),
+    wrong_by_proposals: rows.reduce((s, r) => s + r.wrong_by_proposals, 0),
     learning_observed: learnedRulesAtEnd > 0,
     bar: {
       text: BAR_TEXT,
@@ -146,6 +164,7 @@ export function summaryLines(s: Summary): string[] {
     `Mean share asked, days ${s.week2_days[0] ?? '?'}-${s.week2_days.at(-1) ?? '?'} (second week): ${week2}`,
     `Fall from day one: ${fall} (needed: at least ${s.bar.required_fall_pct}%)`,
     `Wrong actions by memory (whole month): ${s.total_wrong_by_memory}`,
+    `Domain proposals: ${s.proposals.made} made, ${s.proposals.accepted} accepted (true to the person's policy), ${s.proposals.made - s.proposals.accepted} dismissed; accepted ones would have saved ${s.week2_saved_by_proposals} of ${s.week2_asked} second-week questions (${s.wrong_by_proposals} answered wrongly, whole month)`,
     `Model-confident actions that differ from the person's policy (not part of the bar): ${s.total_model_wrong}${
       s.total_model_wrong > 0
         ? ` (${Object.entries(s.model_wrong_by_segment)

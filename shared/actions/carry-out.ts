@@ -5,6 +5,7 @@ import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { auditIdOf, claimOutcome, settleOutcome } from './outcomes.ts';
+import { errorMessage } from '../errors/index.ts';
 
 export interface Choice {
   action: string;
@@ -77,7 +78,7 @@ export async function carryOut(
       recordMetric('ItemLatency', performance.now() - started);
     } catch (error) {
       outcome = 'failed';
-      detail = error instanceof Error ? error.message : String(error);
+      detail = errorMessage(error);
     }
   }
   // The entry first: a process killed between the two leaves a claim still `acting` whose
@@ -102,19 +103,21 @@ export async function carryOut(
   return { outcome, detail };
 }
 
-/** The count a carried-out choice adds to. */
+/**
+ * The counts a carried-out choice adds to. "Handled by memory" has one meaning: a rule
+ * decided the item, whatever it chose (an action or skip) and however acting went. So it
+ * matches the audit's `decided_by: memory` entries one for one; a rule's skip is not
+ * also counted as declined.
+ */
 export function countFor(choice: Choice, result: CarryOutResult): (keyof RunCounts)[] {
-  switch (result.outcome) {
-    case 'acted':
-      if (choice.decidedBy === 'memory')
-        return ['acted', choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules'];
-      return choice.decidedBy === 'model' ? ['acted', 'confident'] : ['acted'];
-    case 'declined':
-    case 'expired':
-      return ['declined'];
-    case 'failed':
-      return ['failed'];
-    case 'duplicate':
-      return [];
+  if (result.outcome === 'duplicate') return [];
+  const outcome: keyof RunCounts =
+    result.outcome === 'acted' ? 'acted' : result.outcome === 'failed' ? 'failed' : 'declined';
+  if (choice.decidedBy === 'memory' && !choice.expired) {
+    const rules = choice.ruleSource === 'you' ? 'by_your_rules' : 'by_learned_rules';
+    return outcome === 'declined' ? [rules] : [outcome, rules];
   }
+  if (outcome !== 'acted') return [outcome];
+  if (choice.decidedBy === 'model') return ['acted', 'confident'];
+  return choice.decidedBy === 'human' ? ['acted', 'by_you'] : ['acted'];
 }

@@ -7,7 +7,7 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { regionOption } from '../config/aws-region.ts';
-import { NotFoundError } from '../errors/index.ts';
+import { NotFoundError, isError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
@@ -92,7 +92,7 @@ export async function syncSchedule(
 }
 
 function errorName(error: unknown): string | undefined {
-  return error instanceof Error ? error.name : undefined;
+  return isError(error) ? error.name : undefined;
 }
 
 /**

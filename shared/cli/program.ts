@@ -1,5 +1,12 @@
 import { Command, CommanderError } from 'commander';
-import { HandoffError, InvalidInputError, NotFoundError, AlreadyDecidedError } from '../errors/index.ts';
+import {
+  HandoffError,
+  InvalidInputError,
+  NotFoundError,
+  AlreadyDecidedError,
+  errorMessage,
+  isError,
+} from '../errors/index.ts';
 import { registerDecisionCommands } from './commands/decisions.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
 import { registerInspectCommand } from './commands/inspect.ts';
@@ -43,12 +50,11 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof InvalidInputError ||
       error instanceof NotFoundError ||
       error instanceof AlreadyDecidedError;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     process.stderr.write(
       `handoff: ${known || error instanceof HandoffError ? message : `unexpected error: ${message}`}\n`,
     );
-    if (!known && process.env.HANDOFF_DEBUG && error instanceof Error)
-      process.stderr.write(`${error.stack}\n`);
+    if (!known && process.env.HANDOFF_DEBUG && isError(error)) process.stderr.write(`${error.stack}\n`);
     return EXIT.failed;
   }
 }

@@ -1,5 +1,5 @@
 import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, isError } from '../errors/index.ts';
 import { CredentialDecryptError, type CredentialCipher, type Sealed } from './cipher.ts';
 import { Secret } from './secret.ts';
 
@@ -55,7 +55,7 @@ export class KmsCipher implements CredentialCipher {
       );
       plaintext = out.Plaintext;
     } catch (error) {
-      const reason = error instanceof Error ? error.name : 'unknown error';
+      const reason = isError(error) ? error.name : 'unknown error';
       throw new CredentialDecryptError(`KMS could not decrypt credential ${name} (${reason})`, {
         cause: error,
       });

@@ -43,9 +43,12 @@ export function kmsOnlyCredentials(
 function lazyKmsCipher(region: string | undefined, keyId: string): CredentialCipher {
   let cipher: Promise<CredentialCipher> | undefined;
   const kms = () =>
-    (cipher ??= Promise.all([import('@aws-sdk/client-kms'), import('./kms-cipher.ts')]).then(
-      ([{ KMSClient }, { KmsCipher }]) => new KmsCipher(new KMSClient(regionOption(region)), keyId),
-    ));
+    (cipher ??= (async () => {
+      // One import at a time: jest's ESM loader races on modules imported concurrently.
+      const { KMSClient } = await import('@aws-sdk/client-kms');
+      const { KmsCipher } = await import('./kms-cipher.ts');
+      return new KmsCipher(new KMSClient(regionOption(region)), keyId);
+    })());
   return {
     kind: 'kms',
     seal: async (name, value) => (await kms()).seal(name, value),

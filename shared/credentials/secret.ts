@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, errorMessage } from '../errors/index.ts';
 
 /** What a secret prints as, wherever it ends up: logs, events, audit, errors, JSON. */
 export const REDACTED = '[redacted]';
@@ -63,6 +63,6 @@ export function redact(text: string, secrets: Iterable<Secret | string>): string
 
 /** An error's message, redacted: what may be shown of an integration's failure. */
 export function redactedMessage(error: unknown, secrets: Iterable<Secret | string>): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return redact(message, secrets);
 }

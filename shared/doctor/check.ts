@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors/index.ts';
 /** What one check found: it works (and how), or why it does not. */
 export type CheckOutcome = { ok: true; detail: string } | { ok: false; reason: string };
 
@@ -60,7 +61,7 @@ async function withTimeout(check: Check, ms: number): Promise<CheckOutcome> {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 function oneLine(text: string): string {

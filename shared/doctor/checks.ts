@@ -15,7 +15,8 @@ export function modelCheck(provider: string, makeModel: () => Promise<Model>): C
     name: `model (${provider})`,
     async run() {
       if (provider === 'local') return ok('offline model: runs in-process, no network or key needed');
-      const [model, { Message, TextBlock }] = await Promise.all([makeModel(), import('@strands-agents/sdk')]);
+      const model = await makeModel();
+      const { Message, TextBlock } = await import('@strands-agents/sdk');
       const modelId = model.getConfig().modelId ?? 'default model';
       const started = performance.now();
       let stop: string | undefined;

@@ -5,6 +5,7 @@ import { slackConfigFrom } from '../notify/slack-api.ts';
 import type { Store } from '../store/store.ts';
 import { broken, runChecks, type Check, type CheckResult } from './check.ts';
 import { modelCheck, notifyCheck, storeCheck } from './checks.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** What the doctor checks with; hosts build it once (see `doctorFromEnv`), tests pass their own. */
 export interface DoctorDeps {
@@ -26,7 +27,7 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
   try {
     integrations = await deps.integrations();
   } catch (error) {
-    const reason = `could not list them: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `could not list them: ${errorMessage(error)}`;
     integrations = [{ name: 'integrations', run: async () => broken(reason) }];
   }
   const slack = () => {
@@ -56,11 +57,10 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
     model: async () =>
       (await import('../models/provider.ts')).modelFactory(env.HANDOFF_MODEL_PROVIDER)('primary'),
     integrations: async () => {
-      const [{ listEntries }, { credentialsFor }, { integrationChecks, liveProbe }] = await Promise.all([
-        import('../integrations/registry.ts'),
-        import('../credentials/open-credentials.ts'),
-        import('./integrations.ts'),
-      ]);
+      // One import at a time: jest's ESM loader races on modules imported concurrently.
+      const { listEntries } = await import('../integrations/registry.ts');
+      const { credentialsFor } = await import('../credentials/open-credentials.ts');
+      const { integrationChecks, liveProbe } = await import('./integrations.ts');
       const credentials = credentialsFor(env, store, source);
       return integrationChecks(
         await listEntries(store),
@@ -72,10 +72,8 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
     sns: {
       name: 'notify (sns)',
       async run() {
-        const [{ SNSClient }, { snsTopicCheck }] = await Promise.all([
-          import('@aws-sdk/client-sns'),
-          import('./sns-check.ts'),
-        ]);
+        const { SNSClient } = await import('@aws-sdk/client-sns');
+        const { snsTopicCheck } = await import('./sns-check.ts');
         const client = new SNSClient(regionOption(env.AWS_REGION));
         try {
           return await snsTopicCheck(client, source.NOTIFY_TOPIC_ARN || undefined).run();

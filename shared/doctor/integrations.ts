@@ -7,6 +7,7 @@ import { redact, redactedMessage, type Secret } from '../credentials/secret.ts';
 import { NotifyError } from '../notify/notifier.ts';
 import { callSlack } from '../notify/slack-api.ts';
 import { broken, ok, type Check, type CheckOutcome } from './check.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** A live call for an entry's transport, or undefined when there is none yet. */
 export type IntegrationProbe = (reg: RegistryEntry) => Promise<CheckOutcome> | undefined;
@@ -118,8 +119,7 @@ async function slackProbe(
     const who = await callSlack({ token: token.reveal(), channel: '', baseUrl: t.base_url }, 'auth.test', {});
     return ok(`token works: ${String(who.user ?? 'the bot')} in ${String(who.team ?? 'its workspace')}`);
   } catch (error) {
-    const reason =
-      error instanceof NotifyError ? error.reason : error instanceof Error ? error.message : String(error);
+    const reason = error instanceof NotifyError ? error.reason : errorMessage(error);
     return broken(redact(reason, [token]));
   }
 }

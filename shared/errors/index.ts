@@ -1,3 +1,5 @@
+import { types } from 'node:util';
+
 /**
  * Typed errors. Expected outcomes are values; these are for the exceptional,
  * and each carries a message a person can act on.
@@ -37,4 +39,17 @@ export class AlreadyDecidedError extends HandoffError {
   ) {
     super(message);
   }
+}
+
+/**
+ * Whether a value is an Error, including one made in another realm (a vm context, a
+ * worker), where `instanceof Error` is false.
+ */
+export function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
+}
+
+/** The message of an error, or the value as text when something other than an Error was thrown. */
+export function errorMessage(error: unknown): string {
+  return isError(error) ? error.message : String(error);
 }

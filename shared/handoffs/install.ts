@@ -13,6 +13,7 @@ import { HandoffCallbackError, HandoffConfigError, HandoffInputError, HandoffLim
 import { asHandoff, callOnHandoff, isEnabled, type Handoff } from './handoff.ts';
 import { isRoute, type HandoffRoute } from './route.ts';
 import { activeRun, type PendingTransfer, type RunControl } from './run-control.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** What `handoffs(...)` accepts: targets for the model to choose from, or a route that code follows. */
 export type HandoffTargets<C = unknown> = readonly (Agent | Handoff<C>)[] | HandoffRoute<C>;
@@ -180,5 +181,5 @@ function succeeded(results: Message, toolUseId: string): boolean {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -5,6 +5,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { redact, type Secret } from '../credentials/secret.ts';
 import type { ServerEntry } from './servers.ts';
 import { IntegrationError, qualifiedName, type IntegrationTool, type ToolOutput } from './tool.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** A connected server and its tools; `close()` ends the child process or HTTP session. */
 export interface ServerConnection {
@@ -62,7 +63,7 @@ export async function connectMcp(
   const client = new Client({ name: 'handoff', version: '1' });
   const close = () => client.close().catch(() => {});
   const failure = (what: string, error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const tail = stderrTail.trim().split('\n').slice(-3).join(' | ');
     return new IntegrationError(
       redact(`${entry.name}: ${what}: ${message}${tail ? ` (stderr: ${tail})` : ''}`, all),

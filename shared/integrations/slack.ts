@@ -1,6 +1,7 @@
 import { redact, type Secret } from '../credentials/secret.ts';
 import { SLACK_API, type ServerEntry } from './servers.ts';
 import { IntegrationError, qualifiedName, type IntegrationTool } from './tool.ts';
+import { errorMessage } from '../errors/index.ts';
 
 type Fetch = typeof fetch;
 
@@ -49,7 +50,7 @@ export class SlackClient {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {
-      throw this.error(method, error instanceof Error ? error.message : String(error));
+      throw this.error(method, errorMessage(error));
     }
     const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok || data.ok !== true)

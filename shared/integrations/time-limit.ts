@@ -1,3 +1,4 @@
+import { isError } from '../errors/index.ts';
 /**
  * Time limits for integration calls. The timer is our own and held until the call
  * settles: Node 20 may collect an AbortSignal.timeout that only AbortSignal.any refers
@@ -44,11 +45,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** An error as one line: `Name: message` (a bare Error without its name), first line only. */
 export function oneLineError(error: unknown): string {
-  const message =
-    error instanceof Error
-      ? error.name && error.name !== 'Error'
-        ? `${error.name}: ${error.message}`
-        : error.message
-      : String(error);
+  const message = isError(error)
+    ? error.name && error.name !== 'Error'
+      ? `${error.name}: ${error.message}`
+      : error.message
+    : String(error);
   return (message.split('\n')[0] ?? '').trim();
 }

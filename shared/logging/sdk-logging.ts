@@ -1,5 +1,6 @@
 import { configureLogging, type Logger } from '@strands-agents/sdk';
 import { log, type Log } from './log.ts';
+import { isError } from '../errors/index.ts';
 
 /**
  * The agent SDK's logger, writing into the product's log at debug level. Every failure
@@ -18,7 +19,7 @@ export function routeSdkLogging(target: Log = log): void {
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  if (isError(value)) return `${value.name}: ${value.message}`;
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

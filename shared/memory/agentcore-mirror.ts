@@ -20,6 +20,7 @@ import { regionOption } from '../config/aws-region.ts';
 import { normaliseDomain } from './match.ts';
 import { noMirror, type MemoryMirror } from './mirror.ts';
 import type { Rule, RuleMatch } from './rule.ts';
+import { isError } from '../errors/index.ts';
 
 export const DEFAULT_MEMORY_NAME = 'handoff_rules';
 export const PREFERENCE_STRATEGY_NAME = 'handoff_preferences';
@@ -182,7 +183,7 @@ export class AgentCoreMemoryMirror implements MemoryMirror {
       return id;
     } catch (error) {
       // Another process created it first: use theirs.
-      if (error instanceof Error && error.name === 'ConflictException') {
+      if (isError(error) && error.name === 'ConflictException') {
         const id = await this.findMemory();
         if (id) return id;
       }
@@ -384,7 +385,7 @@ function failedSummary(failed: readonly MemoryRecordOutput[]): string {
  * id only: its message may echo request values (the namespaces carry the match).
  */
 function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return 'unknown error';
+  if (!isError(error)) return 'unknown error';
   const meta = (error as { $metadata?: { httpStatusCode?: number; requestId?: string } }).$metadata;
   if (meta) {
     const status = meta.httpStatusCode ? ` HTTP ${meta.httpStatusCode}` : '';

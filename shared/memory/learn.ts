@@ -7,6 +7,7 @@ import type { EngineDeps } from '../runs/deps.ts';
 import type { Decision } from '../runs/records.ts';
 import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
+import { marksException } from './exception.ts';
 import { matches } from './match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
 import { listRules } from './rules-repository.ts';
@@ -32,12 +33,25 @@ export function answeredAction(decision: Decision): string | null {
 
 /**
  * Wakes the Learner for one answered decision and keeps what it writes: at most one
- * narrow rule. A learned rule the answer contradicts — same match, or one that covered
+ * narrow rule. A learned rule the answer corrects — same match, or one that covered
  * this very item — is superseded (kept, visible in history, never fired again).
+ * An answer marked as an exception teaches nothing and cancels nothing. A rule learned
+ * after this question was asked (from an answer given alongside it) is no correction's
+ * target: only a rule with the same match and another action conflicts with it, and
+ * then neither stands, whichever answer came first.
  */
 export async function learnFromDecision(deps: EngineDeps, decision: Decision): Promise<LearnOutcome> {
   const action = answeredAction(decision);
   if (!action) return { kind: 'none', reason: 'nothing was answered', superseded: [] };
+  if (marksException(decision.answer?.note)) {
+    const reason = 'the answer was marked as an exception: it teaches nothing and cancels nothing';
+    deps.emit(decision.run_id, 'memory', 'Learned no rule (an exception)', {
+      decision_id: decision.id,
+      rule_id: null,
+      superseded: [],
+    });
+    return { kind: 'none', reason, superseded: [] };
+  }
   const workflow = await getWorkflow(deps.store, decision.workflow_id);
   const learnerCase: LearnerCase = {
     decision_id: decision.id,
@@ -76,14 +90,15 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
   const known =
     proposal && live.find((r) => sameMatch(r.match, proposal.match) && r.action === proposal.action);
   if (known) return { kind: 'known', rule: known };
+  const existedWhenAsked = (r: Rule) => r.created_at <= decision.created_at;
+  const sameAsProposal = (r: Rule) => proposal !== null && sameMatch(r.match, proposal.match);
   const contradicted = live.filter(
-    (r) =>
-      r.action !== action &&
-      (matches(r.match, item) || (proposal !== null && sameMatch(r.match, proposal.match))),
+    (r) => r.action !== action && (sameAsProposal(r) || (existedWhenAsked(r) && matches(r.match, item))),
   );
+  const conflict = contradicted.some((r) => !existedWhenAsked(r));
 
   let rule: Rule | null = null;
-  if (proposal) {
+  if (proposal && !conflict) {
     rule = RuleSchema.parse({
       id: newId('rule'),
       workflow_id: decision.workflow_id,
@@ -116,7 +131,15 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
   });
   return rule
     ? { kind: 'learned', rule, superseded }
-    : { kind: 'none', reason: verdict.kind === 'none' ? verdict.reason : 'no rule', superseded };
+    : {
+        kind: 'none',
+        reason: conflict
+          ? 'answers given together disagree about the same match; the next such item is asked again'
+          : verdict.kind === 'none'
+            ? verdict.reason
+            : 'no rule',
+        superseded,
+      };
 }
 
 async function mirrorRule(deps: EngineDeps, rule: Rule): Promise<Rule> {

@@ -6,6 +6,8 @@ import type { MemoryMirror } from './mirror.ts';
 import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
 
 export interface NewRule {
+  /** A chosen id (e.g. one already promised to a proposal); a new one otherwise. */
+  id?: string;
   workflowId: string | null;
   match: RuleMatch;
   action: string;
@@ -15,7 +17,7 @@ export interface NewRule {
 /** Adds a rule you set. */
 export async function addRule(store: Store, input: NewRule): Promise<Rule> {
   const rule: Rule = RuleSchema.parse({
-    id: newId('rule'),
+    id: input.id ?? newId('rule'),
     workflow_id: input.workflowId,
     match: input.match,
     action: input.action,

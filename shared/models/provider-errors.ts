@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors/index.ts';
 /**
  * Reads what a provider's error says, whichever SDK threw it (openai, @anthropic-ai/sdk,
  * the AWS SDK) and however the Strands model re-wrapped it (`ModelThrottledError` with
@@ -140,7 +141,7 @@ export function classifyProviderError(error: unknown, now: number = Date.now()):
       parseRetryAfter(header(headers, 'retry-after-ms'), now, 'ms') ??
       parseRetryAfter(header(headers, 'retry-after'), now);
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const failure = (kind: FailureKind): ProviderFailure => ({
     kind,
     status,

@@ -19,10 +19,9 @@ export async function createProviderModel(plan: ProviderPlan): Promise<Model> {
   switch (plan.provider) {
     case 'openai':
     case 'groq': {
-      const [{ OpenAIModel }, { default: OpenAI }] = await Promise.all([
-        import('@strands-agents/sdk/models/openai'),
-        import('openai'),
-      ]);
+      // One import at a time: jest's ESM loader races on modules imported concurrently.
+      const { OpenAIModel } = await import('@strands-agents/sdk/models/openai');
+      const { default: OpenAI } = await import('openai');
       const client = new OpenAI({
         apiKey: plan.apiKey ?? '',
         ...(plan.baseURL !== undefined ? { baseURL: plan.baseURL } : {}),
@@ -31,10 +30,8 @@ export async function createProviderModel(plan: ProviderPlan): Promise<Model> {
       return new OpenAIModel({ api: 'chat', ...modelId, client });
     }
     case 'anthropic': {
-      const [{ AnthropicModel }, { default: Anthropic }] = await Promise.all([
-        import('@strands-agents/sdk/models/anthropic'),
-        import('@anthropic-ai/sdk'),
-      ]);
+      const { AnthropicModel } = await import('@strands-agents/sdk/models/anthropic');
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
       const client = new Anthropic({
         apiKey: plan.apiKey ?? '',
         ...(plan.baseURL !== undefined ? { baseURL: plan.baseURL } : {}),

@@ -1,5 +1,5 @@
 import type { Env } from '../config/env.ts';
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, isError } from '../errors/index.ts';
 import { ConsoleNotifier, NotifyError, type Notice, type Notifier, type NotifyChannel } from './notifier.ts';
 import { redact, slackConfigFrom } from './slack-api.ts';
 import { SlackNotifier } from './slack-notifier.ts';
@@ -46,7 +46,7 @@ export function failVisibly(channel: NotifyChannel, notifier: Notifier, secret?:
         await notifier.notify(notice);
       } catch (error) {
         if (error instanceof NotifyError) throw error;
-        const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        const reason = isError(error) ? `${error.name}: ${error.message}` : String(error);
         throw new NotifyError(channel, redact(reason, secret));
       }
     },

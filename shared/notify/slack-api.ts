@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, isError } from '../errors/index.ts';
 import { NotifyError } from './notifier.ts';
 
 export const DEFAULT_SLACK_API_BASE_URL = 'https://slack.com/api';
@@ -124,7 +124,7 @@ export function redact(text: string, token?: string): string {
 }
 
 function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!isError(error)) return String(error);
   if (error.name === 'TimeoutError') return 'timed out';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? error.message;

@@ -20,6 +20,7 @@ import {
 import type { ModelEvent } from '../models/model-events.ts';
 import { costOf, PRICES, type Price } from './prices.ts';
 import { jsonText, truncate, type RepairNote, type RetryNote, type TraceEntry } from './trace.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** Tool inputs and outputs, and model output, are kept to a few KB each. */
 export const TOOL_INPUT_CHARS = 2_000;
@@ -313,8 +314,8 @@ function firstLine(error: Error): string {
 function reportToStderr(runId: string) {
   return (error: unknown) =>
     process.stderr.write(
-      `[handoff] session recorder: could not save the trace of run ${runId} (will retry): ${
-        error instanceof Error ? error.message : String(error)
-      }\n`,
+      `[handoff] session recorder: could not save the trace of run ${runId} (will retry): ${errorMessage(
+        error,
+      )}\n`,
     );
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Collection } from '../store/store.ts';
+import { errorMessage } from '../errors/index.ts';
 
 // Not yet in COLLECTIONS; the casts go when store.ts lists them.
 export const SESSIONS = 'sessions' as Collection;
@@ -202,6 +203,6 @@ export function jsonText(value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'undefined';
   } catch (error) {
-    return `[not JSON: ${error instanceof Error ? error.message : String(error)}]`;
+    return `[not JSON: ${errorMessage(error)}]`;
   }
 }

@@ -1,4 +1,9 @@
-import { AlreadyDecidedError, InvalidInputError, VersionConflictError } from '../errors/index.ts';
+import {
+  AlreadyDecidedError,
+  InvalidInputError,
+  VersionConflictError,
+  errorMessage,
+} from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision } from './decision-repository.ts';
@@ -6,6 +11,7 @@ import type { EngineDeps } from './deps.ts';
 import { expireDue } from './housekeeping.ts';
 import { DecisionSchema, type Decision } from './records.ts';
 import { describeAnswer } from './views.ts';
+import { proposeDomainRule } from '../memory/domain-proposals.ts';
 import { learnFromDecision } from '../memory/learn.ts';
 import { resumeIfReady } from './resume-run.ts';
 
@@ -87,14 +93,19 @@ async function assertSuggestionAllowed(deps: EngineDeps, decision: Decision): Pr
     );
 }
 
-/** Every answer wakes the learner; if it fails, the answer still stands and the run goes on. */
+/**
+ * Every answer wakes the learner and may make a domain proposal; if either fails, the
+ * answer still stands and the run goes on.
+ */
 async function learnQuietly(deps: EngineDeps, decision: Decision): Promise<void> {
-  try {
-    await learnFromDecision(deps, decision);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {
-      decision_id: decision.id,
-    });
+  for (const step of [learnFromDecision, proposeDomainRule]) {
+    try {
+      await step(deps, decision);
+    } catch (error) {
+      const message = errorMessage(error);
+      deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {
+        decision_id: decision.id,
+      });
+    }
   }
 }

@@ -3,6 +3,7 @@ import { getRecord } from '../store/records.ts';
 import { WorkflowSchema } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run } from './records.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** What telling the person about a failed run needs. */
 export type FailureNoticeDeps = Pick<EngineDeps, 'store' | 'emit' | 'notifier' | 'links'>;
@@ -23,7 +24,7 @@ export async function notifyRunFailed(deps: FailureNoticeDeps, run: Run, reason:
       link: await deps.links.runUrl(run.id),
     });
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     deps.emit(run.id, 'failed', `Nobody was told the run failed: ${why}`, {});
     log.warn(`run ${run.id} failed and nobody was told: ${why}`);
   }

@@ -1,18 +1,12 @@
 import { isAlive } from '../config/processes.ts';
-import { recordMetric } from '../logging/metrics.ts';
-import { appendAudit, auditRunFinished, getAuditEntry } from '../audit/audit.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import {
-  auditIdOf,
-  ItemOutcomeSchema,
-  releaseHolds,
-  settleOutcome,
-  type ItemOutcome,
-} from '../actions/outcomes.ts';
+import { ItemOutcomeSchema } from '../actions/outcomes.ts';
 import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { changeRun, getRun, runsWithStatus, thisProcess } from './run-repository.ts';
+import { markRunFailed } from './fail-run.ts';
+import { settleInterrupted } from './interrupted-claims.ts';
+import { getRun, runsWithStatus, thisProcess } from './run-repository.ts';
 import type { Run } from './records.ts';
 
 /**
@@ -49,10 +43,11 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
 }
 
 /**
- * Finds runs whose process died mid-run (on this host) and marks them failed. Items
- * the dead process was in the middle of acting on are recorded as failed, for a person
- * to check; items it had only set aside were never touched: their holds are released
- * and the next run asks again.
+ * Finds runs whose process died mid-run (on this host) and marks them failed, telling
+ * the person once (of two commands recovering at once, only the one whose write won
+ * does). Items the dead process was in the middle of acting on are recorded as failed,
+ * for a person to check; items it had only set aside were never touched: their holds
+ * are released and the next run asks again.
  */
 export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   const me = thisProcess();
@@ -62,53 +57,17 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
   if (crashed.length === 0) return [];
   const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
   const decisions = await listDecisions(deps.store);
+  const recovered: string[] = [];
   for (const run of crashed) {
     const midAction = outcomes.filter((o) => o.run_id === run.id && o.status === 'acting');
-    for (const outcome of midAction) await settleInterrupted(deps, run, outcome);
+    for (const outcome of midAction) await settleInterrupted(deps.store, run, outcome);
     for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
-    const held = outcomes.filter((o) => o.run_id === run.id && o.status === 'held');
-    await releaseHolds(
-      deps.store,
-      run,
-      held.map((o) => o.item_id),
-    );
     const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
     const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
-    await changeRun(deps.store, run.id, () => ({
-      status: 'failed',
-      error: reason,
-      owner: null,
-      finished_at: new Date().toISOString(),
-    }));
-    recordMetric('RunsFailed');
-    await auditRunFinished(deps.store, run, `failed: ${reason}`);
+    if ((await markRunFailed(deps, run.id, reason)).marked) recovered.push(run.id);
   }
-  return crashed.map((r) => r.id);
-}
-
-/**
- * Settles a claim the dead process left `acting`. When its audit entry was written, the
- * action was carried out in full and the claim takes the entry's outcome; otherwise the
- * action may be half done: recorded as failed, for a person to check. The entry is
- * written before the claim is settled, so a recovery killed midway is simply redone.
- */
-async function settleInterrupted(deps: EngineDeps, run: Run, outcome: ItemOutcome): Promise<void> {
-  const id = auditIdOf(outcome);
-  const entry =
-    (await getAuditEntry(deps.store, id)) ??
-    (await appendAudit(deps.store, {
-      id,
-      run_id: run.id,
-      workflow_id: run.workflow_id,
-      item_id: outcome.item_id,
-      outcome: 'failed',
-      action: outcome.action,
-      decided_by: null,
-      detail: 'the process stopped in the middle of this action; check the item by hand',
-    }));
-  const status = ItemOutcomeSchema.shape.status.safeParse(entry.outcome).data ?? 'failed';
-  await settleOutcome(deps.store, outcome, status);
+  return recovered;
 }
 
 /** The sweep every entry point runs first: recover crashed runs, expire overdue decisions. */

@@ -15,10 +15,12 @@ import type { EngineDeps } from './deps.ts';
 import type { Run } from './records.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
-import { stopBeforeEachNode } from './dispatch.ts';
+import { stopBeforeEachNode, type Step } from './dispatch.ts';
+import { markRunFailed } from './fail-run.ts';
 import { recordRun, runRecorder } from '../recorder/record-run.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -131,6 +133,39 @@ export async function prepareRun(
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   recordRun(recorder, graph);
   return { ...graph, ctx, close: integrations.close };
+}
+
+type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;
+
+/**
+ * Prepares the run and does `work` with it, closing its integrations whatever happens.
+ * When the set-up itself throws (say the model provider cannot be made), nothing ran:
+ * with `onSetupError: 'fail-run'` the run is marked failed at once, with the reason and a
+ * notice, and returned; with `'throw'` the error is left to the caller (a Lambda step,
+ * whose retries run it again and whose last failure marks the run failed).
+ */
+export async function withPreparedRun(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  options: { onSetupError: 'fail-run' | 'throw'; step?: Step },
+  work: (prepared: PreparedRun) => Promise<Run>,
+): Promise<Run> {
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareRun(deps, run, workflow);
+  } catch (error) {
+    if (options.onSetupError === 'throw') throw error;
+    const reason = errorMessage(error);
+    const failed = await markRunFailed(deps, run.id, reason, options.step);
+    if (failed.marked) return failed.run;
+    throw error;
+  }
+  try {
+    return await work(prepared);
+  } finally {
+    await prepared.close(); // ends the run's integration servers, whatever happened
+  }
 }
 
 /**

@@ -6,15 +6,17 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const RunCountsSchema = z.object({
   /** Items acted on, by any decider. */
   acted: z.number().int(),
-  /** Acted on by a rule you set. */
+  /** Decided by a rule you set: an action (also in acted or failed) or skip. */
   by_your_rules: z.number().int(),
-  /** Acted on by a learned rule. */
+  /** Decided by a learned rule: an action (also in acted or failed) or skip. */
   by_learned_rules: z.number().int(),
   /** Acted on by the model alone, above the threshold. */
   confident: z.number().int(),
+  /** Acted on a person's answer (records from before this count read as 0). */
+  by_you: z.number().int().default(0),
   /** Set aside for the person. */
   deferred: z.number().int(),
-  /** Cancelled: skipped by a person or the model, or expired. */
+  /** Cancelled: skipped by a person or the model, or expired (a rule's skip is in by_*_rules). */
   declined: z.number().int(),
   failed: z.number().int(),
 });
@@ -25,6 +27,7 @@ export const EMPTY_COUNTS: RunCounts = {
   by_your_rules: 0,
   by_learned_rules: 0,
   confident: 0,
+  by_you: 0,
   deferred: 0,
   declined: 0,
   failed: 0,

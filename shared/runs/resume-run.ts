@@ -1,10 +1,10 @@
-import { VersionConflictError } from '../errors/index.ts';
+import { VersionConflictError, errorMessage } from '../errors/index.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { DecisionAnswer } from '../agents/executor/run-context.ts';
 import { decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
-import { prepareRun } from './prepare.ts';
+import { withPreparedRun } from './prepare.ts';
 import { dispatchTo, RunSchema, type Run } from './records.ts';
 import { changeRun, getRun, thisProcess } from './run-repository.ts';
 import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
@@ -43,7 +43,7 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
       await deps.dispatcher.dispatch({ run_id: run.id, node: 'resume' });
     } catch (error) {
       // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       log.error(`run ${run.id}: the resume dispatch failed (${reason}); the sweeper re-sends it`, {
         run_id: run.id,
         workflow_id: run.workflow_id,
@@ -109,15 +109,17 @@ async function releaseStep(deps: EngineDeps, taken: Run): Promise<void> {
   }
 }
 
+/**
+ * Runs the graph from `step` until the run completes, fails or pauses. A set-up that
+ * throws fails the run at once in one process; a Lambda step throws, for its retries.
+ */
 async function continueRun(deps: EngineDeps, run: Run, step: Step): Promise<Run> {
   const workflow = await getWorkflow(deps.store, run.workflow_id);
   const input = await stepInput(deps, run, step);
-  const { graph, executor, close } = await prepareRun(deps, run, workflow);
-  try {
-    return await invokeAndSettle(deps, run, workflow, graph, executor, input);
-  } finally {
-    await close(); // ends the run's integration servers, whatever happened
-  }
+  const onSetupError = deps.dispatcher ? 'throw' : 'fail-run';
+  return withPreparedRun(deps, run, workflow, { onSetupError, step }, ({ graph, executor }) =>
+    invokeAndSettle(deps, run, workflow, graph, executor, input),
+  );
 }
 
 /** What the graph is resumed with: the step to run, or the person's answers. */

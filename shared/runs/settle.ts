@@ -8,7 +8,7 @@ import { DISPATCH_INTERRUPT } from './dispatch.ts';
 import { DECISIONS_INTERRUPT, type DecisionsInterruptReason } from '../gate/gate-hook.ts';
 import type { TriggerVerdict } from '../graph/nodes/trigger-node.ts';
 import { stableId } from '../store/ids.ts';
-import { RecordExistsError } from '../errors/index.ts';
+import { RecordExistsError, errorMessage } from '../errors/index.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
 import { recordMetric } from '../logging/metrics.ts';
@@ -157,7 +157,7 @@ async function pause(
  * failure is visible on the run's feed and in the audit.
  */
 async function skipUnasked(deps: EngineDeps, run: Run, error: unknown): Promise<Run> {
-  const reason = `the person could not be reached (${error instanceof Error ? error.message : String(error)}); the items were skipped, nothing was done to them`;
+  const reason = `the person could not be reached (${errorMessage(error)}); the items were skipped, nothing was done to them`;
   deps.emit(run.id, 'failed', reason, {});
   const { expireUnreachable } = await import('./housekeeping.ts');
   return expireUnreachable(deps, run.id, reason);
@@ -172,7 +172,7 @@ async function createOnce(deps: EngineDeps, collection: 'decisions' | 'interrupt
 }
 
 async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown): Promise<Run> {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   const failed = await changeRun(deps.store, run.id, () => ({
     status: 'failed',
     dispatch: null,

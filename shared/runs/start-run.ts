@@ -1,8 +1,7 @@
 import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { markRunFailed } from './fail-run.ts';
-import { prepareRun } from './prepare.ts';
+import { withPreparedRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
 import { createRun, getRun } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
@@ -38,21 +37,10 @@ export async function createRunFor(
 /** Runs a created run through the graph until it completes, is skipped, fails or pauses. */
 export async function executeRun(deps: EngineDeps, run: Run): Promise<Run> {
   const workflow = await getWorkflow(deps.store, run.workflow_id);
-  let prepared: Awaited<ReturnType<typeof prepareRun>>;
-  try {
-    prepared = await prepareRun(deps, run, workflow);
-  } catch (error) {
-    // Nothing ran (say the model provider cannot be made): the run fails now, with the reason.
-    const failed = await markRunFailed(deps, run.id, error instanceof Error ? error.message : String(error));
-    if (failed.marked) return failed.run;
-    throw error;
-  }
-  const { graph, executor, close } = prepared;
-  try {
-    return await invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger));
-  } finally {
-    await close(); // ends the run's integration servers, whatever happened
-  }
+  // Nothing ran when the set-up throws (say the model provider cannot be made): the run fails now.
+  return withPreparedRun(deps, run, workflow, { onSetupError: 'fail-run' }, ({ graph, executor }) =>
+    invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger)),
+  );
 }
 
 /** Starts a workflow run and works it until it completes or pauses for the person. */

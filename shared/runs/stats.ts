@@ -6,6 +6,8 @@ export interface Tally {
   handled_alone: number;
   by_your_rules: number;
   by_learned_rules: number;
+  /** Acted on a person's answer. */
+  by_you: number;
   asked: number;
   declined: number;
   acted: number;
@@ -24,6 +26,7 @@ function tallyOf(counts: RunCounts): Omit<Tally, 'runs'> {
     handled_alone: counts.confident,
     by_your_rules: counts.by_your_rules,
     by_learned_rules: counts.by_learned_rules,
+    by_you: counts.by_you,
     asked: counts.deferred,
     declined: counts.declined,
     acted: counts.acted,
@@ -37,6 +40,7 @@ function sum(runs: Run[]): Tally {
     handled_alone: 0,
     by_your_rules: 0,
     by_learned_rules: 0,
+    by_you: 0,
     asked: 0,
     declined: 0,
     acted: 0,

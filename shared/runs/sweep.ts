@@ -1,9 +1,12 @@
+import type { ItemOutcome } from '../actions/outcomes.ts';
 import { VersionConflictError } from '../errors/index.ts';
+import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';
 import { markRunFailed } from './fail-run.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
-import type { Run } from './records.ts';
+import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
+import { RunSchema, type Run } from './records.ts';
 import { runsWithStatus } from './run-repository.ts';
 
 export interface SweepResult {
@@ -20,24 +23,37 @@ export interface SweepResult {
  * decisions, and finds runs stranded between two processes — a dispatch nobody took, or
  * a step whose process died — and sends the step again, or marks the run failed with
  * the reason once it was sent MAX_SENDS times. A run is never left `running` for good.
+ * Claims a dead step left `acting` get their audit entry's outcome (or `failed`, to be
+ * checked by hand), so no acted item is without its entry; a live step's are left alone.
  */
 export async function sweep(deps: EngineDeps, now = new Date()): Promise<SweepResult> {
   const expired = await expireDue(deps, now);
+  // Listed before the runs are read: a claim made after its run was read is never touched.
+  const acting = await actingClaimsByRun(deps.store);
   const result: SweepResult = { expired, resent: [], failed: [] };
   for (const run of await runsWithStatus(deps.store, 'running')) {
-    const outcome = await sweepRun(deps, run, now);
+    const outcome = await sweepRun(deps, run, now, acting);
     if (outcome) result[outcome].push(run.id);
   }
+  await settleClaimsOfStoppedRuns(deps, acting);
   return result;
 }
 
-async function sweepRun(deps: EngineDeps, run: Run, now: Date): Promise<'resent' | 'failed' | null> {
+async function sweepRun(
+  deps: EngineDeps,
+  run: Run,
+  now: Date,
+  acting: Map<string, ItemOutcome[]>,
+): Promise<'resent' | 'failed' | null> {
   const dispatch = run.dispatch;
   if (run.status !== 'running' || !dispatch || !deps.dispatcher) return null;
   const stale = dispatch.taken_at
     ? olderThan(dispatch.taken_at, STEP_LEASE_MS, now)
     : olderThan(dispatch.sent_at ?? run.started_at, UNTAKEN_AFTER_MS, now);
   if (!stale) return null;
+  // No step is working on the run (its lease ran out, or nobody took it): its claims are orphans.
+  for (const claim of acting.get(run.id) ?? []) await settleInterrupted(deps.store, run, claim);
+  acting.delete(run.id);
   const what = dispatch.taken_at
     ? `its ${dispatch.node} step stopped without finishing`
     : `its hand-off to the ${dispatch.node} step was never taken`;
@@ -56,4 +72,20 @@ async function sweepRun(deps: EngineDeps, run: Run, now: Date): Promise<'resent'
   deps.emit(run.id, 'resumed', `Sent the ${dispatch.node} step again: ${what}`, { sends: resend.sends });
   await deps.dispatcher.dispatch({ run_id: run.id, node: dispatch.node });
   return 'resent';
+}
+
+/**
+ * Settles the claims still `acting` whose run is no longer running (completed, failed,
+ * skipped or waiting): no step works on such a run, so the process that claimed them died.
+ */
+async function settleClaimsOfStoppedRuns(
+  deps: EngineDeps,
+  acting: Map<string, ItemOutcome[]>,
+): Promise<void> {
+  for (const [runId, claims] of acting) {
+    const run = await getRecord(deps.store, 'runs', RunSchema, runId);
+    if (run?.status === 'running') continue; // a live step may be acting on them
+    for (const claim of claims)
+      await settleInterrupted(deps.store, { id: runId, workflow_id: claim.workflow_id }, claim);
+  }
 }

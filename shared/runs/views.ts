@@ -40,6 +40,7 @@ export interface RunSummary {
   run_id: string;
   status: 'running' | 'waiting' | 'completed' | 'skipped' | 'failed';
   acted: number;
+  /** Items a rule decided (an action or skip): the audit's `decided_by: memory` entries. */
   by_memory: number;
   deferred: number;
   interrupt_id: string | null;
@@ -69,25 +70,34 @@ export function summarise(run: Run): RunSummary {
 export interface Outcome {
   acted: number;
   confident: number;
+  /** Acted on by a rule. */
   from_rules: number;
   your_rules: number;
   learned_rules: number;
   by_you: number;
+  /** Decided by a rule but not acted on (a rule's skip, or its action failed). */
+  rules_left_alone: number;
   asked: number;
   declined: number;
   failed: number;
 }
 
-/** Splits a run's counts into who acted; what no model or rule acted on was acted on by you. */
+/**
+ * Splits a run's counts into who acted: what neither the model alone nor a person acted on
+ * was acted on by a rule. Rules also decide items they leave alone (`rules_left_alone`).
+ */
 export function outcomeOf(counts: RunCounts): Outcome {
-  const fromRules = counts.by_your_rules + counts.by_learned_rules;
+  const byRules = counts.by_your_rules + counts.by_learned_rules;
+  const fromRules = Math.min(byRules, Math.max(0, counts.acted - counts.confident - counts.by_you));
+  const yours = Math.min(counts.by_your_rules, fromRules);
   return {
     acted: counts.acted,
     confident: counts.confident,
     from_rules: fromRules,
-    your_rules: counts.by_your_rules,
-    learned_rules: counts.by_learned_rules,
-    by_you: Math.max(0, counts.acted - counts.confident - fromRules),
+    your_rules: yours,
+    learned_rules: fromRules - yours,
+    by_you: counts.by_you,
+    rules_left_alone: byRules - fromRules,
     asked: counts.deferred,
     declined: counts.declined,
     failed: counts.failed,
@@ -106,7 +116,8 @@ export function addCounts(all: readonly RunCounts[]): RunCounts {
  * The one sentence about a run's outcome, wherever counts are shown to a person.
  * The parts in brackets add up to `acted`: `10 acted (7 confident, 0 from rules,
  * 3 by you), 6 asked, 3 declined`; rules split into `from your rules` and
- * `from learned rules` when any acted.
+ * `from learned rules` when any acted, and what rules decided but did not act on
+ * (a rule's skip) is `N left alone by rules`, so every item a rule decided is counted once.
  */
 export function describeCounts(counts: RunCounts): string {
   const o = outcomeOf(counts);
@@ -119,7 +130,8 @@ export function describeCounts(counts: RunCounts): string {
     ...(rules.length ? rules : ['0 from rules']),
     `${o.by_you} by you`,
   ];
-  return `${o.acted} acted (${deciders.join(', ')}), ${o.asked} asked, ${o.declined} declined${
+  const leftByRules = o.rules_left_alone ? `, ${o.rules_left_alone} left alone by rules` : '';
+  return `${o.acted} acted (${deciders.join(', ')})${leftByRules}, ${o.asked} asked, ${o.declined} declined${
     o.failed ? `, ${o.failed} failed` : ''
   }`;
 }

@@ -12,7 +12,13 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import {
+  HandoffError,
+  InvalidInputError,
+  RecordExistsError,
+  VersionConflictError,
+  isError,
+} from '../errors/index.ts';
 import { log } from '../logging/log.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
 import {
@@ -300,5 +306,5 @@ function isConditionFailure(err: unknown): boolean {
 }
 
 function errorName(err: unknown): string | undefined {
-  return err instanceof Error ? err.name : undefined;
+  return isError(err) ? err.name : undefined;
 }

@@ -10,6 +10,7 @@ export const COLLECTIONS = [
   'interrupts',
   'decisions',
   'rules',
+  'proposals',
   'audit',
   'tickets',
   'outcomes',

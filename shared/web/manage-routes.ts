@@ -1,6 +1,7 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
 import type { Context, Hono } from 'hono';
-import { NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { acceptProposal, dismissProposal, listProposals } from '../memory/domain-proposals.ts';
 import { listRules, revokeRule } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
@@ -34,6 +35,13 @@ async function renderSettings(c: Context, web: WebDeps, errors: Record<string, s
   return c.html(settingsPage(admitted.visitor, data, status === 200 ? notice : null), status);
 }
 
+const MEMORY_NOTICES: Record<string, string> = {
+  deleted: 'Deleted the rule: it no longer fires.',
+  accepted: 'Accepted: it is now a rule you set, applied from the next run.',
+  dismissed: 'Dismissed: no rule, and it will not be proposed again.',
+  undecided: 'That proposal was already decided; nothing changed.',
+};
+
 /** Registers Memory, Settings, login and logout. */
 export function registerManageRoutes(app: Hono, web: WebDeps): void {
   const store = web.engine.store;
@@ -41,14 +49,30 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [rules, workflows, pending] = await Promise.all([
+    const [rules, workflows, pending, proposals] = await Promise.all([
       listRules(store),
       listWorkflows(store),
       listPending(store),
+      listProposals(store),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
-    const notice = c.req.query('deleted') ? 'Deleted the rule: it no longer fires.' : null;
-    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice));
+    const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
+    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice, proposals));
+  });
+
+  app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const id = c.req.param('id');
+    const accept = c.req.param('choice') === 'accept';
+    try {
+      await (accept ? acceptProposal(store, id) : dismissProposal(store, id));
+    } catch (error) {
+      if (error instanceof InvalidInputError || error instanceof NotFoundError)
+        return c.redirect('/memory?undecided=1', 303); // already decided or gone: nothing changed
+      throw error;
+    }
+    return c.redirect(accept ? '/memory?accepted=1' : '/memory?dismissed=1', 303);
   });
 
   app.post('/memory/:id/delete', async (c) => {

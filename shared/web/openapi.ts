@@ -99,7 +99,11 @@ const SCHEMAS: Record<string, Json> = {
       run_id: { type: 'string' },
       status: { enum: ['running', 'waiting', 'completed', 'skipped', 'failed'] },
       acted: { type: 'integer', minimum: 0 },
-      by_memory: { type: 'integer', minimum: 0, description: 'Acted on by your rules or learned rules.' },
+      by_memory: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Decided by your rules or learned rules (an action or skip).',
+      },
       deferred: { type: 'integer', minimum: 0, description: 'Set aside for a person.' },
       interrupt_id: { type: ['string', 'null'], description: 'The open set of questions, while waiting.' },
       error: { type: 'string', description: 'Only for a failed run: why it failed.' },

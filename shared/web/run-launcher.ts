@@ -3,6 +3,7 @@ import { logLine } from '../logging/log.ts';
 import type { Run } from '../runs/records.ts';
 import { changeRun, getRun } from '../runs/run-repository.ts';
 import { executeRun } from '../runs/start-run.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** Executes created runs after the HTTP answer has gone out. */
 export interface RunLauncher {
@@ -40,7 +41,7 @@ async function giveUp(
   error: unknown,
   log: (line: string) => void,
 ): Promise<void> {
-  const reason = oneLine(error instanceof Error ? error.message : String(error));
+  const reason = oneLine(errorMessage(error));
   log(`handoff: run ${run.id} (${run.workflow_id}) failed: ${reason}`);
   try {
     if ((await getRun(engine.store, run.id)).status !== 'running') return;
@@ -52,9 +53,7 @@ async function giveUp(
     }));
     engine.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   } catch (cause) {
-    log(
-      `handoff: could not mark run ${run.id} failed: ${oneLine(cause instanceof Error ? cause.message : String(cause))}`,
-    );
+    log(`handoff: could not mark run ${run.id} failed: ${oneLine(errorMessage(cause))}`);
   }
 }
 

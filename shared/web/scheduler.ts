@@ -11,6 +11,7 @@ import { createRunFor } from '../runs/start-run.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { toCronExpression } from '../workflows/schema.ts';
 import { oneLine, type RunLauncher } from './run-launcher.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** How often workflows are re-read and housekeeping runs. */
 export const SCHEDULER_PERIOD_MS = 60_000;
@@ -146,5 +147,5 @@ export function startScheduler(
 }
 
 function message(error: unknown): string {
-  return oneLine(error instanceof Error ? error.message : String(error));
+  return oneLine(errorMessage(error));
 }

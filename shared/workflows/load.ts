@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { InvalidInputError } from '../errors/index.ts';
+import { InvalidInputError, errorMessage } from '../errors/index.ts';
 import { WorkflowSchema, type Workflow } from './schema.ts';
 
 /** Largest workflow file (or API body) accepted anywhere: CLI, local API, Lambda API. */
@@ -84,7 +84,7 @@ function parseYaml(text: string, fail: (msg: string) => never): unknown {
   try {
     return doc.toJS(); // throws on alias abuse ("Excessive alias count ...")
   } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    const reason = errorMessage(err).split('\n')[0] ?? '';
     return fail(`not valid YAML: ${reason.replace(/\.$/, '')}`);
   }
 }
@@ -93,7 +93,7 @@ function parseJson(text: string, fail: (msg: string) => never): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorMessage(err);
     const pos = /position (\d+)/.exec(msg);
     const reason = msg.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
     return fail(`not valid JSON: ${reason}${pos ? ` (line ${lineOf(text, Number(pos[1]))})` : ''}`);

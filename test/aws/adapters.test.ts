@@ -10,8 +10,8 @@ import {
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import 'aws-sdk-client-mock-vitest/extend';
-import { beforeEach, describe, expect, it } from 'vitest';
+import 'aws-sdk-client-mock-jest';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
 import { engineForLambda } from '../../shared/aws/lambda-engine.ts';
@@ -259,7 +259,7 @@ describe('the Lambda environment', () => {
       expect(needed.length).toBeGreaterThan(0);
       expect(() => lambdaEnvFor(fn, base)).not.toThrow();
       for (const name of needed)
-        expect(() => lambdaEnvFor(fn, { ...base, [name]: undefined }), name).toThrow(
+        expect(() => lambdaEnvFor(fn, { ...base, [name]: undefined })).toThrow(
           new RegExp(`^${name}( is not set|=undefined is not valid)`),
         );
     },

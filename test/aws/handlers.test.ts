@@ -1,5 +1,5 @@
 /** The shared handler bodies on their edges (a JSON-file store; the loop test covers DynamoDB). */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { stepHandler, triggerScheduledRun } from '../../shared/aws/lambda-handlers.ts';
 import { recordStepFailure } from '../../shared/aws/step-failure.ts';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';

@@ -19,8 +19,8 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import 'aws-sdk-client-mock-vitest/extend';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import 'aws-sdk-client-mock-jest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { StepDetail } from '../../shared/aws/lambda-events.ts';
 import type { ScheduleInput } from '../../shared/aws/schedule-sync.ts';
 import { listAudit } from '../../shared/audit/audit.ts';

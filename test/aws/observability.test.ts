@@ -13,7 +13,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { idsOf } from '../../shared/aws/observability.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { ensureTable } from '../../shared/store/dynamodb-store.ts';
@@ -31,7 +31,7 @@ let dir: string;
 /** Runs `fn`, returning every JSON object it wrote to stdout (one per line). */
 async function stdoutJson(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
   const chunks: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: unknown) => {
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation(((chunk: unknown) => {
     chunks.push(String(chunk));
     return true;
   }) as typeof process.stdout.write);

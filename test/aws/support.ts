@@ -81,7 +81,7 @@ export function httpEvent(
   const url = new URL(pathAndQuery, UI);
   const headers: Record<string, string> = {
     host: url.host,
-    'user-agent': 'vitest',
+    'user-agent': 'handoff-test',
     ...(opts.contentType ? { 'content-type': opts.contentType } : {}),
     ...opts.headers,
   };
@@ -103,7 +103,7 @@ export function httpEvent(
         path: url.pathname,
         protocol: 'HTTP/1.1',
         sourceIp: '203.0.113.9',
-        userAgent: 'vitest',
+        userAgent: 'handoff-test',
       },
       requestId: crypto.randomUUID(),
       routeKey: '$default',

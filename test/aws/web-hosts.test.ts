@@ -1,5 +1,5 @@
 /** The HTTP app on Lambda answers only at API Gateway's domain name and the UI base URL's host. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { lambdaWebApp, lambdaWebHandler } from '../../shared/aws/lambda-web.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
@@ -44,7 +44,7 @@ describe('the HTTP app on Lambda', () => {
     const { serve, changes } = await handler();
     for (const host of ['rebind.attacker.example', '127.0.0.1', 'localhost:3000']) {
       const res = await serve(putWorkflow(host, GATEWAY), lambdaContext());
-      expect(res.statusCode, host).toBe(403);
+      expect(res.statusCode).toBe(403);
       expect(res.headers?.['content-type']).toMatch(/^text\/plain/);
       expect(res.body).toBe(`refused: "${host}" is not this server's address or its UI base URL's\n`);
     }

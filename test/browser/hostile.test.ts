@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
@@ -68,8 +68,8 @@ describe('a hostile message on the decision screen', () => {
     const pending = await listPending(served.engine.store);
     const textOne = pending.find((d) => d.item_id === '<text-attack@paypa1.example>');
     const htmlOne = pending.find((d) => d.item_id === '<html-attack@paypa1.example>');
-    expect(textOne, 'the phishing text message is asked about').toBeDefined();
-    expect(htmlOne, 'the phishing html message is asked about').toBeDefined();
+    expect(textOne).toBeDefined();
+    expect(htmlOne).toBeDefined();
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
@@ -119,7 +119,7 @@ describe('with HANDOFF_UI_PASSWORD set', () => {
       const page = await context.newPage();
       for (const path of ['/', '/activity', '/memory', '/settings', '/runs']) {
         await page.goto(`${guarded.url}${path}`);
-        expect(new URL(page.url()).pathname, path).toBe('/login');
+        expect(new URL(page.url()).pathname).toBe('/login');
       }
       expect(await page.locator('h1').textContent()).toBe('Log in');
       expect(await a11y.seriousViolations(page.url())).toEqual([]);

@@ -4,7 +4,7 @@
  * (one with JavaScript off), and watch a second tab's run inspector fill in live.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -44,7 +44,7 @@ const badge = (p: Page) => p.locator('#nav [data-pending-badge]');
 const runStatus = (p: Page) => p.locator('[data-run-status]');
 
 async function expectAccessible(url: string): Promise<void> {
-  expect(await a11y.seriousViolations(url, context), url).toEqual([]);
+  expect(await a11y.seriousViolations(url, context)).toEqual([]);
 }
 
 describe('the web app, as a new user meets it', () => {
@@ -163,6 +163,8 @@ describe('the web app, as a new user meets it', () => {
     expect(
       await watcher.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded),
     ).toBe(true);
+    // The badge is updated by its own poll of the pending count, a moment after the status.
+    await badge(watcher).waitFor({ state: 'detached', timeout: 10_000 });
     expect(await badge(watcher).count()).toBe(0);
     expect(await watcher.locator('[data-trace]').textContent()).toContain('I read these myself');
     await screenshot(watcher, 'inspector', { fullPage: false });

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   runId = (await startRun(served.engine, 'inbox-triage', { kind: 'manual', detail: null })).id;
   const pending = await listPending(served.engine.store);
   const long = pending.find((d) => d.item_id === '<long-link@tracking.example>');
-  expect(long, 'the long-link message is asked about').toBeDefined();
+  expect(long).toBeDefined();
   longMailDecision = long!.id;
   phishing = pending.find((d) => d.subject.includes('password'))!.id;
 });
@@ -123,11 +123,10 @@ describe('every page at 390, 768 and 1280 px', () => {
         const page = await context.newPage();
         for (const url of pages()) {
           await page.goto(`${served.url}${url}`);
-          expect(await sideways(page), `${url} at ${width} px scrolls sideways by`).toBeLessThanOrEqual(0);
+          expect(await sideways(page)).toBeLessThanOrEqual(0);
           const headings = (await page.evaluate(HEADING_CONTRAST)) as { text: string; ratio: number }[];
-          expect(headings.length, `${url} has headings`).toBeGreaterThan(0);
-          for (const h of headings)
-            expect(h.ratio, `"${h.text}" on ${url} at ${width} px`).toBeGreaterThanOrEqual(4.5);
+          expect(headings.length).toBeGreaterThan(0);
+          for (const h of headings) expect(h.ratio).toBeGreaterThanOrEqual(4.5);
         }
         if (width !== 768) {
           await page.goto(served.url);
@@ -188,7 +187,7 @@ describe('amber means waiting for you', () => {
       const page = await context.newPage();
       for (const url of pages()) {
         await page.goto(`${served.url}${url}`);
-        expect(await page.evaluate(AMBER_USES), url).toEqual([]);
+        expect(await page.evaluate(AMBER_USES)).toEqual([]);
       }
       const icon = await (await fetch(`${served.url}/assets/icon.svg`)).text();
       expect(icon.toLowerCase()).not.toContain('#f59e0b');

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readStoredSettings } from '../../shared/settings/settings.ts';
 import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 import { startServer, type Served } from './support.ts';

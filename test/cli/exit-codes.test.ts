@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createDemoMaildir } from '../../shared/sources/maildir/demo.ts';
 import { runCli, type CliResult } from '../support/cli.ts';
 import { workflowYaml } from '../support/engine-fixture.ts';

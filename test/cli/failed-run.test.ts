@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { runCli } from '../support/cli.ts';
 import { workflowYaml } from '../support/engine-fixture.ts';
 

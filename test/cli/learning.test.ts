@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { cliJson } from '../support/cli.ts';
 import { mail, workflowYaml } from '../support/engine-fixture.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { createDemoMaildir } from '../../shared/sources/maildir/demo.ts';
 import { cliJson, runCli } from '../support/cli.ts';
 

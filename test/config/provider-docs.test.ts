@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { ENV_VARIABLES, loadEnv } from '../../shared/config/env.ts';
 import {
   GROQ_DEFAULT_BASE_URL,

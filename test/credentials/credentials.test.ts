@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Credentials, MissingCredentialError } from '../../shared/credentials/credentials.ts';
 import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
@@ -72,8 +72,8 @@ describe('the credential store', () => {
     expect(await credentials.names()).toEqual(new Set(['SLACK_BOT_TOKEN']));
     for (const file of await allFiles(stateDir)) {
       const text = await fs.readFile(file, 'utf8');
-      expect(text, file).not.toContain(VALUE);
-      expect(text, file).not.toContain(Buffer.from(VALUE).toString('base64'));
+      expect(text).not.toContain(VALUE);
+      expect(text).not.toContain(Buffer.from(VALUE).toString('base64'));
     }
   });
 

@@ -1,6 +1,6 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { CredentialDecryptError } from '../../shared/credentials/cipher.ts';
 import { Credentials } from '../../shared/credentials/credentials.ts';
 import { KmsCipher } from '../../shared/credentials/kms-cipher.ts';
@@ -15,7 +15,9 @@ const BLOB = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
 const CONTEXT = { purpose: 'handoff-credential', credential: 'GITHUB_TOKEN' };
 
 const kms = mockClient(KMSClient);
-afterEach(() => kms.reset());
+afterEach(() => {
+  kms.reset();
+});
 
 /** A tiny in-memory store: enough to see what the credential repository writes. */
 function memoryStore(): Store & { records: Map<string, JsonRecord> } {

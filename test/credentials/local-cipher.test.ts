@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { CredentialDecryptError, CredentialKeyError, type Sealed } from '../../shared/credentials/cipher.ts';
 import { KEY_FILE, LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../shared/credentials/secret.ts';

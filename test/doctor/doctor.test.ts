@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GetTopicAttributesCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { printDoctor } from '../../shared/cli/commands/doctor.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import {
@@ -28,7 +28,7 @@ beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-doctor-'));
 });
 afterEach(async () => {
-  vi.restoreAllMocks();
+  jest.restoreAllMocks();
   await server?.close();
   server = undefined;
   await fs.rm(dir, { recursive: true, force: true });
@@ -72,7 +72,7 @@ describe('running checks', () => {
 
   it('prints `[{check, ok, detail|reason}]` with --json and returns the exit code', async () => {
     let out = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       out += String(chunk);
       return true;
     });

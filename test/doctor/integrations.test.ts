@@ -1,4 +1,4 @@
-import 'aws-sdk-client-mock-vitest/extend';
+import 'aws-sdk-client-mock-jest';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -10,7 +10,7 @@ import {
   StopCodeInterpreterSessionCommand,
 } from '@aws-sdk/client-bedrock-agentcore';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
@@ -222,7 +222,9 @@ describe('the doctor’s one real call for the AgentCore Code Interpreter', () =
   const aws = { AWS_PROFILE: 'dev', AWS_REGION: 'us-east-1' };
   const reg = builtin('agentcore_code_interpreter', { source: 'user' });
   const none = { get: async () => undefined };
-  afterEach(() => agentcore.reset());
+  afterEach(() => {
+    agentcore.reset();
+  });
 
   it('starts a session, lists its tool and stops the session', async () => {
     agentcore.on(StartCodeInterpreterSessionCommand).resolves({

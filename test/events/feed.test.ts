@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { CHANNELS_KEPT, EVENTS_PER_CHANNEL, EventFeed } from '../../shared/events/feed.ts';
 
 describe('the live feed', () => {

@@ -3,7 +3,7 @@
  * button, an action that hides it: the suggestion is skip (or a ticket), whatever the
  * model proposed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { safeSuggestion } from '../../shared/gate/safe-suggestion.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';

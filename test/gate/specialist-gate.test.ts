@@ -1,5 +1,5 @@
 import { StateStore } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -12,7 +12,7 @@ import { SPECIALISTS, proposeOnce, specialistsScript } from '../handoffs/fixture
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture;
 afterEach(() => {
-  vi.restoreAllMocks();
+  jest.restoreAllMocks();
   return fixture?.cleanup();
 });
 
@@ -106,7 +106,7 @@ describe('the run ledger', () => {
           executorScript(() => ({ action: 'archive', confidence: 0.3, reasoning: 'unsure' })),
         ),
     });
-    const set = vi.spyOn(StateStore.prototype, 'set');
+    const set = jest.spyOn(StateStore.prototype, 'set');
 
     const run = await startRun(fixture.deps, 'inbox', manual);
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { judge, normaliseConfidence, type GatePolicy } from '../../shared/gate/verdict.ts';
 import type { Rule } from '../../shared/memory/rule.ts';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { handoffOccurred } from '../../shared/handoffs/index.ts';
 import type { TraceEntry } from '../../shared/recorder/trace.ts';
 import { cliJson, runCli } from '../support/cli.ts';

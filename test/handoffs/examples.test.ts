@@ -19,7 +19,7 @@ import {
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { call, say, SeeingModel, type TurnScript } from './support.ts';
 
 /*

@@ -1,5 +1,5 @@
 import { Message, TextBlock, ToolResultBlock, ToolUseBlock } from '@strands-agents/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import {
   HandoffConfigError,
   HandoffInputData,

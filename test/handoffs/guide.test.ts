@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 
 describe('docs/handoffs.md', () => {
   it('every example region appears verbatim in the guide', async () => {
@@ -23,7 +23,7 @@ describe('docs/handoffs.md', () => {
     ]);
     for (const [, name, code] of regions) {
       const body = squash(code!).replace("'../../shared/handoffs/index.ts'", "'./shared/handoffs/index.ts'");
-      expect(guide, `region "${name}"`).toContain(body);
+      expect({ region: name, guide }).toEqual({ region: name, guide: expect.stringContaining(body) });
     }
   });
 });

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Message, ModelStreamEvent, StreamOptions } from '@strands-agents/sdk';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { handoffOccurred } from '../../shared/handoffs/index.ts';

@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';

@@ -1,5 +1,5 @@
 import type { Agent } from '@strands-agents/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
   HandoffCallbackError,

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { handoffFunction, PROJECT_ROOT } from '../../lib/functions.ts';
 import { cdkJsonContext, tempOutdir } from './fixture.ts';
 
@@ -17,10 +17,12 @@ const run = promisify(execFile);
 /** 90 s is plenty on an idle 2-core machine (8 bundles); a shared, overloaded one may set more. */
 const SYNTH_TIMEOUT_MS = Number(process.env.HANDOFF_SYNTH_TIMEOUT_MS ?? 90_000);
 
-/** The environment of a person's shell: no vitest markers (NODE_ENV=test changes how a CDK app synthesises). */
+/** The environment of a person's shell: no test-runner markers (NODE_ENV=test changes how a CDK app synthesises). */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('VITEST')),
+    Object.entries(process.env).filter(
+      ([k]) => k !== 'NODE_ENV' && !k.startsWith('VITEST') && !k.startsWith('JEST_'),
+    ),
   );
   return { ...env, ...extra };
 }
@@ -133,8 +135,8 @@ describe('cdk synth (CLI)', () => {
           timeoutMs: SYNTH_TIMEOUT_MS,
         });
         const seconds = (Date.now() - started) / 1000;
-        expect(result.timedOut, `cdk synth took longer than ${SYNTH_TIMEOUT_MS / 1000} s`).toBe(false);
-        expect(result.code, result.stderr).toBe(0);
+        expect(result.timedOut).toBe(false);
+        expect(result.code).toBe(0);
 
         const template = JSON.parse(
           readFileSync(path.join(outdir, 'HandoffStack.template.json'), 'utf8'),

@@ -4,7 +4,7 @@
  * (Debian's /usr/bin/chromium, as in test/browser/support.ts), reached through a local relay
  * that records the WebSocket upgrade, so the SigV4 headers can be checked.
  */
-import 'aws-sdk-client-mock-vitest/extend';
+import 'aws-sdk-client-mock-jest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
@@ -18,7 +18,8 @@ import {
   StopBrowserSessionCommand,
 } from '@aws-sdk/client-bedrock-agentcore';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { stubEnv, unstubAllEnvs } from '../support/env.ts';
 import { BROWSE_MAX_CHARS, MANAGED_BROWSER } from '../../shared/integrations/agentcore-browser.ts';
 import { connectAgentCore } from '../../shared/integrations/agentcore-code-interpreter.ts';
 import { BUILTIN_ENTRIES, ServerEntrySchema } from '../../shared/integrations/servers.ts';
@@ -146,10 +147,10 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  vi.stubEnv('AWS_ACCESS_KEY_ID', KEY_ID);
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secretsecretsecretsecretsecretsecretsecr');
-  vi.stubEnv('AWS_SESSION_TOKEN', 'session-token-example');
-  vi.stubEnv('AWS_PROFILE', undefined);
+  stubEnv('AWS_ACCESS_KEY_ID', KEY_ID);
+  stubEnv('AWS_SECRET_ACCESS_KEY', 'secretsecretsecretsecretsecretsecretsecr');
+  stubEnv('AWS_SESSION_TOKEN', 'session-token-example');
+  stubEnv('AWS_PROFILE', undefined);
   agentcore.reset();
   agentcore.on(StartBrowserSessionCommand).callsFake((input: { browserIdentifier: string }) => ({
     browserIdentifier: input.browserIdentifier,
@@ -163,7 +164,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  vi.unstubAllEnvs();
+  unstubAllEnvs();
 });
 
 describe('the AgentCore Browser entry', () => {
@@ -280,11 +281,10 @@ describe('the AgentCore Browser entry', () => {
     agentcore
       .on(StartBrowserSessionCommand)
       .rejects(new AccessDeniedException({ message: 'not allowed', $metadata: {} }));
-    await expect(connectAgentCore(BROWSER, { env: ENV, timeoutMs: 2_000 })).rejects.toThrow(
-      new IntegrationError(
-        'agentcore_browser: could not start a session: AccessDeniedException: not allowed',
-      ),
-    );
+    await expect(connectAgentCore(BROWSER, { env: ENV, timeoutMs: 2_000 })).rejects.toMatchObject({
+      name: 'IntegrationError',
+      message: 'agentcore_browser: could not start a session: AccessDeniedException: not allowed',
+    });
     expect(agentcore).toHaveReceivedCommandTimes(StopBrowserSessionCommand, 0);
   });
 });

@@ -2,7 +2,7 @@
  * The AgentCore Code Interpreter entry. AgentCore cannot run here, so the service is
  * mocked at the SDK command level and every request sent is checked.
  */
-import 'aws-sdk-client-mock-vitest/extend';
+import 'aws-sdk-client-mock-jest';
 import {
   AccessDeniedException,
   BedrockAgentCoreClient,
@@ -13,7 +13,8 @@ import {
   type CodeInterpreterStreamOutput,
 } from '@aws-sdk/client-bedrock-agentcore';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { stubEnv, unstubAllEnvs } from '../support/env.ts';
 import { inspectRun } from '../../shared/recorder/views.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
@@ -205,11 +206,11 @@ describe('a run whose workflow lists the Code Interpreter', () => {
   afterEach(async () => {
     await fixture?.cleanup();
     fixture = undefined;
-    vi.unstubAllEnvs();
+    unstubAllEnvs();
   });
 
   it('lets the model run code there, and stops the session when the run ends', async () => {
-    for (const [name, value] of Object.entries(ENV)) vi.stubEnv(name, value);
+    for (const [name, value] of Object.entries(ENV)) stubEnv(name, value);
     answering(text('42\n'));
     const outputs: string[] = [];
     const archive = executorScript(() => ({ action: 'archive', confidence: 0.9, reasoning: 'computed it' }));

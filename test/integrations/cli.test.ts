@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { registerIntegrationCommands, splitCommand } from '../../shared/cli/commands/integrations.ts';
 import { getEntry } from '../../shared/integrations/registry.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
@@ -21,13 +21,13 @@ afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 async function handoff(args: string[], stdin = ''): Promise<{ out: string; err: string }> {
   let out = '';
   let err = '';
-  const stdout = vi
+  const stdout = jest
     .spyOn(process.stdout, 'write')
     .mockImplementation((chunk) => ((out += String(chunk)), true));
-  const stderr = vi
+  const stderr = jest
     .spyOn(process.stderr, 'write')
     .mockImplementation((chunk) => ((err += String(chunk)), true));
-  const log = vi
+  const log = jest
     .spyOn(console, 'log')
     .mockImplementation((...a: unknown[]) => void (out += `${a.join(' ')}\n`));
   try {

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Credentials } from '../../shared/credentials/credentials.ts';
 import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../shared/credentials/secret.ts';

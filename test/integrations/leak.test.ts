@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import { emit, feed } from '../../shared/events/feed.ts';
@@ -30,7 +30,7 @@ const FORMS = [SECRET, encodeURIComponent(SECRET), Buffer.from(SECRET).toString(
 let fixture: EngineFixture | undefined;
 let server: TicketServer | undefined;
 afterEach(async () => {
-  vi.restoreAllMocks();
+  jest.restoreAllMocks();
   await server?.close();
   await fixture?.cleanup();
 });
@@ -40,14 +40,14 @@ function captureOutput(): string[] {
   const lines: string[] = [];
   for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
     const original = console[method].bind(console);
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+    jest.spyOn(console, method).mockImplementation((...args: unknown[]) => {
       lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
       original(...args);
     });
   }
   for (const stream of [process.stdout, process.stderr]) {
     const original = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-    vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
+    jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
       lines.push(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
       return original(chunk, ...rest);
     }) as typeof stream.write);
@@ -61,7 +61,7 @@ async function everyFile(root: string): Promise<string[]> {
 }
 
 function expectNoSecret(text: string, where: string): void {
-  for (const form of FORMS) expect(text.includes(form), `${where} holds the credential`).toBe(false);
+  for (const form of FORMS) expect({ where, leaked: text.includes(form) }).toEqual({ where, leaked: false });
 }
 
 describe('a credential used by an integration', () => {

@@ -3,7 +3,7 @@
  * pays nothing for them, and one that names an integration nobody set up says so on
  * the run's feed and fails that action, having done nothing.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { Collection, Store } from '../../shared/store/store.ts';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Credentials } from '../../shared/credentials/credentials.ts';
 import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../shared/credentials/secret.ts';

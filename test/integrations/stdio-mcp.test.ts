@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, BeforeToolCallEvent, McpClient } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import { addEntry, setTemplate } from '../../shared/integrations/registry.ts';

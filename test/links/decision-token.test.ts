@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { signDecisionToken, spendToken, verifyDecisionToken } from '../../shared/links/decision-token.ts';
 import { FileLinkKey } from '../../shared/links/link-key.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { createLog, type LogFields, type LogLevel } from '../../shared/logging/log.ts';
 import { recordMetric, setMetricsSink, type RunMetric } from '../../shared/logging/metrics.ts';
 

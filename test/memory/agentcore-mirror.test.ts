@@ -1,4 +1,4 @@
-import 'aws-sdk-client-mock-vitest/extend';
+import 'aws-sdk-client-mock-jest';
 import {
   AccessDeniedException,
   BatchCreateMemoryRecordsCommand,
@@ -15,7 +15,7 @@ import {
   type Memory,
 } from '@aws-sdk/client-bedrock-agentcore-control';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import {
   AgentCoreMemoryMirror,
   encodedPreferenceKey,
@@ -160,8 +160,8 @@ describe('finding or creating the memory', () => {
     await expect(mirror.ruleLearned(rule())).resolves.toEqual([RECORD_1, RECORD_2]);
 
     expect(control).toHaveReceivedCommandTimes(ListMemoriesCommand, 2);
-    expect(control).toHaveReceivedNthCommandWith(ListMemoriesCommand, 2, { nextToken: 'page-2' });
-    expect(control).toHaveReceivedCommandOnce(CreateMemoryCommand);
+    expect(control).toHaveReceivedNthSpecificCommandWith(2, ListMemoriesCommand, { nextToken: 'page-2' });
+    expect(control).toHaveReceivedCommandTimes(CreateMemoryCommand, 1);
     const create = control.commandCalls(CreateMemoryCommand)[0]!.args[0].input;
     expect(create).toEqual({
       clientToken: expect.stringMatching(AWS_CLIENT_TOKEN),
@@ -210,7 +210,8 @@ describe('finding or creating the memory', () => {
     await mirror.ruleLearned(rule());
 
     expect(control).not.toHaveReceivedCommand(CreateMemoryCommand);
-    expect(control).toHaveReceivedCommandExactlyOnceWith(GetMemoryCommand, { memoryId: MEMORY_ID });
+    expect(control).toHaveReceivedCommandTimes(GetMemoryCommand, 1);
+    expect(control).toHaveReceivedCommandWith(GetMemoryCommand, { memoryId: MEMORY_ID });
     expect(data).toHaveReceivedCommandWith(BatchCreateMemoryRecordsCommand, { memoryId: MEMORY_ID });
   });
 
@@ -472,7 +473,8 @@ describe('ruleRetired', () => {
 
     await mirror.ruleRetired(rule(), [RECORD_1, RECORD_2]);
 
-    expect(data).toHaveReceivedCommandExactlyOnceWith(BatchDeleteMemoryRecordsCommand, {
+    expect(data).toHaveReceivedCommandTimes(BatchDeleteMemoryRecordsCommand, 1);
+    expect(data).toHaveReceivedCommandWith(BatchDeleteMemoryRecordsCommand, {
       memoryId: MEMORY_ID,
       records: [{ memoryRecordId: RECORD_1 }, { memoryRecordId: RECORD_2 }],
     });
@@ -547,7 +549,7 @@ describe('keys, namespaces and request identifiers', () => {
       for (const actor of ['ana', 'ana@example.com', 'user:42', '']) {
         for (const record of memoryRecordsFor(rule(over), strategies, actor)) {
           const ns = record.namespaces![0]!;
-          expect(ns, ns).toMatch(AWS_NAMESPACE);
+          expect(ns).toMatch(AWS_NAMESPACE);
           expect(ns.length).toBeLessThanOrEqual(1024);
           expect(ns).not.toMatch(/[@.]/);
         }

@@ -1,4 +1,4 @@
-import 'aws-sdk-client-mock-vitest/extend';
+import 'aws-sdk-client-mock-jest';
 import {
   BatchCreateMemoryRecordsCommand,
   BatchDeleteMemoryRecordsCommand,
@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-bedrock-agentcore';
 import { BedrockAgentCoreControlClient } from '@aws-sdk/client-bedrock-agentcore-control';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from '@jest/globals';
 import { AgentCoreMemoryMirror } from '../../shared/memory/agentcore-mirror.ts';
 import { learnFromDecision } from '../../shared/memory/learn.ts';
 import { listRules, revokeRule } from '../../shared/memory/rules-repository.ts';

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { checkProposal, type LearnerCase } from '../../shared/agents/learner/proposal.ts';
 import { learnFromDecision } from '../../shared/memory/learn.ts';
 import { findCoveringRule } from '../../shared/memory/match.ts';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { findCoveringRule, matches } from '../../shared/memory/match.ts';
 import type { Rule } from '../../shared/memory/rule.ts';
 

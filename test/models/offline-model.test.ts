@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { readInstructions } from '../../shared/models/offline/classify.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';

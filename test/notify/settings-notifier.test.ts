@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { settingsNotifier } from '../../shared/notify/settings-notifier.ts';
 import { engineFromEnv } from '../../shared/runs/wire.ts';

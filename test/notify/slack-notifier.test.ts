@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { DecisionLinks } from '../../shared/links/decision-links.ts';
 import { notifierFromEnv } from '../../shared/notify/from-env.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { printInspect } from '../../shared/cli/commands/inspect.ts';
 import { printUsage } from '../../shared/cli/commands/usage.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
@@ -17,13 +17,13 @@ beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-inspect-'));
   store = new JsonFileStore(dir);
   out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+  jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     out += String(chunk);
     return true;
   });
 });
 afterEach(async () => {
-  vi.restoreAllMocks();
+  jest.restoreAllMocks();
   await fs.rm(dir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { costOf } from '../../shared/recorder/prices.ts';
 import { readSession, usageId } from '../../shared/recorder/store-sink.ts';
 import {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { SessionRecorder, type SessionBatch } from '../../shared/recorder/recorder.ts';
 import { readSession, StoreSessionSink, usageId } from '../../shared/recorder/store-sink.ts';
 import { USAGE, UsageRecordSchema, type ModelEntry, type ToolEntry } from '../../shared/recorder/trace.ts';

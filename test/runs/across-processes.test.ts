@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cliJson, runCli } from '../support/cli.ts';
 import { startDynalite } from '../support/dynalite.ts';
 import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { cliJson, runCli } from '../support/cli.ts';
 import { cliWorkspace, mail, NEWSLETTER } from '../support/engine-fixture.ts';
 
@@ -82,6 +82,25 @@ it('an action whose process is killed right after it still has its audit entry, 
   const all = await cliJson<AuditRow[]>(['audit'], env);
   expect(all.filter((e) => e.item_id !== null)).toHaveLength(1);
   expect(await fs.readdir(path.join(maildir, '.Archive', 'cur'))).toHaveLength(1);
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+it('a run failed by crash recovery tells the person once, even when two commands recover it at once', async () => {
+  const { dir, workflowFile } = await cliWorkspace('handoff-crash-notice-', [mail(NEWSLETTER)]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state'), NOTIFY_CHANNEL: 'console' };
+  await cliJson(['workflows', 'add', workflowFile], env);
+  const killed = await runCli(['run', 'inbox'], { ...env, HANDOFF_CRASH_AT: 'carry-out:half-recorded' });
+  expect(killed.signal).toBe('SIGKILL');
+
+  const [first, second] = await Promise.all([runCli(['runs'], env), runCli(['runs'], env)]);
+  expect([first!.code, second!.code]).toEqual([0, 0]);
+  const [run] = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(run?.status).toBe('failed');
+  const notices = `${first!.stderr}${second!.stderr}`
+    .split('\n')
+    .filter((line) => line.includes(`run ${run!.run_id} failed:`));
+  expect(notices).toHaveLength(1);
+  expect(notices[0]).toMatch(/the process running it stopped before it finished; .* — \S+\/runs\//);
   await fs.rm(dir, { recursive: true, force: true });
 });
 

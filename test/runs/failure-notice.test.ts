@@ -1,10 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { NotifyError } from '../../shared/notify/notifier.ts';
 import { markRunFailed } from '../../shared/runs/fail-run.ts';
+import { decide } from '../../shared/runs/decide.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { createRunFor, startRun } from '../../shared/runs/start-run.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import { ScriptedModel } from '../support/scripted-model.ts';
+import { executorScript, ScriptedModel } from '../support/scripted-model.ts';
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
@@ -48,6 +50,33 @@ describe('a failed run tells the person', () => {
     expect(notices).toEqual([
       expect.objectContaining({ kind: 'failed', runId: run.id, reason: 'ANTHROPIC_API_KEY is not set' }),
     ]);
+  });
+
+  it('when its model provider cannot be made as it resumes: the run fails at once, not left running', async () => {
+    fixture = await engineFixture({
+      messages: [mail({ from: 'ana@partner.example', subject: 'Partnership' })],
+      model: () =>
+        new ScriptedModel(
+          executorScript(() => ({ action: 'archive', confidence: 0.4, reasoning: 'unsure' })),
+        ),
+    });
+    const { deps, notices, store } = fixture;
+    const run = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
+    expect(run.status).toBe('waiting');
+    const [decision] = await listPending(store);
+    deps.models = () => Promise.reject(new Error('ANTHROPIC_API_KEY is not set'));
+
+    const answer = await decide(deps, decision!.id, 'archive', null);
+    expect(answer.run_status).toBe('failed');
+    expect(await getRun(store, run.id)).toMatchObject({
+      status: 'failed',
+      error: 'ANTHROPIC_API_KEY is not set',
+      owner: null,
+    });
+    expect(notices.filter((n) => n.kind === 'failed')).toEqual([
+      expect.objectContaining({ runId: run.id, reason: 'ANTHROPIC_API_KEY is not set' }),
+    ]);
+    expect(await fixture.folder('.Archive')).toHaveLength(0); // nothing was done to the item
   });
 
   it('when the process running it gave up (a step whose retries ran out)', async () => {

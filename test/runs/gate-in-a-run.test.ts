@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';

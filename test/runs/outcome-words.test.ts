@@ -1,5 +1,5 @@
 /** The words a person reads about a run's outcome and about an answer: one sentence, one name each. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { EMPTY_COUNTS, type Decision, type RunCounts } from '../../shared/runs/records.ts';
 import { actionDone, addCounts, describeAnswer, describeCounts, outcomeOf } from '../../shared/runs/views.ts';
 
@@ -16,20 +16,37 @@ function answered(action: string, by: 'human' | 'expired' | 'unreachable' = 'hum
 
 describe('the outcome sentence', () => {
   it('names who acted, and the parts add up to what was acted on', () => {
-    const run = counts({ acted: 10, confident: 7, deferred: 6, declined: 3 });
+    const run = counts({ acted: 10, confident: 7, by_you: 3, deferred: 6, declined: 3 });
     expect(describeCounts(run)).toBe('10 acted (7 confident, 0 from rules, 3 by you), 6 asked, 3 declined');
     const o = outcomeOf(run);
     expect(o.confident + o.from_rules + o.by_you).toBe(o.acted);
   });
 
   it('splits rules into yours and learned ones, and says what failed', () => {
-    const run = counts({ acted: 6, confident: 2, by_your_rules: 1, by_learned_rules: 2, failed: 1 });
+    const run = counts({
+      acted: 6,
+      confident: 2,
+      by_your_rules: 1,
+      by_learned_rules: 2,
+      by_you: 1,
+      failed: 1,
+    });
     expect(describeCounts(run)).toBe(
       '6 acted (2 confident, 1 from your rules, 2 from learned rules, 1 by you), 0 asked, 0 declined, 1 failed',
     );
     expect(describeCounts(counts({ acted: 2, by_learned_rules: 2 }))).toBe(
       '2 acted (0 confident, 2 from learned rules, 0 by you), 0 asked, 0 declined',
     );
+  });
+
+  it('counts what a rule decided once: acted on, or left alone', () => {
+    const run = counts({ acted: 3, confident: 1, by_learned_rules: 3, by_you: 0, declined: 1 });
+    expect(describeCounts(run)).toBe(
+      '3 acted (1 confident, 2 from learned rules, 0 by you), 1 left alone by rules, 0 asked, 1 declined',
+    );
+    const o = outcomeOf(run);
+    expect(o.from_rules + o.rules_left_alone).toBe(run.by_your_rules + run.by_learned_rules);
+    expect(o.confident + o.from_rules + o.by_you).toBe(o.acted);
   });
 
   it('adds several runs up field by field', () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { triggerScheduledRun } from '../../shared/aws/lambda-handlers.ts';
 import { recordStepFailure } from '../../shared/aws/step-failure.ts';
 import { listAudit } from '../../shared/audit/audit.ts';

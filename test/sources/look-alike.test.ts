@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect, it } from '@jest/globals';
 import { isLookAlike } from '../../shared/sources/look-alike.ts';
 
 it('flags a domain made to pass for your own, and not your own, its subdomains or strangers', () => {
@@ -8,7 +8,7 @@ it('flags a domain made to pass for your own, and not your own, its subdomains o
     'northwind.example.co',
     'nortwind.example',
   ])
-    expect(isLookAlike(sender, 'northwind.example'), sender).toBe(true);
+    expect(isLookAlike(sender, 'northwind.example')).toBe(true);
   for (const sender of [
     'northwind.example',
     'mail.northwind.example',
@@ -16,7 +16,7 @@ it('flags a domain made to pass for your own, and not your own, its subdomains o
     'southwind.example',
     'brightpath.example',
   ])
-    expect(isLookAlike(sender, 'northwind.example'), sender).toBe(false);
+    expect(isLookAlike(sender, 'northwind.example')).toBe(false);
   expect(isLookAlike('vendor.example', 'lists.vendor.example')).toBe(false); // own is its subdomain
   expect(isLookAlike('acme-billing.example', 'acme.example')).toBe(true);
   expect(isLookAlike('acne.example', 'acme.example')).toBe(false); // short names: no edits

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { HandoffError, RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
@@ -116,14 +116,8 @@ describe('JsonFileStore across processes', () => {
 
     for (const [i, id] of ids.entries()) {
       const pair = outcomes.map((o) => o[i]);
-      expect(
-        pair.filter((o) => o === 'won'),
-        id,
-      ).toHaveLength(1);
-      expect(
-        pair.filter((o) => o === 'VersionConflictError'),
-        id,
-      ).toHaveLength(1);
+      expect(pair.filter((o) => o === 'won')).toHaveLength(1);
+      expect(pair.filter((o) => o === 'VersionConflictError')).toHaveLength(1);
       const winner = children[pair.indexOf('won')]?.writer;
       expect(await store.get('runs', id)).toEqual({ id, writer: winner, version: 2 });
     }

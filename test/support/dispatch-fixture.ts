@@ -1,4 +1,5 @@
 import type { Step } from '../../shared/runs/dispatch.ts';
+import type { Store } from '../../shared/store/store.ts';
 import { engineFixture, mail, type EngineFixture } from './engine-fixture.ts';
 import { ScriptedModel, executorScript } from './scripted-model.ts';
 
@@ -12,9 +13,10 @@ export interface DispatchFixture {
 
 /**
  * An engine in dispatch mode (each step in "another process") over two messages, one the
- * model is sure of (acted) and one it is not (asked), with a dispatcher that records.
+ * model is sure of (acted) and one it is not (asked), with a dispatcher that records;
+ * on `store` when given (else the fixture's JSON files).
  */
-export async function dispatchFixture(): Promise<DispatchFixture> {
+export async function dispatchFixture(store?: Store): Promise<DispatchFixture> {
   const sent: DispatchFixture['sent'] = [];
   const failing = { next: 0 };
   const fixture = await engineFixture({
@@ -30,6 +32,7 @@ export async function dispatchFixture(): Promise<DispatchFixture> {
           reasoning: 'r',
         })),
       ),
+    ...(store ? { store } : {}),
   });
   fixture.deps.dispatcher = {
     dispatch: async (step) => {

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { stubEnv, unstubAllEnvs } from '../support/env.ts';
 import { main } from '../../shared/cli/program.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
@@ -167,7 +168,7 @@ describe('decisions', () => {
       '{"action": "skip", "extra": 1}',
     ]) {
       const res = await postDecision(first, bad);
-      expect(res.status, bad).toBe(400);
+      expect(res.status).toBe(400);
       const { error } = (await res.json()) as { error: string };
       expect(error).not.toContain('\n');
     }
@@ -196,11 +197,11 @@ describe('decisions', () => {
   it('`handoff pending --json` prints exactly what GET /api/pending answers', async () => {
     await startDemoRun();
     const api = await (await h.app.request('/api/pending', { headers: h.auth() })).json();
-    vi.stubEnv('HANDOFF_STATE_DIR', h.env.HANDOFF_STATE_DIR);
-    vi.stubEnv('USE_DYNAMODB', 'false');
-    vi.stubEnv('HANDOFF_MODEL_PROVIDER', 'local');
+    stubEnv('HANDOFF_STATE_DIR', h.env.HANDOFF_STATE_DIR);
+    stubEnv('USE_DYNAMODB', 'false');
+    stubEnv('HANDOFF_MODEL_PROVIDER', 'local');
     let out = '';
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       out += String(chunk);
       return true;
     });
@@ -208,7 +209,7 @@ describe('decisions', () => {
       expect(await main(['node', 'handoff', 'pending', '--json'])).toBe(0);
     } finally {
       write.mockRestore();
-      vi.unstubAllEnvs();
+      unstubAllEnvs();
     }
     expect(JSON.parse(out)).toEqual(api);
   });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';

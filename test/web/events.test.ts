@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { waitFor } from '../support/wait-for.ts';
 import { feed, type FeedEvent } from '../../shared/events/feed.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -12,7 +13,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
+  jest.restoreAllMocks();
   await h.cleanup();
 });
 
@@ -65,9 +66,9 @@ describe('GET /events/:runId', () => {
   it('honours Last-Event-ID, then streams live events until the run completes, and unsubscribes on disconnect', async () => {
     const runId = await waitingRun();
     const askedSeq = feed.history(runId).find((e) => e.kind === 'asked')!.seq;
-    const unsubscribed = vi.fn();
+    const unsubscribed = jest.fn();
     const subscribe = feed.subscribe.bind(feed);
-    vi.spyOn(feed, 'subscribe').mockImplementation((channel, listener) => {
+    jest.spyOn(feed, 'subscribe').mockImplementation((channel, listener) => {
       const off = subscribe(channel, listener);
       return () => {
         unsubscribed();
@@ -87,12 +88,24 @@ describe('GET /events/:runId', () => {
       kind: 'completed',
       data: { status: 'completed' },
     });
-    await vi.waitFor(() => expect(unsubscribed).toHaveBeenCalledOnce());
+    await waitFor(() => expect(unsubscribed).toHaveBeenCalledTimes(1));
   });
 
   it('sends a keep-alive comment when the run is quiet', async () => {
     const runId = await waitingRun();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    jest.useFakeTimers({
+      doNotFake: [
+        'Date',
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+      ],
+    });
     try {
       const res = await h.app.request(`/events/${runId}?key=${API_KEY}`);
       const reader = res.body!.getReader();
@@ -100,11 +113,11 @@ describe('GET /events/:runId', () => {
       let text = '';
       while (!text.includes('event: asked')) text += decoder.decode((await reader.read()).value);
       const next = reader.read();
-      await vi.advanceTimersByTimeAsync(15_000);
+      await jest.advanceTimersByTimeAsync(15_000);
       expect(decoder.decode((await next).value)).toBe(': keep-alive\n\n');
       await reader.cancel();
     } finally {
-      vi.useRealTimers();
+      jest.useRealTimers();
     }
   });
 });

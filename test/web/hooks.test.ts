@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { createApp } from '../../shared/web/app.ts';
 import { makeEngine, makeHarness, WEBHOOK_SECRET, type Harness } from './support.ts';
@@ -81,7 +81,7 @@ describe('POST /hooks/:workflowId', () => {
       sign('{"x":2}'),
     ]) {
       const res = await hook('inbox-triage', body, signature);
-      expect(res.status, String(signature)).toBe(401);
+      expect(res.status).toBe(401);
       expect(((await res.json()) as { error: string }).error).toContain('X-Handoff-Signature');
     }
     expect(await listRuns(h.engine.store)).toEqual([]);

@@ -2,7 +2,7 @@
  * Every page that shows an answer names the action taken in words, and every page that
  * shows a run's counts shows the one outcome sentence (whose parts add up).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { decide } from '../../shared/runs/decide.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -18,7 +18,7 @@ afterEach(async () => {
 /** The page's text as a person reads it: tags dropped, entities decoded, spaces collapsed. */
 async function text(path: string): Promise<string> {
   const res = await h.app.request(`http://127.0.0.1:3000${path}`);
-  expect(res.status, path).toBe(200);
+  expect(res.status).toBe(200);
   return (await res.text())
     .replace(/<[^>]+>/g, ' ')
     .replace(/&#39;/g, "'")
@@ -60,7 +60,7 @@ describe('the words on the pages', () => {
     expect(run.status).toBe('completed');
     const sentence = describeCounts(run.counts);
     expect(sentence).toMatch(/^\d+ acted \(\d+ confident, .*\d+ by you\), \d+ asked, \d+ declined/);
-    for (const path of ['/', '/runs', `/runs/${run.id}`]) expect(await text(path), path).toContain(sentence);
+    for (const path of ['/', '/runs', `/runs/${run.id}`]) expect(await text(path)).toContain(sentence);
     expect(await text('/')).toContain(`Today: ${sentence}.`);
   });
 });

@@ -3,7 +3,7 @@
  * form, the CSP, a closed public deployment, and Settings that change what the next
  * run does.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
@@ -67,7 +67,7 @@ describe('with HANDOFF_UI_PASSWORD set', () => {
     const browser = client(h.app);
     for (const path of ['/', '/activity', '/memory', '/settings', '/runs', `/runs/${runId}`]) {
       const res = await browser.get(path);
-      expect(res.status, path).toBe(303);
+      expect(res.status).toBe(303);
       expect(res.headers.get('Location')).toBe(`/login?next=${encodeURIComponent(path)}`);
     }
     expect((await browser.get(`/runs/${runId}/events`)).status).toBe(401);
@@ -106,7 +106,7 @@ describe('with HANDOFF_UI_PASSWORD set', () => {
       const browser = client(h.app);
       const csrf = await browser.csrf('/login');
       const out = await browser.post('/login', { _csrf: csrf, password: PASSWORD, next });
-      expect(out.headers.get('Location'), next).toBe('/');
+      expect(out.headers.get('Location')).toBe('/');
     }
   });
 });
@@ -136,7 +136,7 @@ describe('CSRF', () => {
         ['/logout', {}],
       ] as const) {
         const res = await browser.post(path, { ...fields, ...extra });
-        expect(res.status, `${path} with ${String(token)}`).toBe(403);
+        expect(res.status).toBe(403);
       }
     }
     expect((await listRuns(h.engine.store)).map((r) => r.id)).toEqual([runId]);
@@ -186,7 +186,7 @@ describe('headers and deployments', () => {
     const app = createApp({ engine: h.engine, env: h.env, runner: h.launcher, requireToken: true });
     for (const path of ['/', '/activity', '/memory', '/settings', '/runs']) {
       const res = await app.request(path);
-      expect(res.status, path).toBe(403);
+      expect(res.status).toBe(403);
       expect(await res.text()).toContain('Set HANDOFF_UI_PASSWORD');
     }
   });

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { waitFor } from '../support/wait-for.ts';
 import { main } from '../../shared/cli/program.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import type { Env } from '../../shared/config/env.ts';
@@ -147,7 +148,7 @@ describe('handoff start', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const url = await vi.waitFor(
+    const url = await waitFor(
       () => {
         const found = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
         if (!found) throw new Error(`not started yet: ${err}`);
@@ -163,7 +164,7 @@ describe('handoff start', () => {
 
   it('refuses a bad --port before touching any state', async () => {
     let err = '';
-    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
       err += String(chunk);
       return true;
     });

@@ -1,5 +1,5 @@
 /** The inspector's trace and the decision screen's inert message body, as pure functions. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { AuditEntry } from '../../shared/audit/audit.ts';
 import type { FeedEvent } from '../../shared/events/feed.ts';
 import { EMPTY_COUNTS, type Run } from '../../shared/runs/records.ts';

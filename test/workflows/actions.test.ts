@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { addEntry } from '../../shared/integrations/registry.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';

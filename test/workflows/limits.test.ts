@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';

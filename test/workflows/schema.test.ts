@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { loadWorkflowFile, parseWorkflow } from '../../shared/workflows/load.ts';
@@ -182,7 +182,10 @@ describe('workflow files', () => {
 
   it('names a missing file', async () => {
     const file = join(dir, 'nope.yaml');
-    await expect(loadWorkflowFile(file)).rejects.toThrow(new InvalidInputError(`${file}: file not found`));
+    await expect(loadWorkflowFile(file)).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      message: `${file}: file not found`,
+    });
   });
 
   it('round-trips through yaml.stringify', () => {

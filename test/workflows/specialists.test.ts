@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 

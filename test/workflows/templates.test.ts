@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { NotFoundError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';

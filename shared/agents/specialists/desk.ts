@@ -8,6 +8,7 @@ import { setAside } from '../../gate/gate-hook.ts';
 import { SKIP } from '../../workflows/schema.ts';
 import { EXECUTOR, type RunContext } from '../executor/run-context.ts';
 import { Specialist } from './specialist.ts';
+import { errorMessage } from '../../errors/index.ts';
 
 /** One handoff of an item, as the run's trace and the audit show it. */
 export interface ItemHandoff {
@@ -144,7 +145,7 @@ export class SpecialistDesk {
       taken = await specialist.take(item, EXECUTOR, note);
     } catch (error) {
       // Its model or a tool failed: nothing was done to the item, and the person is asked (fail toward asking).
-      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+      const reason = errorMessage(error).split('\n')[0]!.slice(0, 300);
       ctx.emit('failed', `${to} could not decide ${item.subject}: ${reason}`, { item_id: itemId, agent: to });
       if (!ctx.ledger.isDeferred(itemId))
         await setAside(ctx, item, {

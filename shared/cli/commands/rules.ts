@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
-import { RuleMatchSchema, type Rule, type RuleMatch } from '../../memory/rule.ts';
+import { RuleMatchSchema, type RuleMatch } from '../../memory/rule.ts';
 import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
+import { listProposals } from '../../memory/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
+import { printOpenProposals, registerProposalCommands } from './proposals.ts';
+import { ruleJson } from './rule-json.ts';
 
 interface AddOptions {
   sender?: string;
@@ -58,21 +61,6 @@ function describeMatch(match: RuleMatch): string {
   return `keywords ${match.keywords.join(', ')}`;
 }
 
-function ruleJson(rule: Rule) {
-  return {
-    id: rule.id,
-    match: rule.match,
-    action: rule.action,
-    source: rule.source,
-    note: rule.note,
-    created_at: rule.created_at,
-    workflow_id: rule.workflow_id,
-    ...(rule.source === 'learned'
-      ? { decision_id: rule.decision_id, superseded_by: rule.superseded_by }
-      : {}),
-  };
-}
-
 export function registerRuleCommands(program: Command): void {
   const rules = program
     .command('rules')
@@ -84,7 +72,7 @@ export function registerRuleCommands(program: Command): void {
       const list = await listRules(engine.store);
       if (options.json) return printJson(list.map(ruleJson));
       if (list.length === 0)
-        return console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
+        console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
       printTable(
         ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'note'],
         list.map((r) => [
@@ -97,7 +85,10 @@ export function registerRuleCommands(program: Command): void {
           r.note,
         ]),
       );
+      printOpenProposals(await listProposals(engine.store));
     });
+
+  registerProposalCommands(rules);
 
   rules
     .command('add')

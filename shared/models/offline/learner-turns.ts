@@ -1,10 +1,10 @@
+import { marksException } from '../../memory/exception.ts';
 import { domainOf, words } from '../../memory/match.ts';
 import { PUBLIC_MAIL_DOMAINS, STOPWORDS, type LearnerCase } from '../../agents/learner/proposal.ts';
 import { CASE_MARKER } from '../../agents/learner/learner.ts';
 import type { PlannedTurn, TurnInput } from '../turn-model.ts';
 import { lastToolResults } from '../turn-model.ts';
 
-const ONE_OFF = /\b(just this (one|once|time)|only this (one|once|time)|one[- ]off|this time only|for now)\b/;
 const WHOLE_DOMAIN =
   /\b(anything|everything|all|any(one|body)?)\b[^.]*\b(from|at|by)\b[^.]*\b(this|that|the|their|these)\s+(company|domain|vendor|organi[sz]ation|org|shop|store|publisher|newsletter|team|firm|sender'?s? domain)\b|\banyone at\b|\bwhole domain\b/;
 const TOPIC = /\b(about|mentioning|regarding|that mention|with)\b/;
@@ -46,7 +46,7 @@ export function learnerTurn(input: TurnInput): PlannedTurn {
     return { toolCalls: [{ name: 'no_rule', input: { reason: 'no decision to learn from' } }] };
   const note = learnerCase.note?.toLowerCase() ?? '';
   if (learnerCase.irreversible) return noRule('irreversible actions always ask');
-  if (ONE_OFF.test(note)) return noRule('the person said this was a one-off');
+  if (marksException(note)) return noRule('the person said this was a one-off');
 
   const domain = domainOf(learnerCase.sender);
   const action = learnerCase.chosen_action;

@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
-import { InvalidInputError } from '../../errors/index.ts';
+import { InvalidInputError, errorMessage } from '../../errors/index.ts';
 import { splitItemId } from '../source.ts';
 
 /** One message, as the agent sees it. */
@@ -94,7 +94,7 @@ export async function readMailItem(file: string): Promise<ReadResult> {
   try {
     parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   } catch (err) {
-    return fail(`cannot parse message: ${err instanceof Error ? err.message : String(err)}`);
+    return fail(`cannot parse message: ${errorMessage(err)}`);
   }
   const sender = addresses(parsed.from)[0];
   if (!sender?.address) return fail('no From address');

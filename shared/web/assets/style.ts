@@ -82,11 +82,14 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .tile-sub, .tile-hint { font-size: .82rem; color: var(--muted); }
 
 .workflows, .questions, .rules, .plain-list { list-style: none; padding: 0; margin: 0; }
-.workflow, .rule { display: flex; justify-content: space-between; align-items: center; gap: 1rem; background: var(--paper);
+.workflow, .rule, .proposal { display: flex; justify-content: space-between; align-items: center; gap: 1rem; background: var(--paper);
   border: 1px solid var(--line); border-radius: var(--radius); padding: .8rem 1rem; margin-bottom: .5rem; }
 .workflow .muted { display: block; font-size: .85rem; }
 .rule-old { opacity: .8; background: var(--soft); }
-.rule p { margin: .15rem 0; }
+.rule p, .proposal p { margin: .15rem 0; }
+.proposal { border-color: var(--amber); }
+.proposal-actions { display: flex; gap: .5rem; }
+.evidence { margin: .25rem 0 0; padding-left: 1.1rem; }
 .plain-list li { padding: .45rem 0; border-bottom: 1px solid var(--line); }
 
 .table-scroll { overflow-x: auto; max-width: 100%; }

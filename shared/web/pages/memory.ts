@@ -1,10 +1,13 @@
 /**
  * Memory (`/memory`): the rules the agent acts on — where each came from (the
- * decision, the item, your note), what replaced what — and a Delete for each.
+ * decision, the item, your note), what replaced what — and a Delete for each; above them,
+ * the domain rules Memory proposes, to accept or dismiss.
  */
 import { html } from 'hono/html';
+import type { DomainProposal } from '../../memory/domain-proposals.ts';
 import type { Rule, RuleMatch } from '../../memory/rule.ts';
 import { shell, type Visitor } from './layout.ts';
+import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
 
 /** How a rule's match reads to a person. */
@@ -68,6 +71,7 @@ export function memoryPage(
   names: Map<string, string>,
   pending: number,
   notice: string | null,
+  proposals: DomainProposal[] = [],
 ): Html {
   const live = rules.filter((r) => r.superseded_by === null);
   const history = rules.filter((r) => r.superseded_by !== null);
@@ -84,6 +88,7 @@ export function memoryPage(
         only on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the
         first week: a rule that is too broad quietly handles things you would have wanted to see.
       </p>
+      ${proposalsSection(visitor, proposals, names)}
       <section aria-labelledby="live-title">
         <h2 id="live-title">In use (${live.length})</h2>
         ${

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
 import { AnthropicModel } from '@strands-agents/sdk/models/anthropic';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory, type ModelFactoryOptions } from '../../../shared/models/provider.ts';
 import { ANTHROPIC_MAX_TOKENS } from '../../../shared/models/providers.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../../shared/config/env.ts';
 import { modelFactory } from '../../../shared/models/provider.ts';
 import type { ResilientModel } from '../../../shared/models/resilient-model.ts';

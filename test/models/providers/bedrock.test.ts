@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory, type ModelFactoryOptions } from '../../../shared/models/provider.ts';
 import type { PlannedTurn } from '../../../shared/models/turn-model.ts';
@@ -17,7 +17,9 @@ import { expectGateBehaved, runWorkflow, workflowFixture, workflowPolicy } from 
 
 const bedrock = mockClient(BedrockRuntimeClient);
 let fixture: EngineFixture | undefined;
-beforeEach(() => bedrock.reset());
+beforeEach(() => {
+  bedrock.reset();
+});
 afterEach(async () => {
   await fixture?.cleanup();
   fixture = undefined;

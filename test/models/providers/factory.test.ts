@@ -1,5 +1,5 @@
 import { Message, TextBlock } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../../shared/config/env.ts';
 import { InvalidInputError } from '../../../shared/errors/index.ts';
 import { OfflineModel } from '../../../shared/models/offline/offline-model.ts';

@@ -1,5 +1,5 @@
 import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory, type ModelFactoryOptions } from '../../../shared/models/provider.ts';
 import { ProviderGaveUpError } from '../../../shared/models/resilient-model.ts';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Message, TextBlock, type Model } from '@strands-agents/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { runChecks } from '../../../shared/doctor/check.ts';
 import { modelCheck } from '../../../shared/doctor/checks.ts';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';

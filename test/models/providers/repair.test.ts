@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { classifyProviderError, parseRetryAfter } from '../../../shared/models/provider-errors.ts';
 import { recoverToolCalls, repairArguments } from '../../../shared/models/tool-call-repair.ts';
 

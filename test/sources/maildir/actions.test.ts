@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { simpleParser } from 'mailparser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { InvalidInputError, NotFoundError } from '../../../shared/errors/index.ts';
 import { archive, deleteMessage, draftReply, fileTicket } from '../../../shared/sources/maildir/actions.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../../shared/sources/maildir/demo.ts';

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { InvalidInputError } from '../../../shared/errors/index.ts';
 import { renderMessage, writeMaildir, type MessageSpec } from '../../../shared/sources/maildir/generate.ts';
 import {

@@ -4,7 +4,7 @@
  * side, and what the gate must have done about it.
  */
 import type { Model } from '@strands-agents/sdk';
-import { expect } from 'vitest';
+import { expect } from '@jest/globals';
 import { listAudit } from '../../../../shared/audit/audit.ts';
 import { listPending } from '../../../../shared/runs/decision-repository.ts';
 import type { Run } from '../../../../shared/runs/records.ts';

@@ -1,0 +1,180 @@
+/**
+ * Domain-rule proposals: when a person has given the same answer for two or more senders
+ * of one non-public domain, Memory proposes "anything from that domain → that action",
+ * with its evidence. A proposal is never applied: only accepting it makes a rule.
+ */
+import { z } from 'zod';
+import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
+import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
+import { listDecisions } from '../runs/decision-repository.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import type { Decision } from '../runs/records.ts';
+import { newId } from '../store/ids.ts';
+import { getRecord, listRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import { marksException } from './exception.ts';
+import { answeredAction } from './learn.ts';
+import { domainOf } from './match.ts';
+import type { Rule } from './rule.ts';
+import { addRule, liveRulesFor } from './rules-repository.ts';
+
+/** The fewest distinct senders of one domain, answered alike, that make a proposal. */
+export const MIN_SENDERS = 2;
+
+export const EvidenceSchema = z.object({
+  decision_id: z.string(),
+  item_id: z.string(),
+  sender: z.string(),
+  subject: z.string(),
+  action: z.string(),
+  note: z.string().nullable(),
+});
+export type Evidence = z.infer<typeof EvidenceSchema>;
+
+export const DomainProposalSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  workflow_id: z.string(),
+  domain: z.string(),
+  action: z.string(),
+  /** withdrawn: a later answer for the domain disagreed before anyone accepted it. */
+  status: z.enum(['proposed', 'accepted', 'dismissed', 'withdrawn']),
+  evidence: z.array(EvidenceSchema),
+  /** The rule accepting it made. */
+  rule_id: z.string().nullable(),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+});
+export type DomainProposal = z.infer<typeof DomainProposalSchema>;
+
+/** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
+export async function listProposals(store: Store): Promise<DomainProposal[]> {
+  return (await listRecords(store, 'proposals', DomainProposalSchema)).sort((a, b) =>
+    a.created_at.localeCompare(b.created_at),
+  );
+}
+
+/** How a proposal reads to a person. */
+export function proposalPattern(p: Pick<DomainProposal, 'domain' | 'action'>): string {
+  return `Anything from ${p.domain} → ${p.action}`;
+}
+
+/** The distinct senders in a proposal's evidence, sorted. */
+export function evidenceSenders(p: Pick<DomainProposal, 'evidence'>): string[] {
+  return [...new Set(p.evidence.map((e) => e.sender.toLowerCase()))].sort();
+}
+
+/** The answers a person gave about mail from `domain` in one workflow that can teach (no exceptions). */
+function answersFrom(decisions: Decision[], workflowId: string, domain: string): Evidence[] {
+  return decisions.flatMap((d) => {
+    const action = answeredAction(d);
+    if (!action || d.answer?.by !== 'human' || d.workflow_id !== workflowId) return [];
+    if (domainOf(d.sender) !== domain || marksException(d.answer.note)) return [];
+    const { id, item_id, sender, subject } = d;
+    return [{ decision_id: id, item_id, sender: sender.toLowerCase(), subject, action, note: d.answer.note }];
+  });
+}
+
+const coversDomain = (rule: Rule, domain: string) => 'domain' in rule.match && rule.match.domain === domain;
+
+/**
+ * Called when an answer is recorded. Proposes (or refreshes the evidence of) a domain rule
+ * when every teaching answer about the sender's domain in this workflow is the same action
+ * and comes from at least two distinct senders; withdraws an open proposal that a later
+ * answer contradicts. Never for a public mail provider, an irreversible action, or a domain
+ * a rule already covers; a dismissed proposal is not made again. Returns the open proposal.
+ */
+export async function proposeDomainRule(
+  deps: EngineDeps,
+  decision: Decision,
+): Promise<DomainProposal | null> {
+  const domain = domainOf(decision.sender);
+  if (!domain || PUBLIC_MAIL_DOMAINS.has(domain)) return null;
+  const { store } = deps;
+  const workflow = await getWorkflow(store, decision.workflow_id);
+  const evidence = answersFrom(await listDecisions(store), workflow.id, domain);
+  const actions = new Set(evidence.map((e) => e.action));
+  const previous = (await listProposals(store)).filter(
+    (p) => p.workflow_id === workflow.id && p.domain === domain,
+  );
+  const open = previous.find((p) => p.status === 'proposed');
+  if (actions.size !== 1) {
+    if (open)
+      await store.update('proposals', { ...open, status: 'withdrawn', decided_at: now() }, open.version);
+    return null;
+  }
+  const action = [...actions][0]!;
+  if (workflow.actions.some((a) => a.name === action && a.irreversible)) return null;
+  if (new Set(evidence.map((e) => e.sender)).size < MIN_SENDERS) return null;
+  if ((await liveRulesFor(store, workflow.id)).some((r) => coversDomain(r, domain))) return null;
+  if (previous.some((p) => p.action === action && p.status !== 'proposed' && p.status !== 'withdrawn'))
+    return null;
+  if (open && open.action === action) {
+    const updated = { ...open, evidence };
+    return DomainProposalSchema.parse(await store.update('proposals', updated, open.version));
+  }
+  const proposal = DomainProposalSchema.parse(
+    await store.create('proposals', {
+      id: newId('prop'),
+      workflow_id: workflow.id,
+      domain,
+      action,
+      status: 'proposed',
+      evidence,
+      rule_id: null,
+      created_at: now(),
+      decided_at: null,
+    }),
+  );
+  deps.emit(decision.run_id, 'memory', `Proposed: ${proposalPattern(proposal)} (accept it under Memory)`, {
+    proposal_id: proposal.id,
+  });
+  return proposal;
+}
+
+async function openProposal(store: Store, id: string): Promise<DomainProposal> {
+  const proposal = await getRecord(store, 'proposals', DomainProposalSchema, id);
+  if (!proposal) throw new NotFoundError(`no proposal "${id}": see \`handoff rules proposals\``);
+  if (proposal.status !== 'proposed')
+    throw new InvalidInputError(`proposal ${id} was already ${proposal.status}; nothing changed`);
+  return proposal;
+}
+
+/** Marks an open proposal decided; a second person deciding it at the same moment loses. */
+async function settle(store: Store, proposal: DomainProposal, change: Partial<DomainProposal>) {
+  try {
+    return DomainProposalSchema.parse(
+      await store.update('proposals', { ...proposal, ...change, decided_at: now() }, proposal.version),
+    );
+  } catch (error) {
+    if (error instanceof VersionConflictError)
+      throw new InvalidInputError(`proposal ${proposal.id} was decided by someone else just now`);
+    throw error;
+  }
+}
+
+/**
+ * Accepts a proposal: it becomes a rule you set for its workflow (source `you`), whose
+ * note cites the evidence. Returns the rule.
+ */
+export async function acceptProposal(store: Store, id: string): Promise<Rule> {
+  const proposal = await openProposal(store, id);
+  const ruleId = newId('rule');
+  await settle(store, proposal, { status: 'accepted', rule_id: ruleId });
+  const decisions = proposal.evidence.map((e) => e.decision_id).join(', ');
+  return addRule(store, {
+    id: ruleId,
+    workflowId: proposal.workflow_id,
+    match: { domain: proposal.domain },
+    action: proposal.action,
+    note: `Accepted proposal ${proposal.id}: you chose ${proposal.action} for ${evidenceSenders(proposal).join(', ')} (${decisions})`,
+  });
+}
+
+/** Dismisses a proposal: no rule, and the same proposal is not made again. */
+export async function dismissProposal(store: Store, id: string): Promise<DomainProposal> {
+  return settle(store, await openProposal(store, id), { status: 'dismissed' });
+}
+
+const now = () => new Date().toISOString();
