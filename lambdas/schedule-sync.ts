@@ -4,8 +4,10 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { storeForLambda } from '../shared/aws/dynamo-client.ts';
 import type { WorkflowDetail } from '../shared/aws/lambda-events.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { observability } from '../shared/aws/observability.ts';
 import { schedulerClient, syncWorkflowSchedule } from '../shared/aws/schedule-sync.ts';
 
+const observed = observability('schedule-sync');
 const env = lambdaEnvFor('schedule-sync');
 const store = storeForLambda(env);
 const scheduler = schedulerClient(env.AWS_REGION);
@@ -15,6 +17,6 @@ const target = {
   roleArn: env.SCHEDULER_ROLE_ARN,
 };
 
-export const handler = middy<EventBridgeEvent<'handoff.workflow', WorkflowDetail>>().handler((event) =>
-  syncWorkflowSchedule(store, scheduler, target, event),
-);
+export const handler = middy<EventBridgeEvent<'handoff.workflow', WorkflowDetail>>()
+  .use(observed.middlewares)
+  .handler((event) => syncWorkflowSchedule(store, scheduler, target, event));

@@ -1,12 +1,16 @@
-/** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost hand-offs. */
+/** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost dispatches. */
 import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { engineForLambda } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { observability } from '../shared/aws/observability.ts';
 import { sweepRuns } from '../shared/aws/lambda-handlers.ts';
 import type { SweepResult } from '../shared/runs/sweep.ts';
 
+const observed = observability('sweeper');
 const env = lambdaEnvFor('sweeper');
 const engine = engineForLambda(env, lambdaClients(env));
 
-export const handler = middy<unknown, SweepResult>().handler(() => sweepRuns(engine));
+export const handler = middy<unknown, SweepResult>()
+  .use(observed.middlewares)
+  .handler(() => sweepRuns(engine));

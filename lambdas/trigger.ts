@@ -3,12 +3,14 @@ import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { engineForLambda } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { observability } from '../shared/aws/observability.ts';
 import { triggerScheduledRun, type TriggerResult } from '../shared/aws/lambda-handlers.ts';
 import type { ScheduleInput } from '../shared/aws/schedule-sync.ts';
 
+const observed = observability('trigger');
 const env = lambdaEnvFor('trigger');
 const engine = engineForLambda(env, lambdaClients(env));
 
-export const handler = middy<ScheduleInput, TriggerResult>().handler((event) =>
-  triggerScheduledRun(engine, event),
-);
+export const handler = middy<ScheduleInput, TriggerResult>()
+  .use(observed.middlewares)
+  .handler((event) => triggerScheduledRun(engine, event));

@@ -4,10 +4,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { engineForLambda, linkKeyFor } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
+import { observability } from '../shared/aws/observability.ts';
 import { lambdaWebApp, lambdaWebHandler } from '../shared/aws/lambda-web.ts';
 import { SecretValue } from '../shared/aws/secret-value.ts';
 import { workflowEvents } from '../shared/aws/workflow-events.ts';
 
+const observed = observability('webhook');
 const env = lambdaEnvFor('webhook');
 const clients = lambdaClients(env);
 const linkKey = linkKeyFor(env, clients);
@@ -17,6 +19,7 @@ const onWorkflowChange = workflowEvents(clients.eventBridge, env.EVENT_BUS_NAME)
 const { app, launcher } = lambdaWebApp({ engine, env, linkKey, onWorkflowChange });
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(observed.middlewares)
   .before(async () => {
     env.HANDOFF_WEBHOOK_SECRET ??= await webhookSecret.get(); // once per container
   })

@@ -1,7 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { EventBus, Rule, Schedule, type EventPattern } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFn, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
@@ -41,6 +41,12 @@ export class HandoffBus extends Construct {
     });
   }
 
+  /** Lets `fn` dispatch steps and workflow changes: EVENT_BUS_NAME and events:PutEvents on this bus. */
+  bind(fn: LambdaFn): void {
+    fn.addEnvironment('EVENT_BUS_NAME', this.eventBus.eventBusName);
+    this.eventBus.grantPutEventsTo(fn);
+  }
+
   /** Sends `handoff.step` events for `node` to its function. */
   routeStep(node: StepNode, fn: IFunction): Rule {
     const id = `${node[0]?.toUpperCase() ?? ''}${node.slice(1)}StepRule`;
@@ -62,7 +68,7 @@ export class HandoffBus extends Construct {
   /** Invokes `fn` every `period` (a rule on the default bus: scheduled rules cannot use a custom one). */
   scheduleSweep(fn: IFunction, period: Duration): Rule {
     return new Rule(this, 'SweepRule', {
-      description: 'Handoff: sweep for overdue decisions and lost hand-offs',
+      description: 'Handoff: sweep for overdue decisions and lost dispatches',
       schedule: Schedule.rate(period),
       targets: [
         new LambdaFunction(fn, {

@@ -75,7 +75,7 @@ export const FUNCTION_SPECS = {
     id: 'Sweeper',
     memorySize: 256,
     timeout: Duration.seconds(60),
-    description: 'Handoff: expires overdue decisions and re-sends hand-offs lost between steps',
+    description: 'Handoff: expires overdue decisions and re-sends dispatches lost between steps',
   },
 } as const satisfies Record<string, FunctionSpec>;
 

@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IDestination } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { Construct } from 'constructs';
@@ -12,6 +13,7 @@ import type { HandoffParams } from './params.ts';
 import { HandoffSchedules } from './schedules.ts';
 import { HandoffSecrets } from './secrets.ts';
 import { HandoffTable } from './table.ts';
+import { type Binding, FUNCTION_BINDINGS } from '../shared/aws/deployment.ts';
 
 export type HandoffStackProps = StackProps & HandoffParams;
 
@@ -42,58 +44,61 @@ export class HandoffStack extends Stack {
     const secrets = new HandoffSecrets(this, 'Secrets', { removalPolicy });
     const api = new HandoffApi(this, 'Http', { removalPolicy });
 
-    const baseEnvironment: Record<string, string> = {
-      HANDOFF_TABLE: store.table.tableName,
-      USE_DYNAMODB: 'true',
-      EVENT_BUS_NAME: bus.eventBus.eventBusName,
+    // Settings every function reads; each resource's variables come with its grant (bind below).
+    const environment: Record<string, string> = {
       HANDOFF_MODEL_PROVIDER: props.modelProvider,
       // Empty means "the provider's default" (the app treats empty variables as unset).
       HANDOFF_MODEL_ID: props.modelId ?? '',
       HANDOFF_FALLBACK_MODEL_ID: props.fallbackModelId ?? '',
-      UI_BASE_URL: props.uiBaseUrl ?? api.url,
       NODE_OPTIONS: '--enable-source-maps',
       HANDOFF_STATE_DIR: STATE_DIR,
+      // COMMON_VARS: without uiBaseUrl, links point at the API itself.
+      UI_BASE_URL: props.uiBaseUrl ?? api.url,
     };
-    const notifyEnvironment = { NOTIFY_CHANNEL: 'sns', NOTIFY_TOPIC_ARN: notifications.topic.topicArn };
-    // Last resort for a step that gave up: mark the run failed (and say so); if even that fails, the DLQ (alarmed).
-    const stepFailed = handoffFunction(this, {
-      name: 'step-failed',
-      environment: { ...baseEnvironment, ...notifyEnvironment },
-      removalPolicy,
-      onFailure: new SqsDestination(bus.deadLetterQueue),
-    });
-    const fn = (name: FunctionName, extra: Record<string, string> = {}, async = false): NodejsFunction =>
-      handoffFunction(this, {
+    // The schedules invoke the trigger, so they are made after it; schedule-sync is bound after both.
+    const made: { schedules?: HandoffSchedules } = {};
+    const binders: Record<Binding, (f: NodejsFunction) => void> = {
+      table: (f) => store.bind(f),
+      tableRead: (f) => store.bind(f, 'read'),
+      bus: (f) => bus.bind(f),
+      topic: (f) => notifications.bind(f),
+      linkKey: (f) => secrets.bindLinkKey(f),
+      apiKey: (f) => secrets.bindApiKey(f),
+      webhookSecret: (f) => secrets.bindWebhookSecret(f),
+      credentialsKey: (f) => secrets.bindCredentialsKey(f),
+      schedules: (f) => {
+        if (!made.schedules) throw new Error('schedule-sync is bound before the schedules exist');
+        made.schedules.bind(f);
+      },
+      models: (f) => {
+        if (props.modelProvider === 'bedrock') this.grantInvokeModels(f);
+      },
+    };
+    /** Function `name`, bound to what FUNCTION_BINDINGS (shared/aws/deployment.ts) says it uses. */
+    const fn = (name: FunctionName, onFailure?: IDestination): NodejsFunction => {
+      const f = handoffFunction(this, {
         name,
-        environment: { ...baseEnvironment, ...extra },
+        environment,
         removalPolicy,
-        ...(async ? { onFailure: invokeOnFailure(stepFailed) } : {}),
+        ...(onFailure ? { onFailure } : {}),
       });
+      for (const binding of FUNCTION_BINDINGS[name]) binders[binding](f);
+      return f;
+    };
 
-    const trigger = fn('trigger', {}, true);
-    // The steps that act open integration credentials, sealed with this key.
-    const credentialsEnvironment = { HANDOFF_KMS_KEY_ID: secrets.credentialsKey.keyArn };
-    const executor = fn(
-      'executor',
-      { ...notifyEnvironment, ...credentialsEnvironment, LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn },
-      true,
-    );
-    const completer = fn('completer', notifyEnvironment, true);
-    const resume = fn('resume', { ...notifyEnvironment, ...credentialsEnvironment }, true);
-    const app = fn('api', {
-      LINK_KEY_SECRET_ARN: secrets.linkKey.secretArn,
-      API_KEY_SECRET_ARN: secrets.apiKey.secretArn,
-    });
-    const webhook = fn('webhook', { WEBHOOK_SECRET_ARN: secrets.webhookSecret.secretArn });
-    const schedules = new HandoffSchedules(this, 'Schedules', { trigger });
-    const scheduleSync = fn('schedule-sync', {
-      SCHEDULE_GROUP_NAME: schedules.group.scheduleGroupName,
-      SCHEDULER_ROLE_ARN: schedules.role.roleArn,
-      TRIGGER_FUNCTION_ARN: trigger.functionArn,
-    });
-
-    // Nothing is left stranded: overdue decisions expire, a lost hand-off is sent again.
-    const sweeper = fn('sweeper', notifyEnvironment);
+    // Last resort for a step that gave up: mark the run failed (and say so); if even that fails, the DLQ (alarmed).
+    const stepFailed = fn('step-failed', new SqsDestination(bus.deadLetterQueue));
+    const step = (name: FunctionName) => fn(name, invokeOnFailure(stepFailed));
+    const trigger = step('trigger');
+    const executor = step('executor');
+    const completer = step('completer');
+    const resume = step('resume');
+    const app = fn('api');
+    const webhook = fn('webhook');
+    made.schedules = new HandoffSchedules(this, 'Schedules', { trigger });
+    const scheduleSync = fn('schedule-sync');
+    // Nothing is left stranded: overdue decisions expire, a lost step is dispatched again.
+    const sweeper = fn('sweeper');
 
     // Routing: the bus moves a run from node to node; the API and webhooks start runs.
     bus.scheduleSweep(sweeper, SWEEP_PERIOD);
@@ -102,22 +107,6 @@ export class HandoffStack extends Stack {
     bus.routeStep('resume', resume);
     bus.routeWorkflowChanges(scheduleSync);
     api.connect({ app, webhook });
-
-    // Permissions: each function gets exactly what its handler does.
-    for (const f of [trigger, executor, completer, resume, app, webhook, stepFailed, sweeper])
-      store.grantReadWrite(f);
-    store.grantRead(scheduleSync);
-    for (const f of [trigger, executor, completer, resume, app, webhook, sweeper])
-      bus.eventBus.grantPutEventsTo(f);
-    for (const f of [executor, completer, resume, stepFailed, sweeper]) notifications.grantPublish(f);
-    for (const f of [executor, resume]) secrets.credentialsKey.grantDecrypt(f);
-    secrets.linkKey.grantRead(executor);
-    secrets.linkKey.grantRead(app);
-    secrets.apiKey.grantRead(app);
-    secrets.webhookSecret.grantRead(webhook);
-    schedules.grantManage(scheduleSync);
-    if (props.modelProvider === 'bedrock')
-      for (const f of [executor, completer, resume]) this.grantInvokeModels(f);
 
     new HandoffAlarms(this, 'Alarms', {
       topic: notifications.topic,

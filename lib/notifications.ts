@@ -1,6 +1,6 @@
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -59,6 +59,13 @@ export class HandoffNotifications extends Construct {
       }),
     );
     if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+  }
+
+  /** Lets `fn` send notices: NOTIFY_CHANNEL=sns, NOTIFY_TOPIC_ARN and the publish grant below. */
+  bind(fn: LambdaFunction): void {
+    fn.addEnvironment('NOTIFY_CHANNEL', 'sns');
+    fn.addEnvironment('NOTIFY_TOPIC_ARN', this.topic.topicArn);
+    this.grantPublish(fn);
   }
 
   /** sns:Publish on the topic, and the data-key use on its key that publishing to an encrypted topic needs. */

@@ -1,6 +1,6 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 
@@ -16,9 +16,11 @@ export interface HandoffSchedulesProps {
 export class HandoffSchedules extends Construct {
   readonly group: ScheduleGroup;
   readonly role: Role;
+  private readonly trigger: IFunction;
 
   constructor(scope: Construct, id: string, props: HandoffSchedulesProps) {
     super(scope, id);
+    this.trigger = props.trigger;
     // Named after the stack (unique per account and region) so the policies below read plainly.
     // Always deleted with the stack (and its schedules with it): a kept schedule would keep firing at a
     // deleted trigger, and schedule-sync recreates every schedule from the workflows when they are saved.
@@ -34,6 +36,17 @@ export class HandoffSchedules extends Construct {
     });
     // The unqualified ARN only: schedules target the function, never a version.
     props.trigger.grantInvokeLatestVersion(this.role);
+  }
+
+  /**
+   * Lets `fn` keep schedules in step: the group, the role Scheduler assumes and the trigger
+   * it invokes (SCHEDULE_GROUP_NAME, SCHEDULER_ROLE_ARN, TRIGGER_FUNCTION_ARN), and the grants below.
+   */
+  bind(fn: LambdaFunction): void {
+    fn.addEnvironment('SCHEDULE_GROUP_NAME', this.group.scheduleGroupName);
+    fn.addEnvironment('SCHEDULER_ROLE_ARN', this.role.roleArn);
+    fn.addEnvironment('TRIGGER_FUNCTION_ARN', this.trigger.functionArn);
+    this.grantManage(fn);
   }
 
   /** Lets `fn` create, read, update and delete schedules in the group, and hand Scheduler the role. */

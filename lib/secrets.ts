@@ -1,4 +1,5 @@
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -32,6 +33,30 @@ export class HandoffSecrets extends Construct {
     this.linkKey = this.generated('LinkKey', 'Handoff: HMAC key that signs decision links', props);
     this.apiKey = this.generated('ApiKey', 'Handoff: bearer key for the API and event feed', props);
     this.webhookSecret = this.generated('WebhookSecret', 'Handoff: HMAC key for signed webhooks', props);
+  }
+
+  /** Lets `fn` sign and verify decision links: LINK_KEY_SECRET_ARN and read on that secret. */
+  bindLinkKey(fn: LambdaFunction): void {
+    fn.addEnvironment('LINK_KEY_SECRET_ARN', this.linkKey.secretArn);
+    this.linkKey.grantRead(fn);
+  }
+
+  /** Lets `fn` check the event feed's bearer key: API_KEY_SECRET_ARN and read on that secret. */
+  bindApiKey(fn: LambdaFunction): void {
+    fn.addEnvironment('API_KEY_SECRET_ARN', this.apiKey.secretArn);
+    this.apiKey.grantRead(fn);
+  }
+
+  /** Lets `fn` verify webhook signatures: WEBHOOK_SECRET_ARN and read on that secret. */
+  bindWebhookSecret(fn: LambdaFunction): void {
+    fn.addEnvironment('WEBHOOK_SECRET_ARN', this.webhookSecret.secretArn);
+    this.webhookSecret.grantRead(fn);
+  }
+
+  /** Lets `fn` open integration credentials: HANDOFF_KMS_KEY_ID and decrypt with that key. */
+  bindCredentialsKey(fn: LambdaFunction): void {
+    fn.addEnvironment('HANDOFF_KMS_KEY_ID', this.credentialsKey.keyArn);
+    this.credentialsKey.grantDecrypt(fn);
   }
 
   private generated(id: string, description: string, props: HandoffSecretsProps): Secret {

@@ -1,18 +1,20 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { STATUS_INDEX } from '../shared/store/dynamodb-store.ts';
+import {
+  RUNS_BY_WORKFLOW_INDEX as BY_WORKFLOW,
+  STATUS_INDEX,
+  TABLE_SCHEMA,
+} from '../shared/store/table-schema.ts';
 
-/**
- * Records waiting on something (pending decisions, running and waiting runs): `gsi1pk` =
- * `<collection>#<status>`, `gsi1sk` = when it started; the store writes and reads it.
- */
-export const PENDING_INDEX = STATUS_INDEX;
-/** A workflow's runs by time: `gsi2pk` = workflow id, `gsi2sk` = started time. */
-export const RUNS_BY_WORKFLOW_INDEX = 'runs-by-workflow';
+/** Records waiting on something (pending decisions, running and waiting runs); the store writes and reads it. */
+export const PENDING_INDEX = STATUS_INDEX.name;
+/** A workflow's runs, newest first (`handoff runs --workflow ID`). */
+export const RUNS_BY_WORKFLOW_INDEX = BY_WORKFLOW.name;
 /** Epoch seconds after which DynamoDB may delete the item (expired decisions, spent links). */
-export const TTL_ATTRIBUTE = 'ttl';
+export const TTL_ATTRIBUTE = TABLE_SCHEMA.ttlAttribute;
 
 const READ_ACTIONS = [
   'dynamodb:GetItem',
@@ -34,41 +36,47 @@ export interface HandoffTableProps {
   removalPolicy: RemovalPolicy;
 }
 
-/** The single table of the store: `pk` = collection, `sk` = record id. */
+/** The single table of the store, built from TABLE_SCHEMA (which `handoff store init` also uses). */
 export class HandoffTable extends Construct {
   readonly table: Table;
 
   constructor(scope: Construct, id: string, props: HandoffTableProps) {
     super(scope, id);
     this.table = new Table(this, 'Table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      sortKey: { name: 'sk', type: AttributeType.STRING },
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: TTL_ATTRIBUTE,
+      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
       deletionProtection: props.removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy: props.removalPolicy,
     });
-    this.table.addGlobalSecondaryIndex({
-      indexName: PENDING_INDEX,
-      partitionKey: { name: 'gsi1pk', type: AttributeType.STRING },
-      sortKey: { name: 'gsi1sk', type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
-    this.table.addGlobalSecondaryIndex({
-      indexName: RUNS_BY_WORKFLOW_INDEX,
-      partitionKey: { name: 'gsi2pk', type: AttributeType.STRING },
-      sortKey: { name: 'gsi2sk', type: AttributeType.STRING },
-      projectionType: ProjectionType.ALL,
-    });
+    for (const index of TABLE_SCHEMA.indexes)
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
   }
 
-  /** Item reads on the table and its two indexes (named, not `index/*`). */
+  /**
+   * Points `fn` at the table (HANDOFF_TABLE, USE_DYNAMODB) and grants what it needs:
+   * reads and writes, or reads only.
+   */
+  bind(fn: LambdaFunction, access: 'read' | 'readWrite' = 'readWrite'): void {
+    fn.addEnvironment('HANDOFF_TABLE', this.table.tableName);
+    fn.addEnvironment('USE_DYNAMODB', 'true');
+    if (access === 'read') this.grantRead(fn);
+    else this.grantReadWrite(fn);
+  }
+
+  /** Item reads on the table and its two indexes (each named, not `index/*`). */
   grantRead(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({ grantee, actions: READ_ACTIONS, resourceArns: this.arns() });
   }
 
-  /** Item reads and writes on the table and its two indexes (named, not `index/*`). */
+  /** Item reads and writes on the table and its two indexes (each named, not `index/*`). */
   grantReadWrite(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({
       grantee,
@@ -79,6 +87,6 @@ export class HandoffTable extends Construct {
 
   private arns(): string[] {
     const arn = this.table.tableArn;
-    return [arn, `${arn}/index/${PENDING_INDEX}`, `${arn}/index/${RUNS_BY_WORKFLOW_INDEX}`];
+    return [arn, ...TABLE_SCHEMA.indexes.map((index) => `${arn}/index/${index.name}`)];
   }
 }

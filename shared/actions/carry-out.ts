@@ -3,6 +3,7 @@ import type { RunCounts } from '../runs/records.ts';
 import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { auditIdOf, claimOutcome, settleOutcome } from './outcomes.ts';
 import { errorMessage } from '../errors/index.ts';
 
@@ -63,6 +64,7 @@ export async function carryOut(
     outcome = 'declined';
     detail = 'skipped; nothing done';
   } else {
+    const started = performance.now();
     try {
       detail = await ctx.source.perform(choice.action, item, {
         store: ctx.store,
@@ -72,6 +74,8 @@ export async function carryOut(
         reasoning: choice.reasoning,
       });
       outcome = 'acted';
+      recordMetric('ItemsActed');
+      recordMetric('ItemLatency', performance.now() - started);
     } catch (error) {
       outcome = 'failed';
       detail = errorMessage(error);

@@ -1,11 +1,15 @@
 /**
  * The environment of the Lambda functions: the common settings (shared/config/env.ts)
- * plus the AWS-only names, each function asking for the ones it needs. A missing or
+ * plus the AWS-only names, each function asking for the ones its bindings set
+ * (deployment.ts). A missing or
  * bad variable is one line naming it, thrown at cold start.
  */
 import { z } from 'zod';
 import { loadEnv, type Env } from '../config/env.ts';
 import { InvalidInputError } from '../errors/index.ts';
+import { type BoundVar, boundVars, type LambdaFunction } from './deployment.ts';
+
+export type { LambdaFunction } from './deployment.ts';
 
 const arn = (service: string) =>
   z
@@ -43,27 +47,17 @@ export const ENGINE_OPTIONAL_VARS = [
   'LINK_KEY_SECRET_ARN',
 ] as const satisfies readonly LambdaVar[];
 
-/** What each function needs (the schedule-sync and step-failed functions run no engine). */
-export const FUNCTION_VARS = {
-  trigger: [...ENGINE_VARS],
-  /** The executor pauses runs: it notifies with a signed link. */
-  executor: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN', 'LINK_KEY_SECRET_ARN'],
-  completer: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
-  resume: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
-  /** Decision pages verify links; `/events/*` wants the API key (`/api/*` is authorised by API Gateway). */
-  api: [...ENGINE_VARS, 'LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
-  webhook: [...ENGINE_VARS, 'WEBHOOK_SECRET_ARN'],
-  'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
-  /** Marks a run failed and tells the person: the topic, and where the run's page is. */
-  'step-failed': ['UI_BASE_URL', 'NOTIFY_TOPIC_ARN'],
-  /** Expires overdue decisions (their runs resume), re-sends lost hand-offs, fails stranded runs (a notice). */
-  sweeper: [...ENGINE_VARS, 'NOTIFY_TOPIC_ARN'],
-} as const satisfies Record<string, readonly LambdaVar[]>;
+const LAMBDA_VARS = new Set<string>(Object.keys(LambdaVarsSchema.shape));
+const isLambdaVar = (name: string): name is LambdaVar => LAMBDA_VARS.has(name);
 
-export type LambdaFunction = keyof typeof FUNCTION_VARS;
+/** What function `fn` needs of the Lambda-only variables: those its bindings set (deployment.ts). */
+export function functionVars<F extends LambdaFunction>(fn: F): Extract<BoundVar<F>, LambdaVar>[] {
+  return boundVars(fn).filter(isLambdaVar) as Extract<BoundVar<F>, LambdaVar>[];
+}
+
 /** The environment function `F` runs with. */
 export type FunctionEnv<F extends LambdaFunction> = LambdaEnv<
-  (typeof FUNCTION_VARS)[F][number],
+  Extract<BoundVar<F>, LambdaVar>,
   (typeof ENGINE_OPTIONAL_VARS)[number]
 >;
 
@@ -76,7 +70,7 @@ export function lambdaEnvFor<F extends LambdaFunction>(
   fn: F,
   source: NodeJS.ProcessEnv = process.env,
 ): FunctionEnv<F> {
-  return loadLambdaEnv(FUNCTION_VARS[fn], ENGINE_OPTIONAL_VARS, source) as FunctionEnv<F>;
+  return loadLambdaEnv(functionVars(fn), ENGINE_OPTIONAL_VARS, source) as FunctionEnv<F>;
 }
 
 /**

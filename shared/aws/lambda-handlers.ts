@@ -3,6 +3,7 @@
  * what happened. The files in lambdas/ only wire these to their clients.
  */
 import type { EngineDeps } from '../runs/deps.ts';
+import { log } from '../logging/log.ts';
 import type { Step } from '../runs/dispatch.ts';
 import { runStep } from '../runs/resume-run.ts';
 import { summarise, type RunSummary } from '../runs/settle.ts';
@@ -21,11 +22,17 @@ export type TriggerResult = RunSummary & { duplicate: boolean };
 export async function triggerScheduledRun(engine: EngineDeps, event: unknown): Promise<TriggerResult> {
   const input = parseEvent(ScheduleInputSchema, event, 'a schedule input {workflow_id, schedule}');
   const trigger = { kind: 'schedule' as const, detail: input.schedule };
-  if (!input.scheduled_time)
-    return { ...summarise(await startRun(engine, input.workflow_id, trigger)), duplicate: false };
-  const runId = scheduledRunId(input.workflow_id, input.scheduled_time);
-  const { run, duplicate } = await startRunOnce(engine, input.workflow_id, trigger, runId);
-  if (duplicate) console.warn(`handoff: run ${run.id} was already started by this firing; not started again`);
+  const { run, duplicate } = input.scheduled_time
+    ? await startRunOnce(
+        engine,
+        input.workflow_id,
+        trigger,
+        scheduledRunId(input.workflow_id, input.scheduled_time),
+      )
+    : { run: await startRun(engine, input.workflow_id, trigger), duplicate: false };
+  const ids = { run_id: run.id, workflow_id: run.workflow_id };
+  if (duplicate) log.warn(`run ${run.id} was already started by this firing; not started again`, ids);
+  else log.info(`run ${run.id} started by its schedule: ${run.status}`, ids);
   return { ...summarise(run), duplicate };
 }
 
@@ -41,22 +48,24 @@ export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => 
     const { detail } = parseEvent(StepEventSchema, event, 'a handoff.step event');
     if (detail.node !== own) {
       const reason = `the ${own} function got the ${detail.node} step of run ${detail.run_id}; check the EventBridge rules`;
-      console.warn(`handoff: ${reason}`);
+      log.warn(reason, { run_id: detail.run_id });
       return { ignored: true, reason };
     }
-    return summarise(await runStep(engine, detail.run_id, own));
+    const run = await runStep(engine, detail.run_id, own);
+    log.info(`${own} step of run ${run.id}: ${run.status}`, { run_id: run.id, workflow_id: run.workflow_id });
+    return summarise(run);
   };
 }
 
 /**
  * The sweeper function, every few minutes: expires overdue decisions (their runs resume)
- * and re-sends, or fails with the reason, hand-offs that were lost between functions.
+ * and re-sends, or fails with the reason, dispatches that were lost between functions.
  */
 export async function sweepRuns(engine: EngineDeps): Promise<SweepResult> {
   const result = await sweep(engine);
   if (result.resent.length || result.failed.length)
-    console.warn(
-      `handoff: sweep re-sent ${result.resent.join(', ') || 'none'}; failed ${result.failed.join(', ') || 'none'}`,
+    log.warn(
+      `sweep re-sent ${result.resent.join(', ') || 'none'}; failed ${result.failed.join(', ') || 'none'}`,
     );
   return result;
 }

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
+import { log } from '../logging/log.ts';
 import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
 import {
   DESTINATION_DETAIL_TYPE,
@@ -44,7 +45,7 @@ export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown)
   }
   const step = StepEventSchema.safeParse(record.requestPayload);
   if (!step.success) {
-    console.error(`handoff: ${reason}; event: ${JSON.stringify(record.requestPayload).slice(0, 2_000)}`);
+    log.error(`${reason}; event: ${JSON.stringify(record.requestPayload).slice(0, 2_000)}`);
     return { run_id: null, marked: false, why: 'not_a_run_step', reason };
   }
   const { run_id, node } = step.data.detail;
@@ -58,7 +59,7 @@ async function markFailed(
   step?: Step,
 ): Promise<FailureResult> {
   const result = await markRunFailed(deps, runId, reason, step);
-  if (!result.marked) console.error(`handoff: run ${runId} left ${result.why}: ${reason}`);
+  if (!result.marked) log.error(`run ${runId} left ${result.why}: ${reason}`, { run_id: runId });
   return { run_id: runId, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
 }
 

@@ -10,8 +10,9 @@ import {
   type RunContext,
 } from '../agents/executor/run-context.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';
-import { decide, type GatePolicy } from './verdict.ts';
+import { judge, type GatePolicy } from './verdict.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
@@ -76,7 +77,7 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
     subject: item.subject,
     text: item.text,
   });
-  const verdict = decide(
+  const verdict = judge(
     { action: input.action, confidence: input.confidence, forceInterrupt: input.force_interrupt },
     scope.policy,
     rule,
@@ -120,6 +121,7 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
         };
   if (verdict.kind === 'rewrite') {
     event.toolUse.input = { ...input, action: verdict.action, confidence: 1 };
+    recordMetric('ItemsByMemory');
     ctx.emit('memory', `Rule ${verdict.rule.id} covers: ${item.subject}`, {
       item_id: item.id,
       rule_id: verdict.rule.id,

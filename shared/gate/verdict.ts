@@ -36,11 +36,11 @@ function isIrreversible(policy: GatePolicy, action: string): boolean {
 }
 
 /**
- * Decides one call, in the order the product promises: a covering rule first, then
+ * Judges one call (the gate's verdict, not the person's decision), in the order the product promises: a covering rule first, then
  * irreversible always asks, then confidence against the threshold. Every doubt
  * resolves toward asking.
  */
-export function decide(input: GateInput, policy: GatePolicy, rule: Rule | undefined): GateVerdict {
+export function judge(input: GateInput, policy: GatePolicy, rule: Rule | undefined): GateVerdict {
   const confidence = normaliseConfidence(input.confidence);
   const proposed = typeof input.action === 'string' ? input.action : '';
   if (rule && (rule.action === 'skip' || policy.actions.has(rule.action))) {

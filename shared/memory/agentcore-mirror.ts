@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { logLine } from '../logging/log.ts';
 import {
   BatchCreateMemoryRecordsCommand,
   BatchDeleteMemoryRecordsCommand,
@@ -81,7 +82,7 @@ export class AgentCoreMemoryMirror implements MemoryMirror {
     this.memoryId = opts.memoryId;
     this.memoryName = opts.memoryName ?? DEFAULT_MEMORY_NAME;
     this.actorId = opts.actorId;
-    this.log = opts.log ?? ((line: string) => console.error(line));
+    this.log = opts.log ?? logLine;
     this.sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   }
 

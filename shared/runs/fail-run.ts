@@ -2,6 +2,7 @@ import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { NotFoundError, VersionConflictError } from '../errors/index.ts';
 import type { Step } from './dispatch.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
 import type { Run } from './records.ts';
 import { getRun } from './run-repository.ts';
@@ -50,6 +51,7 @@ export async function markRunFailed(
       const stored = await deps.store.update('runs', failed, run.version);
       await releaseHolds(deps.store, run); // the items it held are asked again by the next run
       await auditRunFinished(deps.store, run, `failed: ${reason}`);
+      recordMetric('RunsFailed');
       deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
       await notifyRunFailed(deps, failed, reason);
       return { marked: true, run: { ...failed, version: stored.version } };

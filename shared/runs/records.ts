@@ -59,9 +59,9 @@ export const RunSchema = z.object({
     .object({
       node: z.enum(['executor', 'completer', 'resume']),
       interrupt_id: z.string(),
-      /** The step that handed over: its retry re-sends a hand-off that was lost. */
+      /** The step that dispatched it: its retry re-sends a dispatch that was lost. */
       from: z.enum(['executor', 'completer', 'resume']).nullable().default(null),
-      /** When the hand-off was last sent; the sweeper re-sends one nobody took. */
+      /** When the dispatch was last sent; the sweeper re-sends one nobody took. */
       sent_at: z.string().nullable().default(null),
       /** How many times it was sent; past MAX_SENDS the run is marked failed. */
       sends: z.number().int().default(1),
@@ -80,7 +80,7 @@ export const RunSchema = z.object({
 export type Run = z.infer<typeof RunSchema>;
 export type RunDispatch = NonNullable<Run['dispatch']>;
 
-/** A fresh hand-off of a run to the process of `node`, sent now. */
+/** A fresh dispatch of a run to the process of `node`, sent now. */
 export function dispatchTo(
   node: RunDispatch['node'],
   interruptId: string,

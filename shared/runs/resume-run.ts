@@ -7,7 +7,8 @@ import type { Step } from './dispatch.ts';
 import { withPreparedRun } from './prepare.ts';
 import { dispatchTo, RunSchema, type Run } from './records.ts';
 import { changeRun, getRun, thisProcess } from './run-repository.ts';
-import { olderThan, STEP_LEASE_MS } from './hand-off-timing.ts';
+import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
+import { log } from '../logging/log.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /**
@@ -43,10 +44,11 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
     } catch (error) {
       // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
       const reason = errorMessage(error);
-      console.error(
-        `handoff: run ${run.id}: the resume hand-off failed (${reason}); the sweeper re-sends it`,
-      );
-      deps.emit(run.id, 'resumed', 'Resume delayed: the hand-off failed and will be sent again', {});
+      log.error(`run ${run.id}: the resume dispatch failed (${reason}); the sweeper re-sends it`, {
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+      });
+      deps.emit(run.id, 'resumed', 'Resume delayed: the dispatch failed and will be sent again', {});
     }
     return taken;
   }
@@ -54,14 +56,14 @@ export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Ru
 }
 
 /**
- * Runs the step a run was handed over for (dispatch mode: the node's own Lambda). A
+ * Runs the step a run was dispatched to (dispatch mode: the node's own Lambda). A
  * duplicate or late delivery finds the run moved on and does nothing. Re-running a step
  * is safe: items already acted on are claimed and never acted on again.
  */
 export async function runStep(deps: EngineDeps, runId: string, step: Step): Promise<Run> {
   const run = await getRun(deps.store, runId);
   if (run.status === 'running' && run.dispatch && run.dispatch.from === step && run.dispatch.node !== step) {
-    // A retry of the step that handed over: its hand-off may have been lost, so send it again.
+    // A retry of the step that dispatched: its dispatch may have been lost, so send it again.
     await deps.dispatcher?.dispatch({ run_id: run.id, node: run.dispatch.node });
     return run;
   }
@@ -100,9 +102,10 @@ async function releaseStep(deps: EngineDeps, taken: Run): Promise<void> {
         : {},
     );
   } catch (error) {
-    console.error(
-      `handoff: run ${taken.id}: could not release its step (${String(error)}); the sweeper will`,
-    );
+    log.error(`run ${taken.id}: could not release its step (${String(error)}); the sweeper will`, {
+      run_id: taken.id,
+      workflow_id: taken.workflow_id,
+    });
   }
 }
 

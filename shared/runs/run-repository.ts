@@ -18,6 +18,12 @@ export async function listRuns(store: Store): Promise<Run[]> {
   );
 }
 
+/** One workflow's runs, newest first (one indexed Query where the store has it). */
+export async function listRunsOf(store: Store, workflowId: string): Promise<Run[]> {
+  if (!store.listRunsOf) return (await listRuns(store)).filter((r) => r.workflow_id === workflowId);
+  return (await store.listRunsOf(workflowId)).map((r) => RunSchema.parse(r));
+}
+
 /** Creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
 /** The runs in one status (indexed for running and waiting runs). */
 export async function runsWithStatus(store: Store, status: Run['status']): Promise<Run[]> {

@@ -11,6 +11,7 @@ import { stableId } from '../store/ids.ts';
 import { RecordExistsError, errorMessage } from '../errors/index.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { notifyRunFailed } from './failure-notice.ts';
 import { dispatchTo, type Decision, type InterruptRecord, type Run } from './records.ts';
 import { changeRun } from './run-repository.ts';
@@ -32,8 +33,8 @@ export async function invokeAndSettle(
   } catch (error) {
     return fail(deps, run, executor, error);
   }
-  const handOff = result.interrupts?.find((i) => i.name === DISPATCH_INTERRUPT);
-  if (result.status === Status.INTERRUPTED && handOff) return handOver(deps, run, executor, handOff);
+  const next = result.interrupts?.find((i) => i.name === DISPATCH_INTERRUPT);
+  if (result.status === Status.INTERRUPTED && next) return dispatchNext(deps, run, executor, next);
   if (result.status === Status.INTERRUPTED) return pause(deps, run, workflow, executor, result);
   if (result.status !== Status.COMPLETED) {
     const nodeError = result.results.find((r) => r.status === Status.FAILED)?.error;
@@ -66,17 +67,17 @@ export async function invokeAndSettle(
 }
 
 /** Saves where the run stopped and sends the next node to its own process. */
-async function handOver(deps: EngineDeps, run: Run, executor: Agent, raised: Interrupt): Promise<Run> {
+async function dispatchNext(deps: EngineDeps, run: Run, executor: Agent, raised: Interrupt): Promise<Run> {
   const node = (raised.reason as { node?: string } | undefined)?.node;
   if (node !== 'executor' && node !== 'completer')
-    return fail(deps, run, executor, new Error(`cannot hand over to node ${node}`));
-  const handed = await changeRun(deps.store, run.id, () => ({
+    return fail(deps, run, executor, new Error(`cannot dispatch to node ${node}`));
+  const dispatched = await changeRun(deps.store, run.id, () => ({
     dispatch: dispatchTo(node, raised.id, run.dispatch?.node ?? null),
     counts: runState.counts(executor.appState),
     owner: null,
   }));
   await deps.dispatcher!.dispatch({ run_id: run.id, node });
-  return handed;
+  return dispatched;
 }
 
 async function pause(
@@ -132,6 +133,7 @@ async function pause(
     counts: runState.counts(executor.appState),
     owner: null,
   }));
+  recordMetric('ItemsAsked', decisions.length);
   deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
     interrupt_id: interruptId,
     count: decisions.length,
@@ -182,6 +184,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
   }));
   await releaseHolds(deps.store, run); // the items it held are asked again by the next run
   await auditRunFinished(deps.store, run, `failed: ${reason}`);
+  recordMetric('RunsFailed');
   deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
   await notifyRunFailed(deps, failed, reason);
   return failed;

@@ -4,8 +4,9 @@ import type { EngineDeps } from './deps.ts';
 import { withPreparedRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
 import { createRun, getRun } from './run-repository.ts';
+import { recordMetric } from '../logging/metrics.ts';
 import { RecordExistsError } from '../errors/index.ts';
-import { olderThan, TRIGGER_LEASE_MS } from './hand-off-timing.ts';
+import { olderThan, TRIGGER_LEASE_MS } from './dispatch-timing.ts';
 import { invokeAndSettle } from './settle.ts';
 
 /** Creates the run record; the caller may answer with its id before the work is done. */
@@ -26,6 +27,7 @@ export async function createRunFor(
     decided_by: null,
     detail: `${trigger.kind} trigger`,
   });
+  recordMetric('RunsStarted');
   deps.emit(run.id, 'started', `Run of ${workflow.name} started (${trigger.kind})`, {
     workflow_id: workflow.id,
   });
@@ -49,7 +51,7 @@ export async function startRun(deps: EngineDeps, workflowId: string, trigger: Ru
 /**
  * Starts the run `runId` unless it exists: a second delivery of the same trigger (schedulers
  * deliver at least once; a function is retried) starts nothing new. It only finishes what
- * the first delivery could not: re-sends a hand-off nobody took, or re-runs a trigger step
+ * the first delivery could not: re-sends a dispatch nobody took, or re-runs a trigger step
  * whose process died (nothing is acted on before the executor step).
  */
 export async function startRunOnce(

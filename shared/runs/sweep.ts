@@ -3,7 +3,7 @@ import { VersionConflictError } from '../errors/index.ts';
 import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';
 import { markRunFailed } from './fail-run.ts';
-import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './hand-off-timing.ts';
+import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
 import { RunSchema, type Run } from './records.ts';
@@ -12,15 +12,15 @@ import { runsWithStatus } from './run-repository.ts';
 export interface SweepResult {
   /** Decisions past their deadline, now expired (their runs resumed). */
   expired: number;
-  /** Runs whose lost hand-off was sent again. */
+  /** Runs whose lost dispatch was sent again. */
   resent: string[];
-  /** Runs marked failed because their hand-off was lost MAX_SENDS times. */
+  /** Runs marked failed because their dispatch was lost MAX_SENDS times. */
   failed: string[];
 }
 
 /**
  * What the sweeper does on a schedule (on AWS, every few minutes): expires overdue
- * decisions, and finds runs stranded between two processes — a hand-off nobody took, or
+ * decisions, and finds runs stranded between two processes — a dispatch nobody took, or
  * a step whose process died — and sends the step again, or marks the run failed with
  * the reason once it was sent MAX_SENDS times. A run is never left `running` for good.
  * Claims a dead step left `acting` get their audit entry's outcome (or `failed`, to be

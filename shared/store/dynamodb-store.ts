@@ -1,4 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -14,7 +19,14 @@ import {
   VersionConflictError,
   isError,
 } from '../errors/index.ts';
+import { log } from '../logging/log.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
+import {
+  KEY_ATTRIBUTES,
+  RUNS_BY_WORKFLOW_INDEX,
+  STATUS_INDEX as STATUS,
+  TABLE_SCHEMA,
+} from './table-schema.ts';
 
 const TABLE_WAIT_MS = 120_000;
 
@@ -23,7 +35,7 @@ const TABLE_WAIT_MS = 120_000;
  * `gsi1sk` = when it started, set only for the statuses below. A record leaves the index
  * when its status changes (every write replaces the whole item).
  */
-export const STATUS_INDEX = 'pending';
+export const STATUS_INDEX = STATUS.name;
 const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
   decisions: ['pending'],
   runs: ['running', 'waiting'],
@@ -69,6 +81,17 @@ export class DynamoDbStore implements Store {
       KeyConditionExpression: '#g = :g',
       ExpressionAttributeNames: { '#g': 'gsi1pk' },
       ExpressionAttributeValues: { ':g': `${collection}#${status}` },
+    });
+  }
+
+  /** A workflow's runs, newest first: one Query on the runs-by-workflow index. */
+  async listRunsOf(workflowId: string): Promise<JsonRecord[]> {
+    return this.queryAll({
+      IndexName: RUNS_BY_WORKFLOW_INDEX.name,
+      KeyConditionExpression: '#g = :g',
+      ExpressionAttributeNames: { '#g': RUNS_BY_WORKFLOW_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':g': `runs#${workflowId}` },
+      ScanIndexForward: false,
     });
   }
 
@@ -151,8 +174,8 @@ export class DynamoDbStore implements Store {
 }
 
 /**
- * Creates the store's table (pk/sk strings, on-demand billing) unless it exists,
- * then waits until it is ACTIVE. Describes first, so an existing table needs no
+ * Creates the store's table as TABLE_SCHEMA defines it (the stack's keys, indexes and
+ * TTL; on-demand billing) unless it exists, then waits until it is ACTIVE. Describes first, so an existing table needs no
  * CreateTable permission.
  */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
@@ -162,26 +185,13 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       await client.send(
         new CreateTableCommand({
           TableName: tableName,
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-            { AttributeName: 'gsi1pk', AttributeType: 'S' },
-            { AttributeName: 'gsi1sk', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          GlobalSecondaryIndexes: [
-            {
-              IndexName: STATUS_INDEX,
-              KeySchema: [
-                { AttributeName: 'gsi1pk', KeyType: 'HASH' },
-                { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: 'ALL' },
-            },
-          ],
+          AttributeDefinitions: KEY_ATTRIBUTES.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          KeySchema: keySchema(TABLE_SCHEMA),
+          GlobalSecondaryIndexes: TABLE_SCHEMA.indexes.map((index) => ({
+            IndexName: index.name,
+            KeySchema: keySchema(index),
+            Projection: { ProjectionType: 'ALL' },
+          })),
           BillingMode: 'PAY_PER_REQUEST',
         }),
       );
@@ -202,14 +212,37 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 2_000);
   }
+  if (result === 'created') await enableTtl(client, tableName);
   return result;
+}
+
+function keySchema(keys: { partitionKey: string; sortKey: string }) {
+  return [
+    { AttributeName: keys.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: keys.sortKey, KeyType: 'RANGE' as const },
+  ];
+}
+
+/** Turns on TTL as the stack does; an emulator without TTL (dynalite) is noted and skipped. */
+async function enableTtl(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch (err) {
+    if (errorName(err) !== 'UnknownOperationException') throw err;
+    log.debug(`DynamoDB at this endpoint has no TTL; ${tableName} keeps expired items`);
+  }
 }
 
 async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
   try {
     const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const keys = out.Table?.KeySchema?.map((k) => `${k.AttributeName ?? ''}:${k.KeyType ?? ''}`).join(',');
-    if (keys !== 'pk:HASH,sk:RANGE') {
+    if (keys !== `${TABLE_SCHEMA.partitionKey}:HASH,${TABLE_SCHEMA.sortKey}:RANGE`) {
       throw new InvalidInputError(
         `DynamoDB table ${tableName} exists but its key is ${keys}, not pk (hash) + sk (range).`,
       );
@@ -234,10 +267,22 @@ function toItem(collection: Collection, record: JsonRecord): Record<string, unkn
       `${collection}/${record.id}: ${RESERVED.map((n) => `'${n}'`).join(', ')} are reserved field names in DynamoDB.`,
     );
   }
-  return { ...record, ...key(collection, record.id), ...statusKeys(collection, record) };
+  return {
+    ...record,
+    ...key(collection, record.id),
+    ...statusKeys(collection, record),
+    ...workflowKeys(collection, record),
+  };
 }
 
-const RESERVED = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+const RESERVED = KEY_ATTRIBUTES;
+
+/** The runs-by-workflow index's keys, on every run. */
+function workflowKeys(collection: Collection, record: JsonRecord): { gsi2pk?: string; gsi2sk?: string } {
+  if (collection !== 'runs' || typeof record.workflow_id !== 'string') return {};
+  const started = typeof record.started_at === 'string' ? record.started_at : '';
+  return { gsi2pk: `runs#${record.workflow_id}`, gsi2sk: `${started}#${record.id}` };
+}
 
 /** The status index's keys, for a record in an indexed status; none otherwise. */
 function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: string; gsi1sk?: string } {
@@ -251,7 +296,8 @@ function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: stri
 }
 
 function fromItem(item: Record<string, unknown>): JsonRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, ...record } = item;
+  const record = { ...item };
+  for (const name of KEY_ATTRIBUTES) delete record[name];
   return record as JsonRecord;
 }
 

@@ -38,6 +38,11 @@ export interface Store {
    * those are read; the index may lag a write by a moment.
    */
   listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]>;
+  /**
+   * Optional: the runs of one workflow, newest first, where the backend indexes them
+   * (DynamoDB: the runs-by-workflow index). Without it, callers list and filter.
+   */
+  listRunsOf?(workflowId: string): Promise<JsonRecord[]>;
   /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
   /**

@@ -10,6 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { log } from '../logging/log.ts';
 import type { Env } from '../config/env.ts';
 import {
   AlreadyDecidedError,
@@ -142,7 +143,7 @@ export function createApp(deps: AppDeps): Hono {
     if (error instanceof AlreadyDecidedError || error instanceof VersionConflictError)
       return fail(c, 409, error.message);
     if (error instanceof InvalidInputError) return fail(c, 422, error.message);
-    console.error(`handoff: ${c.req.method} ${c.req.path} failed: ${oneLine(error.message)}`);
+    log.error(`${c.req.method} ${c.req.path} failed: ${oneLine(error.message)}`);
     return fail(c, 500, 'internal error; see the server log');
   });
 

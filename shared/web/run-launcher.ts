@@ -1,4 +1,5 @@
 import type { EngineDeps } from '../runs/deps.ts';
+import { logLine } from '../logging/log.ts';
 import type { Run } from '../runs/records.ts';
 import { changeRun, getRun } from '../runs/run-repository.ts';
 import { executeRun } from '../runs/start-run.ts';
@@ -16,10 +17,7 @@ export interface RunLauncher {
  * The local launcher: `executeRun` in this process, one stderr line per failure,
  * in-flight work tracked so `idle()` can wait for it.
  */
-export function createRunLauncher(
-  engine: EngineDeps,
-  log: (line: string) => void = console.error,
-): RunLauncher {
+export function createRunLauncher(engine: EngineDeps, log: (line: string) => void = logLine): RunLauncher {
   const inFlight = new Set<Promise<void>>();
   return {
     launch(run) {

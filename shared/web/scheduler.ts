@@ -4,6 +4,7 @@
  */
 import { Cron } from 'croner';
 import type { EngineDeps } from '../runs/deps.ts';
+import { logLine } from '../logging/log.ts';
 import { expireDue, housekeeping, recoverCrashedRuns } from '../runs/housekeeping.ts';
 import { listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
@@ -55,7 +56,7 @@ export function startScheduler(
   launcher: RunLauncher,
   opts: SchedulerOptions = {},
 ): Scheduler {
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? logLine;
   const cronOf = opts.cronOf ?? toCronExpression;
   const jobs = new Map<string, Job>();
   const busy = new Set<Promise<void>>();

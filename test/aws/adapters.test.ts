@@ -15,6 +15,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
 import { engineForLambda } from '../../shared/aws/lambda-engine.ts';
+import { boundVars, FUNCTION_BINDINGS, type LambdaFunction } from '../../shared/aws/deployment.ts';
 import { lambdaEnvFor } from '../../shared/aws/lambda-env.ts';
 import { scheduleNameFor, syncSchedule } from '../../shared/aws/schedule-sync.ts';
 import { linkKeyFromSecret, SecretLinkKey } from '../../shared/aws/secret-link-key.ts';
@@ -249,4 +250,18 @@ describe('the Lambda environment', () => {
     expect(() => lambdaEnvFor('trigger', { ...base, USE_DYNAMODB: 'false' })).toThrow(/^USE_DYNAMODB=false/);
     expect(() => lambdaEnvFor('step-failed', without('HANDOFF_TABLE'))).toThrow(/^HANDOFF_TABLE is not set/);
   });
+
+  it.each(Object.keys(FUNCTION_BINDINGS) as LambdaFunction[])(
+    '%s refuses to start without any variable its bindings set (the list the stack binds from)',
+    (fn) => {
+      // Two are read on use, not at cold start: the channel defaults from the topic, the key opens credentials.
+      const needed = boundVars(fn).filter((v) => v !== 'NOTIFY_CHANNEL' && v !== 'HANDOFF_KMS_KEY_ID');
+      expect(needed.length).toBeGreaterThan(0);
+      expect(() => lambdaEnvFor(fn, base)).not.toThrow();
+      for (const name of needed)
+        expect(() => lambdaEnvFor(fn, { ...base, [name]: undefined })).toThrow(
+          new RegExp(`^${name}( is not set|=undefined is not valid)`),
+        );
+    },
+  );
 });

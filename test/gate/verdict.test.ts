@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decide, normaliseConfidence, type GatePolicy } from '../../shared/gate/verdict.ts';
+import { judge, normaliseConfidence, type GatePolicy } from '../../shared/gate/verdict.ts';
 import type { Rule } from '../../shared/memory/rule.ts';
 
 const policy: GatePolicy = {
@@ -32,7 +32,7 @@ function rule(action: string, source: 'you' | 'learned' = 'you'): Rule {
 describe('the gate', () => {
   it('acts when a declared, reversible action is at or above the threshold', () => {
     expect(
-      decide({ action: 'archive', confidence: 0.7, forceInterrupt: undefined }, policy, undefined),
+      judge({ action: 'archive', confidence: 0.7, forceInterrupt: undefined }, policy, undefined),
     ).toEqual({
       kind: 'act',
       action: 'archive',
@@ -41,7 +41,7 @@ describe('the gate', () => {
   });
 
   it('defers below the threshold', () => {
-    const verdict = decide(
+    const verdict = judge(
       { action: 'archive', confidence: 0.69, forceInterrupt: undefined },
       policy,
       undefined,
@@ -50,13 +50,13 @@ describe('the gate', () => {
   });
 
   it('defers when the model forces an interrupt, however sure it is', () => {
-    const verdict = decide({ action: 'archive', confidence: 0.95, forceInterrupt: true }, policy, undefined);
+    const verdict = judge({ action: 'archive', confidence: 0.95, forceInterrupt: true }, policy, undefined);
     expect(verdict).toMatchObject({ kind: 'defer', reason: 'force_interrupt' });
   });
 
   it('always asks before an irreversible action, whatever the confidence', () => {
     expect(
-      decide({ action: 'delete', confidence: 1, forceInterrupt: false }, policy, undefined),
+      judge({ action: 'delete', confidence: 1, forceInterrupt: false }, policy, undefined),
     ).toMatchObject({
       kind: 'defer',
       reason: 'irreversible',
@@ -64,7 +64,7 @@ describe('the gate', () => {
   });
 
   it('applies a covering rule first and stamps it as memory', () => {
-    const verdict = decide(
+    const verdict = judge(
       { action: 'file_ticket', confidence: 0.1, forceInterrupt: true },
       policy,
       rule('archive'),
@@ -73,7 +73,7 @@ describe('the gate', () => {
   });
 
   it('still asks when a rule would do something irreversible', () => {
-    const verdict = decide(
+    const verdict = judge(
       { action: 'archive', confidence: 0.9, forceInterrupt: false },
       policy,
       rule('delete'),
@@ -82,7 +82,7 @@ describe('the gate', () => {
   });
 
   it('ignores a rule whose action this workflow does not declare, and judges the call itself', () => {
-    const verdict = decide(
+    const verdict = judge(
       { action: 'archive', confidence: 0.9, forceInterrupt: false },
       policy,
       rule('label'),
@@ -92,13 +92,13 @@ describe('the gate', () => {
 
   it('defers an action the workflow does not declare', () => {
     expect(
-      decide({ action: 'forward', confidence: 0.99, forceInterrupt: false }, policy, undefined),
+      judge({ action: 'forward', confidence: 0.99, forceInterrupt: false }, policy, undefined),
     ).toMatchObject({
       kind: 'defer',
       reason: 'unknown_action',
     });
     expect(
-      decide({ action: undefined, confidence: 0.99, forceInterrupt: false }, policy, undefined),
+      judge({ action: undefined, confidence: 0.99, forceInterrupt: false }, policy, undefined),
     ).toMatchObject({
       kind: 'defer',
       reason: 'unknown_action',
@@ -118,7 +118,7 @@ describe('the gate', () => {
   ])('counts a malformed confidence (%s) as 0, so the item is asked about', (_label, confidence) => {
     expect(normaliseConfidence(confidence)).toBe(0);
     expect(
-      decide({ action: 'archive', confidence, forceInterrupt: undefined }, policy, undefined),
+      judge({ action: 'archive', confidence, forceInterrupt: undefined }, policy, undefined),
     ).toMatchObject({
       kind: 'defer',
       confidence: 0,
@@ -129,16 +129,16 @@ describe('the gate', () => {
   it('reads a malformed force_interrupt flag as a request to ask', () => {
     for (const flag of ['yes', 'true', 1, {}]) {
       expect(
-        decide({ action: 'archive', confidence: 0.9, forceInterrupt: flag }, policy, undefined),
+        judge({ action: 'archive', confidence: 0.9, forceInterrupt: flag }, policy, undefined),
       ).toMatchObject({
         kind: 'defer',
         reason: 'force_interrupt',
       });
     }
-    expect(
-      decide({ action: 'archive', confidence: 0.9, forceInterrupt: false }, policy, undefined).kind,
-    ).toBe('act');
-    expect(decide({ action: 'archive', confidence: 0.9, forceInterrupt: null }, policy, undefined).kind).toBe(
+    expect(judge({ action: 'archive', confidence: 0.9, forceInterrupt: false }, policy, undefined).kind).toBe(
+      'act',
+    );
+    expect(judge({ action: 'archive', confidence: 0.9, forceInterrupt: null }, policy, undefined).kind).toBe(
       'act',
     );
   });

@@ -7,35 +7,28 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FUNCTION_SPECS, type FunctionName } from '../../lib/functions.ts';
 import { SWEEP_PERIOD } from '../../lib/handoff-stack.ts';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readParams } from '../../lib/params.ts';
-import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/hand-off-timing.ts';
+import { loadEnv } from '../../shared/config/env.ts';
+import { initStore } from '../../shared/store/open-store.ts';
+import { TABLE_SCHEMA } from '../../shared/store/table-schema.ts';
+import { startDynalite } from '../support/dynalite.ts';
+import { type Binding, boundVars, FUNCTION_BINDINGS } from '../../shared/aws/deployment.ts';
+import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/dispatch-timing.ts';
 import { actionsOf, type Built, buildStack, rolesAllowing, statementsOfRole, tempOutdir } from './fixture.ts';
 
 const ALL: FunctionName[] = Object.keys(FUNCTION_SPECS) as FunctionName[];
 const STEPS: FunctionName[] = ['trigger', 'executor', 'completer', 'resume'];
 
-const BASE_VARS = [
-  'HANDOFF_TABLE',
-  'USE_DYNAMODB',
-  'EVENT_BUS_NAME',
+/** The stack's settings every function gets; the rest is COMMON_VARS and its bindings (shared/aws/deployment.ts). */
+const COMMON_VARS = [
   'HANDOFF_MODEL_PROVIDER',
   'HANDOFF_MODEL_ID',
   'HANDOFF_FALLBACK_MODEL_ID',
-  'UI_BASE_URL',
   'NODE_OPTIONS',
   'HANDOFF_STATE_DIR',
 ];
-const EXTRA_VARS: Record<FunctionName, string[]> = {
-  trigger: [],
-  executor: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'HANDOFF_KMS_KEY_ID', 'LINK_KEY_SECRET_ARN'],
-  completer: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
-  resume: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN', 'HANDOFF_KMS_KEY_ID'],
-  api: ['LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN'],
-  webhook: ['WEBHOOK_SECRET_ARN'],
-  'schedule-sync': ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
-  'step-failed': ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
-  sweeper: ['NOTIFY_CHANNEL', 'NOTIFY_TOPIC_ARN'],
-};
+const bound = (name: FunctionName): readonly Binding[] => FUNCTION_BINDINGS[name];
 const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
   trigger: [256, 60],
   executor: [1024, 900],
@@ -88,22 +81,45 @@ describe('functions', () => {
     expect(Object.keys(t.findResources('AWS::Lambda::Function'))).toContain(b.fn(name).id);
   });
 
-  it.each(ALL)('%s gets the common environment and only its own extras', (name) => {
+  it.each(ALL)('%s gets the common environment and only the variables of its bindings', (name) => {
     const fn = t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
       Properties: { Environment: { Variables: Record<string, unknown> } };
     };
     const vars = fn.Properties.Environment.Variables;
-    expect(Object.keys(vars).sort()).toEqual([...BASE_VARS, ...EXTRA_VARS[name]].sort());
+    expect(Object.keys(vars).sort()).toEqual([...COMMON_VARS, ...boundVars(name)].sort());
     expect(vars).toMatchObject({
       USE_DYNAMODB: 'true',
       HANDOFF_MODEL_PROVIDER: 'bedrock',
       NODE_OPTIONS: '--enable-source-maps',
       HANDOFF_STATE_DIR: '/tmp/handoff',
       HANDOFF_TABLE: { Ref: b.idOf(b.stack.node.findChild('Store').node.findChild('Table')) },
-      // Without uiBaseUrl, links point at the API itself.
-      UI_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^HttpHttpApi/), 'ApiEndpoint'] },
     });
-    if (EXTRA_VARS[name].includes('NOTIFY_CHANNEL')) expect(vars.NOTIFY_CHANNEL).toBe('sns');
+    // Without uiBaseUrl, links point at the API itself.
+    expect(vars.UI_BASE_URL).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^HttpHttpApi/), 'ApiEndpoint'],
+    });
+    if (bound(name).includes('topic')) expect(vars.NOTIFY_CHANNEL).toBe('sns');
+  });
+
+  it('the functions that run the engine get the variables they have always had', () => {
+    const varsOf = (name: FunctionName) =>
+      Object.keys(
+        (
+          t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
+            Properties: { Environment: { Variables: Record<string, unknown> } };
+          }
+        ).Properties.Environment.Variables,
+      );
+    expect(varsOf('executor')).toEqual(
+      expect.arrayContaining(['EVENT_BUS_NAME', 'UI_BASE_URL', 'NOTIFY_TOPIC_ARN', 'LINK_KEY_SECRET_ARN']),
+    );
+    expect(varsOf('api')).toEqual(expect.arrayContaining(['LINK_KEY_SECRET_ARN', 'API_KEY_SECRET_ARN']));
+    expect(varsOf('schedule-sync')).toEqual(
+      expect.arrayContaining(['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN']),
+    );
+    // Variables without their grant are gone: schedule-sync and step-failed put nothing on the bus.
+    expect(varsOf('schedule-sync')).not.toContain('EVENT_BUS_NAME');
+    expect(varsOf('step-failed')).not.toContain('EVENT_BUS_NAME');
   });
 
   it.each(ALL)('%s logs to its own log group kept for a month', (name) => {
@@ -146,6 +162,42 @@ describe('functions', () => {
 describe('permissions', () => {
   const role = (name: FunctionName) => b.fn(name).roleId;
   const rolesOf = (names: FunctionName[]) => names.map(role).sort();
+
+  /** The action that shows each binding's grant, on the role of every function bound to it and no other. */
+  const GRANT_OF: Partial<Record<Binding, string>> = {
+    bus: 'events:PutEvents',
+    topic: 'sns:Publish',
+    schedules: 'scheduler:CreateSchedule',
+    models: 'bedrock:InvokeModel',
+  };
+  it.each(Object.entries(GRANT_OF))(
+    'the %s binding grants %s with its variables, to its functions only',
+    (binding, action) => {
+      const holders = ALL.filter((name) => bound(name).includes(binding as Binding));
+      expect(rolesAllowing(t, action).sort()).toEqual(rolesOf(holders));
+    },
+  );
+
+  it('the table binding grants writes, tableRead only reads, with HANDOFF_TABLE either way', () => {
+    const writers = ALL.filter((name) => bound(name).includes('table'));
+    const readers = ALL.filter((name) => bound(name).some((x) => x === 'table' || x === 'tableRead'));
+    expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(rolesOf(writers));
+    expect(rolesAllowing(t, 'dynamodb:Query').sort()).toEqual(rolesOf(readers));
+  });
+
+  it('each secret and key binding grants read or decrypt on that one resource', () => {
+    const id = (child: string) => b.idOf(b.stack.node.findChild('Secrets').node.findChild(child));
+    const on = (child: string) => (r: unknown) => JSON.stringify(r).includes(id(child));
+    const holders = (binding: Binding) => rolesOf(ALL.filter((name) => bound(name).includes(binding)));
+    expect(rolesAllowing(t, 'secretsmanager:GetSecretValue', on('LinkKey')).sort()).toEqual(
+      holders('linkKey'),
+    );
+    expect(rolesAllowing(t, 'secretsmanager:GetSecretValue', on('ApiKey')).sort()).toEqual(holders('apiKey'));
+    expect(rolesAllowing(t, 'secretsmanager:GetSecretValue', on('WebhookSecret')).sort()).toEqual(
+      holders('webhookSecret'),
+    );
+    expect(rolesAllowing(t, 'kms:Decrypt', on('CredentialsKey')).sort()).toEqual(holders('credentialsKey'));
+  });
 
   it('no function role has a managed policy or an Allow on "*"', () => {
     for (const name of ALL) {
@@ -469,6 +521,46 @@ describe('store', () => {
         },
       ],
     });
+  });
+
+  it("`handoff store init` creates exactly the key schema and indexes of the stack's table", async () => {
+    const [, table] = single(t.findResources('AWS::DynamoDB::Table'));
+    const stack = table.Properties as {
+      KeySchema: unknown[];
+      AttributeDefinitions: { AttributeName: string }[];
+      GlobalSecondaryIndexes: { IndexName: string; KeySchema: unknown[]; Projection: unknown }[];
+      TimeToLiveSpecification: { AttributeName: string };
+    };
+    const dynalite = await startDynalite();
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: dynalite.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      const env = loadEnv({
+        USE_DYNAMODB: 'true',
+        DYNAMODB_ENDPOINT: dynalite.endpoint,
+        HANDOFF_TABLE: 'h-init',
+      });
+      expect(await initStore(env)).toMatch(/^Created DynamoDB table h-init/);
+      const created = (await client.send(new DescribeTableCommand({ TableName: 'h-init' }))).Table;
+      expect(created?.KeySchema).toEqual(stack.KeySchema);
+      expect(created?.AttributeDefinitions?.map((a) => a.AttributeName).sort()).toEqual(
+        stack.AttributeDefinitions.map((a) => a.AttributeName).sort(),
+      );
+      expect(
+        created?.GlobalSecondaryIndexes?.map((i) => ({
+          IndexName: i.IndexName,
+          KeySchema: i.KeySchema,
+          Projection: i.Projection,
+        })),
+      ).toEqual(stack.GlobalSecondaryIndexes);
+      expect(stack.TimeToLiveSpecification.AttributeName).toBe(TABLE_SCHEMA.ttlAttribute);
+    } finally {
+      client.destroy();
+      await dynalite.stop();
+    }
   });
 
   it('is deleted with a dev stack, retained and deletion-protected for any other stage', () => {

@@ -75,7 +75,7 @@ describe('each node in its own process (dispatch mode)', () => {
     expect(await fixture.store.list('tickets')).toHaveLength(1);
   });
 
-  it('a retried step re-sends a hand-off that was lost, so the run is not stranded', async () => {
+  it('a retried step re-sends a dispatch that was lost, so the run is not stranded', async () => {
     const made = await dispatchFixture();
     fixture = made.fixture;
     const steps = made.sent;
@@ -85,7 +85,7 @@ describe('each node in its own process (dispatch mode)', () => {
     await decide(fixture.deps, decision!.id, 'skip', null);
     made.failing.next = 1;
     await expect(runStep(fixture.deps, run.id, 'resume')).rejects.toThrow(/PutEvents failed/);
-    expect(steps.at(-1)?.node).toBe('resume'); // the completer hand-off never left
+    expect(steps.at(-1)?.node).toBe('resume'); // the completer dispatch never left
     await runStep(fixture.deps, run.id, 'resume'); // Lambda's retry of the same event
     expect(steps.at(-1)).toEqual({ run_id: run.id, node: 'completer' });
     expect(await runStep(fixture.deps, run.id, 'completer')).toMatchObject({ status: 'completed' });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
 import { markRunFailed } from '../../shared/runs/fail-run.ts';
-import { STEP_LEASE_MS } from '../../shared/runs/hand-off-timing.ts';
+import { STEP_LEASE_MS } from '../../shared/runs/dispatch-timing.ts';
 import { runStep } from '../../shared/runs/resume-run.ts';
 import { changeRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';

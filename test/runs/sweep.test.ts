@@ -4,7 +4,7 @@ import { recordStepFailure } from '../../shared/aws/step-failure.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import { MAX_SENDS, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/hand-off-timing.ts';
+import { MAX_SENDS, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/dispatch-timing.ts';
 import { runStep } from '../../shared/runs/resume-run.ts';
 import { changeRun, createRun, getRun, listRuns, scheduledRunId } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
@@ -24,7 +24,7 @@ async function dispatched() {
   return made;
 }
 
-/** Runs a fresh run up to its question and answers it with the resume hand-off failing. */
+/** Runs a fresh run up to its question and answers it with the resume dispatch failing. */
 async function answeredWithLostResume() {
   const { sent, failing } = await dispatched();
   const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
@@ -36,7 +36,7 @@ async function answeredWithLostResume() {
 }
 
 describe('the sweeper: nothing is left stranded between two processes', () => {
-  it('a resume hand-off lost after the last answer is sent again, and the run completes', async () => {
+  it('a resume dispatch lost after the last answer is sent again, and the run completes', async () => {
     const { sent, run, answer, decision } = await answeredWithLostResume();
     expect(answer.run_status).toBe('running'); // the answer is saved; the page does not fail
     expect(sent.map((s) => s.node)).toEqual(['executor']); // the resume step never left
@@ -53,7 +53,7 @@ describe('the sweeper: nothing is left stranded between two processes', () => {
     expect(await fixture.store.list('tickets')).toHaveLength(2); // the answer was carried out, once
   });
 
-  it(`a hand-off lost ${MAX_SENDS} times marks the run failed with the reason`, async () => {
+  it(`a dispatch lost ${MAX_SENDS} times marks the run failed with the reason`, async () => {
     const { failing, run } = await answeredWithLostResume();
     failing.next = MAX_SENDS; // every re-send fails too
     let now = Date.now();
@@ -147,7 +147,7 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     expect(again).toMatchObject({ run_id: first.run_id, duplicate: true });
     expect(await listRuns(fixture.store)).toHaveLength(1);
     expect((await listAudit(fixture.store)).filter((e) => e.outcome === 'run_started')).toHaveLength(1);
-    // Its hand-off was not taken yet, so it was sent again; the two deliveries run the executor once.
+    // Its dispatch was not taken yet, so it was sent again; the two deliveries run the executor once.
     expect(sent).toEqual([
       { run_id: first.run_id, node: 'executor' },
       { run_id: first.run_id, node: 'executor' },

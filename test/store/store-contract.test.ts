@@ -231,6 +231,45 @@ describe('DynamoDbStore status index', () => {
   });
 });
 
+describe('DynamoDbStore runs-by-workflow index', () => {
+  it("lists a workflow's runs newest first through one Query on the index", async () => {
+    const { dynalite, client } = await dynaliteClient();
+    try {
+      const table = `handoff-by-workflow-${randomUUID()}`;
+      await ensureTable(client, table);
+      const docs = createDocumentClient(client);
+      const store = new DynamoDbStore(docs, table);
+      const run = (id: string, workflow: string, day: number) => ({
+        id,
+        workflow_id: workflow,
+        status: 'succeeded',
+        started_at: `2026-11-${String(day).padStart(2, '0')}T08:00:00.000Z`,
+      });
+      await store.create('runs', run('a1', 'inbox', 1));
+      await store.create('runs', run('b1', 'prs', 2));
+      await store.create('runs', run('a3', 'inbox', 3));
+      await store.create('runs', run('a2', 'inbox', 2));
+      const queries: Record<string, unknown>[] = [];
+      const send = docs.send.bind(docs);
+      docs.send = ((command: { input: Record<string, unknown> }) => {
+        queries.push(command.input);
+        return send(command as never);
+      }) as typeof docs.send;
+
+      const runs = await store.listRunsOf('inbox');
+      expect(runs.map((r) => r.id)).toEqual(['a3', 'a2', 'a1']);
+      expect(runs[0]).toEqual({ ...run('a3', 'inbox', 3), version: 1 }); // no index keys leak out
+      expect(queries).toEqual([
+        expect.objectContaining({ IndexName: 'runs-by-workflow', ScanIndexForward: false }),
+      ]);
+      await expect(store.create('runs', { id: 'x', gsi2pk: 'mine' })).rejects.toThrow(/reserved/);
+    } finally {
+      client.destroy();
+      await dynalite.stop();
+    }
+  });
+});
+
 describe('ensureTable', () => {
   it('creates the table once, then reports that it exists', async () => {
     const { dynalite, client } = await dynaliteClient();

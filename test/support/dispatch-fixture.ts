@@ -5,9 +5,9 @@ import { ScriptedModel, executorScript } from './scripted-model.ts';
 
 export interface DispatchFixture {
   fixture: EngineFixture;
-  /** Every hand-off the dispatcher sent, in order. */
+  /** Every dispatch the dispatcher sent, in order. */
   sent: { run_id: string; node: Step }[];
-  /** Set `next` to N: the next N hand-offs fail as PutEvents would. */
+  /** Set `next` to N: the next N dispatches fail as PutEvents would. */
   failing: { next: number };
 }
 

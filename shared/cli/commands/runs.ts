@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
-import { listRuns } from '../../runs/run-repository.ts';
+import { listRuns, listRunsOf } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
 import { describeCounts, summarise } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
@@ -40,10 +40,13 @@ export function registerRunCommands(program: Command): void {
   program
     .command('runs')
     .description('list runs, newest first')
+    .option('--workflow <WORKFLOW_ID>', "only this workflow's runs")
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { workflow?: string; json?: boolean }) => {
       const { engine } = await cliContext();
-      const runs = await listRuns(engine.store);
+      const runs = options.workflow
+        ? await listRunsOf(engine.store, options.workflow)
+        : await listRuns(engine.store);
       const rows = runs.map((r) => ({
         run_id: r.id,
         workflow_id: r.workflow_id,

@@ -1,0 +1,45 @@
+/**
+ * The one definition of the store's DynamoDB table: its keys, its global secondary
+ * indexes and its TTL attribute. The CDK stack (lib/table.ts) and `handoff store init`
+ * (ensureTable) both build the table from it, so the two cannot drift apart.
+ */
+
+/** One global secondary index: string keys, every attribute projected. */
+export interface IndexDefinition {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+}
+
+/**
+ * Records waiting on something (pending decisions, running and waiting runs): `gsi1pk` =
+ * `<collection>#<status>`, `gsi1sk` = when it started. Sparse: set only while waiting.
+ */
+export const STATUS_INDEX = {
+  name: 'pending',
+  partitionKey: 'gsi1pk',
+  sortKey: 'gsi1sk',
+} as const satisfies IndexDefinition;
+
+/** A workflow's runs by time: `gsi2pk` = `runs#<workflow id>`, `gsi2sk` = `<started_at>#<run id>`. */
+export const RUNS_BY_WORKFLOW_INDEX = {
+  name: 'runs-by-workflow',
+  partitionKey: 'gsi2pk',
+  sortKey: 'gsi2sk',
+} as const satisfies IndexDefinition;
+
+/** The single table: `pk` = collection, `sk` = record id; every key attribute is a string. */
+export const TABLE_SCHEMA = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [STATUS_INDEX, RUNS_BY_WORKFLOW_INDEX] as readonly IndexDefinition[],
+  /** Epoch seconds after which DynamoDB may delete the item. */
+  ttlAttribute: 'ttl',
+} as const;
+
+/** Attribute names the store writes itself; a record may not use them as fields. */
+export const KEY_ATTRIBUTES: readonly string[] = [
+  TABLE_SCHEMA.partitionKey,
+  TABLE_SCHEMA.sortKey,
+  ...TABLE_SCHEMA.indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+];
