@@ -585,7 +585,11 @@ function noteFor(sender: Sender, rng: SeededRandom): Note | null {
 // One-off senders (never seen before; a few every day)
 // ---------------------------------------------------------------------------
 
-function oneOff(rng: SeededRandom, day: number, index: number): { sender: Sender; role: Role; draft?: Draft } {
+function oneOff(
+  rng: SeededRandom,
+  day: number,
+  index: number,
+): { sender: Sender; role: Role; draft?: Draft } {
   const first = rng.pick(FIRST);
   const last = rng.pick(LAST);
   const tag = `${day}${index}${rng.int(10, 99)}`;

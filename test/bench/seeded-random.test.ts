@@ -12,7 +12,14 @@ describe('the benchmarks’ seeded random generator', () => {
   it('gives the same draws for the same seed and different draws for another', () => {
     const draws = (seed: number) => {
       const r = new SeededRandom(seed);
-      return [r.float(), r.int(1, 6), r.chance(0.5), r.pick(['a', 'b', 'c']), r.hex(8), r.some([1, 2, 3, 4], 2)];
+      return [
+        r.float(),
+        r.int(1, 6),
+        r.chance(0.5),
+        r.pick(['a', 'b', 'c']),
+        r.hex(8),
+        r.some([1, 2, 3, 4], 2),
+      ];
     };
     expect(draws(7)).toEqual(draws(7));
     expect(draws(7)).not.toEqual(draws(8));
@@ -23,7 +30,12 @@ describe('the benchmarks’ seeded random generator', () => {
     for (let i = 0; i < 500; i++) {
       const n = r.int(3, 5);
       expect(n >= 3 && n <= 5 && Number.isInteger(n)).toBe(true);
-      expect(['x', 'y']).toContain(r.weighted([['x', 1], ['y', 3]] as const));
+      expect(['x', 'y']).toContain(
+        r.weighted([
+          ['x', 1],
+          ['y', 3],
+        ] as const),
+      );
     }
     expect(() => r.pick([])).toThrow('pick from an empty list');
   });
