@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
@@ -9,7 +9,7 @@ import { resumeIfReady } from '../../shared/runs/resume-run.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import type { Store } from '../../shared/store/store.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 
@@ -17,11 +17,7 @@ let dynalite: Awaited<ReturnType<typeof startDynalite>>;
 let client: DynamoDBClient;
 beforeAll(async () => {
   dynalite = await startDynalite();
-  client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = dynaliteClient(dynalite.endpoint);
 });
 afterAll(async () => {
   client?.destroy();

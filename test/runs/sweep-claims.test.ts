@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
@@ -11,18 +11,14 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { sweep } from '../../shared/runs/sweep.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { dispatchFixture } from '../support/dispatch-fixture.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import type { EngineFixture } from '../support/engine-fixture.ts';
 
 let dynalite: Awaited<ReturnType<typeof startDynalite>>;
 let client: DynamoDBClient;
 beforeAll(async () => {
   dynalite = await startDynalite();
-  client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = dynaliteClient(dynalite.endpoint);
 });
 afterAll(async () => {
   client?.destroy();

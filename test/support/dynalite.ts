@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 type DynaliteOptions = { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number };
 
@@ -31,4 +32,13 @@ export async function startDynalite(): Promise<{ endpoint: string; stop(): Promi
         server.closeAllConnections();
       }),
   };
+}
+
+/** A DynamoDB client for a dynalite at `endpoint`, with placeholder credentials; destroy it before `stop()`. */
+export function dynaliteClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }
