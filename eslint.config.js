@@ -15,7 +15,7 @@ const AWS_ADAPTERS = [
   'shared/integrations/agentcore-code-interpreter.ts',
 ];
 const AWS_ONLY_IN_ADAPTERS =
-  'the AWS SDK is imported only in adapter files (AWS_ADAPTERS in eslint.config.js).';
+  'The AWS SDK may be imported only in adapter files (AWS_ADAPTERS in eslint.config.js).';
 const PRODUCT_CODE = ['shared/**', 'lib/**', 'lambdas/**', 'bin/**'];
 
 export default tseslint.config(
