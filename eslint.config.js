@@ -1,4 +1,22 @@
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The only files that may import `@aws-sdk/*`: each wraps one AWS service behind a plain
+ * function or class. A new adapter must be added here; domain code calls the adapter.
+ */
+const AWS_ADAPTERS = [
+  'shared/aws/**',
+  'shared/store/dynamodb-store.ts',
+  'shared/credentials/kms-cipher.ts',
+  'shared/doctor/sns-check.ts',
+  'shared/memory/agentcore-mirror.ts',
+  'shared/integrations/agentcore-browser.ts',
+  'shared/integrations/agentcore-code-interpreter.ts',
+];
+const AWS_ONLY_IN_ADAPTERS =
+  'The AWS SDK may be imported only in adapter files (AWS_ADAPTERS in eslint.config.js).';
+const PRODUCT_CODE = ['shared/**', 'lib/**', 'lambdas/**', 'bin/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.handoff/', 'test-artifacts/', 'spike/'] },
@@ -20,5 +38,30 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The typescript-eslint twin of no-restricted-imports, so the layer rules above stay whole.
+    files: PRODUCT_CODE,
+    ignores: AWS_ADAPTERS,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@aws-sdk/*'], message: AWS_ONLY_IN_ADAPTERS }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/^@aws-sdk\\//]', message: AWS_ONLY_IN_ADAPTERS },
+      ],
+    },
+  },
+  {
+    // "warn" until the known cycle in shared/runs is gone; then "error".
+    files: PRODUCT_CODE,
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: { 'import-x/no-cycle': 'warn' },
   },
 );

@@ -4,6 +4,7 @@
  * a few phishing look-alikes. The same seed and size always give the same messages.
  */
 import type { MessageSpec } from '../shared/sources/maildir/generate.ts';
+import { SeededRandom } from './seeded-random.ts';
 
 export const DEFAULT_SEED = 0x5eed_2025;
 export const RECIPIENT = 'alex.morgan@northwind.example';
@@ -23,56 +24,6 @@ const KIND_WEIGHTS: [MailKind, number][] = [
   ['ambiguous', 13],
   ['phishing', 4],
 ];
-
-/** mulberry32: a small, fast, seeded 32-bit PRNG returning floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class Rng {
-  constructor(private readonly next: () => number) {}
-  float(): number {
-    return this.next();
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  pick<T>(list: readonly T[]): T {
-    const value = list[Math.floor(this.next() * list.length)];
-    if (value === undefined) throw new Error('pick from an empty list');
-    return value;
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  some<T>(list: readonly T[], count: number): T[] {
-    const pool = [...list];
-    const out: T[] = [];
-    while (out.length < count && pool.length > 0) out.push(pool.splice(this.int(0, pool.length - 1), 1)[0]!);
-    return out;
-  }
-  weighted<T>(entries: readonly [T, number][]): T {
-    const total = entries.reduce((s, [, w]) => s + w, 0);
-    let r = this.next() * total;
-    for (const [value, w] of entries) {
-      r -= w;
-      if (r < 0) return value;
-    }
-    return entries[entries.length - 1]![0];
-  }
-  hex(length: number): string {
-    let s = '';
-    while (s.length < length) s += this.int(0, 15).toString(16);
-    return s;
-  }
-}
 
 const FIRST = [
   'Priya',
@@ -309,13 +260,13 @@ const slug = (s: string): string =>
     .replace(/[^a-z0-9]+/g, '.')
     .replace(/^\.|\.$/g, '');
 
-function person(rng: Rng): { first: string; last: string; name: string } {
+function person(rng: SeededRandom): { first: string; last: string; name: string } {
   const first = rng.pick(FIRST);
   const last = rng.pick(LAST);
   return { first, last, name: `${first} ${last}` };
 }
 
-function sentence(rng: Rng): string {
+function sentence(rng: SeededRandom): string {
   const words = rng.some(FILLER, rng.int(1, 3)).join(', ');
   return `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
 }
@@ -328,7 +279,7 @@ interface Draft {
   listUnsubscribe?: string;
 }
 
-function newsletter(rng: Rng, i: number): Draft {
+function newsletter(rng: SeededRandom, i: number): Draft {
   const brand = `${rng.pick(BRANDS)} ${rng.pick(BRAND_SUFFIX)}`;
   const domain = `${slug(brand).replace(/\./g, '')}.example`;
   const topics = rng.some(TOPICS, rng.int(3, 6));
@@ -352,7 +303,7 @@ function newsletter(rng: Rng, i: number): Draft {
   };
 }
 
-function receipt(rng: Rng): Draft {
+function receipt(rng: SeededRandom): Draft {
   const shop = rng.pick(SHOPS);
   const currency = rng.pick(CURRENCIES);
   const lines = rng
@@ -385,7 +336,7 @@ function receipt(rng: Rng): Draft {
   };
 }
 
-function bugReport(rng: Rng): Draft {
+function bugReport(rng: SeededRandom): Draft {
   const who = person(rng);
   const customer = rng.pick(CUSTOMERS);
   const feature = rng.pick(FEATURES);
@@ -418,7 +369,7 @@ function bugReport(rng: Rng): Draft {
   };
 }
 
-function colleague(rng: Rng): Draft {
+function colleague(rng: SeededRandom): Draft {
   const who = person(rng);
   const n = rng.int(100, 999);
   const subject = rng.pick(COLLEAGUE_ASKS)(n);
@@ -438,7 +389,7 @@ function colleague(rng: Rng): Draft {
   };
 }
 
-function pitch(rng: Rng): Draft {
+function pitch(rng: SeededRandom): Draft {
   const who = person(rng);
   const firm = rng.pick(PITCH_FIRMS);
   const firmName = firm
@@ -463,7 +414,7 @@ function pitch(rng: Rng): Draft {
   };
 }
 
-function ambiguous(rng: Rng): Draft {
+function ambiguous(rng: SeededRandom): Draft {
   const who = person(rng);
   return {
     from: `${slug(who.name)}@${rng.pick(FREEMAIL)}`,
@@ -473,7 +424,7 @@ function ambiguous(rng: Rng): Draft {
   };
 }
 
-function phishing(rng: Rng): Draft {
+function phishing(rng: SeededRandom): Draft {
   const lookalike = rng.pick(['northwlnd-support', 'north-wind-it', 'northwind-helpdesk-secure']);
   return {
     from: `security@${lookalike}.example`,
@@ -490,7 +441,7 @@ function phishing(rng: Rng): Draft {
   };
 }
 
-const MAKERS: Record<MailKind, (rng: Rng, i: number) => Draft> = {
+const MAKERS: Record<MailKind, (rng: SeededRandom, i: number) => Draft> = {
   newsletter,
   receipt,
   bug_report: bugReport,
@@ -507,7 +458,7 @@ export interface GeneratedInbox {
 
 /** `count` messages from `seed`, oldest first; a given (count, seed) always gives the same inbox. */
 export function generateInbox(count: number, seed = DEFAULT_SEED): GeneratedInbox {
-  const rng = new Rng(mulberry32(seed));
+  const rng = new SeededRandom(seed);
   const kinds = Object.fromEntries(KIND_WEIGHTS.map(([k]) => [k, 0])) as Record<MailKind, number>;
   const messages: MessageSpec[] = [];
   let at = BASE_DATE;

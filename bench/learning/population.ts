@@ -8,7 +8,8 @@
  * every note the person leaves is true of it: a domain-wide note only for a domain whose
  * mail really all gets the same action.
  */
-import { mulberry32, RECIPIENT } from '../generate-mail.ts';
+import { RECIPIENT } from '../generate-mail.ts';
+import { SeededRandom } from '../seeded-random.ts';
 import type { MessageSpec } from '../../shared/sources/maildir/generate.ts';
 
 export const OWN_DOMAIN = 'northwind.example';
@@ -266,44 +267,9 @@ export const UNIFORM_DOMAINS: ReadonlyMap<string, Action> = (() => {
 // Randomness
 // ---------------------------------------------------------------------------
 
-class Rng {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  float(): number {
-    return this.next();
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(list: readonly T[]): T {
-    const value = list[Math.floor(this.next() * list.length)];
-    if (value === undefined) throw new Error('pick from an empty list');
-    return value;
-  }
-  weighted<T>(entries: readonly (readonly [T, number])[]): T {
-    const total = entries.reduce((sum, [, w]) => sum + w, 0);
-    let r = this.next() * total;
-    for (const [value, w] of entries) {
-      r -= w;
-      if (r < 0) return value;
-    }
-    return entries[entries.length - 1]![0];
-  }
-  hex(length: number): string {
-    let out = '';
-    while (out.length < length) out += this.int(0, 15).toString(16);
-    return out;
-  }
-}
-
 /** Independent stream per (seed, day, salt): one day's mail does not depend on another's draws. */
-const streamFor = (seed: number, day: number, salt: number): Rng =>
-  new Rng((seed ^ Math.imul(day + 1, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca6b)) >>> 0);
+const streamFor = (seed: number, day: number, salt: number): SeededRandom =>
+  new SeededRandom((seed ^ Math.imul(day + 1, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca6b)) >>> 0);
 
 // ---------------------------------------------------------------------------
 // Content
@@ -406,7 +372,7 @@ interface Draft {
   listUnsubscribe?: string;
 }
 
-function write(role: Role, sender: Sender, rng: Rng, day: number): Draft {
+function write(role: Role, sender: Sender, rng: SeededRandom, day: number): Draft {
   const domain = domainOfAddress(sender.address);
   const ref = `${sender.org.slice(0, 2).toUpperCase()}-${rng.int(10000, 99999)}`;
   const amount = () => `EUR ${(rng.int(9, 480) + rng.int(0, 99) / 100).toFixed(2)}`;
@@ -598,7 +564,7 @@ interface Note {
  * About half of the answers carry a note. A note is domain-wide only where the whole domain
  * really gets one action; otherwise it speaks about this sender alone.
  */
-function noteFor(sender: Sender, rng: Rng): Note | null {
+function noteFor(sender: Sender, rng: SeededRandom): Note | null {
   if (rng.chance(0.5)) return null;
   const domain = domainOfAddress(sender.address);
   // A one-off's own domain (a pitch firm, a new newsletter) is uniform; a shared freemail one is not.
@@ -619,7 +585,11 @@ function noteFor(sender: Sender, rng: Rng): Note | null {
 // One-off senders (never seen before; a few every day)
 // ---------------------------------------------------------------------------
 
-function oneOff(rng: Rng, day: number, index: number): { sender: Sender; role: Role; draft?: Draft } {
+function oneOff(
+  rng: SeededRandom,
+  day: number,
+  index: number,
+): { sender: Sender; role: Role; draft?: Draft } {
   const first = rng.pick(FIRST);
   const last = rng.pick(LAST);
   const tag = `${day}${index}${rng.int(10, 99)}`;

@@ -9,7 +9,7 @@
  * `accept` means the only right move is to ask.
  */
 import type { MessageSpec } from '../../shared/sources/maildir/generate.ts';
-import { mulberry32 } from '../generate-mail.ts';
+import { SeededRandom } from '../seeded-random.ts';
 
 export type Kind =
   | 'newsletter'
@@ -71,27 +71,6 @@ const ACCEPT: Record<Kind, string[]> = {
   account_notice: [],
 };
 
-class Pick {
-  private readonly next: () => number;
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-  one<T>(list: readonly T[]): T {
-    return list[Math.floor(this.next() * list.length)]!;
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  weighted<T>(entries: readonly [T, number][]): T {
-    let r = this.next() * entries.reduce((s, [, w]) => s + w, 0);
-    for (const [value, w] of entries) if ((r -= w) < 0) return value;
-    return entries[entries.length - 1]![0];
-  }
-}
-
 const GIVEN = [
   'Ines',
   'Tobias',
@@ -149,12 +128,12 @@ const SYLLABLES = [
 const ORGS = ['harborlane', 'quillstone', 'ferncliff', 'bluetarn'];
 const FREEMAIL = ['postbox.example', 'inboxly.example', 'mailnest.example'];
 
-function brand(p: Pick): string {
-  const s = `${p.one(SYLLABLES)}${p.one(SYLLABLES)}${p.chance(0.4) ? p.one(SYLLABLES) : ''}`;
+function brand(p: SeededRandom): string {
+  const s = `${p.pick(SYLLABLES)}${p.pick(SYLLABLES)}${p.chance(0.4) ? p.pick(SYLLABLES) : ''}`;
   return s;
 }
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const person = (p: Pick) => ({ first: p.one(GIVEN), last: p.one(FAMILY) });
+const person = (p: SeededRandom) => ({ first: p.pick(GIVEN), last: p.pick(FAMILY) });
 
 interface Draft {
   from: string;
@@ -165,10 +144,10 @@ interface Draft {
   headers?: Record<string, string>;
 }
 
-type Maker = (p: Pick, org: string) => Draft;
+type Maker = (p: SeededRandom, org: string) => Draft;
 
-const money = (p: Pick) =>
-  p.one([
+const money = (p: SeededRandom) =>
+  p.pick([
     `$${p.int(3, 480)}.${String(p.int(0, 99)).padStart(2, '0')}`,
     `EUR ${p.int(3, 480)},${String(p.int(0, 99)).padStart(2, '0')}`,
     `£${p.int(3, 480)}.${String(p.int(0, 99)).padStart(2, '0')}`,
@@ -178,27 +157,27 @@ const MAKERS: Record<Kind, Maker> = {
   newsletter: (p) => {
     const b = brand(p);
     return {
-      from: `${p.one(['hello', 'letters', 'team', 'editor', 'read'])}@${b}.example`,
-      fromName: `${cap(b)} ${p.one(['Letters', 'Dispatch', 'Notes', 'Journal'])}`,
-      subject: p.one([
-        `The ${p.one(['Tuesday', 'Friday', 'Sunday'])} Brief: ${p.one(['rust in production', 'pricing pages that work', 'remote onboarding'])}`,
+      from: `${p.pick(['hello', 'letters', 'team', 'editor', 'read'])}@${b}.example`,
+      fromName: `${cap(b)} ${p.pick(['Letters', 'Dispatch', 'Notes', 'Journal'])}`,
+      subject: p.pick([
+        `The ${p.pick(['Tuesday', 'Friday', 'Sunday'])} Brief: ${p.pick(['rust in production', 'pricing pages that work', 'remote onboarding'])}`,
         `${cap(b)} Dispatch no. ${p.int(12, 240)}`,
-        `What we read in ${p.one(['March', 'June', 'October'])}`,
-        `Field notes: ${p.one(['caching at the edge', 'writing good RFCs', 'quiet on-call'])}`,
+        `What we read in ${p.pick(['March', 'June', 'October'])}`,
+        `Field notes: ${p.pick(['caching at the edge', 'writing good RFCs', 'quiet on-call'])}`,
         `${p.int(3, 9)} links worth your time`,
       ]),
       lines: [
-        p.one([
+        p.pick([
           'Hi there, here is what caught our eye lately.',
           'Welcome back, reader.',
           'Another round of reading for you.',
         ]),
-        p.one([
+        p.pick([
           'First up: a long read on database migrations.',
           'Our top story looks at hiring for small teams.',
           'We start with a guide to better status pages.',
         ]),
-        p.one([
+        p.pick([
           'You are receiving this because you signed up on our site.',
           'Manage your preferences or opt out at any time.',
           'Forward this to a friend who might like it.',
@@ -210,21 +189,21 @@ const MAKERS: Record<Kind, Maker> = {
   promotion: (p) => {
     const b = brand(p);
     return {
-      from: `${p.one(['offers', 'shop', 'deals'])}@${b}.example`,
+      from: `${p.pick(['offers', 'shop', 'deals'])}@${b}.example`,
       fromName: `${cap(b)} Store`,
-      subject: p.one([
+      subject: p.pick([
         `${p.int(15, 60)}% off everything until Sunday`,
         'Your members-only code is inside',
-        `Last chance: ${p.one(['spring', 'winter', 'summer'])} sale ends tonight`,
+        `Last chance: ${p.pick(['spring', 'winter', 'summer'])} sale ends tonight`,
         'Free shipping on your next order',
       ]),
       lines: [
-        p.one([
+        p.pick([
           'Treat yourself this weekend.',
           'We picked a few favourites for you.',
           'Our biggest markdown of the season is live.',
         ]),
-        p.one([
+        p.pick([
           'Use code SAVEMORE at checkout.',
           'Offer valid while supplies last.',
           'Prices as marked, no code needed.',
@@ -238,23 +217,23 @@ const MAKERS: Record<Kind, Maker> = {
     const b = brand(p);
     const amount = money(p);
     return {
-      from: `${p.one(['billing', 'noreply', 'accounts', 'payments'])}@${b}.example`,
+      from: `${p.pick(['billing', 'noreply', 'accounts', 'payments'])}@${b}.example`,
       fromName: cap(b),
-      subject: p.one([
+      subject: p.pick([
         `Thanks for your purchase (#${p.int(10000, 99999)})`,
         `Payment received, ref ${p.int(1000, 9999)}`,
-        `Your ${cap(b)} receipt from ${p.one(['Mar 3', 'Jun 14', 'Oct 28'])}`,
+        `Your ${cap(b)} receipt from ${p.pick(['Mar 3', 'Jun 14', 'Oct 28'])}`,
         `Invoice ${cap(b)}-${p.int(100, 999)} is paid`,
-        `Your ride on ${p.one(['Tuesday', 'Saturday'])} evening`,
+        `Your ride on ${p.pick(['Tuesday', 'Saturday'])} evening`,
       ]),
       lines: [
-        p.one([
+        p.pick([
           'We have charged your card ending 4417.',
           'Your payment went through.',
           'Here is a summary of what you bought.',
         ]),
-        `Amount: ${amount}. ${p.one(['Tax included.', 'No further action is needed.', 'Keep this for your records.'])}`,
-        p.one(['Questions? Reply to this message.', `Thank you for choosing ${cap(b)}.`]),
+        `Amount: ${amount}. ${p.pick(['Tax included.', 'No further action is needed.', 'Keep this for your records.'])}`,
+        p.pick(['Questions? Reply to this message.', `Thank you for choosing ${cap(b)}.`]),
       ],
       unsubscribe: p.chance(0.25),
     };
@@ -262,27 +241,27 @@ const MAKERS: Record<Kind, Maker> = {
   shipping: (p) => {
     const b = brand(p);
     return {
-      from: `${p.one(['tracking', 'noreply', 'delivery'])}@${b}.example`,
+      from: `${p.pick(['tracking', 'noreply', 'delivery'])}@${b}.example`,
       fromName: `${cap(b)} Delivery`,
-      subject: p.one([
+      subject: p.pick([
         'Your parcel is on its way',
         `Out for delivery today (${p.int(2, 6)} items)`,
         `Shipment ${p.int(100000, 999999)} has left the warehouse`,
         'We tried to deliver your package',
       ]),
       lines: [
-        p.one([
+        p.pick([
           'Track it with the link below.',
           'Expected between 9am and 1pm.',
           'A driver will attempt again tomorrow.',
         ]),
-        p.one(['Your order number is in the link.', 'Reply STOP to stop text updates.']),
+        p.pick(['Your order number is in the link.', 'Reply STOP to stop text updates.']),
       ],
     };
   },
   bug_from_person: (p) => {
     const who = person(p);
-    const where = p.one([
+    const where = p.pick([
       'the mobile app',
       'the dashboard',
       'the export page',
@@ -290,9 +269,9 @@ const MAKERS: Record<Kind, Maker> = {
       'the sync client',
     ]);
     return {
-      from: `${who.first.toLowerCase()}.${who.last.toLowerCase()}@${p.one(FREEMAIL.concat([`${brand(p)}.example`]))}`,
+      from: `${who.first.toLowerCase()}.${who.last.toLowerCase()}@${p.pick(FREEMAIL.concat([`${brand(p)}.example`]))}`,
       fromName: `${who.first} ${who.last}`,
-      subject: p.one([
+      subject: p.pick([
         `${cap(where)} freezes when I open settings`,
         `Can't log in since this morning's update`,
         `Export gives me an empty file`,
@@ -301,13 +280,13 @@ const MAKERS: Record<Kind, Maker> = {
         `Stuck on a spinner forever`,
       ]),
       lines: [
-        p.one(['Hi support,', 'Hello,', 'Hi team,']),
-        p.one([
+        p.pick(['Hi support,', 'Hello,', 'Hi team,']),
+        p.pick([
           `Every time I open ${where} it hangs and I have to force quit.`,
           `Since version ${p.int(3, 9)}.${p.int(0, 20)} ${where} shows a blank page.`,
           `When I click save on ${where} nothing happens and my changes are lost.`,
         ]),
-        p.one([
+        p.pick([
           'Steps: open it, wait a few seconds, then tap the menu.',
           'I am on Windows 11 with the latest build.',
           'A screenshot is attached.',
@@ -317,11 +296,11 @@ const MAKERS: Record<Kind, Maker> = {
     };
   },
   crash_alert: (p) => {
-    const service = p.one(['checkout-api', 'ledger-worker', 'web-frontend', 'ios-app']);
+    const service = p.pick(['checkout-api', 'ledger-worker', 'web-frontend', 'ios-app']);
     return {
-      from: `${p.one(['alerts', 'notify', 'noreply'])}@${p.one(['watchtower', 'faultline', 'stackpeek'])}.example`,
-      fromName: p.one(['Watchtower', 'Faultline', 'StackPeek']),
-      subject: p.one([
+      from: `${p.pick(['alerts', 'notify', 'noreply'])}@${p.pick(['watchtower', 'faultline', 'stackpeek'])}.example`,
+      fromName: p.pick(['Watchtower', 'Faultline', 'StackPeek']),
+      subject: p.pick([
         `[${service}] New issue: TypeError: cannot read properties of undefined`,
         `[${service}] Spike in 5xx responses`,
         `New crash in ${service}: SIGSEGV in render thread`,
@@ -329,20 +308,20 @@ const MAKERS: Record<Kind, Maker> = {
       ]),
       lines: [
         `First seen ${p.int(2, 50)} minutes ago in production.`,
-        p.one(['Events in the last hour: 214.', 'Release: 2024.11.3.', 'Assigned to nobody.']),
+        p.pick(['Events in the last hour: 214.', 'Release: 2024.11.3.', 'Assigned to nobody.']),
         'View the full report on the dashboard.',
       ],
       unsubscribe: p.chance(0.5),
     };
   },
   ci_notice: (p, org) => {
-    const branch = p.one(['main', 'release/2.4', 'feature/login-redesign', 'fix/rounding']);
+    const branch = p.pick(['main', 'release/2.4', 'feature/login-redesign', 'fix/rounding']);
     return {
       from: p.chance(0.5)
-        ? `${p.one(['ci', 'builds', 'deploy-bot'])}@${org}.example`
-        : `notifications@${p.one(['pipelinehub', 'greenbar'])}.example`,
-      fromName: p.one(['CI', 'Build Bot', 'PipelineHub', 'Greenbar']),
-      subject: p.one([
+        ? `${p.pick(['ci', 'builds', 'deploy-bot'])}@${org}.example`
+        : `notifications@${p.pick(['pipelinehub', 'greenbar'])}.example`,
+      fromName: p.pick(['CI', 'Build Bot', 'PipelineHub', 'Greenbar']),
+      subject: p.pick([
         `Build #${p.int(1000, 9999)} passed on ${branch}`,
         `All checks have passed: ${branch}`,
         `Deploy to staging finished (${branch})`,
@@ -351,8 +330,8 @@ const MAKERS: Record<Kind, Maker> = {
         `Your workflow run was cancelled`,
       ]),
       lines: [
-        p.one(['Triggered by a push.', 'Triggered by schedule.', 'Triggered by a merge.']),
-        p.one([
+        p.pick(['Triggered by a push.', 'Triggered by schedule.', 'Triggered by a merge.']),
+        p.pick([
           `Duration: ${p.int(2, 40)}m ${p.int(0, 59)}s.`,
           'Artifacts are available for 7 days.',
           'See the log for details.',
@@ -366,16 +345,16 @@ const MAKERS: Record<Kind, Maker> = {
     return {
       from: `${who.first.toLowerCase()}@${org}.example`,
       fromName: `${who.first} ${who.last}`,
-      subject: p.one([
+      subject: p.pick([
         'Quick one about the roadmap',
-        `Are you free ${p.one(['Thursday', 'after lunch', 'tomorrow morning'])}?`,
+        `Are you free ${p.pick(['Thursday', 'after lunch', 'tomorrow morning'])}?`,
         'Second pair of eyes on the proposal?',
         'Question about the Q3 numbers',
         'Re: onboarding plan',
       ]),
       lines: [
         `Hi,`,
-        p.one([
+        p.pick([
           'Would you have time to look over the draft before I send it on?',
           'Do you know who owns the partner integration now?',
           'Could we move our one-to-one to later in the week?',
@@ -390,7 +369,7 @@ const MAKERS: Record<Kind, Maker> = {
     return {
       from: `${who.first.toLowerCase()}@${org}.example`,
       fromName: `${who.first} ${who.last}`,
-      subject: p.one([
+      subject: p.pick([
         'Notes from today',
         'Heads-up: I am out Friday',
         'Slides from the all-hands',
@@ -398,7 +377,7 @@ const MAKERS: Record<Kind, Maker> = {
       ]),
       lines: [
         'Hi all,',
-        p.one([
+        p.pick([
           'Sharing the notes so nobody has to dig for them.',
           'I will be offline, Sam covers for me.',
           'Attached, as promised.',
@@ -408,21 +387,21 @@ const MAKERS: Record<Kind, Maker> = {
     };
   },
   internal_notice: (p, org) => ({
-    from: `${p.one(['people-team', 'it-desk', 'facilities', 'noreply'])}@${org}.example`,
-    fromName: p.one(['People Team', 'IT Desk', 'Facilities']),
-    subject: p.one([
+    from: `${p.pick(['people-team', 'it-desk', 'facilities', 'noreply'])}@${org}.example`,
+    fromName: p.pick(['People Team', 'IT Desk', 'Facilities']),
+    subject: p.pick([
       'Benefits enrolment opens Monday',
       'Planned maintenance this Saturday',
       'Reminder: submit your timesheet',
       'The kitchen on floor 3 is closed',
     ]),
     lines: [
-      p.one([
+      p.pick([
         'Please read the details below.',
         'No action is needed from most of you.',
         'Thank you for your patience.',
       ]),
-      p.one(['Questions go to the usual channel.', 'The intranet has the full schedule.']),
+      p.pick(['Questions go to the usual channel.', 'The intranet has the full schedule.']),
     ],
   }),
   calendar: (p) => {
@@ -430,14 +409,14 @@ const MAKERS: Record<Kind, Maker> = {
     return {
       from: `${who.first.toLowerCase()}@${brand(p)}.example`,
       fromName: `${who.first} ${who.last}`,
-      subject: p.one([
-        `Invitation: Intro call @ ${p.one(['Thu', 'Mon', 'Wed'])} ${p.int(9, 16)}:00`,
+      subject: p.pick([
+        `Invitation: Intro call @ ${p.pick(['Thu', 'Mon', 'Wed'])} ${p.int(9, 16)}:00`,
         'Updated invitation: project kickoff',
         'Accepted: vendor review',
       ]),
       lines: [
         'Join with the video link in the invite.',
-        p.one(['Going? Yes - Maybe - No', 'Agenda to follow.']),
+        p.pick(['Going? Yes - Maybe - No', 'Agenda to follow.']),
       ],
     };
   },
@@ -447,7 +426,7 @@ const MAKERS: Record<Kind, Maker> = {
     return {
       from: `${who.first.toLowerCase()}@${b}.example`,
       fromName: `${who.first} ${who.last}`,
-      subject: p.one([
+      subject: p.pick([
         'Quick question about your hiring pipeline',
         `15 minutes next week?`,
         `${cap(b)} + your team`,
@@ -455,7 +434,7 @@ const MAKERS: Record<Kind, Maker> = {
       ]),
       lines: [
         `Hi, I lead growth at ${cap(b)}.`,
-        p.one([
+        p.pick([
           'We help teams like yours cut cloud spend by a third.',
           'Companies similar to yours doubled their pipeline with us.',
           'I would love to show you a short demo.',
@@ -465,7 +444,7 @@ const MAKERS: Record<Kind, Maker> = {
     };
   },
   phishing: (p, org) => {
-    const lookAlike = p.one([
+    const lookAlike = p.pick([
       `${org}-helpdesk`,
       org.replace('l', '1'),
       `${org}s`,
@@ -474,17 +453,17 @@ const MAKERS: Record<Kind, Maker> = {
     ]);
     const domain = p.chance(0.6)
       ? `${lookAlike}.example`
-      : `${brand(p)}-${p.one(['cloud', 'docs', 'post'])}.example`;
+      : `${brand(p)}-${p.pick(['cloud', 'docs', 'post'])}.example`;
     return {
-      from: `${p.one(['admin', 'support', 'it', 'billing', 'docs'])}@${domain}`,
-      fromName: p.one([
+      from: `${p.pick(['admin', 'support', 'it', 'billing', 'docs'])}@${domain}`,
+      fromName: p.pick([
         'IT Service Desk',
         'Mail Administrator',
         'Accounts Payable',
         'Shared Docs',
         'Parcel Service',
       ]),
-      subject: p.one([
+      subject: p.pick([
         'Your mailbox is almost full',
         `Unpaid invoice #${p.int(10000, 99999)}: service will be interrupted`,
         'A document has been shared with you: Q4 bonus.pdf',
@@ -493,7 +472,7 @@ const MAKERS: Record<Kind, Maker> = {
         'Re: updated bank details for payment',
       ]),
       lines: [
-        p.one([
+        p.pick([
           'To keep receiving mail, sign in within 12 hours using the button below.',
           `Settle the balance of ${money(p)} today to avoid suspension.`,
           'Open the file with your work login to view it.',
@@ -507,10 +486,10 @@ const MAKERS: Record<Kind, Maker> = {
   personal: (p) => {
     const who = person(p);
     return {
-      from: `${who.first.toLowerCase()}${p.int(1, 99)}@${p.one(FREEMAIL)}`,
+      from: `${who.first.toLowerCase()}${p.int(1, 99)}@${p.pick(FREEMAIL)}`,
       fromName: who.first,
-      subject: p.one(['Dinner on Saturday?', 'Photos from the trip', 'Long time!']),
-      lines: [p.one(['Hope you are well!', 'It was great to catch up.']), `x ${who.first}`],
+      subject: p.pick(['Dinner on Saturday?', 'Photos from the trip', 'Long time!']),
+      lines: [p.pick(['Hope you are well!', 'It was great to catch up.']), `x ${who.first}`],
     };
   },
   account_notice: (p) => {
@@ -518,13 +497,13 @@ const MAKERS: Record<Kind, Maker> = {
     return {
       from: `no-reply@${b}.example`,
       fromName: cap(b),
-      subject: p.one([
+      subject: p.pick([
         'New sign-in from Firefox on Linux',
         'Your two-step settings changed',
         'Your plan renews in 7 days',
       ]),
       lines: [
-        p.one([
+        p.pick([
           'If this was you, you can ignore this message.',
           'Review your account settings if this was not you.',
         ]),
@@ -535,15 +514,15 @@ const MAKERS: Record<Kind, Maker> = {
 
 /** `count` labelled messages for `seed`: the same seed and count always give the same mail. */
 export function generateLabelledMail(seed: number, count: number): { recipient: string; mail: Labelled[] } {
-  const p = new Pick(seed);
-  const org = p.one(ORGS);
-  const recipient = `${p.one(GIVEN).toLowerCase()}@${org}.example`;
+  const p = new SeededRandom(seed);
+  const org = p.pick(ORGS);
+  const recipient = `${p.pick(GIVEN).toLowerCase()}@${org}.example`;
   const base = Date.UTC(2026, 5, 1, 7, 0, 0);
   const mail: Labelled[] = [];
   for (let i = 0; i < count; i++) {
     const kind = p.weighted(WEIGHTS);
     const d = MAKERS[kind](p, org);
-    const subject = p.chance(0.08) ? `${p.one(['Re: ', 'Fwd: ', 'FW: '])}${d.subject}` : d.subject;
+    const subject = p.chance(0.08) ? `${p.pick(['Re: ', 'Fwd: ', 'FW: '])}${d.subject}` : d.subject;
     const spec: MessageSpec = {
       from: d.from,
       fromName: d.fromName,

@@ -1,8 +1,7 @@
 /** The container's DynamoDB client and store (the only AWS client the smallest functions load). */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localEndpoint, regionOption } from '../config/aws-region.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Env } from '../config/env.ts';
-import { createDocumentClient, DynamoDbStore } from '../store/dynamodb-store.ts';
+import { createDocumentClient, DynamoDbStore, newDynamoClient } from '../store/dynamodb-store.ts';
 import type { Store } from '../store/store.ts';
 
 export type ClientEnv = Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT'>;
@@ -14,10 +13,7 @@ let dynamo: DynamoDBClient | undefined;
  * with placeholder credentials), else the region's endpoint and the default credentials.
  */
 export function dynamoClient(env: ClientEnv): DynamoDBClient {
-  dynamo ??= new DynamoDBClient({
-    ...regionOption(env.AWS_REGION),
-    ...(env.DYNAMODB_ENDPOINT ? localEndpoint(env.DYNAMODB_ENDPOINT, env.AWS_REGION) : {}),
-  });
+  dynamo ??= newDynamoClient(env);
   return dynamo;
 }
 

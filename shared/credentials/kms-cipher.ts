@@ -1,4 +1,5 @@
-import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { regionOption } from '../config/aws-region.ts';
 import { InvalidInputError, isError } from '../errors/index.ts';
 import { CredentialDecryptError, type CredentialCipher, type Sealed } from './cipher.ts';
 import { Secret } from './secret.ts';
@@ -63,4 +64,9 @@ export class KmsCipher implements CredentialCipher {
     if (!plaintext) throw new CredentialDecryptError(`KMS returned no plaintext for ${name}`);
     return new Secret(Buffer.from(plaintext).toString('utf8'));
   }
+}
+
+/** A KmsCipher under `keyId` with a new KMS client for `region` (the SDK's default region when unset). */
+export function kmsCipherIn(region: string | undefined, keyId: string): KmsCipher {
+  return new KmsCipher(new KMSClient(regionOption(region)), keyId);
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import type { Store } from '../store/store.ts';
 import { CredentialKeyError, type CredentialCipher } from './cipher.ts';
@@ -44,10 +43,8 @@ function lazyKmsCipher(region: string | undefined, keyId: string): CredentialCip
   let cipher: Promise<CredentialCipher> | undefined;
   const kms = () =>
     (cipher ??= (async () => {
-      // One import at a time: jest's ESM loader races on modules imported concurrently.
-      const { KMSClient } = await import('@aws-sdk/client-kms');
-      const { KmsCipher } = await import('./kms-cipher.ts');
-      return new KmsCipher(new KMSClient(regionOption(region)), keyId);
+      const { kmsCipherIn } = await import('./kms-cipher.ts');
+      return kmsCipherIn(region, keyId);
     })());
   return {
     kind: 'kms',

@@ -1,5 +1,4 @@
 import type { Model } from '@strands-agents/sdk';
-import { regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { slackConfigFrom } from '../notify/slack-api.ts';
 import type { Store } from '../store/store.ts';
@@ -72,14 +71,8 @@ export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = proces
     sns: {
       name: 'notify (sns)',
       async run() {
-        const { SNSClient } = await import('@aws-sdk/client-sns');
-        const { snsTopicCheck } = await import('./sns-check.ts');
-        const client = new SNSClient(regionOption(env.AWS_REGION));
-        try {
-          return await snsTopicCheck(client, source.NOTIFY_TOPIC_ARN || undefined).run();
-        } finally {
-          client.destroy();
-        }
+        const { snsTopicCheckIn } = await import('./sns-check.ts');
+        return snsTopicCheckIn(env.AWS_REGION, source.NOTIFY_TOPIC_ARN || undefined).run();
       },
     },
   };

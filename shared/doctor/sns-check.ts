@@ -1,4 +1,5 @@
-import { GetTopicAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
+import { GetTopicAttributesCommand, SNSClient } from '@aws-sdk/client-sns';
+import { regionOption } from '../config/aws-region.ts';
 import { broken, ok, type Check } from './check.ts';
 
 /**
@@ -20,6 +21,21 @@ export function snsTopicCheck(client: Pick<SNSClient, 'send'>, topicArn: string 
           `topic ${name} has no confirmed subscription${pending ? ` (${pending} waiting: confirm the email from AWS)` : ''}: notices reach nobody`,
         );
       return ok(`topic ${name}: ${confirmed} confirmed subscription${confirmed === 1 ? '' : 's'}`);
+    },
+  };
+}
+
+/** The SNS topic check over a new SNS client for `region`, destroyed once the check has run. */
+export function snsTopicCheckIn(region: string | undefined, topicArn: string | undefined): Check {
+  return {
+    name: 'notify (sns)',
+    async run() {
+      const client = new SNSClient(regionOption(region));
+      try {
+        return await snsTopicCheck(client, topicArn).run();
+      } finally {
+        client.destroy();
+      }
     },
   };
 }

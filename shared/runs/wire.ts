@@ -3,7 +3,7 @@ import { credentialsFor } from '../credentials/open-credentials.ts';
 import { emit } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
-import { mirrorFor } from '../memory/mirror.ts';
+import { mirrorFor } from '../memory/open-mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import { settingsNotifier } from '../notify/settings-notifier.ts';
 import { readStoredSettings } from '../settings/settings.ts';

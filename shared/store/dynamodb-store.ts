@@ -1,7 +1,7 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  type DynamoDBClient,
+  DynamoDBClient,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -19,6 +19,8 @@ import {
   VersionConflictError,
   isError,
 } from '../errors/index.ts';
+import { localEndpoint, regionOption } from '../config/aws-region.ts';
+import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
 import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
 import {
@@ -44,6 +46,17 @@ const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
 /** Wraps a DynamoDBClient with the marshalling this store expects (undefined values dropped, as JSON would). */
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * A new DynamoDB client: DYNAMODB_ENDPOINT when set (dynalite, DynamoDB Local, with
+ * placeholder credentials), else the region's endpoint and the default credential chain.
+ */
+export function newDynamoClient(env: Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT'>): DynamoDBClient {
+  return new DynamoDBClient({
+    ...regionOption(env.AWS_REGION),
+    ...(env.DYNAMODB_ENDPOINT ? localEndpoint(env.DYNAMODB_ENDPOINT, env.AWS_REGION) : {}),
+  });
 }
 
 /**

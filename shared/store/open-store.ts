@@ -1,15 +1,13 @@
 import { promises as fs } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
-import { createDocumentClient, DynamoDbStore, ensureTable } from './dynamodb-store.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable, newDynamoClient } from './dynamodb-store.ts';
 import { JsonFileStore } from './json-file-store.ts';
 import type { Store } from './store.ts';
 
 /** The store the environment asks for: DynamoDB when USE_DYNAMODB is set, JSON files otherwise. */
 export function openStore(env: Env): Store {
   if (!env.USE_DYNAMODB) return new JsonFileStore(env.HANDOFF_STATE_DIR);
-  return new DynamoDbStore(createDocumentClient(dynamoClient(env)), env.HANDOFF_TABLE);
+  return new DynamoDbStore(createDocumentClient(newDynamoClient(env)), env.HANDOFF_TABLE);
 }
 
 /**
@@ -21,7 +19,7 @@ export async function initStore(env: Env): Promise<string> {
     await fs.mkdir(env.HANDOFF_STATE_DIR, { recursive: true, mode: 0o700 });
     return `Using JSON file store in ${env.HANDOFF_STATE_DIR}`;
   }
-  const client = dynamoClient(env);
+  const client = newDynamoClient(env);
   try {
     const where = env.DYNAMODB_ENDPOINT ?? env.AWS_REGION ?? "the AWS SDK's default region";
     const result = await ensureTable(client, env.HANDOFF_TABLE);
@@ -31,12 +29,4 @@ export async function initStore(env: Env): Promise<string> {
   } finally {
     client.destroy();
   }
-}
-
-function dynamoClient(env: Env): DynamoDBClient {
-  return new DynamoDBClient({
-    ...regionOption(env.AWS_REGION),
-    // Fake credentials only for a local endpoint (dynalite, DynamoDB Local); real AWS uses the default chain.
-    ...(env.DYNAMODB_ENDPOINT ? localEndpoint(env.DYNAMODB_ENDPOINT, env.AWS_REGION) : {}),
-  });
 }

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import {
   CreateScheduleCommand,
@@ -30,7 +30,7 @@ import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import {
   ARNS,
   BUS,
@@ -103,11 +103,7 @@ beforeAll(async () => {
   await createDemoMaildir(maildir);
   const table = `handoff-${Date.now()}`;
   Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')));
-  client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client = dynaliteClient(dynalite.endpoint);
   await ensureTable(client, table);
   store = new DynamoDbStore(createDocumentClient(client), table);
 

@@ -18,9 +18,9 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import { ScriptedModel, type ToolResults } from '../support/scripted-model.ts';
+import { ScriptedModel, bySubject, type ToolResults } from '../support/scripted-model.ts';
 import { startTicketServer, type TicketServer } from './support/http-mcp-server.ts';
-import { bySubject, integrationScript } from './support/script.ts';
+import { integrationScript } from './support/script.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
 const SECRET = `tkn_${randomBytes(18).toString('hex')}`;

@@ -23,9 +23,9 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import { ScriptedModel, type ToolResults } from '../support/scripted-model.ts';
+import { ScriptedModel, bySubject, type ToolResults } from '../support/scripted-model.ts';
 import { EVERYTHING_SERVER, MEMORY_SERVER } from './support/npm-servers.ts';
-import { bySubject, integrationScript } from './support/script.ts';
+import { integrationScript } from './support/script.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture | undefined;

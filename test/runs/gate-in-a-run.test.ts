@@ -6,20 +6,11 @@ import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import { ScriptedModel, executorScript, type ItemView } from '../support/scripted-model.ts';
+import { ScriptedModel, bySubject, executorScript } from '../support/scripted-model.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
-
-/** Proposals keyed by a word in the subject. */
-function bySubject(table: Record<string, Record<string, unknown>>) {
-  return (item: ItemView) => {
-    const key = Object.keys(table).find((k) => item.subject.includes(k));
-    if (!key) throw new Error(`no proposal for ${item.subject}`);
-    return table[key]!;
-  };
-}
 
 describe('a run through the gate', () => {
   it('acts on sure items, sets the unsure ones aside untouched, and asks once for all of them', async () => {

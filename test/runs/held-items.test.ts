@@ -1,43 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { resumeIfReady } from '../../shared/runs/resume-run.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import type { Store } from '../../shared/store/store.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteTables } from '../support/dynalite.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 
-let dynalite: Awaited<ReturnType<typeof startDynalite>>;
-let client: DynamoDBClient;
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-});
-afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
-});
+const dynamoStore = dynaliteTables('handoff-held');
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
 
 const backends: Record<string, () => Promise<Store | undefined>> = {
   'JSON files': async () => undefined, // the fixture's own JsonFileStore
-  DynamoDB: async () => {
-    const table = `handoff-held-${randomUUID()}`;
-    await ensureTable(client, table);
-    return new DynamoDbStore(createDocumentClient(client), table);
-  },
+  DynamoDB: dynamoStore,
 };
 
 /** An inbox the model is unsure of, item by item: every one is asked about. */

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
 import { markRunFailed } from '../../shared/runs/fail-run.ts';
@@ -9,25 +7,11 @@ import { runStep } from '../../shared/runs/resume-run.ts';
 import { changeRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { sweep } from '../../shared/runs/sweep.ts';
-import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { dispatchFixture } from '../support/dispatch-fixture.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteTables } from '../support/dynalite.ts';
 import type { EngineFixture } from '../support/engine-fixture.ts';
 
-let dynalite: Awaited<ReturnType<typeof startDynalite>>;
-let client: DynamoDBClient;
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-});
-afterAll(async () => {
-  client?.destroy();
-  await dynalite?.stop();
-});
+const dynamoStore = dynaliteTables('handoff-sweep');
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
@@ -37,9 +21,7 @@ const manual = { kind: 'manual', detail: null } as const;
 
 /** A dispatch-mode engine on a fresh DynamoDB table. */
 async function onDynamoDb() {
-  const table = `handoff-sweep-${randomUUID()}`;
-  await ensureTable(client, table);
-  const made = await dispatchFixture(new DynamoDbStore(createDocumentClient(client), table));
+  const made = await dispatchFixture(await dynamoStore());
   fixture = made.fixture;
   return made;
 }

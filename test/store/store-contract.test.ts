@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
@@ -10,19 +10,14 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import type { Store } from '../../shared/store/store.ts';
-import { startDynalite } from '../support/dynalite.ts';
+import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 
 type Fixture = { store: Store; teardown(): Promise<void> };
 
 /** A fresh dynalite and a DynamoDB client for it. */
-async function dynaliteClient() {
+async function freshDynalite() {
   const dynalite = await startDynalite();
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: dynalite.endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  return { dynalite, client };
+  return { dynalite, client: dynaliteClient(dynalite.endpoint) };
 }
 
 /** The behaviour every Store backend must share. */
@@ -182,7 +177,7 @@ describeStoreContract('JsonFileStore', async () => {
 });
 
 describeStoreContract('DynamoDbStore (dynalite)', async () => {
-  const { dynalite, client } = await dynaliteClient();
+  const { dynalite, client } = await freshDynalite();
   const table = `handoff-test-${randomUUID()}`;
   await ensureTable(client, table);
   return {
@@ -196,7 +191,7 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
 
 describe('DynamoDbStore status index', () => {
   it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {
-    const { dynalite, client } = await dynaliteClient();
+    const { dynalite, client } = await freshDynalite();
     try {
       const table = `handoff-index-${randomUUID()}`;
       await ensureTable(client, table);
@@ -233,7 +228,7 @@ describe('DynamoDbStore status index', () => {
 
 describe('DynamoDbStore runs-by-workflow index', () => {
   it("lists a workflow's runs newest first through one Query on the index", async () => {
-    const { dynalite, client } = await dynaliteClient();
+    const { dynalite, client } = await freshDynalite();
     try {
       const table = `handoff-by-workflow-${randomUUID()}`;
       await ensureTable(client, table);
@@ -272,7 +267,7 @@ describe('DynamoDbStore runs-by-workflow index', () => {
 
 describe('ensureTable', () => {
   it('creates the table once, then reports that it exists', async () => {
-    const { dynalite, client } = await dynaliteClient();
+    const { dynalite, client } = await freshDynalite();
     try {
       expect(await ensureTable(client, 'handoff-ensure')).toBe('created');
       expect(await ensureTable(client, 'handoff-ensure')).toBe('exists');

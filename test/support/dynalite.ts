@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll } from '@jest/globals';
+import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 
 type DynaliteOptions = { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number };
 
@@ -30,5 +34,36 @@ export async function startDynalite(): Promise<{ endpoint: string; stop(): Promi
         // Otherwise close() waits for idle keep-alive connections to time out.
         server.closeAllConnections();
       }),
+  };
+}
+
+/** A DynamoDB client for a dynalite at `endpoint`, with placeholder credentials; destroy it before `stop()`. */
+export function dynaliteClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/**
+ * One dynalite for the test file: started before its tests, stopped after them.
+ * Returns a maker of DynamoDB stores, each on a fresh table named `<prefix>-<uuid>`.
+ */
+export function dynaliteTables(prefix: string): () => Promise<DynamoDbStore> {
+  let dynalite: Awaited<ReturnType<typeof startDynalite>> | undefined;
+  let client: DynamoDBClient | undefined;
+  beforeAll(async () => {
+    dynalite = await startDynalite();
+    client = dynaliteClient(dynalite.endpoint);
+  });
+  afterAll(async () => {
+    client?.destroy();
+    await dynalite?.stop();
+  });
+  return async () => {
+    const table = `${prefix}-${randomUUID()}`;
+    await ensureTable(client!, table);
+    return new DynamoDbStore(createDocumentClient(client!), table);
   };
 }

@@ -7,6 +7,7 @@ import {
 
 export type ToolResults = ReturnType<typeof lastToolResults>;
 export type Script = (results: ToolResults, input: TurnInput) => PlannedTurn;
+export type ToolCall = { name: string; input: Record<string, unknown> };
 
 /** A scripted model: each turn is chosen by a function of the last tool results. */
 export class ScriptedModel extends TurnModel {
@@ -26,10 +27,10 @@ export interface ItemView {
 }
 
 /**
- * The usual executor loop, with each item's proposal chosen by the test:
- * fetch, submit every item of the page, fetch again, finish.
+ * The executor's loop, with the calls for each fetched page chosen by the test:
+ * fetch, make `onPage(items)`'s calls, fetch again, finish when a page is empty.
  */
-export function executorScript(propose: (item: ItemView) => Record<string, unknown>): Script {
+export function executorLoop(onPage: (items: ItemView[]) => ToolCall[]): Script {
   return (results) => {
     if (results.length === 0) return { toolCalls: [{ name: 'fetch_items', input: {} }] };
     if (results.some((r) => r.name === 'finish_batch')) return { text: 'done' };
@@ -37,11 +38,30 @@ export function executorScript(propose: (item: ItemView) => Record<string, unkno
       { items?: ItemView[] } | undefined;
     if (!fetched) return { toolCalls: [{ name: 'fetch_items', input: {} }] };
     if (!fetched.items?.length) return { toolCalls: [{ name: 'finish_batch', input: {} }] };
-    return {
-      toolCalls: fetched.items.map((item) => ({
-        name: 'submit_action',
-        input: { item_id: item.id, ...propose(item) },
-      })),
-    };
+    return { toolCalls: onPage(fetched.items) };
+  };
+}
+
+/** The submit_action call proposing `proposal` for one item. */
+export function submitCall(item: ItemView, proposal: Record<string, unknown>): ToolCall {
+  return { name: 'submit_action', input: { item_id: item.id, ...proposal } };
+}
+
+/**
+ * The usual executor loop, with each item's proposal chosen by the test:
+ * fetch, submit every item of the page, fetch again, finish.
+ */
+export function executorScript(propose: (item: ItemView) => Record<string, unknown>): Script {
+  return executorLoop((items) => items.map((item) => submitCall(item, propose(item))));
+}
+
+/** Proposals keyed by a word in the subject; an item no key matches throws. */
+export function bySubject(
+  table: Record<string, Record<string, unknown>>,
+): (item: ItemView) => Record<string, unknown> {
+  return (item) => {
+    const key = Object.keys(table).find((k) => item.subject.includes(k));
+    if (!key) throw new Error(`no proposal for ${item.subject}`);
+    return table[key]!;
   };
 }

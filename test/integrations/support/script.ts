@@ -1,7 +1,12 @@
 import type { PlannedTurn } from '../../../shared/models/turn-model.ts';
-import type { ItemView, Script, ToolResults } from '../../support/scripted-model.ts';
-
-export type ToolCall = { name: string; input: Record<string, unknown> };
+import {
+  executorLoop,
+  submitCall,
+  type ItemView,
+  type Script,
+  type ToolCall,
+  type ToolResults,
+} from '../../support/scripted-model.ts';
 
 /**
  * The executor loop with integration tools: on each fetched page, call the given
@@ -13,31 +18,9 @@ export function integrationScript(
   propose: (item: ItemView) => Record<string, unknown>,
   seen: ToolResults = [],
 ): Script {
-  return (results): PlannedTurn => {
+  const loop = executorLoop((items) => [...calls, ...items.map((item) => submitCall(item, propose(item)))]);
+  return (results, input): PlannedTurn => {
     seen.push(...results);
-    if (results.length === 0) return { toolCalls: [{ name: 'fetch_items', input: {} }] };
-    if (results.some((r) => r.name === 'finish_batch')) return { text: 'done' };
-    const fetched = results.find((r) => r.name === 'fetch_items')?.result as
-      { items?: ItemView[] } | undefined;
-    if (!fetched) return { toolCalls: [{ name: 'fetch_items', input: {} }] };
-    if (!fetched.items?.length) return { toolCalls: [{ name: 'finish_batch', input: {} }] };
-    return {
-      toolCalls: [
-        ...calls,
-        ...fetched.items.map((item) => ({
-          name: 'submit_action',
-          input: { item_id: item.id, ...propose(item) },
-        })),
-      ],
-    };
-  };
-}
-
-/** Proposals keyed by a word in the subject. */
-export function bySubject(table: Record<string, Record<string, unknown>>) {
-  return (item: ItemView): Record<string, unknown> => {
-    const key = Object.keys(table).find((k) => item.subject.includes(k));
-    if (!key) throw new Error(`no proposal for ${item.subject}`);
-    return table[key]!;
+    return loop(results, input);
   };
 }

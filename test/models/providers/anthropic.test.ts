@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
+import type { Model, StreamOptions } from '@strands-agents/sdk';
 import { AnthropicModel } from '@strands-agents/sdk/models/anthropic';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
@@ -9,6 +9,7 @@ import { ResilientModel } from '../../../shared/models/resilient-model.ts';
 import type { EngineFixture } from '../../support/engine-fixture.ts';
 import { anthropicServer, type ScriptedServer } from './support/wire-servers.ts';
 import { expectGateBehaved, runWorkflow, workflowFixture, workflowPolicy } from './support/workflow.ts';
+import { oneTurn } from './support/turn.ts';
 
 let server: ScriptedServer | undefined;
 let fixture: EngineFixture | undefined;
@@ -44,13 +45,7 @@ function anthropicModel(
   )('primary', { onEvent: (e) => events.push(e) });
 }
 
-async function turn(model: Model) {
-  const generator = model.streamAggregated(
-    [new Message({ role: 'user', content: [new TextBlock('Go')] })],
-    TOOLS,
-  );
-  for (let next = await generator.next(); ; next = await generator.next()) if (next.done) return next.value;
-}
+const turn = (model: Model) => oneTurn(model, TOOLS);
 
 describe('anthropic', () => {
   it('streams a text turn (message_start … message_stop) and reports usage from message_start and message_delta', async () => {

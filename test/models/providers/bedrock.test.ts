@@ -5,7 +5,7 @@ import {
   type ConverseStreamCommandInput,
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
+import type { Model, StreamOptions } from '@strands-agents/sdk';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
@@ -14,6 +14,7 @@ import type { PlannedTurn } from '../../../shared/models/turn-model.ts';
 import type { EngineFixture } from '../../support/engine-fixture.ts';
 import { fromBedrock, type Policy } from './support/conversation.ts';
 import { expectGateBehaved, runWorkflow, workflowFixture, workflowPolicy } from './support/workflow.ts';
+import { oneTurn } from './support/turn.ts';
 
 const bedrock = mockClient(BedrockRuntimeClient);
 let fixture: EngineFixture | undefined;
@@ -100,13 +101,7 @@ const TOOLS: StreamOptions = {
   ],
 };
 
-async function turn(model: Model) {
-  const generator = model.streamAggregated(
-    [new Message({ role: 'user', content: [new TextBlock('Go')] })],
-    TOOLS,
-  );
-  for (let next = await generator.next(); ; next = await generator.next()) if (next.done) return next.value;
-}
+const turn = (model: Model) => oneTurn(model, TOOLS);
 
 describe('bedrock (ConverseStream, mocked at the command)', () => {
   it('sends one ConverseStreamCommand with the model, system prompt and tool config, and reads the stream', async () => {

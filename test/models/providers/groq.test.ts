@@ -1,4 +1,4 @@
-import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
+import type { Model, StreamOptions } from '@strands-agents/sdk';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory, type ModelFactoryOptions } from '../../../shared/models/provider.ts';
@@ -22,6 +22,7 @@ import {
   workflowFixture,
   workflowPolicy,
 } from './support/workflow.ts';
+import { oneTurn } from './support/turn.ts';
 
 let server: ScriptedServer | undefined;
 let fixture: EngineFixture | undefined;
@@ -74,13 +75,7 @@ async function groqModel(
   return factory('primary', { onEvent: (e) => events.push(e) });
 }
 
-async function turn(model: Model) {
-  const generator = model.streamAggregated(
-    [new Message({ role: 'user', content: [new TextBlock('Go')] })],
-    TOOLS,
-  );
-  for (let next = await generator.next(); ; next = await generator.next()) if (next.done) return next.value;
-}
+const turn = (model: Model) => oneTurn(model, TOOLS);
 
 function scripted(replies: (ServerReply | undefined)[], fallback: Policy = () => ({ text: 'done' })) {
   return openAIServer({ policy: fallback, intercept: (n) => replies[n - 1] });

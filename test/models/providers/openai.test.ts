@@ -1,4 +1,4 @@
-import { Message, TextBlock, type Model, type StreamOptions } from '@strands-agents/sdk';
+import type { Model, StreamOptions } from '@strands-agents/sdk';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ModelEvent } from '../../../shared/models/model-events.ts';
 import { modelFactory } from '../../../shared/models/provider.ts';
@@ -14,6 +14,7 @@ import {
   workflowFixture,
   workflowPolicy,
 } from './support/workflow.ts';
+import { oneTurn } from './support/turn.ts';
 
 let server: ScriptedServer | LocalServer | undefined;
 let fixture: EngineFixture | undefined;
@@ -41,13 +42,7 @@ function openaiEnv(url: string) {
   };
 }
 
-async function turn(model: Model, options: StreamOptions = TOOLS) {
-  const generator = model.streamAggregated(
-    [new Message({ role: 'user', content: [new TextBlock('Go')] })],
-    options,
-  );
-  for (let next = await generator.next(); ; next = await generator.next()) if (next.done) return next.value;
-}
+const turn = (model: Model, options: StreamOptions = TOOLS) => oneTurn(model, options);
 
 describe('openai (any OpenAI-compatible endpoint)', () => {
   it('streams a text turn and reads usage from the final chunk (stream_options.include_usage)', async () => {

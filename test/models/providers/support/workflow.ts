@@ -11,7 +11,7 @@ import type { Run } from '../../../../shared/runs/records.ts';
 import { startRun } from '../../../../shared/runs/start-run.ts';
 import type { PlannedTurn } from '../../../../shared/models/turn-model.ts';
 import { engineFixture, mail, type EngineFixture } from '../../../support/engine-fixture.ts';
-import { executorScript, type ItemView } from '../../../support/scripted-model.ts';
+import { bySubject, executorScript } from '../../../support/scripted-model.ts';
 import { scriptPolicy, type Policy } from './conversation.ts';
 
 export const PROPOSALS: Record<string, Record<string, unknown>> = {
@@ -29,14 +29,6 @@ export const SURE_PROPOSALS: Record<string, Record<string, unknown>> = {
   'Weekly digest': { action: 'archive', confidence: 0.92, reasoning: 'a newsletter' },
   'Invoice 2291': { action: 'archive', confidence: 0.88, reasoning: 'a receipt' },
 };
-
-function bySubject(table: Record<string, Record<string, unknown>>) {
-  return (item: ItemView) => {
-    const key = Object.keys(table).find((k) => item.subject.includes(k));
-    if (!key) throw new Error(`no proposal for ${item.subject}`);
-    return table[key]!;
-  };
-}
 
 /** The executor's loop, proposals by subject, as a server-side policy. */
 export function workflowPolicy(table: Record<string, Record<string, unknown>> = PROPOSALS): Policy {
