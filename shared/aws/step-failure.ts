@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
-import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
+import { failRun, type FailResult } from '../runs/lifecycle.ts';
 import {
   DESTINATION_DETAIL_TYPE,
   FailureRecordSchema,
@@ -20,7 +20,7 @@ export interface FailureResult {
   run_id: string | null;
   marked: boolean;
   /** `failed`, or why not: not_a_run_step, missing, finished, waiting, moved_on. */
-  why: 'failed' | 'not_a_run_step' | Exclude<MarkFailedResult, { marked: true }>['why'];
+  why: 'failed' | 'not_a_run_step' | Exclude<FailResult, { marked: true }>['why'];
   reason: string;
 }
 
@@ -57,7 +57,7 @@ async function markFailed(
   reason: string,
   step?: Step,
 ): Promise<FailureResult> {
-  const result = await markRunFailed(deps, runId, reason, step);
+  const result = await failRun(deps, runId, reason, { step });
   if (!result.marked) console.error(`handoff: run ${runId} left ${result.why}: ${reason}`);
   return { run_id: runId, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
 }

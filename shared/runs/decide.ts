@@ -13,7 +13,7 @@ import { DecisionSchema, type Decision } from './records.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from '../memory/domain-proposals.ts';
 import { learnFromDecision } from '../memory/learn.ts';
-import { resumeIfReady } from './resume-run.ts';
+import { resumeIfReady } from './run-loop.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {

@@ -1,12 +1,12 @@
 import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { withPreparedRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
-import { createRun, getRun } from './run-repository.ts';
+import { createRun } from './lifecycle.ts';
+import { getRun } from './run-repository.ts';
 import { RecordExistsError } from '../errors/index.ts';
-import { olderThan, TRIGGER_LEASE_MS } from './hand-off-timing.ts';
-import { invokeAndSettle } from './settle.ts';
+import { olderThan, TRIGGER_LEASE_MS } from './dispatch-timing.ts';
+import { drive } from './run-loop.ts';
 
 /** Creates the run record; the caller may answer with its id before the work is done. */
 export async function createRunFor(
@@ -34,11 +34,8 @@ export async function createRunFor(
 
 /** Runs a created run through the graph until it completes, is skipped, fails or pauses. */
 export async function executeRun(deps: EngineDeps, run: Run): Promise<Run> {
-  const workflow = await getWorkflow(deps.store, run.workflow_id);
   // Nothing ran when the set-up throws (say the model provider cannot be made): the run fails now.
-  return withPreparedRun(deps, run, workflow, { onSetupError: 'fail-run' }, ({ graph, executor }) =>
-    invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger)),
-  );
+  return drive(deps, run, 'trigger');
 }
 
 /** Starts a workflow run and works it until it completes or pauses for the person. */
@@ -49,7 +46,7 @@ export async function startRun(deps: EngineDeps, workflowId: string, trigger: Ru
 /**
  * Starts the run `runId` unless it exists: a second delivery of the same trigger (schedulers
  * deliver at least once; a function is retried) starts nothing new. It only finishes what
- * the first delivery could not: re-sends a hand-off nobody took, or re-runs a trigger step
+ * the first delivery could not: re-sends a dispatch nobody took, or re-runs a trigger step
  * whose process died (nothing is acted on before the executor step).
  */
 export async function startRunOnce(

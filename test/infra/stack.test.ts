@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FUNCTION_SPECS, type FunctionName } from '../../lib/functions.ts';
 import { SWEEP_PERIOD } from '../../lib/handoff-stack.ts';
 import { readParams } from '../../lib/params.ts';
-import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/hand-off-timing.ts';
+import { STEP_LEASE_MS, TRIGGER_LEASE_MS, UNTAKEN_AFTER_MS } from '../../shared/runs/dispatch-timing.ts';
 import { actionsOf, type Built, buildStack, rolesAllowing, statementsOfRole, tempOutdir } from './fixture.ts';
 
 const ALL: FunctionName[] = Object.keys(FUNCTION_SPECS) as FunctionName[];

@@ -1,14 +1,14 @@
 /**
- * How long a hand-off between processes may take before it is presumed lost. Each is
+ * How long a dispatch between processes may take before it is presumed lost. Each is
  * longer than the Lambda function it waits on can run (lib/functions.ts; a test keeps
  * them in step), so a step that is still running is never taken from it.
  */
 
 /** A step taken by a process that has not finished it after this is presumed dead with it (longest step: 15 min). */
 export const STEP_LEASE_MS = 16 * 60_000;
-/** A hand-off no process took after this is sent again (EventBridge delivers in well under a second). */
+/** A dispatch no process took after this is sent again (EventBridge delivers in well under a second). */
 export const UNTAKEN_AFTER_MS = 5 * 60_000;
-/** Times a hand-off is sent before the run is marked failed instead. */
+/** Times a dispatch is sent before the run is marked failed instead. */
 export const MAX_SENDS = 3;
 /** A scheduled run still in its trigger step after this lost its process (trigger timeout: 60 s). */
 export const TRIGGER_LEASE_MS = 60_000;
