@@ -6,6 +6,8 @@ import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';
 import { settleInterrupted } from './interrupted-claims.ts';
 import { resumeIfReady } from './run-loop.ts';
+import { UnreadableSnapshotError } from './graph-state.ts';
+import { log } from '../logging/log.ts';
 import { runsWithStatus, thisProcess } from './run-repository.ts';
 
 /**
@@ -24,7 +26,15 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
     if (await expireDecision(deps.store, decision, { by: 'expired', at: now.toISOString() }))
       runs.add(decision.run_id);
   }
-  for (const runId of runs) await resumeIfReady(deps, runId);
+  for (const runId of runs) {
+    try {
+      await resumeIfReady(deps, runId);
+    } catch (error) {
+      // One run this build cannot read stays waiting, untouched; the others still go on.
+      if (!(error instanceof UnreadableSnapshotError)) throw error;
+      log.warn(error.message);
+    }
+  }
   return due.length;
 }
 

@@ -24,6 +24,7 @@ import { interpret, interpretThrown, type Outcome } from './outcome.ts';
 import { withPreparedRun } from './prepare.ts';
 import type { Run } from './records.ts';
 import { getRun } from './run-repository.ts';
+import { readGraph } from './graph-state.ts';
 
 /** Where a pass of the graph starts: a fresh run's trigger, or a step resumed from a pause. */
 export type Entry = 'trigger' | Step;
@@ -101,6 +102,7 @@ async function takeWhenSettled(deps: EngineDeps, runId: string): Promise<{ run: 
   const interrupt = await getInterrupt(deps.store, run.interrupt_id);
   const decisions = await decisionsOf(deps.store, interrupt);
   if (decisions.some((d) => d.status === 'pending')) return { run, took: false };
+  readGraph(run); // a paused graph this build cannot read is refused before the run is touched
   const taken = await takeForResume(deps, run, interrupt);
   return taken ? { run: taken, took: true } : { run: await getRun(deps.store, runId), took: false };
 }
