@@ -178,7 +178,10 @@ async function apply(
   const counts = runState.counts(executor.appState);
   switch (outcome.kind) {
     case 'dispatch-next':
-      return { run: await dispatchNext(deps, run, { ...outcome, counts }), resume: false };
+      return {
+        run: await dispatchNext(deps, run, { node: outcome.node, interruptId: outcome.interruptId, counts }),
+        resume: false,
+      };
     case 'pause': {
       const asked = new Set(outcome.itemIds);
       const items = runState.deferred(executor.appState).filter((d) => asked.has(d.item_id));
