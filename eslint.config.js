@@ -62,6 +62,6 @@ export default tseslint.config(
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
       'import-x/extensions': ['.ts', '.js'],
     },
-    rules: { 'import-x/no-cycle': 'warn' },
+    rules: { 'import-x/no-cycle': 'error' },
   },
 );

@@ -5,8 +5,8 @@
 import type { EngineDeps } from '../runs/deps.ts';
 import { log } from '../logging/log.ts';
 import type { Step } from '../runs/dispatch.ts';
-import { runStep } from '../runs/resume-run.ts';
-import { summarise, type RunSummary } from '../runs/settle.ts';
+import { runStep } from '../runs/run-loop.ts';
+import { summarise, type RunSummary } from '../runs/views.ts';
 import { scheduledRunId } from '../runs/run-repository.ts';
 import { startRun, startRunOnce } from '../runs/start-run.ts';
 import { sweep, type SweepResult } from '../runs/sweep.ts';

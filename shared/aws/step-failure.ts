@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
 import { log } from '../logging/log.ts';
-import { markRunFailed, type MarkFailedResult } from '../runs/fail-run.ts';
+import { failRun, type FailResult } from '../runs/lifecycle.ts';
 import {
   DESTINATION_DETAIL_TYPE,
   FailureRecordSchema,
@@ -21,7 +21,7 @@ export interface FailureResult {
   run_id: string | null;
   marked: boolean;
   /** `failed`, or why not: not_a_run_step, missing, finished, waiting, moved_on. */
-  why: 'failed' | 'not_a_run_step' | Exclude<MarkFailedResult, { marked: true }>['why'];
+  why: 'failed' | 'not_a_run_step' | Exclude<FailResult, { marked: true }>['why'];
   reason: string;
 }
 
@@ -58,7 +58,7 @@ async function markFailed(
   reason: string,
   step?: Step,
 ): Promise<FailureResult> {
-  const result = await markRunFailed(deps, runId, reason, step);
+  const result = await failRun(deps, runId, reason, { step });
   if (!result.marked) log.error(`run ${runId} left ${result.why}: ${reason}`, { run_id: runId });
   return { run_id: runId, marked: result.marked, why: result.marked ? 'failed' : result.why, reason };
 }

@@ -1,11 +1,12 @@
 import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
+import { z } from 'zod';
 import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions/carry-out.ts';
 import { holdItem, releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import {
   EXECUTOR,
-  type DecisionAnswer,
+  DecisionAnswerSchema,
   type DeferredItem,
   type RunContext,
 } from '../agents/executor/run-context.ts';
@@ -18,13 +19,12 @@ import { judge, type GatePolicy } from './verdict.ts';
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
 
 /** The interrupt names the items; their payloads stay in appState (one copy in the snapshot). */
-export interface DecisionsInterruptReason {
-  item_ids: string[];
-}
+export const DecisionsInterruptReasonSchema = z.object({ item_ids: z.array(z.string()) });
+export type DecisionsInterruptReason = z.infer<typeof DecisionsInterruptReasonSchema>;
 
-export interface DecisionsResponse {
-  answers: DecisionAnswer[];
-}
+/** What the run is resumed with: one answer per question (answered, expired or never asked). */
+export const DecisionsResponseSchema = z.object({ answers: z.array(DecisionAnswerSchema) });
+export type DecisionsResponse = z.infer<typeof DecisionsResponseSchema>;
 
 /** Which agent of the run the gate stands in front of, and the actions that agent may take. */
 export interface GateScope {
@@ -181,10 +181,8 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
   const deferred = ctx.ledger.deferred();
   if (deferred.length === 0) return;
   ctx.ledger.persistDeferred(); // the snapshot taken at the pause carries them to whoever resumes
-  const response = event.interrupt<DecisionsResponse>({
-    name: DECISIONS_INTERRUPT,
-    reason: { item_ids: deferred.map((d) => d.item_id) } satisfies DecisionsInterruptReason as never,
-  });
+  const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
+  const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
   for (const entry of deferred) {
     const answer = response.answers.find((a) => a.item_id === entry.item_id);
     // No answer for an item is never a licence to act: it is skipped.

@@ -13,7 +13,9 @@ import { DecisionSchema, type Decision } from './records.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from '../memory/domain-proposals.ts';
 import { learnFromDecision } from '../memory/learn.ts';
-import { resumeIfReady } from './resume-run.ts';
+import { resumeIfReady } from './run-loop.ts';
+import { readGraph } from './graph-state.ts';
+import { getRun } from './run-repository.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -54,6 +56,7 @@ export async function decide(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
   if (action === 'approve_suggested') await assertSuggestionAllowed(deps, decision);
+  readGraph(await getRun(deps.store, decision.run_id)); // a run this build cannot resume takes no answer
 
   let answered: Decision;
   try {

@@ -1,4 +1,5 @@
 import { BeforeNodeCallEvent, type Graph } from '@strands-agents/sdk/multiagent';
+import { z } from 'zod';
 
 /** The steps a run is split into when each graph node runs in its own process (a Lambda each). */
 export const STEPS = ['executor', 'completer', 'resume'] as const;
@@ -7,7 +8,11 @@ export type Step = (typeof STEPS)[number];
 /** The interrupt a graph raises before a node another process must run. */
 export const DISPATCH_INTERRUPT = 'handoff_dispatch';
 
-/** Hands a step of a run to the process that runs it (EventBridge on AWS). */
+/** The dispatch interrupt names the node to run next; it is resumed with the same shape. */
+export const DispatchReasonSchema = z.object({ node: z.enum(['executor', 'completer']) });
+export type DispatchReason = z.infer<typeof DispatchReasonSchema>;
+
+/** Sends a step of a run to the process that runs it (EventBridge on AWS). */
 export interface Dispatcher {
   dispatch(step: { run_id: string; node: Step }): Promise<void>;
 }
@@ -21,6 +26,6 @@ export function stopBeforeEachNode(graph: Graph): void {
     if (event.nodeId === 'trigger') return;
     // A node picking up its own pause (the gate's questions) is already in the right process.
     if (event.state.node(event.nodeId)?.interruptedSnapshot) return;
-    event.interrupt({ name: DISPATCH_INTERRUPT, reason: { node: event.nodeId } });
+    event.interrupt({ name: DISPATCH_INTERRUPT, reason: { node: event.nodeId } }); // its response is not read
   });
 }

@@ -1,13 +1,14 @@
 import { isAlive } from '../config/processes.ts';
 import { listRecords } from '../store/records.ts';
-import { VersionConflictError } from '../errors/index.ts';
 import { ItemOutcomeSchema } from '../actions/outcomes.ts';
-import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
+import { listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { markRunFailed } from './fail-run.ts';
+import { expireDecision, failRun } from './lifecycle.ts';
 import { settleInterrupted } from './interrupted-claims.ts';
-import { getRun, runsWithStatus, thisProcess } from './run-repository.ts';
-import type { Run } from './records.ts';
+import { resumeIfReady } from './run-loop.ts';
+import { UnreadableSnapshotError } from './graph-state.ts';
+import { log } from '../logging/log.ts';
+import { runsWithStatus, thisProcess } from './run-repository.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
@@ -21,24 +22,19 @@ export async function expireDue(deps: EngineDeps, now = new Date()): Promise<num
   const runs = new Set<string>();
   for (const run of await runsWithStatus(deps.store, 'waiting')) if (!asking.has(run.id)) runs.add(run.id);
   for (const decision of due) {
-    try {
-      await deps.store.update(
-        'decisions',
-        {
-          ...decision,
-          status: 'expired',
-          answer: { action: 'skip', note: null, by: 'expired', at: now.toISOString() },
-        },
-        decision.version,
-      );
+    // Answered meanwhile: fine, the answer stands.
+    if (await expireDecision(deps.store, decision, { by: 'expired', at: now.toISOString() }))
       runs.add(decision.run_id);
+  }
+  for (const runId of runs) {
+    try {
+      await resumeIfReady(deps, runId);
     } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error; // answered meanwhile: fine
+      // One run this build cannot read stays waiting, untouched; the others still go on.
+      if (!(error instanceof UnreadableSnapshotError)) throw error;
+      log.warn(error.message);
     }
   }
-  if (runs.size === 0) return 0;
-  const { resumeIfReady } = await import('./resume-run.ts'); // loads the agent SDK only when there is work
-  for (const runId of runs) await resumeIfReady(deps, runId);
   return due.length;
 }
 
@@ -65,7 +61,7 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
     const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
     const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
-    if ((await markRunFailed(deps, run.id, reason)).marked) recovered.push(run.id);
+    if ((await failRun(deps, run.id, reason)).marked) recovered.push(run.id);
   }
   return recovered;
 }
@@ -74,27 +70,4 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
 export async function housekeeping(deps: EngineDeps): Promise<void> {
   await recoverCrashedRuns(deps);
   await expireDue(deps);
-}
-
-/** Marks every pending question of a run as never asked, and resumes it so they are skipped. */
-export async function expireUnreachable(deps: EngineDeps, runId: string, reason: string): Promise<Run> {
-  const now = new Date().toISOString();
-  // Read by id (strongly consistent): the questions were created a moment ago.
-  const run = await getRun(deps.store, runId);
-  const asked = run.interrupt_id
-    ? await decisionsOf(deps.store, await getInterrupt(deps.store, run.interrupt_id))
-    : [];
-  for (const decision of asked.filter((d) => d.status === 'pending')) {
-    await deps.store.update(
-      'decisions',
-      {
-        ...decision,
-        status: 'expired',
-        answer: { action: 'skip', note: null, by: 'unreachable', reason, at: now },
-      },
-      decision.version,
-    );
-  }
-  const { resumeIfReady } = await import('./resume-run.ts');
-  return resumeIfReady(deps, runId);
 }

@@ -16,7 +16,7 @@ import type { Run } from './records.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
-import { markRunFailed } from './fail-run.ts';
+import { failRun } from './lifecycle.ts';
 import { recordRun, runRecorder } from '../recorder/record-run.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
@@ -148,7 +148,7 @@ export async function withPreparedRun(
   deps: EngineDeps,
   run: Run,
   workflow: Workflow,
-  options: { onSetupError: 'fail-run' | 'throw'; step?: Step },
+  options: { onSetupError: 'fail-run' | 'throw'; step?: Step | undefined },
   work: (prepared: PreparedRun) => Promise<Run>,
 ): Promise<Run> {
   let prepared: PreparedRun;
@@ -157,7 +157,7 @@ export async function withPreparedRun(
   } catch (error) {
     if (options.onSetupError === 'throw') throw error;
     const reason = errorMessage(error);
-    const failed = await markRunFailed(deps, run.id, reason, options.step);
+    const failed = await failRun(deps, run.id, reason, { step: options.step });
     if (failed.marked) return failed.run;
     throw error;
   }

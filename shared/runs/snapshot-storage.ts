@@ -2,14 +2,9 @@ import type { Snapshot, SnapshotManifest, SnapshotStorage } from '@strands-agent
 import { HandoffError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
 import { getRecord } from '../store/records.ts';
+import { readGraph } from './graph-state.ts';
+import { saveGraph } from './lifecycle.ts';
 import { RunSchema } from './records.ts';
-
-/** The version of the persisted graph state this build writes, and those it can read. */
-export const GRAPH_SCHEMA_VERSION = 1;
-export const READABLE_GRAPH_VERSIONS: readonly number[] = [1];
-
-/** A paused run whose persisted state this build cannot read. */
-export class UnreadableSnapshotError extends HandoffError {}
 
 /**
  * Strands' snapshot storage, backed by the run record: the paused graph lives on the
@@ -22,23 +17,13 @@ export class RunSnapshotStorage implements SnapshotStorage {
   ) {}
 
   async saveSnapshot(params: { snapshot: Snapshot }): Promise<void> {
-    const run = await this.run();
-    await this.store.update(
-      'runs',
-      { ...run, snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: params.snapshot } },
-      run.version,
-    );
+    await saveGraph(this.store, this.runId, params.snapshot);
   }
 
   async loadSnapshot(): Promise<Snapshot | null> {
-    const { snapshot } = await this.run();
-    if (!snapshot) return null;
-    if (!READABLE_GRAPH_VERSIONS.includes(snapshot.schemaVersion)) {
-      throw new UnreadableSnapshotError(
-        `run ${this.runId} was paused by a build that wrote graph state v${snapshot.schemaVersion}; this build reads v${READABLE_GRAPH_VERSIONS.join(', v')}`,
-      );
-    }
-    return snapshot.graph as unknown as Snapshot;
+    const run = await getRecord(this.store, 'runs', RunSchema, this.runId);
+    if (!run) throw new HandoffError(`run ${this.runId} vanished while loading its state`);
+    return readGraph(run);
   }
 
   async listSnapshotIds(): Promise<string[]> {
@@ -52,10 +37,4 @@ export class RunSnapshotStorage implements SnapshotStorage {
   }
 
   async saveManifest(): Promise<void> {}
-
-  private async run() {
-    const run = await getRecord(this.store, 'runs', RunSchema, this.runId);
-    if (!run) throw new HandoffError(`run ${this.runId} vanished while saving its state`);
-    return run;
-  }
 }

@@ -1,13 +1,13 @@
 import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { withPreparedRun } from './prepare.ts';
 import type { Run, RunTrigger } from './records.ts';
-import { createRun, getRun } from './run-repository.ts';
+import { createRun } from './lifecycle.ts';
+import { getRun } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { RecordExistsError } from '../errors/index.ts';
 import { olderThan, TRIGGER_LEASE_MS } from './dispatch-timing.ts';
-import { invokeAndSettle } from './settle.ts';
+import { drive } from './run-loop.ts';
 
 /** Creates the run record; the caller may answer with its id before the work is done. */
 export async function createRunFor(
@@ -36,11 +36,8 @@ export async function createRunFor(
 
 /** Runs a created run through the graph until it completes, is skipped, fails or pauses. */
 export async function executeRun(deps: EngineDeps, run: Run): Promise<Run> {
-  const workflow = await getWorkflow(deps.store, run.workflow_id);
   // Nothing ran when the set-up throws (say the model provider cannot be made): the run fails now.
-  return withPreparedRun(deps, run, workflow, { onSetupError: 'fail-run' }, ({ graph, executor }) =>
-    invokeAndSettle(deps, run, workflow, graph, executor, JSON.stringify(run.trigger)),
-  );
+  return drive(deps, run, 'trigger');
 }
 
 /** Starts a workflow run and works it until it completes or pauses for the person. */

@@ -1,8 +1,7 @@
 import type { ItemOutcome } from '../actions/outcomes.ts';
-import { VersionConflictError } from '../errors/index.ts';
 import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';
-import { markRunFailed } from './fail-run.ts';
+import { failRun, resendStep } from './lifecycle.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
@@ -59,19 +58,11 @@ async function sweepRun(
     : `its hand-off to the ${dispatch.node} step was never taken`;
   if (dispatch.sends >= MAX_SENDS) {
     const reason = `${what} (sent ${dispatch.sends} times)`;
-    const failed = await markRunFailed(deps, run.id, reason, dispatch.node);
+    const failed = await failRun(deps, run.id, reason, { step: dispatch.node });
     return failed.marked ? 'failed' : null;
   }
-  const resend = { ...dispatch, sent_at: now.toISOString(), sends: dispatch.sends + 1, taken_at: null };
-  try {
-    await deps.store.update('runs', { ...run, dispatch: resend, owner: null }, run.version);
-  } catch (error) {
-    if (error instanceof VersionConflictError) return null; // the run moved meanwhile: not stranded
-    throw error;
-  }
-  deps.emit(run.id, 'resumed', `Sent the ${dispatch.node} step again: ${what}`, { sends: resend.sends });
-  await deps.dispatcher.dispatch({ run_id: run.id, node: dispatch.node });
-  return 'resent';
+  // False: the run moved meanwhile, it was not stranded.
+  return (await resendStep(deps, run, now, what)) ? 'resent' : null;
 }
 
 /**

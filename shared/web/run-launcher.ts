@@ -1,7 +1,7 @@
 import type { EngineDeps } from '../runs/deps.ts';
 import { logLine } from '../logging/log.ts';
 import type { Run } from '../runs/records.ts';
-import { changeRun, getRun } from '../runs/run-repository.ts';
+import { failRun } from '../runs/lifecycle.ts';
 import { executeRun } from '../runs/start-run.ts';
 import { errorMessage } from '../errors/index.ts';
 
@@ -44,14 +44,7 @@ async function giveUp(
   const reason = oneLine(errorMessage(error));
   log(`handoff: run ${run.id} (${run.workflow_id}) failed: ${reason}`);
   try {
-    if ((await getRun(engine.store, run.id)).status !== 'running') return;
-    await changeRun(engine.store, run.id, () => ({
-      status: 'failed',
-      error: reason,
-      owner: null,
-      finished_at: new Date().toISOString(),
-    }));
-    engine.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+    await failRun(engine, run.id, reason); // a run that settled itself meanwhile is left alone
   } catch (cause) {
     log(`handoff: could not mark run ${run.id} failed: ${oneLine(errorMessage(cause))}`);
   }

@@ -5,7 +5,7 @@ import { recordStepFailure } from '../../shared/aws/step-failure.ts';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import type { Step } from '../../shared/runs/dispatch.ts';
-import { markRunFailed } from '../../shared/runs/fail-run.ts';
+import { failRun } from '../../shared/runs/lifecycle.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
@@ -60,10 +60,10 @@ describe('step-failed', () => {
 
     await stepHandler(fixture.deps, 'executor')(stepEvent(run.id, 'executor'));
     expect((await getRun(fixture.store, run.id)).status).toBe('waiting');
-    const waiting = await markRunFailed(fixture.deps, run.id, 'SNS is down', 'executor');
+    const waiting = await failRun(fixture.deps, run.id, 'SNS is down', { step: 'executor' });
     expect(waiting).toMatchObject({ marked: false, why: 'waiting' });
     expect((await getRun(fixture.store, run.id)).status).toBe('waiting');
-    expect(await markRunFailed(fixture.deps, 'run_nope', 'x')).toEqual({
+    expect(await failRun(fixture.deps, 'run_nope', 'x')).toEqual({
       marked: false,
       run: null,
       why: 'missing',

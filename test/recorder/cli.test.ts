@@ -7,7 +7,7 @@ import { printUsage } from '../../shared/cli/commands/usage.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
 import { StoreSessionSink } from '../../shared/recorder/store-sink.ts';
 import type { ModelEntry, TraceEntry } from '../../shared/recorder/trace.ts';
-import { createRun } from '../../shared/runs/run-repository.ts';
+import { createRun } from '../../shared/runs/lifecycle.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
 let dir: string;

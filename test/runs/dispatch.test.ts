@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import { runStep } from '../../shared/runs/resume-run.ts';
+import { runStep } from '../../shared/runs/run-loop.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { dispatchFixture } from '../support/dispatch-fixture.ts';

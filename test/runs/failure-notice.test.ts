@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { NotifyError } from '../../shared/notify/notifier.ts';
-import { markRunFailed } from '../../shared/runs/fail-run.ts';
+import { failRun } from '../../shared/runs/lifecycle.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -82,7 +82,7 @@ describe('a failed run tells the person', () => {
   it('when the process running it gave up (a step whose retries ran out)', async () => {
     const { deps, notices } = await givenUp();
     const run = await createRunFor(deps, 'inbox', { kind: 'manual', detail: null });
-    expect(await markRunFailed(deps, run.id, 'handoff-executor gave up after 3 attempts')).toMatchObject({
+    expect(await failRun(deps, run.id, 'handoff-executor gave up after 3 attempts')).toMatchObject({
       marked: true,
     });
     expect(notices).toEqual([

@@ -272,7 +272,7 @@ describe('a run through the gate', () => {
       },
       decision!.version,
     );
-    const { resumeIfReady } = await import('../../shared/runs/resume-run.ts');
+    const { resumeIfReady } = await import('../../shared/runs/run-loop.ts');
     await Promise.all([resumeIfReady(fixture.deps, run.id), resumeIfReady(fixture.deps, run.id)]);
     expect(await fixture.store.list('tickets')).toHaveLength(1);
     expect((await getRun(fixture.store, run.id)).status).toBe('completed');

@@ -3,7 +3,7 @@ import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import { resumeIfReady } from '../../shared/runs/resume-run.ts';
+import { resumeIfReady } from '../../shared/runs/run-loop.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { Store } from '../../shared/store/store.ts';
 import { dynaliteTables } from '../support/dynalite.ts';

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
-import { markRunFailed } from '../../shared/runs/fail-run.ts';
+import { failRun } from '../../shared/runs/lifecycle.ts';
 import { STEP_LEASE_MS } from '../../shared/runs/dispatch-timing.ts';
-import { runStep } from '../../shared/runs/resume-run.ts';
-import { changeRun } from '../../shared/runs/run-repository.ts';
+import { runStep } from '../../shared/runs/run-loop.ts';
+import { changeRun } from '../support/run-record.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { sweep } from '../../shared/runs/sweep.ts';
 import { dispatchFixture } from '../support/dispatch-fixture.ts';
@@ -88,7 +88,7 @@ describe('the sweeper settles the claims a dead step left acting', () => {
     await onDynamoDb();
     const failed = await startRun(fixture.deps, 'inbox', manual);
     await diedMidAction(failed.id, [{ id: 'orphan', audited: false }]);
-    await markRunFailed(fixture.deps, failed.id, 'handoff-executor gave up after 3 attempts', 'executor');
+    await failRun(fixture.deps, failed.id, 'handoff-executor gave up after 3 attempts', { step: 'executor' });
     const live = await startRun(fixture.deps, 'inbox', manual);
     await diedMidAction(live.id, [{ id: 'in-hand', audited: false }]); // taken a moment ago: alive
 

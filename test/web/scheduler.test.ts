@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { listAudit } from '../../shared/audit/audit.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
@@ -7,6 +8,7 @@ import { createRunFor } from '../../shared/runs/start-run.ts';
 import { deleteWorkflow } from '../../shared/workflows/repository.ts';
 import { createRunLauncher, type RunLauncher } from '../../shared/web/run-launcher.ts';
 import { startScheduler, type Scheduler } from '../../shared/web/scheduler.ts';
+import { changeRun } from '../support/run-record.ts';
 import { addDemoWorkflow, makeEngine, waitFor } from './support.ts';
 
 const SCHEDULE = 'cron(0 8 * * ? *)'; // daily at 08:00 UTC: far too slow for a test…
@@ -124,5 +126,27 @@ describe('createRunLauncher', () => {
     const failed = await getRun(engine.store, run.id);
     expect(failed).toMatchObject({ status: 'failed', owner: null });
     expect(failed.error).toContain('no workflow');
+  });
+
+  it('fails a run it gives up on the one way every failure does: cleared, audited and announced', async () => {
+    await addDemoWorkflow(engine, dir);
+    const own = createRunLauncher(engine, () => {});
+    const run = await createRunFor(engine, 'inbox-triage', { kind: 'manual', detail: null });
+    await changeRun(engine.store, run.id, () => ({
+      dispatch: { node: 'executor', interrupt_id: 'i', from: null, sent_at: null, sends: 1, taken_at: null },
+      snapshot: { schemaVersion: 1, graph: {} },
+    }));
+    await deleteWorkflow(engine.store, 'inbox-triage');
+    own.launch(run);
+    await own.idle();
+    expect(await getRun(engine.store, run.id)).toMatchObject({
+      status: 'failed',
+      dispatch: null,
+      snapshot: null,
+    });
+    const finished = (await listAudit(engine.store)).filter(
+      (e) => e.run_id === run.id && e.outcome === 'run_finished',
+    );
+    expect(finished.map((e) => e.detail)).toEqual([expect.stringMatching(/^failed: .*no workflow/)]);
   });
 });

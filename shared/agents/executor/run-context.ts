@@ -1,8 +1,8 @@
 import type { StateStore } from '@strands-agents/sdk';
+import { z } from 'zod';
 import type { Rule } from '../../memory/rule.ts';
 import type { GatePolicy } from '../../gate/verdict.ts';
-import type { RunCounts } from '../../runs/records.ts';
-import { EMPTY_COUNTS } from '../../runs/records.ts';
+import { EMPTY_COUNTS, RunCountsSchema, type RunCounts } from '../../runs/records.ts';
 import type { ItemSource, SourceItem } from '../../sources/source.ts';
 import type { Store } from '../../store/store.ts';
 import type { Workflow } from '../../workflows/schema.ts';
@@ -14,30 +14,32 @@ import type { RunLedger } from './run-ledger.ts';
 export const EXECUTOR = 'executor';
 
 /** An item the gate set aside; kept in the executor's appState so it survives a pause. */
-export interface DeferredItem {
-  item_id: string;
-  ref: string;
-  sender: string;
-  subject: string;
+export const DeferredItemSchema = z.object({
+  item_id: z.string(),
+  ref: z.string(),
+  sender: z.string(),
+  subject: z.string(),
   /** The start of the text, for the person's question and for what the learner may key on. */
-  snippet: string;
-  suggested_action: string;
-  confidence: number;
-  reasoning: string;
-  reason: string;
+  snippet: z.string(),
+  suggested_action: z.string(),
+  confidence: z.number(),
+  reasoning: z.string(),
+  reason: z.string(),
   /** The specialist that asked; absent when the executor did (and in states saved before specialists). */
-  agent?: string;
-}
+  agent: z.string().optional(),
+});
+export type DeferredItem = z.infer<typeof DeferredItemSchema>;
 
 /** What the person answered for one deferred item, handed back through the interrupt. */
-export interface DecisionAnswer {
-  decision_id: string;
-  item_id: string;
-  action: string;
-  note: string | null;
-  by: 'human' | 'expired' | 'unreachable';
-  reason?: string | null;
-}
+export const DecisionAnswerSchema = z.object({
+  decision_id: z.string(),
+  item_id: z.string(),
+  action: z.string(),
+  note: z.string().nullable(),
+  by: z.enum(['human', 'expired', 'unreachable']),
+  reason: z.string().nullable().default(null),
+});
+export type DecisionAnswer = z.infer<typeof DecisionAnswerSchema>;
 
 /**
  * Everything one run's agents need. The run context holds the text of the items;
@@ -71,7 +73,10 @@ const CURSOR = 'cursor';
 /** Run state that must survive a pause lives in the executor's appState (it is snapshotted). */
 export const runState = {
   counts(state: StateStore): RunCounts {
-    return { ...EMPTY_COUNTS, ...((state.get(COUNTS) as Partial<RunCounts> | undefined) ?? {}) };
+    return RunCountsSchema.parse({
+      ...EMPTY_COUNTS,
+      ...z.record(z.string(), z.number()).parse(state.get(COUNTS) ?? {}),
+    });
   },
   bump(state: StateStore, keys: (keyof RunCounts)[]): void {
     const counts = runState.counts(state);
@@ -79,13 +84,16 @@ export const runState = {
     state.set(COUNTS, counts);
   },
   deferred(state: StateStore): DeferredItem[] {
-    return (state.get(DEFERRED) as DeferredItem[] | undefined) ?? [];
+    return z.array(DeferredItemSchema).parse(state.get(DEFERRED) ?? []);
   },
   setDeferred(state: StateStore, items: readonly DeferredItem[]): void {
     state.set(DEFERRED, items);
   },
   cursor(state: StateStore): number {
-    return (state.get(CURSOR) as number | undefined) ?? 0;
+    return z
+      .number()
+      .int()
+      .parse(state.get(CURSOR) ?? 0);
   },
   setCursor(state: StateStore, cursor: number): void {
     state.set(CURSOR, cursor);

@@ -1,0 +1,325 @@
+import type { Snapshot } from '@strands-agents/sdk';
+import type { DeferredItem } from '../agents/executor/run-context.ts';
+import { releaseHolds } from '../actions/outcomes.ts';
+import { auditRunFinished } from '../audit/audit.ts';
+import { HandoffError, RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
+import { newId, stableId } from '../store/ids.ts';
+import { getRecord } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import { decisionsOf, getInterrupt } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Step } from './dispatch.ts';
+import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
+import { GRAPH_SCHEMA_VERSION } from './graph-state.ts';
+import {
+  dispatchTo,
+  EMPTY_COUNTS,
+  RunSchema,
+  type Answer,
+  type Decision,
+  type InterruptRecord,
+  type Run,
+  type RunCounts,
+  type RunTrigger,
+} from './records.ts';
+import { getRun, thisProcess } from './run-repository.ts';
+import { recordMetric } from '../logging/metrics.ts';
+
+/*
+ * The run lifecycle: the only module that writes a run's state. Each transition is one
+ * conditional write (the store refuses a stale version) plus the audit entry, feed event
+ * and notice that go with it. docs/lifecycle.md has the table.
+ */
+
+async function write(store: Store, run: Run, change: Partial<Run>): Promise<Run> {
+  return RunSchema.parse(await store.update('runs', { ...run, ...change }, run.version));
+}
+
+/** Start: creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
+export async function createRun(
+  store: Store,
+  workflowId: string,
+  trigger: RunTrigger,
+  id = newId('run'),
+): Promise<Run> {
+  const run: Omit<Run, 'version'> = {
+    id,
+    workflow_id: workflowId,
+    status: 'running',
+    trigger,
+    counts: { ...EMPTY_COUNTS },
+    interrupt_id: null,
+    dispatch: null,
+    snapshot: null,
+    error: null,
+    owner: thisProcess(),
+    started_at: new Date().toISOString(),
+    finished_at: null,
+  };
+  return RunSchema.parse(await store.create('runs', run));
+}
+
+/**
+ * Take (resume): a waiting run whose questions are all settled becomes running, owned by
+ * this process (in dispatch mode, marked for its resume step). Null when another resumer
+ * won the write.
+ */
+export async function takeForResume(
+  deps: EngineDeps,
+  run: Run,
+  interrupt: InterruptRecord,
+): Promise<Run | null> {
+  let taken: Run;
+  try {
+    const dispatch = deps.dispatcher ? dispatchTo('resume', interrupt.strands_interrupt_id, null) : null;
+    taken = await write(deps.store, run, { status: 'running', dispatch, owner: thisProcess() });
+  } catch (error) {
+    if (error instanceof VersionConflictError) return null;
+    throw error;
+  }
+  await deps.store.update('interrupts', { ...interrupt, status: 'resumed' }, interrupt.version);
+  deps.emit(run.id, 'resumed', 'Every question answered; resuming', { interrupt_id: interrupt.id });
+  return taken;
+}
+
+/** Take (step): marks the dispatched step taken by this process; two deliveries never both run it. */
+export async function takeStep(store: Store, run: Run, now: Date): Promise<Run> {
+  const dispatch = { ...run.dispatch!, taken_at: now.toISOString() };
+  return write(store, run, { dispatch, owner: thisProcess() });
+}
+
+/** Release: a step that threw gives its run back, so the function's own retry takes it again. */
+export async function releaseStep(store: Store, taken: Run): Promise<void> {
+  const run = await getRun(store, taken.id);
+  if (run.dispatch && run.dispatch.taken_at === taken.dispatch?.taken_at)
+    await write(store, run, { dispatch: { ...run.dispatch, taken_at: null } });
+}
+
+/** Dispatch next: saves where the run stopped and sends the next node to its own process. */
+export async function dispatchNext(
+  deps: EngineDeps,
+  run: Run,
+  next: { node: Step; interruptId: string; counts: RunCounts },
+): Promise<Run> {
+  const current = await getRun(deps.store, run.id);
+  const dispatched = await write(deps.store, current, {
+    dispatch: dispatchTo(next.node, next.interruptId, current.dispatch?.node ?? null),
+    counts: next.counts,
+    owner: null,
+  });
+  await deps.dispatcher!.dispatch({ run_id: run.id, node: next.node });
+  return dispatched;
+}
+
+/** Resend: a dispatch nobody took (or whose step died) is sent again. False when the run moved meanwhile. */
+export async function resendStep(deps: EngineDeps, run: Run, now: Date, why: string): Promise<boolean> {
+  const dispatch = run.dispatch!;
+  const resend = { ...dispatch, sent_at: now.toISOString(), sends: dispatch.sends + 1, taken_at: null };
+  try {
+    await write(deps.store, run, { dispatch: resend, owner: null });
+  } catch (error) {
+    if (error instanceof VersionConflictError) return false;
+    throw error;
+  }
+  deps.emit(run.id, 'resumed', `Sent the ${dispatch.node} step again: ${why}`, { sends: resend.sends });
+  await deps.dispatcher!.dispatch({ run_id: run.id, node: dispatch.node });
+  return true;
+}
+
+/** What the person was told when a run paused: asked, or nobody could be reached. */
+export type Paused = { run: Run; reached: true } | { run: Run; reached: false; reason: string };
+
+/**
+ * Pause: one question per deferred item and the interrupt that groups them are created
+ * (once: a retried pause finds them), the run waits, and the person is asked.
+ */
+export async function pauseRun(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  raised: { strandsInterruptId: string; items: DeferredItem[]; counts: RunCounts },
+): Promise<Paused> {
+  const interruptId = stableId('int', run.id, raised.strandsInterruptId);
+  const now = new Date();
+  const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
+  const decisions: Omit<Decision, 'version'>[] = raised.items.map((item) => ({
+    id: stableId('dec', run.id, item.item_id),
+    run_id: run.id,
+    interrupt_id: interruptId,
+    workflow_id: workflow.id,
+    item_id: item.item_id,
+    sender: item.sender,
+    subject: item.subject,
+    suggested_action: item.suggested_action,
+    confidence: item.confidence,
+    reasoning: item.reasoning,
+    snippet: item.snippet,
+    reason: item.reason,
+    options: workflow.human_gate.options,
+    ...(item.agent !== undefined ? { agent: item.agent } : {}),
+    status: 'pending',
+    answer: null,
+    created_at: now.toISOString(),
+    expires_at: expires,
+  }));
+  for (const decision of decisions) await createOnce(deps.store, 'decisions', decision);
+  const interrupt: Omit<InterruptRecord, 'version'> = {
+    id: interruptId,
+    run_id: run.id,
+    workflow_id: workflow.id,
+    strands_interrupt_id: raised.strandsInterruptId,
+    decision_ids: decisions.map((d) => d.id),
+    status: 'open',
+    created_at: now.toISOString(),
+  };
+  await createOnce(deps.store, 'interrupts', interrupt);
+  const waiting = await write(deps.store, await getRun(deps.store, run.id), {
+    status: 'waiting',
+    dispatch: null,
+    interrupt_id: interruptId,
+    counts: raised.counts,
+    owner: null,
+  });
+  deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
+    interrupt_id: interruptId,
+    count: decisions.length,
+  });
+  recordMetric('ItemsAsked', decisions.length);
+  try {
+    await deps.notifier.notify({
+      kind: 'asked',
+      runId: run.id,
+      workflowName: workflow.name,
+      count: decisions.length,
+      link: await deps.links.urlFor(decisions[0]!.id, new Date(expires)),
+    });
+  } catch (error) {
+    const reason = `the person could not be reached (${errorMessage(error)}); the items were skipped, nothing was done to them`;
+    deps.emit(run.id, 'failed', reason, {});
+    return { run: waiting, reached: false, reason };
+  }
+  return { run: waiting, reached: true };
+}
+
+/** Finish: the graph completed; a run whose trigger found nothing to do is skipped. */
+export async function finishRun(
+  deps: EngineDeps,
+  run: Run,
+  done: { triggered: boolean; reason: string | null; counts: RunCounts },
+): Promise<Run> {
+  const finished = await write(deps.store, await getRun(deps.store, run.id), {
+    status: done.triggered ? 'completed' : 'skipped',
+    dispatch: null,
+    counts: done.counts,
+    snapshot: null,
+    owner: null,
+    finished_at: new Date().toISOString(),
+  });
+  if (!done.triggered) await auditRunFinished(deps.store, run, `skipped: ${done.reason ?? 'not triggered'}`);
+  deps.emit(run.id, 'completed', done.triggered ? 'Run completed' : 'Run skipped: nothing to do', {
+    status: finished.status,
+  });
+  return finished;
+}
+
+export type FailResult =
+  | { marked: true; run: Run }
+  | { marked: false; run: Run | null; why: 'missing' | 'finished' | 'waiting' | 'moved_on' };
+
+const FAIL_ATTEMPTS = 3;
+
+/**
+ * Fail: the one way a run is marked failed (a graph that failed, a set-up that threw, a
+ * step whose retries are exhausted, a dead process, a dispatch sent too often). A
+ * conditional write: a run already completed, skipped or failed is left alone, as is a
+ * waiting run (its questions stay answerable) and, when `step` is given, a run that has
+ * since moved to another step. Holds are released, dispatch and snapshot cleared, the
+ * audit gets run_finished, the feed `failed`, and the person is told once.
+ */
+export async function failRun(
+  deps: FailureNoticeDeps,
+  runId: string,
+  reason: string,
+  options: { step?: Step | undefined; counts?: RunCounts } = {},
+): Promise<FailResult> {
+  for (let attempt = 1; ; attempt++) {
+    const run = await getRecord(deps.store, 'runs', RunSchema, runId);
+    if (!run) return { marked: false, run: null, why: 'missing' };
+    if (run.status === 'waiting') return { marked: false, run, why: 'waiting' };
+    if (run.status !== 'running') return { marked: false, run, why: 'finished' };
+    if (options.step !== undefined && run.dispatch !== null && run.dispatch.node !== options.step)
+      return { marked: false, run, why: 'moved_on' };
+    let failed: Run;
+    try {
+      failed = await write(deps.store, run, {
+        status: 'failed',
+        dispatch: null,
+        error: reason,
+        snapshot: null,
+        ...(options.counts ? { counts: options.counts } : {}),
+        owner: null,
+        finished_at: new Date().toISOString(),
+      });
+    } catch (error) {
+      // Someone moved the run meanwhile: look again (it may have finished, or be failable still).
+      if (!(error instanceof VersionConflictError) || attempt >= FAIL_ATTEMPTS) throw error;
+      continue;
+    }
+    await releaseHolds(deps.store, run); // the items it held are asked again by the next run
+    await auditRunFinished(deps.store, run, `failed: ${reason}`);
+    deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});
+    recordMetric('RunsFailed');
+    await notifyRunFailed(deps, failed, reason);
+    return { marked: true, run: failed };
+  }
+}
+
+/**
+ * Expire: a question past its deadline is skipped, never decided. False when it was
+ * answered meanwhile.
+ */
+export async function expireDecision(
+  store: Store,
+  decision: Decision,
+  answer: Omit<Answer, 'action' | 'note'>,
+): Promise<boolean> {
+  try {
+    await store.update(
+      'decisions',
+      { ...decision, status: 'expired', answer: { action: 'skip', note: null, ...answer } },
+      decision.version,
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof VersionConflictError) return false;
+    throw error;
+  }
+}
+
+/** Expire (unreachable): every pending question of a run is marked never asked, so resuming skips them. */
+export async function expireUnasked(deps: EngineDeps, runId: string, reason: string): Promise<void> {
+  const at = new Date().toISOString();
+  // Read by id (strongly consistent): the questions were created a moment ago.
+  const run = await getRun(deps.store, runId);
+  const asked = run.interrupt_id
+    ? await decisionsOf(deps.store, await getInterrupt(deps.store, run.interrupt_id))
+    : [];
+  for (const decision of asked.filter((d) => d.status === 'pending'))
+    await expireDecision(deps.store, decision, { by: 'unreachable', reason, at });
+}
+
+/** Saves the paused graph on the run itself (Strands' snapshot storage calls this). */
+export async function saveGraph(store: Store, runId: string, graph: Snapshot): Promise<void> {
+  const run = await getRecord(store, 'runs', RunSchema, runId);
+  if (!run) throw new HandoffError(`run ${runId} vanished while saving its state`);
+  await write(store, run, { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...graph } } });
+}
+
+async function createOnce(store: Store, collection: 'decisions' | 'interrupts', record: { id: string }) {
+  try {
+    await store.create(collection, record);
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error;
+  }
+}

@@ -1,0 +1,235 @@
+import type { Agent } from '@strands-agents/sdk';
+import type { Graph, MultiAgentResult } from '@strands-agents/sdk/multiagent';
+import { runState, type DecisionAnswer } from '../agents/executor/run-context.ts';
+import type { DecisionsResponse } from '../gate/gate-hook.ts';
+import { VersionConflictError, errorMessage } from '../errors/index.ts';
+import { log } from '../logging/log.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import { decisionsOf, getInterrupt } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import type { DispatchReason, Step } from './dispatch.ts';
+import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
+import {
+  dispatchNext,
+  expireUnasked,
+  failRun,
+  finishRun,
+  pauseRun,
+  releaseStep,
+  takeForResume,
+  takeStep,
+} from './lifecycle.ts';
+import { interpret, interpretThrown, type Outcome } from './outcome.ts';
+import { withPreparedRun } from './prepare.ts';
+import type { Run } from './records.ts';
+import { getRun } from './run-repository.ts';
+import { readGraph } from './graph-state.ts';
+
+/** Where a pass of the graph starts: a fresh run's trigger, or a step resumed from a pause. */
+export type Entry = 'trigger' | Step;
+
+/** What applying an outcome leaves: the run, and whether it can be resumed at once. */
+interface Applied {
+  run: Run;
+  /** Nobody could be asked: its questions were skipped, and the run goes on without them. */
+  resume: boolean;
+}
+
+/**
+ * The run loop: runs the graph from `entry`, applies what it came to, and goes on while
+ * the run can go on here (a pause nobody could be told about resumes at once, its
+ * questions skipped). Returns the run as it was left: waiting, completed, skipped,
+ * failed, or dispatched to another process.
+ */
+export async function drive(deps: EngineDeps, run: Run, entry: Entry): Promise<Run> {
+  let applied = await pass(deps, run, entry);
+  while (applied.resume) {
+    const taken = await takeWhenSettled(deps, applied.run.id);
+    if (taken.run.status !== 'running' || !taken.took) return taken.run;
+    if (deps.dispatcher) return sendResume(deps, taken.run);
+    applied = await pass(deps, taken.run, 'resume');
+  }
+  return applied.run;
+}
+
+/**
+ * Resumes a waiting run once every decision of its interrupt is answered or expired.
+ * Taking the run is a conditional write, so of two resumers only one acts. In dispatch
+ * mode the resume itself is sent to its own process (the resume Lambda).
+ */
+export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Run> {
+  const taken = await takeWhenSettled(deps, runId);
+  if (!taken.took) return taken.run;
+  if (deps.dispatcher) return sendResume(deps, taken.run);
+  return drive(deps, taken.run, 'resume');
+}
+
+/**
+ * Runs the step a run was dispatched for (dispatch mode: the node's own Lambda). A
+ * duplicate or late delivery finds the run moved on and does nothing. Re-running a step
+ * is safe: items already acted on are claimed and never acted on again.
+ */
+export async function runStep(deps: EngineDeps, runId: string, step: Step): Promise<Run> {
+  const run = await getRun(deps.store, runId);
+  if (run.status === 'running' && run.dispatch && run.dispatch.from === step && run.dispatch.node !== step) {
+    // A retry of the step that dispatched: its dispatch may have been lost, so send it again.
+    await deps.dispatcher?.dispatch({ run_id: run.id, node: run.dispatch.node });
+    return run;
+  }
+  if (run.status !== 'running' || run.dispatch?.node !== step) return run;
+  const now = new Date();
+  // Another delivery of this step is running it (or died recently: the sweeper re-sends it after the lease).
+  if (!olderThan(run.dispatch.taken_at, STEP_LEASE_MS, now)) return run;
+  let taken: Run;
+  try {
+    taken = await takeStep(deps.store, run, now);
+  } catch (error) {
+    if (error instanceof VersionConflictError) return getRun(deps.store, runId); // another delivery took it
+    throw error;
+  }
+  try {
+    return await drive(deps, taken, step);
+  } catch (error) {
+    await releaseQuietly(deps, taken); // so the function's own retry takes it again
+    throw error;
+  }
+}
+
+async function takeWhenSettled(deps: EngineDeps, runId: string): Promise<{ run: Run; took: boolean }> {
+  const run = await getRun(deps.store, runId);
+  if (run.status !== 'waiting' || !run.interrupt_id) return { run, took: false };
+  const interrupt = await getInterrupt(deps.store, run.interrupt_id);
+  const decisions = await decisionsOf(deps.store, interrupt);
+  if (decisions.some((d) => d.status === 'pending')) return { run, took: false };
+  readGraph(run); // a paused graph this build cannot read is refused before the run is touched
+  const taken = await takeForResume(deps, run, interrupt);
+  return taken ? { run: taken, took: true } : { run: await getRun(deps.store, runId), took: false };
+}
+
+async function sendResume(deps: EngineDeps, taken: Run): Promise<Run> {
+  try {
+    await deps.dispatcher!.dispatch({ run_id: taken.id, node: 'resume' });
+  } catch (error) {
+    // The answers are saved and the run is marked for its resume step: the sweeper sends it again.
+    log.error(
+      `run ${taken.id}: the resume dispatch failed (${errorMessage(error)}); the sweeper re-sends it`,
+    );
+    deps.emit(taken.id, 'resumed', 'Resume delayed: the dispatch failed and will be sent again', {});
+  }
+  return taken;
+}
+
+async function releaseQuietly(deps: EngineDeps, taken: Run): Promise<void> {
+  try {
+    await releaseStep(deps.store, taken);
+  } catch (error) {
+    log.error(`run ${taken.id}: could not release its step (${errorMessage(error)}); the sweeper will`, {
+      run_id: taken.id,
+      workflow_id: taken.workflow_id,
+    });
+  }
+}
+
+/**
+ * One pass: prepares the run, invokes the graph from `entry`, reads the result as an
+ * outcome and applies it. A set-up that throws fails the run at once in one process; a
+ * Lambda step throws, for its retries.
+ */
+async function pass(deps: EngineDeps, run: Run, entry: Entry): Promise<Applied> {
+  const workflow = await getWorkflow(deps.store, run.workflow_id);
+  const input = await inputFor(deps, run, entry);
+  const step = entry === 'trigger' ? undefined : entry;
+  const onSetupError = deps.dispatcher && step ? 'throw' : 'fail-run';
+  let resume = false;
+  const left = await withPreparedRun(
+    deps,
+    run,
+    workflow,
+    { onSetupError, step },
+    async ({ graph, executor }) => {
+      const applied = await apply(deps, run, workflow, executor, await invokeOnce(graph, input, entry));
+      resume = applied.resume;
+      return applied.run;
+    },
+  );
+  return { run: left, resume };
+}
+
+async function invokeOnce(
+  graph: Graph,
+  input: Parameters<Graph['invoke']>[0],
+  entry: Entry,
+): Promise<Outcome> {
+  let result: MultiAgentResult;
+  try {
+    result = await graph.invoke(input);
+  } catch (error) {
+    return interpretThrown(error);
+  }
+  return interpret(result, entry !== 'trigger');
+}
+
+/** Applies an outcome with the lifecycle transition it names. */
+async function apply(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  executor: Agent,
+  outcome: Outcome,
+): Promise<Applied> {
+  const counts = runState.counts(executor.appState);
+  switch (outcome.kind) {
+    case 'dispatch-next':
+      return {
+        run: await dispatchNext(deps, run, { node: outcome.node, interruptId: outcome.interruptId, counts }),
+        resume: false,
+      };
+    case 'pause': {
+      const asked = new Set(outcome.itemIds);
+      const items = runState.deferred(executor.appState).filter((d) => asked.has(d.item_id));
+      const paused = await pauseRun(deps, run, workflow, {
+        strandsInterruptId: outcome.interruptId,
+        items,
+        counts,
+      });
+      if (paused.reached) return { run: paused.run, resume: false };
+      // Nobody can be asked: every question is skipped, never decided, and the run goes on.
+      await expireUnasked(deps, run.id, paused.reason);
+      return { run: paused.run, resume: true };
+    }
+    case 'finish':
+    case 'skip': {
+      const done = {
+        triggered: outcome.kind === 'finish',
+        reason: outcome.kind === 'skip' ? outcome.reason : null,
+        counts,
+      };
+      return { run: await finishRun(deps, run, done), resume: false };
+    }
+    case 'fail': {
+      const failed = await failRun(deps, run.id, outcome.reason, { counts });
+      return { run: failed.run ?? run, resume: false };
+    }
+  }
+}
+
+/** What the graph is run with: the trigger, the step to run, or the person's answers. */
+async function inputFor(deps: EngineDeps, run: Run, entry: Entry): Promise<Parameters<Graph['invoke']>[0]> {
+  if (entry === 'trigger') return JSON.stringify(run.trigger);
+  if (entry !== 'resume') {
+    const response: DispatchReason = { node: entry };
+    return [{ interruptResponse: { interruptId: run.dispatch!.interrupt_id, response } }];
+  }
+  const interrupt = await getInterrupt(deps.store, run.interrupt_id!);
+  const answers: DecisionAnswer[] = (await decisionsOf(deps.store, interrupt)).map((d) => ({
+    decision_id: d.id,
+    item_id: d.item_id,
+    action: d.answer?.action ?? 'skip',
+    note: d.answer?.note ?? null,
+    by: d.status === 'answered' ? 'human' : d.answer?.by === 'unreachable' ? 'unreachable' : 'expired',
+    reason: d.answer?.reason ?? null,
+  }));
+  const response: DecisionsResponse = { answers };
+  return [{ interruptResponse: { interruptId: interrupt.strands_interrupt_id, response } }];
+}
