@@ -8,7 +8,7 @@ import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
 import { listDecisions } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import type { Decision } from '../runs/records.ts';
+import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';

@@ -4,7 +4,7 @@ import { routeModelEvents } from '../models/model-events.ts';
 import { runRecorder } from '../recorder/record-run.ts';
 import { learnerSessionId } from '../recorder/store-sink.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import type { Decision } from '../runs/records.ts';
+import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { marksException } from './exception.ts';

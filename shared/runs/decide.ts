@@ -9,7 +9,7 @@ import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDue } from './housekeeping.ts';
-import { DecisionSchema, type Decision } from './records.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from '../memory/domain-proposals.ts';
 import { learnFromDecision } from '../memory/learn.ts';

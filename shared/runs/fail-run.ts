@@ -4,7 +4,7 @@ import { NotFoundError, VersionConflictError } from '../errors/index.ts';
 import type { Step } from './dispatch.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 import { getRun } from './run-repository.ts';
 
 const ATTEMPTS = 3;

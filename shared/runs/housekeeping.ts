@@ -7,7 +7,7 @@ import type { EngineDeps } from './deps.ts';
 import { markRunFailed } from './fail-run.ts';
 import { settleInterrupted } from './interrupted-claims.ts';
 import { getRun, runsWithStatus, thisProcess } from './run-repository.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never

@@ -12,7 +12,7 @@ import type { SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';

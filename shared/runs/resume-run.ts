@@ -5,7 +5,7 @@ import { decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
 import { withPreparedRun } from './prepare.ts';
-import { dispatchTo, RunSchema, type Run } from './records.ts';
+import { dispatchTo, RunSchema, type Run } from '../records/runs.ts';
 import { changeRun, getRun, thisProcess } from './run-repository.ts';
 import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
 import { log } from '../logging/log.ts';

@@ -3,7 +3,7 @@ import { NotFoundError } from '../errors/index.ts';
 import { newId, stableId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
-import { EMPTY_COUNTS, RunSchema, type Run, type RunTrigger } from './records.ts';
+import { EMPTY_COUNTS, RunSchema, type Run, type RunTrigger } from '../records/runs.ts';
 
 export async function getRun(store: Store, id: string): Promise<Run> {
   const run = await getRecord(store, 'runs', RunSchema, id);

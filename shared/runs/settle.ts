@@ -13,7 +13,7 @@ import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { notifyRunFailed } from './failure-notice.ts';
-import { dispatchTo, type Decision, type InterruptRecord, type Run } from './records.ts';
+import { dispatchTo, type Decision, type InterruptRecord, type Run } from '../records/runs.ts';
 import { changeRun } from './run-repository.ts';
 
 export { summarise, type RunSummary } from './views.ts';

@@ -2,7 +2,7 @@ import type { Snapshot, SnapshotManifest, SnapshotStorage } from '@strands-agent
 import { HandoffError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
 import { getRecord } from '../store/records.ts';
-import { RunSchema } from './records.ts';
+import { RunSchema } from '../records/runs.ts';
 
 /** The version of the persisted graph state this build writes, and those it can read. */
 export const GRAPH_SCHEMA_VERSION = 1;

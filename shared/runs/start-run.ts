@@ -2,7 +2,7 @@ import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { withPreparedRun } from './prepare.ts';
-import type { Run, RunTrigger } from './records.ts';
+import type { Run, RunTrigger } from '../records/runs.ts';
 import { createRun, getRun } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { RecordExistsError } from '../errors/index.ts';

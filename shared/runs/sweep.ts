@@ -6,7 +6,7 @@ import { markRunFailed } from './fail-run.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
-import { RunSchema, type Run } from './records.ts';
+import { RunSchema, type Run } from '../records/runs.ts';
 import { runsWithStatus } from './run-repository.ts';
 
 export interface SweepResult {

@@ -1,4 +1,4 @@
-import { EMPTY_COUNTS, type Decision, type Run, type RunCounts } from './records.ts';
+import { EMPTY_COUNTS, type Decision, type Run, type RunCounts } from '../records/runs.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
 export interface PendingJson {

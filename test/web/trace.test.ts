@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AuditEntry } from '../../shared/audit/audit.ts';
 import type { FeedEvent } from '../../shared/events/feed.ts';
-import { EMPTY_COUNTS, type Run } from '../../shared/runs/records.ts';
+import { EMPTY_COUNTS, type Run } from '../../shared/records/runs.ts';
 import { realHost, renderBody } from '../../shared/web/pages/message.ts';
 import { buildTrace, graphState } from '../../shared/web/pages/trace.ts';
 

@@ -1,8 +1,8 @@
 import type { StateStore } from '@strands-agents/sdk';
 import type { Rule } from '../../memory/rule.ts';
 import type { GatePolicy } from '../../gate/verdict.ts';
-import type { RunCounts } from '../../runs/records.ts';
-import { EMPTY_COUNTS } from '../../runs/records.ts';
+import type { RunCounts } from '../../records/runs.ts';
+import { EMPTY_COUNTS } from '../../records/runs.ts';
 import type { ItemSource, SourceItem } from '../../sources/source.ts';
 import type { Store } from '../../store/store.ts';
 import type { Workflow } from '../../workflows/schema.ts';

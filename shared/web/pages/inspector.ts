@@ -8,7 +8,7 @@ import { html } from 'hono/html';
 import type { AuditEntry } from '../../audit/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../recorder/trace.ts';
-import type { Decision, Run } from '../../runs/records.ts';
+import type { Decision, Run } from '../../records/runs.ts';
 import { describeAnswer, describeCounts } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
 import { runsTable } from './overview.ts';

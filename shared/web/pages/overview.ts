@@ -1,6 +1,6 @@
 /** Overview (`/`): what the agent handled today and this week, what waits for you, recent runs, Run now. */
 import { html } from 'hono/html';
-import type { Run, RunCounts } from '../../runs/records.ts';
+import type { Run, RunCounts } from '../../records/runs.ts';
 import { periodsOf } from '../../runs/stats.ts';
 import { addCounts, describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';

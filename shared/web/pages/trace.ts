@@ -6,7 +6,7 @@
  */
 import type { AuditEntry } from '../../audit/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
-import type { Run } from '../../runs/records.ts';
+import type { Run } from '../../records/runs.ts';
 
 export const NODES = ['trigger', 'executor', 'completer'] as const;
 export type NodeId = (typeof NODES)[number];
