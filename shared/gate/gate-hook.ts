@@ -8,7 +8,7 @@ import {
   type DecisionAnswer,
   type DeferredItem,
   type RunContext,
-} from '../agents/executor/run-context.ts';
+} from '../run-state/run-context.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';

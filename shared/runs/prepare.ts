@@ -1,6 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
-import { runState, type RunContext } from '../agents/executor/run-context.ts';
-import { RunLedger } from '../agents/executor/run-ledger.ts';
+import { runState, type RunContext } from '../run-state/run-context.ts';
+import { RunLedger } from '../run-state/run-ledger.ts';
 import { identify } from '../actions/identify.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';

@@ -1,6 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
 import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
-import { runState } from '../agents/executor/run-context.ts';
+import { runState } from '../run-state/run-context.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import type { Interrupt } from '@strands-agents/sdk';

@@ -5,7 +5,7 @@ import { identify } from '../../actions/identify.ts';
 import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
-import { runState, type RunContext } from './run-context.ts';
+import { runState, type RunContext } from '../../run-state/run-context.ts';
 
 const SNIPPET = 280;
 

@@ -1,5 +1,5 @@
 import type { StateStore } from '@strands-agents/sdk';
-import type { RunCounts } from '../../records/runs.ts';
+import type { RunCounts } from '../records/runs.ts';
 import { EXECUTOR, runState, type DeferredItem } from './run-context.ts';
 
 /**

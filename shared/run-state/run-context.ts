@@ -1,13 +1,13 @@
 import type { StateStore } from '@strands-agents/sdk';
-import type { Rule } from '../../memory/rule.ts';
-import type { GatePolicy } from '../../gate/verdict.ts';
-import type { RunCounts } from '../../records/runs.ts';
-import { EMPTY_COUNTS } from '../../records/runs.ts';
-import type { ItemSource, SourceItem } from '../../sources/source.ts';
-import type { Store } from '../../store/store.ts';
-import type { Workflow } from '../../workflows/schema.ts';
-import type { FeedEvent } from '../../events/feed.ts';
-import type { Choice } from '../../actions/carry-out.ts';
+import type { Rule } from '../memory/rule.ts';
+import type { GatePolicy } from '../gate/verdict.ts';
+import type { RunCounts } from '../records/runs.ts';
+import { EMPTY_COUNTS } from '../records/runs.ts';
+import type { ItemSource, SourceItem } from '../sources/source.ts';
+import type { Store } from '../store/store.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import type { FeedEvent } from '../events/feed.ts';
+import type { Choice } from '../actions/carry-out.ts';
 import type { RunLedger } from './run-ledger.ts';
 
 /** The agent that runs the batch; specialists are named in the workflow. */
