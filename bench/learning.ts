@@ -26,7 +26,7 @@ import { loadEnv } from '../shared/config/env.ts';
 import { matches } from '../shared/memory/match.ts';
 import type { Rule } from '../shared/memory/rule.ts';
 import { listRules } from '../shared/memory/rules-repository.ts';
-import { listProposals } from '../shared/memory/domain-proposals.ts';
+import { listProposals } from '../shared/runs/domain-proposals.ts';
 import type { Notifier } from '../shared/notify/notifier.ts';
 import { allowedActions, decide } from '../shared/runs/decide.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';

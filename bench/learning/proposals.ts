@@ -6,7 +6,7 @@
  * accepted proposal would have answered (and any it would have answered wrongly).
  */
 import type { AuditEntry } from '../../shared/audit/audit.ts';
-import type { DomainProposal } from '../../shared/memory/domain-proposals.ts';
+import type { DomainProposal } from '../../shared/runs/domain-proposals.ts';
 import { itemKey, SHARED_DOMAINS, type Truth } from './population.ts';
 
 export interface ProposalTally {

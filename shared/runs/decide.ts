@@ -11,8 +11,8 @@ import type { EngineDeps } from './deps.ts';
 import { expireDue } from './housekeeping.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { describeAnswer } from './views.ts';
-import { proposeDomainRule } from '../memory/domain-proposals.ts';
-import { learnFromDecision } from '../memory/learn.ts';
+import { proposeDomainRule } from './domain-proposals.ts';
+import { learnFromDecision } from './learn.ts';
 import { resumeIfReady } from './resume-run.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */

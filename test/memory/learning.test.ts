@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { checkProposal, type LearnerCase } from '../../shared/agents/learner/proposal.ts';
-import { learnFromDecision } from '../../shared/memory/learn.ts';
+import { learnFromDecision } from '../../shared/runs/learn.ts';
 import { findCoveringRule } from '../../shared/memory/match.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';

@@ -6,7 +6,7 @@ import {
   listProposals,
   proposalPattern,
   type DomainProposal,
-} from '../../memory/domain-proposals.ts';
+} from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { proposalJson, ruleJson } from './rule-json.ts';

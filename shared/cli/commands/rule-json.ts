@@ -1,4 +1,4 @@
-import { proposalPattern, type DomainProposal } from '../../memory/domain-proposals.ts';
+import { proposalPattern, type DomainProposal } from '../../runs/domain-proposals.ts';
 import type { Rule } from '../../memory/rule.ts';
 
 /** A rule as `handoff rules --json` prints it: every field on every rule, null where it does not apply. */

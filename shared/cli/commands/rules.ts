@@ -4,7 +4,7 @@ import { domainOf, normaliseDomain } from '../../memory/match.ts';
 import { RuleMatchSchema, type RuleMatch } from '../../memory/rule.ts';
 import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
-import { listProposals } from '../../memory/domain-proposals.ts';
+import { listProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { printOpenProposals, registerProposalCommands } from './proposals.ts';

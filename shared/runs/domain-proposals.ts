@@ -6,18 +6,18 @@
 import { z } from 'zod';
 import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
-import { listDecisions } from '../runs/decision-repository.ts';
-import type { EngineDeps } from '../runs/deps.ts';
+import { listDecisions } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
 import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { marksException } from './exception.ts';
+import { marksException } from '../memory/exception.ts';
 import { answeredAction } from './learn.ts';
-import { domainOf } from './match.ts';
-import type { Rule } from './rule.ts';
-import { addRule, liveRulesFor } from './rules-repository.ts';
+import { domainOf } from '../memory/match.ts';
+import type { Rule } from '../memory/rule.ts';
+import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
 
 /** The fewest distinct senders of one domain, answered alike, that make a proposal. */
 export const MIN_SENDERS = 2;
