@@ -24,7 +24,7 @@ import { format, resolveConfig } from 'prettier';
 import { listAudit, type AuditEntry } from '../shared/audit/audit.ts';
 import { loadEnv } from '../shared/config/env.ts';
 import { matches } from '../shared/memory/match.ts';
-import type { Rule } from '../shared/memory/rule.ts';
+import type { Rule } from '../shared/records/rule.ts';
 import { listRules } from '../shared/memory/rules-repository.ts';
 import { listProposals } from '../shared/runs/domain-proposals.ts';
 import type { Notifier } from '../shared/notify/notifier.ts';

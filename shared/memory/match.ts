@@ -1,4 +1,4 @@
-import type { RecallSubject, Rule, RuleMatch } from './rule.ts';
+import type { RecallSubject, Rule, RuleMatch } from '../records/rule.ts';
 
 const ADDRESS = /^[^\s@<>"]+@([a-z0-9-]+(\.[a-z0-9-]+)+)$/;
 

@@ -1,5 +1,5 @@
 import type { StateStore } from '@strands-agents/sdk';
-import type { Rule } from '../memory/rule.ts';
+import type { Rule } from '../records/rule.ts';
 import type { GatePolicy } from '../gate/verdict.ts';
 import type { RunCounts } from '../records/runs.ts';
 import { EMPTY_COUNTS } from '../records/runs.ts';

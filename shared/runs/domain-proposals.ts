@@ -16,7 +16,7 @@ import { getWorkflow } from '../workflows/repository.ts';
 import { marksException } from '../memory/exception.ts';
 import { answeredAction } from './learn.ts';
 import { domainOf } from '../memory/match.ts';
-import type { Rule } from '../memory/rule.ts';
+import type { Rule } from '../records/rule.ts';
 import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
 
 /** The fewest distinct senders of one domain, answered alike, that make a proposal. */

@@ -9,7 +9,7 @@ import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { marksException } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
-import { RuleSchema, type Rule, type RuleMatch } from '../memory/rule.ts';
+import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { listRules } from '../memory/rules-repository.ts';
 
 export type LearnOutcome =

@@ -1,5 +1,5 @@
 import { proposalPattern, type DomainProposal } from '../../runs/domain-proposals.ts';
-import type { Rule } from '../../memory/rule.ts';
+import type { Rule } from '../../records/rule.ts';
 
 /** A rule as `handoff rules --json` prints it: every field on every rule, null where it does not apply. */
 export function ruleJson(rule: Rule) {

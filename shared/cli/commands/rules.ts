@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
-import { RuleMatchSchema, type RuleMatch } from '../../memory/rule.ts';
+import { RuleMatchSchema, type RuleMatch } from '../../records/rule.ts';
 import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { listProposals } from '../../runs/domain-proposals.ts';

@@ -5,7 +5,7 @@
  */
 import { html } from 'hono/html';
 import type { DomainProposal } from '../../runs/domain-proposals.ts';
-import type { Rule, RuleMatch } from '../../memory/rule.ts';
+import type { Rule, RuleMatch } from '../../records/rule.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
