@@ -1,4 +1,5 @@
-import { appendAudit, type DecidedBy } from '../audit/audit.ts';
+import { appendAudit } from '../audit/audit.ts';
+import { type DecidedBy } from '../records/audit.ts';
 import type { RunCounts } from '../records/runs.ts';
 import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';

@@ -1,7 +1,7 @@
 import { isAlive } from '../config/processes.ts';
 import { listRecords } from '../store/records.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { ItemOutcomeSchema } from '../actions/outcomes.ts';
+import { ItemOutcomeSchema } from '../records/outcomes.ts';
 import { decisionsOf, getInterrupt, listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { markRunFailed } from './fail-run.ts';

@@ -1,4 +1,4 @@
-import type { ItemOutcome } from '../actions/outcomes.ts';
+import type { ItemOutcome } from '../records/outcomes.ts';
 import { VersionConflictError } from '../errors/index.ts';
 import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';

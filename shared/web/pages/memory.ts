@@ -4,7 +4,7 @@
  * the domain rules Memory proposes, to accept or dismiss.
  */
 import { html } from 'hono/html';
-import type { DomainProposal } from '../../runs/domain-proposals.ts';
+import type { DomainProposal } from '../../records/proposals.ts';
 import type { Rule, RuleMatch } from '../../records/rule.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';

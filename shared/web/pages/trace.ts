@@ -4,7 +4,7 @@
  * to each item, by whom, why), merged by time. The feed is lost on a restart; the
  * audit log is the record, so a run from before a restart still has a trace.
  */
-import type { AuditEntry } from '../../audit/audit.ts';
+import type { AuditEntry } from '../../records/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { Run } from '../../records/runs.ts';
 
