@@ -1,10 +1,43 @@
 import type { StateStore } from '@strands-agents/sdk';
-import type { RunCounts } from '../records/runs.ts';
-import { EXECUTOR, runState, type DeferredItem } from './run-context.ts';
+import { EMPTY_COUNTS, type RunCounts } from '../records/runs.ts';
+
+/** The agent that runs the batch; specialists are named in the workflow. */
+export const EXECUTOR = 'executor';
+
+/** An item the gate set aside; kept in the executor's appState so it survives a pause. */
+export interface DeferredItem {
+  item_id: string;
+  ref: string;
+  sender: string;
+  subject: string;
+  /** The start of the text, for the person's question and for what the learner may key on. */
+  snippet: string;
+  suggested_action: string;
+  confidence: number;
+  reasoning: string;
+  reason: string;
+  /** The specialist that asked; absent when the executor did (and in states saved before specialists). */
+  agent?: string;
+}
+
+/** What the person answered for one deferred item, handed back through the interrupt. */
+export interface DecisionAnswer {
+  decision_id: string;
+  item_id: string;
+  action: string;
+  note: string | null;
+  by: 'human' | 'expired' | 'unreachable';
+  reason?: string | null;
+}
+
+const COUNTS = 'counts';
+const DEFERRED = 'deferred';
+const CURSOR = 'cursor';
 
 /**
  * The run state every agent of a run shares (the executor and its specialists): the
- * items set aside for the person, which agent owns each handed-off item, and the counts.
+ * items set aside for the person, which agent owns each handed-off item, the counts and
+ * how far the executor read the source. This class is the only reader and writer of it.
  *
  * It is persisted in the executor's appState, which the graph snapshots at a pause. The
  * appState deep-copies on every get and set, so the deferred list is kept here and
@@ -17,6 +50,13 @@ export class RunLedger {
   private items: DeferredItem[] | undefined;
   private readonly ids = new Set<string>();
   private readonly owners = new Map<string, string>();
+
+  /** A ledger over a run's persisted state, e.g. the executor's appState read back at the end of a step. */
+  static of(state: StateStore): RunLedger {
+    const ledger = new RunLedger();
+    ledger.persistIn(state);
+    return ledger;
+  }
 
   /** Binds the ledger to the executor's appState: the run's persisted state. */
   persistIn(state: StateStore): void {
@@ -42,14 +82,14 @@ export class RunLedger {
 
   /** Writes the deferred list into the persisted state; the gate calls it right before the pause. */
   persistDeferred(): void {
-    runState.setDeferred(this.persisted(), this.loaded());
+    this.persisted().set(DEFERRED, this.loaded());
   }
 
   /** Every deferred item was carried out (or skipped): nothing is waiting any more. */
   clearDeferred(): void {
     this.items = [];
     this.ids.clear();
-    runState.setDeferred(this.persisted(), []);
+    this.persisted().set(DEFERRED, []);
   }
 
   /** Records that `agent` now owns the item: from here on only that agent may act on it. */
@@ -62,17 +102,32 @@ export class RunLedger {
     return this.owners.get(itemId) ?? EXECUTOR;
   }
 
+  /** The run's counts so far (a state saved before a count existed reads it as 0). */
   counts(): RunCounts {
-    return runState.counts(this.persisted());
+    const saved = this.persisted().get(COUNTS) as Partial<RunCounts> | undefined;
+    return { ...EMPTY_COUNTS, ...(saved ?? {}) };
   }
 
+  /** Adds one to each of the counts named. */
   bump(keys: (keyof RunCounts)[]): void {
-    if (keys.length > 0) runState.bump(this.persisted(), keys);
+    if (keys.length === 0) return;
+    const counts = this.counts();
+    for (const key of keys) counts[key] += 1;
+    this.persisted().set(COUNTS, counts);
+  }
+
+  /** How many of the source's refs the executor has read. */
+  cursor(): number {
+    return (this.persisted().get(CURSOR) as number | undefined) ?? 0;
+  }
+
+  setCursor(cursor: number): void {
+    this.persisted().set(CURSOR, cursor);
   }
 
   private loaded(): DeferredItem[] {
     if (!this.items) {
-      this.items = runState.deferred(this.persisted());
+      this.items = (this.persisted().get(DEFERRED) as DeferredItem[] | undefined) ?? [];
       for (const item of this.items) this.ids.add(item.item_id);
     }
     return this.items;

@@ -1,5 +1,5 @@
 import type { Agent } from '@strands-agents/sdk';
-import { runState, type RunContext } from '../run-state/run-context.ts';
+import type { RunContext } from '../run-state/run-context.ts';
 import { RunLedger } from '../run-state/run-ledger.ts';
 import { identify } from '../actions/identify.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
@@ -80,7 +80,7 @@ export async function prepareRun(
     return false;
   };
   const complete = async (executor: Agent) => {
-    const counts = runState.counts(executor.appState);
+    const counts = RunLedger.of(executor.appState).counts();
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
     // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
     await releaseHolds(

@@ -1,6 +1,6 @@
 import { VersionConflictError, errorMessage } from '../errors/index.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import type { DecisionAnswer } from '../run-state/run-context.ts';
+import type { DecisionAnswer } from '../run-state/run-ledger.ts';
 import { decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';

@@ -1,6 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
 import { Status, type Graph, type MultiAgentResult } from '@strands-agents/sdk/multiagent';
-import { runState } from '../run-state/run-context.ts';
+import { RunLedger } from '../run-state/run-ledger.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import type { Interrupt } from '@strands-agents/sdk';
@@ -51,7 +51,7 @@ export async function invokeAndSettle(
   const finished = await changeRun(deps.store, run.id, () => ({
     status: triggered ? 'completed' : 'skipped',
     dispatch: null,
-    counts: runState.counts(executor.appState),
+    counts: RunLedger.of(executor.appState).counts(),
     snapshot: null,
     owner: null,
     finished_at: new Date().toISOString(),
@@ -73,7 +73,7 @@ async function dispatchNext(deps: EngineDeps, run: Run, executor: Agent, raised:
     return fail(deps, run, executor, new Error(`cannot dispatch to node ${node}`));
   const dispatched = await changeRun(deps.store, run.id, () => ({
     dispatch: dispatchTo(node, raised.id, run.dispatch?.node ?? null),
-    counts: runState.counts(executor.appState),
+    counts: RunLedger.of(executor.appState).counts(),
     owner: null,
   }));
   await deps.dispatcher!.dispatch({ run_id: run.id, node });
@@ -91,7 +91,9 @@ async function pause(
   if (!raised) return fail(deps, run, executor, new Error('the run paused without a decisions interrupt'));
   const { item_ids: asked } = raised.reason as unknown as DecisionsInterruptReason;
   const askedIds = new Set(asked);
-  const items = runState.deferred(executor.appState).filter((d) => askedIds.has(d.item_id));
+  const items = RunLedger.of(executor.appState)
+    .deferred()
+    .filter((d) => askedIds.has(d.item_id));
   const interruptId = stableId('int', run.id, raised.id);
   const now = new Date();
   const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
@@ -130,7 +132,7 @@ async function pause(
     status: 'waiting',
     dispatch: null,
     interrupt_id: interruptId,
-    counts: runState.counts(executor.appState),
+    counts: RunLedger.of(executor.appState).counts(),
     owner: null,
   }));
   recordMetric('ItemsAsked', decisions.length);
@@ -178,7 +180,7 @@ async function fail(deps: EngineDeps, run: Run, executor: Agent, error: unknown)
     dispatch: null,
     error: reason,
     snapshot: null,
-    counts: runState.counts(executor.appState),
+    counts: RunLedger.of(executor.appState).counts(),
     owner: null,
     finished_at: new Date().toISOString(),
   }));
