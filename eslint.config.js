@@ -31,6 +31,12 @@ const ORCHESTRATION = ['runs', 'graph', 'web', 'cli', 'aws'];
  * map). Records import only zod, errors and store/ids; the run state only types from the gate.
  */
 const LAYERS = [
+  ...['errors', 'config', 'store', 'logging'].map((folder) => ({
+    folders: [folder],
+    patterns: [
+      above(folder, ['records', 'memory', 'sources', 'run-state', 'gate', 'agents', ...ORCHESTRATION]),
+    ],
+  })),
   {
     folders: ['records'],
     patterns: [
@@ -40,12 +46,6 @@ const LAYERS = [
       },
     ],
   },
-  ...['errors', 'config', 'store', 'logging'].map((folder) => ({
-    folders: [folder],
-    patterns: [
-      above(folder, ['records', 'memory', 'sources', 'run-state', 'gate', 'agents', ...ORCHESTRATION]),
-    ],
-  })),
   ...['memory', 'sources'].map((folder) => ({
     folders: [folder],
     patterns: [above(folder, ['run-state', 'gate', 'agents', ...ORCHESTRATION])],
@@ -63,6 +63,7 @@ const LAYERS = [
   },
   { folders: ['gate'], patterns: [above('gate', ['agents', ...ORCHESTRATION])] },
   { folders: ['agents'], patterns: [above('agents', ORCHESTRATION)] },
+  { folders: ['graph'], patterns: [above('graph', ['runs', 'web', 'cli', 'aws'])] },
   { folders: ['runs'], patterns: [above('runs', ['web', 'cli', 'aws'])] },
 ];
 

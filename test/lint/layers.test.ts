@@ -84,6 +84,7 @@ const WRONG_IMPORTS: [file: string, code: string][] = [
   ['shared/run-state/run-ledger.ts', "export { judge } from '../gate/verdict.ts';\n"],
   ['shared/gate/gate-hook.ts', "export { createExecutor } from '../agents/executor/executor.ts';\n"],
   ['shared/agents/executor/tools.ts', "export { invokeAndSettle } from '../../runs/settle.ts';\n"],
+  ['shared/graph/run-graph.ts', "export { startRun } from '../runs/start-run.ts';\n"],
   ['shared/runs/settle.ts', "export { createApp } from '../web/app.ts';\n"],
 ];
 
