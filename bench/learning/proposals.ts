@@ -5,8 +5,8 @@
  * dismisses the rest. The engine's state is left alone; the bench counts the questions an
  * accepted proposal would have answered (and any it would have answered wrongly).
  */
-import type { AuditEntry } from '../../shared/audit/audit.ts';
-import type { DomainProposal } from '../../shared/memory/domain-proposals.ts';
+import type { AuditEntry } from '../../shared/records/audit.ts';
+import type { DomainProposal } from '../../shared/records/proposals.ts';
 import { itemKey, SHARED_DOMAINS, type Truth } from './population.ts';
 
 export interface ProposalTally {

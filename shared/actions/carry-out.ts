@@ -1,5 +1,6 @@
-import { appendAudit, type DecidedBy } from '../audit/audit.ts';
-import type { RunCounts } from '../runs/records.ts';
+import { appendAudit } from '../audit/audit.ts';
+import { type DecidedBy } from '../records/audit.ts';
+import type { RunCounts } from '../records/runs.ts';
 import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';

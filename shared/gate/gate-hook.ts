@@ -4,12 +4,8 @@ import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions
 import { holdItem, releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
-import {
-  EXECUTOR,
-  DecisionAnswerSchema,
-  type DeferredItem,
-  type RunContext,
-} from '../agents/executor/run-context.ts';
+import type { RunContext } from '../run-state/run-context.ts';
+import { EXECUTOR, DecisionAnswerSchema, type DeferredItem } from '../run-state/run-ledger.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';

@@ -1,4 +1,4 @@
-import type { Rule } from '../memory/rule.ts';
+import type { Rule } from '../records/rule.ts';
 
 /** Why an item was set aside for the person. */
 export type DeferReason = 'irreversible' | 'low_confidence' | 'force_interrupt' | 'unknown_action';

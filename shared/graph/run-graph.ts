@@ -1,9 +1,9 @@
 import { SessionManager, type Agent, type Model, type SnapshotStorage } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { createExecutor } from '../agents/executor/executor.ts';
-import type { RunContext } from '../agents/executor/run-context.ts';
+import type { RunContext } from '../run-state/run-context.ts';
 import { SpecialistDesk } from '../agents/specialists/desk.ts';
-import type { RunTrigger } from '../runs/records.ts';
+import type { RunTrigger } from '../records/runs.ts';
 import { narrateGraph, narrateTools } from './narrator.ts';
 import { CompleterNode } from './nodes/completer-node.ts';
 import { TriggerNode, wasTriggered } from './nodes/trigger-node.ts';

@@ -19,7 +19,7 @@ import {
 import { regionOption } from '../config/aws-region.ts';
 import { normaliseDomain } from './match.ts';
 import { noMirror, type MemoryMirror } from './mirror.ts';
-import type { Rule, RuleMatch } from './rule.ts';
+import type { Rule, RuleMatch } from '../records/rule.ts';
 import { isError } from '../errors/index.ts';
 
 export const DEFAULT_MEMORY_NAME = 'handoff_rules';

@@ -1,4 +1,12 @@
-import type { RecallSubject, Rule, RuleMatch } from './rule.ts';
+import type { Rule, RuleMatch } from '../records/rule.ts';
+
+/** The parts of an item that recall may look at. */
+export interface RecallSubject {
+  /** The bare sender address from the From header, never the display name. */
+  senderAddress: string;
+  subject: string;
+  text: string;
+}
 
 const ADDRESS = /^[^\s@<>"]+@([a-z0-9-]+(\.[a-z0-9-]+)+)$/;
 

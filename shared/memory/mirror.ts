@@ -1,4 +1,4 @@
-import type { Rule } from './rule.ts';
+import type { Rule } from '../records/rule.ts';
 
 /**
  * A copy of learned rules kept elsewhere (AgentCore Memory). The local store stays the

@@ -3,7 +3,7 @@ import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
-import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
+import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 
 export interface NewRule {
   /** A chosen id (e.g. one already promised to a proposal); a new one otherwise. */

@@ -1,5 +1,5 @@
 import { listDecisions } from '../runs/decision-repository.ts';
-import { InterruptSchema, type Decision, type Run } from '../runs/records.ts';
+import { InterruptSchema, type Decision, type Run } from '../records/runs.ts';
 import { getRun } from '../runs/run-repository.ts';
 import { listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors/index.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
-import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from './records.ts';
+import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
 
 export async function getDecision(store: Store, id: string): Promise<Decision> {
   const decision = await getRecord(store, 'decisions', DecisionSchema, id);

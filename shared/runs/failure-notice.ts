@@ -2,7 +2,7 @@ import { log } from '../logging/log.ts';
 import { getRecord } from '../store/records.ts';
 import { WorkflowSchema } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 import { errorMessage } from '../errors/index.ts';
 
 /** What telling the person about a failed run needs. */

@@ -1,7 +1,7 @@
 import type { Snapshot } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { HandoffError } from '../errors/index.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 
 /** The version of the persisted graph state this build writes, and those it can read. */
 export const GRAPH_SCHEMA_VERSION = 1;

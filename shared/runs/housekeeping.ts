@@ -1,6 +1,6 @@
 import { isAlive } from '../config/processes.ts';
 import { listRecords } from '../store/records.ts';
-import { ItemOutcomeSchema } from '../actions/outcomes.ts';
+import { ItemOutcomeSchema } from '../records/outcomes.ts';
 import { listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';

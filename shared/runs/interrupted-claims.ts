@@ -1,8 +1,9 @@
 import { appendAudit, getAuditEntry } from '../audit/audit.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { auditIdOf, ItemOutcomeSchema, settleOutcome, type ItemOutcome } from '../actions/outcomes.ts';
+import { auditIdOf, settleOutcome } from '../actions/outcomes.ts';
+import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 import type { Store } from '../store/store.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 
 /**
  * Settles a claim a dead process left `acting`. When its audit entry was written, the

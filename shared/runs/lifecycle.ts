@@ -1,5 +1,5 @@
 import type { Snapshot } from '@strands-agents/sdk';
-import type { DeferredItem } from '../agents/executor/run-context.ts';
+import type { DeferredItem } from '../run-state/run-ledger.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { HandoffError, RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
@@ -22,7 +22,7 @@ import {
   type Run,
   type RunCounts,
   type RunTrigger,
-} from './records.ts';
+} from '../records/runs.ts';
 import { getRun, thisProcess } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
 

@@ -1,6 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
-import { runState, type RunContext } from '../agents/executor/run-context.ts';
-import { RunLedger } from '../agents/executor/run-ledger.ts';
+import type { RunContext } from '../run-state/run-context.ts';
+import { RunLedger } from '../run-state/run-ledger.ts';
 import { identify } from '../actions/identify.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
@@ -12,7 +12,7 @@ import type { SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 import { describeCounts } from './views.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
@@ -80,7 +80,7 @@ export async function prepareRun(
     return false;
   };
   const complete = async (executor: Agent) => {
-    const counts = runState.counts(executor.appState);
+    const counts = RunLedger.of(executor.appState).counts();
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
     // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
     await releaseHolds(

@@ -1,6 +1,6 @@
 import type { Agent } from '@strands-agents/sdk';
 import type { Graph, MultiAgentResult } from '@strands-agents/sdk/multiagent';
-import { runState, type DecisionAnswer } from '../agents/executor/run-context.ts';
+import { RunLedger, type DecisionAnswer } from '../run-state/run-ledger.ts';
 import type { DecisionsResponse } from '../gate/gate-hook.ts';
 import { VersionConflictError, errorMessage } from '../errors/index.ts';
 import { log } from '../logging/log.ts';
@@ -22,7 +22,7 @@ import {
 } from './lifecycle.ts';
 import { interpret, interpretThrown, type Outcome } from './outcome.ts';
 import { withPreparedRun } from './prepare.ts';
-import type { Run } from './records.ts';
+import type { Run } from '../records/runs.ts';
 import { getRun } from './run-repository.ts';
 import { readGraph } from './graph-state.ts';
 
@@ -178,7 +178,7 @@ async function apply(
   executor: Agent,
   outcome: Outcome,
 ): Promise<Applied> {
-  const counts = runState.counts(executor.appState);
+  const counts = RunLedger.of(executor.appState).counts();
   switch (outcome.kind) {
     case 'dispatch-next':
       return {
@@ -187,7 +187,9 @@ async function apply(
       };
     case 'pause': {
       const asked = new Set(outcome.itemIds);
-      const items = runState.deferred(executor.appState).filter((d) => asked.has(d.item_id));
+      const items = RunLedger.of(executor.appState)
+        .deferred()
+        .filter((d) => asked.has(d.item_id));
       const paused = await pauseRun(deps, run, workflow, {
         strandsInterruptId: outcome.interruptId,
         items,

@@ -3,7 +3,7 @@ import { NotFoundError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
-import { RunSchema, type Run } from './records.ts';
+import { RunSchema, type Run } from '../records/runs.ts';
 
 export async function getRun(store: Store, id: string): Promise<Run> {
   const run = await getRecord(store, 'runs', RunSchema, id);

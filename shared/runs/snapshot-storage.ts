@@ -4,7 +4,7 @@ import type { Store } from '../store/store.ts';
 import { getRecord } from '../store/records.ts';
 import { readGraph } from './graph-state.ts';
 import { saveGraph } from './lifecycle.ts';
-import { RunSchema } from './records.ts';
+import { RunSchema } from '../records/runs.ts';
 
 /**
  * Strands' snapshot storage, backed by the run record: the paused graph lives on the

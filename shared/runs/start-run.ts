@@ -1,7 +1,7 @@
 import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Run, RunTrigger } from './records.ts';
+import type { Run, RunTrigger } from '../records/runs.ts';
 import { createRun } from './lifecycle.ts';
 import { getRun } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';

@@ -1,4 +1,4 @@
-import type { Run, RunCounts } from './records.ts';
+import type { Run, RunCounts } from '../records/runs.ts';
 
 /** The counts a person cares about: what was handled alone, by rules, asked, declined. */
 export interface Tally {

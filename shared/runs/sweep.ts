@@ -1,11 +1,11 @@
-import type { ItemOutcome } from '../actions/outcomes.ts';
+import type { ItemOutcome } from '../records/outcomes.ts';
 import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';
 import { failRun, resendStep } from './lifecycle.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
-import { RunSchema, type Run } from './records.ts';
+import { RunSchema, type Run } from '../records/runs.ts';
 import { runsWithStatus } from './run-repository.ts';
 
 export interface SweepResult {

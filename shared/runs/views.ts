@@ -1,4 +1,4 @@
-import { EMPTY_COUNTS, type Decision, type Run, type RunCounts } from './records.ts';
+import type { Decision, Run, RunCounts } from '../records/runs.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
 export interface PendingJson {
@@ -102,14 +102,6 @@ export function outcomeOf(counts: RunCounts): Outcome {
     declined: counts.declined,
     failed: counts.failed,
   };
-}
-
-/** The counts of several runs added together. */
-export function addCounts(all: readonly RunCounts[]): RunCounts {
-  const total = { ...EMPTY_COUNTS };
-  for (const counts of all)
-    for (const key of Object.keys(total) as (keyof RunCounts)[]) total[key] += counts[key];
-  return total;
 }
 
 /**

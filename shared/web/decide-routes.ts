@@ -18,7 +18,7 @@ import { allowedActions, decide } from '../runs/decide.ts';
 import { getDecision, listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { thresholdFor } from '../runs/prepare.ts';
-import type { Decision } from '../runs/records.ts';
+import type { Decision } from '../records/runs.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';

@@ -1,7 +1,7 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
 import type { Context, Hono } from 'hono';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { acceptProposal, dismissProposal, listProposals } from '../memory/domain-proposals.ts';
+import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
 import { listRules, revokeRule } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';

@@ -8,7 +8,7 @@ import { NotFoundError } from '../errors/index.ts';
 import { feed } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
 import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
-import type { Decision } from '../runs/records.ts';
+import type { Decision } from '../records/runs.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';

@@ -1,6 +1,6 @@
 import type { EngineDeps } from '../runs/deps.ts';
 import { logLine } from '../logging/log.ts';
-import type { Run } from '../runs/records.ts';
+import type { Run } from '../records/runs.ts';
 import { failRun } from '../runs/lifecycle.ts';
 import { executeRun } from '../runs/start-run.ts';
 import { errorMessage } from '../errors/index.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { judge, normaliseConfidence, type GatePolicy } from '../../shared/gate/verdict.ts';
-import type { Rule } from '../../shared/memory/rule.ts';
+import type { Rule } from '../../shared/records/rule.ts';
 
 const policy: GatePolicy = {
   threshold: 0.7,

@@ -71,3 +71,46 @@ describe('the lint finds import cycles', () => {
     expect(await cyclesUnder('shared/memory')).toEqual([]);
   });
 });
+
+/** One deliberately wrong import per layer of shared/ (the code map in README.md). */
+const WRONG_IMPORTS: [file: string, code: string][] = [
+  ['shared/records/runs.ts', "export { Store } from '../store/store.ts';\n"],
+  ['shared/store/store.ts', "export { RunSchema } from '../records/runs.ts';\n"],
+  ['shared/errors/index.ts', "export { listRules } from '../memory/rules-repository.ts';\n"],
+  ['shared/config/env.ts', "export { invokeAndSettle } from '../runs/settle.ts';\n"],
+  ['shared/logging/log.ts', "export { attachGate } from '../gate/gate-hook.ts';\n"],
+  ['shared/memory/match.ts', "export { learnFromDecision } from '../runs/learn.ts';\n"],
+  ['shared/sources/source.ts', "export { RunLedger } from '../run-state/run-ledger.ts';\n"],
+  ['shared/run-state/run-ledger.ts', "export { judge } from '../gate/verdict.ts';\n"],
+  ['shared/gate/gate-hook.ts', "export { createExecutor } from '../agents/executor/executor.ts';\n"],
+  ['shared/agents/executor/tools.ts', "export { invokeAndSettle } from '../../runs/settle.ts';\n"],
+  ['shared/graph/run-graph.ts', "export { startRun } from '../runs/start-run.ts';\n"],
+  ['shared/runs/settle.ts', "export { createApp } from '../web/app.ts';\n"],
+];
+
+describe('the lint keeps each layer of shared/ from importing the layers above it', () => {
+  it.each(WRONG_IMPORTS)('fails %s importing upward', async (file, code) => {
+    // An upward import often closes a cycle as well; that is the no-cycle rule's report.
+    const messages = (await lint(file, code)).filter((m) => m.ruleId !== 'import-x/no-cycle');
+    expect(messages).toMatchObject([{ ruleId: '@typescript-eslint/no-restricted-imports', severity: 2 }]);
+    expect(messages[0]!.message).toMatch(/may (not )?import/);
+  });
+
+  it('lets each layer import what is below it, and records import errors and ids', async () => {
+    const allowed: [string, string][] = [
+      [
+        'shared/records/runs.ts',
+        "export { HandoffError } from '../errors/index.ts';\nexport { newId } from '../store/ids.ts';\n",
+      ],
+      ['shared/run-state/run-ledger.ts', "export type { GatePolicy } from '../gate/verdict.ts';\n"],
+      ['shared/runs/settle.ts', "export { RunLedger } from '../run-state/run-ledger.ts';\n"],
+      ['shared/web/app.ts', "export { invokeAndSettle } from '../runs/settle.ts';\n"],
+    ];
+    for (const [file, code] of allowed) expect([file, await lint(file, code)]).toEqual([file, []]);
+  });
+
+  it('still keeps the AWS SDK out of a layered file that is not an adapter', async () => {
+    const messages = await lint('shared/runs/settle.ts', AWS_IMPORT);
+    expect(messages[0]!.message).toContain('only in adapter files');
+  });
+});

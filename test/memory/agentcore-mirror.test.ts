@@ -26,7 +26,7 @@ import {
   requestIdentifier,
 } from '../../shared/memory/agentcore-mirror.ts';
 import { noMirror } from '../../shared/memory/mirror.ts';
-import { RuleSchema, type Rule } from '../../shared/memory/rule.ts';
+import { RuleSchema, type Rule } from '../../shared/records/rule.ts';
 
 /** AgentCore's own patterns, verbatim from the API reference, anchored. */
 const AWS_NAMESPACE = /^[a-zA-Z0-9/*][a-zA-Z0-9-_/*]*(?::[a-zA-Z0-9-_/*]+)*[a-zA-Z0-9-_/*]*$/;

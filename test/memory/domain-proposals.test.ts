@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
-import { acceptProposal, dismissProposal, listProposals } from '../../shared/memory/domain-proposals.ts';
+import { acceptProposal, dismissProposal, listProposals } from '../../shared/runs/domain-proposals.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { decide } from '../../shared/runs/decide.ts';

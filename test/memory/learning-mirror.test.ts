@@ -8,10 +8,10 @@ import { BedrockAgentCoreControlClient } from '@aws-sdk/client-bedrock-agentcore
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, expect, it } from '@jest/globals';
 import { AgentCoreMemoryMirror } from '../../shared/memory/agentcore-mirror.ts';
-import { learnFromDecision } from '../../shared/memory/learn.ts';
+import { learnFromDecision } from '../../shared/runs/learn.ts';
 import { listRules, revokeRule } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
-import type { Decision } from '../../shared/runs/records.ts';
+import type { Decision } from '../../shared/records/runs.ts';
 import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
 
 const data = mockClient(BedrockAgentCoreClient);

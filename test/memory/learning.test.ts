@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { checkProposal, type LearnerCase } from '../../shared/agents/learner/proposal.ts';
-import { learnFromDecision } from '../../shared/memory/learn.ts';
+import { learnFromDecision } from '../../shared/runs/learn.ts';
 import { findCoveringRule } from '../../shared/memory/match.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { learnerSessionId, readSession } from '../../shared/recorder/store-sink.ts';
-import type { Decision } from '../../shared/runs/records.ts';
+import type { Decision } from '../../shared/records/runs.ts';
 import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
 

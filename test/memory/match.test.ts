@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { findCoveringRule, matches } from '../../shared/memory/match.ts';
-import type { Rule } from '../../shared/memory/rule.ts';
+import type { Rule } from '../../shared/records/rule.ts';
 
 const subject = (senderAddress: string, subjectLine = 'Hello', text = '') => ({
   senderAddress,

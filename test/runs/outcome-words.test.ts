@@ -1,7 +1,8 @@
 /** The words a person reads about a run's outcome and about an answer: one sentence, one name each. */
 import { describe, expect, it } from '@jest/globals';
-import { EMPTY_COUNTS, type Decision, type RunCounts } from '../../shared/runs/records.ts';
-import { actionDone, addCounts, describeAnswer, describeCounts, outcomeOf } from '../../shared/runs/views.ts';
+import { EMPTY_COUNTS, type Decision, type RunCounts } from '../../shared/records/runs.ts';
+import { actionDone, describeAnswer, describeCounts, outcomeOf } from '../../shared/runs/views.ts';
+import { addCounts } from '../../shared/web/pages/overview.ts';
 
 const counts = (c: Partial<RunCounts>): RunCounts => ({ ...EMPTY_COUNTS, ...c });
 

@@ -1,4 +1,4 @@
-import { RunSchema, type Run } from '../../shared/runs/records.ts';
+import { RunSchema, type Run } from '../../shared/records/runs.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import type { Store } from '../../shared/store/store.ts';
 

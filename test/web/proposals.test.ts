@@ -1,6 +1,7 @@
 /** The Memory page's proposals: shown with their evidence, Accept and Dismiss behind CSRF. */
 import { afterEach, expect, it } from '@jest/globals';
-import { listProposals, type DomainProposal } from '../../shared/memory/domain-proposals.ts';
+import { listProposals } from '../../shared/runs/domain-proposals.ts';
+import { type DomainProposal } from '../../shared/records/proposals.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { makeHarness, type Harness } from './support.ts';
 

@@ -1,8 +1,8 @@
 /** The inspector's trace and the decision screen's inert message body, as pure functions. */
 import { describe, expect, it } from '@jest/globals';
-import type { AuditEntry } from '../../shared/audit/audit.ts';
+import type { AuditEntry } from '../../shared/records/audit.ts';
 import type { FeedEvent } from '../../shared/events/feed.ts';
-import { EMPTY_COUNTS, type Run } from '../../shared/runs/records.ts';
+import { EMPTY_COUNTS, type Run } from '../../shared/records/runs.ts';
 import { realHost, renderBody } from '../../shared/web/pages/message.ts';
 import { buildTrace, graphState } from '../../shared/web/pages/trace.ts';
 

@@ -3,7 +3,8 @@ import { PagedWindow } from './paged-window.ts';
 import { attachGate } from '../../gate/gate-hook.ts';
 import type { SpecialistDesk } from '../specialists/desk.ts';
 import { executorPrompt } from './prompt.ts';
-import { EXECUTOR, type RunContext } from './run-context.ts';
+import type { RunContext } from '../../run-state/run-context.ts';
+import { EXECUTOR } from '../../run-state/run-ledger.ts';
 import { executorTools } from './tools.ts';
 
 /** Recent messages kept before each model call (plus the task): two pages of calls and results. */

@@ -5,7 +5,7 @@ import { identify } from '../../actions/identify.ts';
 import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
-import { runState, type RunContext } from './run-context.ts';
+import type { RunContext } from '../../run-state/run-context.ts';
 
 const SNIPPET = 280;
 
@@ -28,13 +28,10 @@ async function refsOf(ctx: RunContext): Promise<string[]> {
 }
 
 /** Reads refs from the cursor until a page of unhandled items is full. */
-export async function nextPage(
-  ctx: RunContext,
-  state: Parameters<typeof runState.cursor>[0],
-): Promise<SourceItem[]> {
+export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
   const refs = await refsOf(ctx);
   const page: SourceItem[] = [];
-  let cursor = runState.cursor(state);
+  let cursor = ctx.ledger.cursor();
   while (page.length < ctx.pageSize && cursor < refs.length) {
     const ref = refs[cursor++]!;
     const read = await ctx.source.read(ref);
@@ -48,7 +45,7 @@ export async function nextPage(
     ctx.items.set(sighting.item.id, sighting.item);
     page.push(sighting.item);
   }
-  runState.setCursor(state, cursor);
+  ctx.ledger.setCursor(cursor);
   return page;
 }
 
@@ -119,8 +116,8 @@ function fetchItemsTool(ctx: RunContext) {
     name: 'fetch_items',
     description: `Returns the next page (up to ${ctx.pageSize}) of items not handled yet, as compact views. An empty page means the batch is done.`,
     inputSchema: z.object({}),
-    callback: async (_input, toolContext) => {
-      const page = await nextPage(ctx, toolContext!.agent.appState);
+    callback: async () => {
+      const page = await nextPage(ctx);
       ctx.emit('fetched', `Fetched ${page.length} item(s)`, { count: page.length });
       return { items: page.map(compactView), done: page.length === 0 };
     },

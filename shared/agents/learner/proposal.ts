@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { domainOf, normaliseDomain, words } from '../../memory/match.ts';
-import { RuleMatchSchema, type RuleMatch } from '../../memory/rule.ts';
+import { RuleMatchSchema, type RuleMatch } from '../../records/rule.ts';
 
 /** What the learner is shown: one answered decision. */
 export interface LearnerCase {

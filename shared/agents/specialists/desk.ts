@@ -6,7 +6,8 @@ import type { HandoffCallItem, HandoffOutputItem, RunItem } from '../../handoffs
 import { handoffRoute, type HandoffRoute, type RouteMatch } from '../../handoffs/route.ts';
 import { setAside } from '../../gate/gate-hook.ts';
 import { SKIP } from '../../workflows/schema.ts';
-import { EXECUTOR, type RunContext } from '../executor/run-context.ts';
+import type { RunContext } from '../../run-state/run-context.ts';
+import { EXECUTOR } from '../../run-state/run-ledger.ts';
 import { Specialist } from './specialist.ts';
 import { errorMessage } from '../../errors/index.ts';
 

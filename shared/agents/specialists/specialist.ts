@@ -4,7 +4,7 @@ import type { GatePolicy } from '../../gate/verdict.ts';
 import { itemsFromMessages, type RunItem } from '../../handoffs/items.ts';
 import type { SourceItem } from '../../sources/source.ts';
 import type { WorkflowSpecialist } from '../../workflows/schema.ts';
-import type { RunContext } from '../executor/run-context.ts';
+import type { RunContext } from '../../run-state/run-context.ts';
 import { readItemTool, submitActionTool } from '../executor/tools.ts';
 import { handedItemText, specialistPrompt } from './prompt.ts';
 

@@ -5,8 +5,8 @@ import {
   evidenceSenders,
   listProposals,
   proposalPattern,
-  type DomainProposal,
-} from '../../memory/domain-proposals.ts';
+} from '../../runs/domain-proposals.ts';
+import { type DomainProposal } from '../../records/proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { proposalJson, ruleJson } from './rule-json.ts';

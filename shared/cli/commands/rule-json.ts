@@ -1,5 +1,6 @@
-import { proposalPattern, type DomainProposal } from '../../memory/domain-proposals.ts';
-import type { Rule } from '../../memory/rule.ts';
+import { proposalPattern } from '../../runs/domain-proposals.ts';
+import { type DomainProposal } from '../../records/proposals.ts';
+import type { Rule } from '../../records/rule.ts';
 
 /** A rule as `handoff rules --json` prints it: every field on every rule, null where it does not apply. */
 export function ruleJson(rule: Rule) {

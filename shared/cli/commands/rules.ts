@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
-import { RuleMatchSchema, type RuleMatch } from '../../memory/rule.ts';
+import { RuleMatchSchema, type RuleMatch } from '../../records/rule.ts';
 import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
-import { listProposals } from '../../memory/domain-proposals.ts';
+import { listProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { printOpenProposals, registerProposalCommands } from './proposals.ts';

@@ -5,7 +5,7 @@ import {
   type MultiAgentState,
   type NodeResultUpdate,
 } from '@strands-agents/sdk/multiagent';
-import type { RunTrigger } from '../../runs/records.ts';
+import type { RunTrigger } from '../../records/runs.ts';
 
 export interface TriggerVerdict {
   triggered: boolean;

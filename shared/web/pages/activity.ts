@@ -1,6 +1,6 @@
 /** Activity (`/activity`): every decision waiting across workflows, answerable inline with a note. */
 import { html } from 'hono/html';
-import type { Decision } from '../../runs/records.ts';
+import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';

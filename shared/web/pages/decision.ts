@@ -4,7 +4,7 @@
  * options. A plain form POST, so it works with JavaScript off.
  */
 import { html } from 'hono/html';
-import type { Decision } from '../../runs/records.ts';
+import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';

@@ -4,8 +4,8 @@
  * the domain rules Memory proposes, to accept or dismiss.
  */
 import { html } from 'hono/html';
-import type { DomainProposal } from '../../memory/domain-proposals.ts';
-import type { Rule, RuleMatch } from '../../memory/rule.ts';
+import type { DomainProposal } from '../../records/proposals.ts';
+import type { Rule, RuleMatch } from '../../records/rule.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';

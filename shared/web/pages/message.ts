@@ -6,7 +6,7 @@
  * different host is called out.
  */
 import { html } from 'hono/html';
-import type { Decision } from '../../runs/records.ts';
+import type { Decision } from '../../records/runs.ts';
 import { findMailFile, MAX_TEXT, readMailItem } from '../../sources/maildir/maildir.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { when, type Html } from './ui.ts';

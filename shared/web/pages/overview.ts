@@ -1,11 +1,19 @@
 /** Overview (`/`): what the agent handled today and this week, what waits for you, recent runs, Run now. */
 import { html } from 'hono/html';
-import type { Run, RunCounts } from '../../runs/records.ts';
+import { EMPTY_COUNTS, type Run, type RunCounts } from '../../records/runs.ts';
 import { periodsOf } from '../../runs/stats.ts';
-import { addCounts, describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
+import { describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
+
+/** The counts of several runs added together. */
+export function addCounts(all: readonly RunCounts[]): RunCounts {
+  const total = { ...EMPTY_COUNTS };
+  for (const counts of all)
+    for (const key of Object.keys(total) as (keyof RunCounts)[]) total[key] += counts[key];
+  return total;
+}
 
 export interface OverviewData {
   workflows: Workflow[];

@@ -1,6 +1,7 @@
 /** The Memory page's "Proposed" section: domain rules with their evidence, Accept or Dismiss. */
 import { html } from 'hono/html';
-import { evidenceSenders, proposalPattern, type DomainProposal } from '../../memory/domain-proposals.ts';
+import { evidenceSenders, proposalPattern } from '../../runs/domain-proposals.ts';
+import { type DomainProposal } from '../../records/proposals.ts';
 import type { Visitor } from './layout.ts';
 import { csrfField, label, plural, when, type Html } from './ui.ts';
 

@@ -4,9 +4,9 @@
  * to each item, by whom, why), merged by time. The feed is lost on a restart; the
  * audit log is the record, so a run from before a restart still has a trace.
  */
-import type { AuditEntry } from '../../audit/audit.ts';
+import type { AuditEntry } from '../../records/audit.ts';
 import type { FeedEvent } from '../../events/feed.ts';
-import type { Run } from '../../runs/records.ts';
+import type { Run } from '../../records/runs.ts';
 
 export const NODES = ['trigger', 'executor', 'completer'] as const;
 export type NodeId = (typeof NODES)[number];

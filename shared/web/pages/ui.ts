@@ -4,7 +4,7 @@
  * (the CSP forbids them): looks come from /assets/app.css classes.
  */
 import { html } from 'hono/html';
-import type { RunStatus } from '../../runs/records.ts';
+import type { RunStatus } from '../../records/runs.ts';
 
 /** What `html` returns; pages compose these. */
 export type Html = ReturnType<typeof html>;

@@ -7,7 +7,7 @@ import type { Model } from '@strands-agents/sdk';
 import { expect } from '@jest/globals';
 import { listAudit } from '../../../../shared/audit/audit.ts';
 import { listPending } from '../../../../shared/runs/decision-repository.ts';
-import type { Run } from '../../../../shared/runs/records.ts';
+import type { Run } from '../../../../shared/records/runs.ts';
 import { startRun } from '../../../../shared/runs/start-run.ts';
 import type { PlannedTurn } from '../../../../shared/models/turn-model.ts';
 import { engineFixture, mail, type EngineFixture } from '../../../support/engine-fixture.ts';

@@ -3,14 +3,14 @@ import { senderDomain, type LearnerCase } from '../agents/learner/proposal.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 import { runRecorder } from '../recorder/record-run.ts';
 import { learnerSessionId } from '../recorder/store-sink.ts';
-import type { EngineDeps } from '../runs/deps.ts';
-import type { Decision } from '../runs/records.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { marksException } from './exception.ts';
-import { matches } from './match.ts';
-import { RuleSchema, type Rule, type RuleMatch } from './rule.ts';
-import { listRules } from './rules-repository.ts';
+import { marksException } from '../memory/exception.ts';
+import { matches } from '../memory/match.ts';
+import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
+import { listRules } from '../memory/rules-repository.ts';
 
 export type LearnOutcome =
   | { kind: 'learned'; rule: Rule; superseded: Rule[] }

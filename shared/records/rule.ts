@@ -28,11 +28,3 @@ export const RuleSchema = z.object({
   created_at: z.string(),
 });
 export type Rule = z.infer<typeof RuleSchema>;
-
-/** The parts of an item that recall may look at. */
-export interface RecallSubject {
-  /** The bare sender address from the From header, never the display name. */
-  senderAddress: string;
-  subject: string;
-  text: string;
-}

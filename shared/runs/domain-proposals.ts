@@ -3,50 +3,24 @@
  * of one non-public domain, Memory proposes "anything from that domain → that action",
  * with its evidence. A proposal is never applied: only accepting it makes a rule.
  */
-import { z } from 'zod';
 import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
-import { listDecisions } from '../runs/decision-repository.ts';
-import type { EngineDeps } from '../runs/deps.ts';
-import type { Decision } from '../runs/records.ts';
+import { listDecisions } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
+import { DomainProposalSchema, type DomainProposal, type Evidence } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { marksException } from './exception.ts';
+import { marksException } from '../memory/exception.ts';
 import { answeredAction } from './learn.ts';
-import { domainOf } from './match.ts';
-import type { Rule } from './rule.ts';
-import { addRule, liveRulesFor } from './rules-repository.ts';
+import { domainOf } from '../memory/match.ts';
+import type { Rule } from '../records/rule.ts';
+import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
 
 /** The fewest distinct senders of one domain, answered alike, that make a proposal. */
 export const MIN_SENDERS = 2;
-
-export const EvidenceSchema = z.object({
-  decision_id: z.string(),
-  item_id: z.string(),
-  sender: z.string(),
-  subject: z.string(),
-  action: z.string(),
-  note: z.string().nullable(),
-});
-export type Evidence = z.infer<typeof EvidenceSchema>;
-
-export const DomainProposalSchema = z.object({
-  id: z.string(),
-  version: z.number().int(),
-  workflow_id: z.string(),
-  domain: z.string(),
-  action: z.string(),
-  /** withdrawn: a later answer for the domain disagreed before anyone accepted it. */
-  status: z.enum(['proposed', 'accepted', 'dismissed', 'withdrawn']),
-  evidence: z.array(EvidenceSchema),
-  /** The rule accepting it made. */
-  rule_id: z.string().nullable(),
-  created_at: z.string(),
-  decided_at: z.string().nullable(),
-});
-export type DomainProposal = z.infer<typeof DomainProposalSchema>;
 
 /** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {

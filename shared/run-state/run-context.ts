@@ -1,0 +1,33 @@
+import type { Rule } from '../records/rule.ts';
+import type { GatePolicy } from '../gate/verdict.ts';
+import type { ItemSource, SourceItem } from '../sources/source.ts';
+import type { Store } from '../store/store.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import type { FeedEvent } from '../events/feed.ts';
+import type { Choice } from '../actions/carry-out.ts';
+import type { RunLedger } from './run-ledger.ts';
+
+/**
+ * Everything one run's agents need. The run context holds the text of the items;
+ * the model only ever sees ids and compact views.
+ */
+export interface RunContext {
+  store: Store;
+  runId: string;
+  workflow: Workflow;
+  source: ItemSource;
+  policy: GatePolicy;
+  rules: Rule[];
+  pageSize: number;
+  /** Items read this process, by id. */
+  items: Map<string, SourceItem>;
+  /** Item ids waiting on a person in another run of this workflow: never fetched again. */
+  held: Set<string>;
+  /** The gate's verdict for each submit_action call it let through, by toolUseId. */
+  verdicts: Map<string, Choice>;
+  /** What every agent of the run shares: the items set aside, who owns each item, the counts. */
+  ledger: RunLedger;
+  /** Source refs, listed once per process. */
+  refs: string[] | null;
+  emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;
+}
