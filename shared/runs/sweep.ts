@@ -55,7 +55,7 @@ async function sweepRun(
   acting.delete(run.id);
   const what = dispatch.taken_at
     ? `its ${dispatch.node} step stopped without finishing`
-    : `its hand-off to the ${dispatch.node} step was never taken`;
+    : `its dispatch to the ${dispatch.node} step was never taken`;
   if (dispatch.sends >= MAX_SENDS) {
     const reason = `${what} (sent ${dispatch.sends} times)`;
     const failed = await failRun(deps, run.id, reason, { step: dispatch.node });

@@ -67,7 +67,7 @@ describe('the sweeper: nothing is left stranded between two processes', () => {
     expect(await sweep(fixture.deps, new Date(now))).toMatchObject({ resent: [], failed: [run.id] });
     const failed = await getRun(fixture.store, run.id);
     expect(failed).toMatchObject({ status: 'failed', dispatch: null });
-    expect(failed.error).toBe(`its hand-off to the resume step was never taken (sent ${MAX_SENDS} times)`);
+    expect(failed.error).toBe(`its dispatch to the resume step was never taken (sent ${MAX_SENDS} times)`);
     expect((await listAudit(fixture.store, { runId: run.id })).at(-1)).toMatchObject({
       outcome: 'run_finished',
       detail: `failed: ${failed.error}`,
