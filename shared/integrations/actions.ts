@@ -41,6 +41,8 @@ export function templateVars(item: SourceItem, context: ActionContext): Record<s
     'item.date': item.date ?? '',
     note: context.note ?? '',
     reasoning: context.reasoning ?? '',
+    /** The person's note when they left one, else the agent's reasoning (a review's text). */
+    note_or_reasoning: context.note || context.reasoning || '',
     workflow_id: context.workflowId,
     run_id: context.runId,
   };
