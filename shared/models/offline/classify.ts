@@ -163,7 +163,11 @@ function score(category: Category, item: ItemView): { points: number; words: str
     return { points: 0, words: [], evidence: [] };
   const text = `${item.subject}\n${item.snippet}`.toLowerCase();
   const words = [...new Set(text.match(category.cues) ?? [])];
-  const hinted = category.hint !== undefined && item.hints.includes(category.hint);
+  // A pull request's size or author alone says nothing of its kind: its hint counts beside words.
+  const hinted =
+    category.hint !== undefined &&
+    item.hints.includes(category.hint) &&
+    (category.pullRequest !== true || words.length > 0);
   return {
     points: words.length + (hinted ? 2 : 0),
     words,
@@ -235,7 +239,7 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
   const missing = rival
     ? `it also reads like a ${rival.category.name} (${rival.evidence.join(', ')})`
     : best.category.missing(item, text, best.words);
-  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/_/g, ' ')} those`;
+  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/__|_/g, ' ')} those`;
   return {
     item_id: item.id,
     action,
