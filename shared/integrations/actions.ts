@@ -53,7 +53,8 @@ const ONLY_PLACEHOLDER = /^\{\{\s*([a-z_.]+)\s*\}\}$/;
 
 function valueOf(vars: Record<string, TemplateValue>, key: string): TemplateValue {
   const value = vars[key];
-  if (value === undefined) throw new IntegrationError(`template names {{${key}}}, which is not a known value`);
+  if (value === undefined)
+    throw new IntegrationError(`template names {{${key}}}, which is not a known value`);
   return value;
 }
 

@@ -233,7 +233,9 @@ describe('the arguments of an integration action', () => {
       commitID: '0123abc',
       body: 'PR #42: urgent',
     });
-    expect(() => argumentsFor(review, item, context)).toThrow(/\{\{item.owner\}\}, which is not a known value/);
+    expect(() => argumentsFor(review, item, context)).toThrow(
+      /\{\{item.owner\}\}, which is not a known value/,
+    );
   });
 
   it('without a template, fills the string properties that name a part of the item', () => {

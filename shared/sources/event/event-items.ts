@@ -116,7 +116,7 @@ export function pullRequestItem(raw: unknown): { ok: true; item: EventItem } | {
       sender_name: pr.user.login,
       subject: pr.title,
       text,
-      ...(pr.updated_at ?? pr.created_at ? { date: (pr.updated_at ?? pr.created_at)! } : {}),
+      ...((pr.updated_at ?? pr.created_at) ? { date: (pr.updated_at ?? pr.created_at)! } : {}),
       hints,
       fields: { owner, repo, number, head_sha: pr.head.sha, url: pr.html_url ?? '' },
     },
