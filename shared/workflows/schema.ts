@@ -145,6 +145,12 @@ export const WorkflowSchema = z
       .optional(),
   })
   .superRefine((w, ctx) => {
+    if (w.source.type === 'event' && w.trigger.webhook !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trigger'],
+        message: 'an event source needs trigger: { webhook: true } (its items arrive in the webhook)',
+      });
     const seen = new Set<string>();
     w.actions.forEach((a, i) => {
       if (a.name === SKIP) {
