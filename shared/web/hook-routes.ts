@@ -44,7 +44,7 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
     let detail = new TextDecoder().decode(body);
     if (workflow.source.type === 'event') {
       const read = webhookItems(detail, c.req.header('X-GitHub-Event'));
-      if (read.kind === 'refused') return fail(c, 400, read.message);
+      if (read.kind === 'refused') return fail(c, read.tooLarge ? 413 : 400, read.message);
       if (read.kind === 'ignored') return c.json({ ignored: read.message }, 200);
       detail = read.detail;
     }

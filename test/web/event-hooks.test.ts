@@ -230,6 +230,13 @@ describe('bad webhook deliveries to an event workflow', () => {
       /not "issues"/,
     ],
     [
+      'items too large to store with a run',
+      JSON.stringify({ items: [{ id: 'big', subject: 'x', text: 'y'.repeat(200_000) }] }),
+      signed(JSON.stringify({ items: [{ id: 'big', subject: 'x', text: 'y'.repeat(200_000) }] })),
+      413,
+      /^the items come to 196 KiB; a run stores at most 128 KiB of them/,
+    ],
+    [
       'a pull_request body that is not one',
       '{"action":"opened"}',
       githubHeaders('{"action":"opened"}', WEBHOOK_SECRET),

@@ -79,6 +79,9 @@ const PullRequestEventSchema = z.object({
 /** The `pull_request` actions that ask for a review; the others start no run. */
 export const REVIEW_ACTIONS: readonly string[] = ['opened', 'reopened', 'synchronize', 'ready_for_review'];
 
+/** A pull request's description beyond this is cut (the item is stored with its run). */
+const MAX_BODY_CHARS = 16_000;
+
 /** At most this many lines changed, in this many files, is a small change (a `small-change` hint). */
 const SMALL = { lines: 40, files: 3 };
 
@@ -97,7 +100,7 @@ export function pullRequestItem(raw: unknown): { ok: true; item: EventItem } | {
   const text = [
     pr.title,
     '',
-    (pr.body ?? '').trim() || '(no description)',
+    cut((pr.body ?? '').trim()) || '(no description)',
     '',
     `${stats}; ${pr.head.ref ?? pr.head.sha} into ${pr.base?.ref ?? 'the default branch'}` +
       (pr.draft ? ' (draft)' : ''),
@@ -121,6 +124,10 @@ export function pullRequestItem(raw: unknown): { ok: true; item: EventItem } | {
       fields: { owner, repo, number, head_sha: pr.head.sha, url: pr.html_url ?? '' },
     },
   };
+}
+
+function cut(text: string): string {
+  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS - 1)}…` : text;
 }
 
 /** The action of a `pull_request` event (`opened`, `closed`, ...), or null when it has none. */

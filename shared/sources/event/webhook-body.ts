@@ -8,7 +8,22 @@ import { parseEventBody, pullRequestAction, pullRequestItem, REVIEW_ACTIONS } fr
 export type WebhookItems =
   | { kind: 'items'; detail: string; count: number }
   | { kind: 'ignored'; message: string }
-  | { kind: 'refused'; message: string };
+  | { kind: 'refused'; message: string; tooLarge?: true };
+
+/** The most a run stores of its items: they live on the run record (DynamoDB items hold 400 KB). */
+export const MAX_STORED_ITEMS_BYTES = 128 * 1024;
+
+function stored(body: { items: unknown[] }): WebhookItems {
+  const detail = JSON.stringify(body);
+  const bytes = Buffer.byteLength(detail, 'utf8');
+  if (bytes > MAX_STORED_ITEMS_BYTES)
+    return {
+      kind: 'refused',
+      tooLarge: true,
+      message: `the items come to ${Math.ceil(bytes / 1024)} KiB; a run stores at most ${MAX_STORED_ITEMS_BYTES / 1024} KiB of them (send fewer per webhook)`,
+    };
+  return { kind: 'items', detail, count: body.items.length };
+}
 
 /**
  * Reads an event workflow's webhook body. `githubEvent` is GitHub's `X-GitHub-Event` header:
@@ -28,7 +43,7 @@ export function webhookItems(text: string, githubEvent: string | undefined): Web
   if (githubEvent === undefined) {
     const own = parseEventBody(raw);
     if (!own.ok) return { kind: 'refused', message: own.reason };
-    return { kind: 'items', detail: JSON.stringify(own.body), count: own.body.items.length };
+    return stored(own.body);
   }
   if (githubEvent === 'ping') return { kind: 'ignored', message: 'GitHub ping received; no run started' };
   if (githubEvent !== 'pull_request')
@@ -44,5 +59,5 @@ export function webhookItems(text: string, githubEvent: string | undefined): Web
     };
   const pr = pullRequestItem(raw);
   if (!pr.ok) return { kind: 'refused', message: pr.reason };
-  return { kind: 'items', detail: JSON.stringify({ items: [pr.item] }), count: 1 };
+  return stored({ items: [pr.item] });
 }
