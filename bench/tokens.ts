@@ -258,7 +258,8 @@ async function itemCost(): Promise<ItemCost> {
   try {
     const inbox = generateInbox(MESSAGES, DEFAULT_SEED);
     await writeMaildir(root, inbox.messages);
-    const source = openSource(parseWorkflow(demoWorkflowYaml(root), `${WORKFLOW_ID}.yaml`));
+    const workflow = parseWorkflow(demoWorkflowYaml(root), `${WORKFLOW_ID}.yaml`);
+    const source = openSource(workflow, { trigger: { kind: 'manual', detail: null } });
     let compact = 0;
     let full = 0;
     for (const ref of await source.listRefs()) {

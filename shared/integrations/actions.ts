@@ -21,9 +21,17 @@ export interface IntegrationAction {
 
 const DETAIL_CHARS = 300;
 
-/** The values a template may name: `{{item.subject}}`, `{{note}}`, ... */
-export function templateVars(item: SourceItem, context: ActionContext): Record<string, string> {
+/** A value a template may name: text, or a number (an event item's `{{item.number}}`). */
+export type TemplateValue = string | number;
+
+/**
+ * The values a template may name: `{{item.subject}}`, `{{note}}`, ..., and each of an event
+ * item's fields as `{{item.<key>}}` (a pull request's `owner`, `repo`, `number`, `head_sha`).
+ */
+export function templateVars(item: SourceItem, context: ActionContext): Record<string, TemplateValue> {
+  const fields = Object.entries(item.fields ?? {}).map(([key, value]) => [`item.${key}`, value] as const);
   return {
+    ...Object.fromEntries(fields),
     'item.id': item.id,
     'item.subject': item.subject,
     'item.text': item.text,
@@ -33,22 +41,33 @@ export function templateVars(item: SourceItem, context: ActionContext): Record<s
     'item.date': item.date ?? '',
     note: context.note ?? '',
     reasoning: context.reasoning ?? '',
+    /** The person's note when they left one, else the agent's reasoning (a review's text). */
+    note_or_reasoning: context.note || context.reasoning || '',
     workflow_id: context.workflowId,
     run_id: context.runId,
   };
 }
 
 const PLACEHOLDER = /\{\{\s*([a-z_.]+)\s*\}\}/g;
+const ONLY_PLACEHOLDER = /^\{\{\s*([a-z_.]+)\s*\}\}$/;
 
-/** Fills `{{name}}` placeholders in every string of a JSON template; unknown names are an error. */
-export function fillTemplate(template: unknown, vars: Record<string, string>): unknown {
-  if (typeof template === 'string')
-    return template.replace(PLACEHOLDER, (_, key: string) => {
-      const value = vars[key];
-      if (value === undefined)
-        throw new IntegrationError(`template names {{${key}}}, which is not a known value`);
-      return value;
-    });
+function valueOf(vars: Record<string, TemplateValue>, key: string): TemplateValue {
+  const value = vars[key];
+  if (value === undefined)
+    throw new IntegrationError(`template names {{${key}}}, which is not a known value`);
+  return value;
+}
+
+/**
+ * Fills `{{name}}` placeholders in every string of a JSON template; unknown names are an error.
+ * A string that is one placeholder alone takes the value as it is, so `"{{item.number}}"` is a number.
+ */
+export function fillTemplate(template: unknown, vars: Record<string, TemplateValue>): unknown {
+  if (typeof template === 'string') {
+    const only = ONLY_PLACEHOLDER.exec(template)?.[1];
+    if (only !== undefined) return valueOf(vars, only);
+    return template.replace(PLACEHOLDER, (_, key: string) => String(valueOf(vars, key)));
+  }
   if (Array.isArray(template)) return template.map((t) => fillTemplate(t, vars));
   if (template && typeof template === 'object')
     return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, fillTemplate(v, vars)]));

@@ -123,6 +123,29 @@ const BUILTIN_INPUTS: ServerEntryInput[] = [
     transport: { kind: 'http', url: 'https://api.githubcopilot.com/mcp/', bearer: 'GITHUB_TOKEN' },
     writes: ['create_*', 'update_*', 'add_*', 'merge_*', 'push_*', 'delete_*'],
     irreversible: ['merge_*', 'push_*', 'delete_*'],
+    // A pull request's event item carries owner, repo, number and head_sha (shared/sources/event).
+    templates: {
+      create_and_submit_pull_request_review: {
+        owner: '{{item.owner}}',
+        repo: '{{item.repo}}',
+        pullNumber: '{{item.number}}',
+        commitID: '{{item.head_sha}}',
+        event: 'COMMENT',
+        body: '{{note_or_reasoning}}',
+      },
+      add_issue_comment: {
+        owner: '{{item.owner}}',
+        repo: '{{item.repo}}',
+        issue_number: '{{item.number}}',
+        body: '{{note_or_reasoning}}',
+      },
+      update_issue: {
+        owner: '{{item.owner}}',
+        repo: '{{item.repo}}',
+        issue_number: '{{item.number}}',
+        labels: ['low-risk'],
+      },
+    },
   },
   {
     name: 'fetch',

@@ -40,7 +40,7 @@ export async function prepareRun(
   run: Run,
   workflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
-  const source = openSource(workflow);
+  const source = openSource(workflow, run);
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
     (await listPending(deps.store))

@@ -5,6 +5,8 @@
  */
 export const SOURCE_TYPES = {
   maildir: { actions: ['archive', 'delete', 'draft_reply', 'file_ticket'] },
+  // Items carried in by a webhook: acting on them is an integration's job, not the source's.
+  event: { actions: ['file_ticket'] },
 } as const satisfies Record<string, { actions: readonly string[] }>;
 
 /** A source type a workflow may name. */

@@ -17,6 +17,8 @@ export interface SourceItem {
    * fingerprints are different items (see `distinctId`); the same fingerprint is one item.
    */
   fingerprint?: string;
+  /** Values an integration's argument template may name as `{{item.<key>}}` (event items). */
+  fields?: Record<string, string | number>;
 }
 
 /**

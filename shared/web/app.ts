@@ -3,7 +3,7 @@
  * and signed webhooks. Route handlers use only what hono gives (plus node:crypto
  * for HMACs and constant-time comparison), so the same app runs on Lambda.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
@@ -21,14 +21,14 @@ import {
 import { decide } from '../runs/decide.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { getRun, webhookRunId } from '../runs/run-repository.ts';
-import { RecordExistsError } from '../errors/index.ts';
+import { getRun } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { summarise, toPendingJson } from '../runs/views.ts';
-import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
+import { listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
+import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
 import { registerManageRoutes } from './manage-routes.ts';
@@ -55,7 +55,6 @@ const CSP = {
   baseUri: ["'none'"],
 };
 
-const BAD_SIGNATURE = 'missing or wrong X-Handoff-Signature (expected sha256=<hex HMAC-SHA256 of the body>)';
 const DECISION_SHAPE = '(expected {"action": string, "note"?: string})';
 const DecisionBody = z.strictObject({
   action: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
@@ -193,34 +192,10 @@ export function createApp(deps: AppDeps): Hono {
     return streamRunWhereLive(c, web.liveFeed, runId);
   });
 
-  app.post('/hooks/:workflowId', limit, async (c) => {
-    const secret = env.HANDOFF_WEBHOOK_SECRET;
-    if (!secret) return fail(c, 401, 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server');
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    if (!signatureMatches(secret, body, c.req.header('X-Handoff-Signature')))
-      return fail(c, 401, BAD_SIGNATURE);
-    const key = c.req.header('Idempotency-Key');
-    if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
-      return fail(c, 400, 'Idempotency-Key must be 1-200 visible ASCII characters (a UUID is fine)');
-    const workflow = await getWorkflow(engine.store, c.req.param('workflowId'));
-    const detail = new TextDecoder().decode(body);
-    // A caller that retries with the same key gets the run it started, not a second one.
-    const runId = key === undefined ? undefined : webhookRunId(workflow.id, key);
-    let run;
-    try {
-      run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail }, runId);
-    } catch (error) {
-      if (!(error instanceof RecordExistsError) || !runId) throw error;
-      return c.json({ run_id: runId, duplicate: true }, 200);
-    }
-    runner.launch(run);
-    return c.json({ run_id: run.id }, 202);
-  });
+  registerHookRoutes(app, web, limit);
 
   return app;
 }
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** A JSON error: `{"error": "<one line>"}`. */
 function fail(c: Context, status: ContentfulStatusCode, message: string): Response {
@@ -245,13 +220,4 @@ function bearer(env: Env, allowQueryKey: boolean): MiddlewareHandler {
     await next();
     return undefined;
   };
-}
-
-/** Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body bytes. */
-function signatureMatches(secret: string, body: Uint8Array, header: string | undefined): boolean {
-  const hex = /^sha256=([0-9a-f]{64})$/i.exec(header?.trim() ?? '')?.[1];
-  if (!hex) return false;
-  const expected = createHmac('sha256', secret).update(body).digest();
-  const given = Uint8Array.from(hex.match(/../g) ?? [], (byte) => parseInt(byte, 16));
-  return timingSafeEqual(given, expected);
 }

@@ -53,11 +53,20 @@ const TriggerSchema = z
     }
   });
 
-const SourceSchema = z.strictObject({
-  type: z.literal('maildir', { error: 'must be "maildir" (the only source so far)' }),
+const SOURCE_KINDS = 'must be "maildir" or "event"';
+
+const MaildirSourceSchema = z.strictObject({
+  type: z.literal('maildir', { error: SOURCE_KINDS }),
   path: z
     .string({ error: 'must be a string (an absolute path)' })
     .refine((p) => isAbsolute(p), { message: 'must be an absolute path' }),
+});
+
+/** Items carried in by the webhook that starts the run (`POST /hooks/<id>`). */
+const EventSourceSchema = z.strictObject({ type: z.literal('event', { error: SOURCE_KINDS }) });
+
+const SourceSchema = z.discriminatedUnion('type', [MaildirSourceSchema, EventSourceSchema], {
+  error: (issue) => (issue.code === 'invalid_union' ? SOURCE_KINDS : undefined),
 });
 
 const ActionSchema = z.strictObject({
@@ -136,6 +145,12 @@ export const WorkflowSchema = z
       .optional(),
   })
   .superRefine((w, ctx) => {
+    if (w.source.type === 'event' && w.trigger.webhook !== true)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['trigger'],
+        message: 'an event source needs trigger: { webhook: true } (its items arrive in the webhook)',
+      });
     const seen = new Set<string>();
     w.actions.forEach((a, i) => {
       if (a.name === SKIP) {

@@ -211,6 +211,33 @@ describe('the arguments of an integration action', () => {
     expect(() => fillTemplate('{{item.secret}}', {})).toThrow(/not a known value/);
   });
 
+  it("fills an event item's fields, a lone placeholder keeping the value's type (a PR number stays a number)", () => {
+    const pr: SourceItem = {
+      ...item,
+      id: 'octo/app#42@0123abc',
+      fields: { owner: 'octo', repo: 'app', number: 42, head_sha: '0123abc' },
+    };
+    const review = action({
+      template: {
+        owner: '{{item.owner}}',
+        repo: '{{item.repo}}',
+        pullNumber: '{{item.number}}',
+        commitID: '{{ item.head_sha }}',
+        body: 'PR #{{item.number}}: {{note}}',
+      },
+    });
+    expect(argumentsFor(review, pr, context)).toEqual({
+      owner: 'octo',
+      repo: 'app',
+      pullNumber: 42,
+      commitID: '0123abc',
+      body: 'PR #42: urgent',
+    });
+    expect(() => argumentsFor(review, item, context)).toThrow(
+      /\{\{item.owner\}\}, which is not a known value/,
+    );
+  });
+
   it('without a template, fills the string properties that name a part of the item', () => {
     expect(argumentsFor(action({}), item, context)).toEqual({
       title: 'Crash on save',

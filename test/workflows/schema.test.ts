@@ -157,6 +157,27 @@ describe('workflow files', () => {
       EXAMPLE.replace('{ name: draft_reply }', '{ name: explode }').replace('draft_reply, skip', 'skip'),
       /^my\.yaml: actions\.2\.name: the maildir source cannot "explode" \(it can: archive, delete, draft_reply, file_ticket; or name an integration's tool as <entry>__<tool>\)$/,
     ],
+    [
+      'an unknown source type',
+      EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', 'type: pop3'),
+      /^my\.yaml: source\.type: must be "maildir" or "event" \(got "pop3"\)$/,
+    ],
+    [
+      'an event source that is not woken by its webhook',
+      EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', 'type: event').replace(
+        /archive|draft_reply|delete/g,
+        'file_ticket',
+      ),
+      /^my\.yaml: trigger: an event source needs trigger: \{ webhook: true \} \(its items arrive in the webhook\)/,
+    ],
+    [
+      'an event source asked to archive',
+      EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', 'type: event').replace(
+        '{ manual: true }',
+        '{ webhook: true }',
+      ),
+      /^my\.yaml: actions\.0\.name: the event source cannot "archive" \(it can: file_ticket; or name an integration's tool as <entry>__<tool>\)/,
+    ],
     ['bad id', EXAMPLE.replace('my-inbox', 'My Inbox'), /^my\.yaml: id: must be a slug/],
     [
       'invalid YAML',

@@ -26,7 +26,10 @@ describe('templates', () => {
   it.each(IDS)('%s validates against the schema and its id matches the file', async (id) => {
     const w = parseWorkflow(await readTemplate(id), `${id}.yaml`);
     expect(w.id).toBe(id);
-    expect(w.source).toEqual({ type: 'maildir', path: '/path/to/Maildir' });
+    // Pull requests arrive in their webhook; the mail templates read a Maildir.
+    expect(w.source).toEqual(
+      id === 'pr-review' ? { type: 'event' } : { type: 'maildir', path: '/path/to/Maildir' },
+    );
   });
 
   it('uses the agreed thresholds and marks public posting irreversible', async () => {
@@ -36,8 +39,8 @@ describe('templates', () => {
     const pr = await get('pr-review');
     expect(pr.confidence_threshold).toBe(0.8);
     expect(pr.actions.filter((a) => a.irreversible).map((a) => a.name)).toEqual([
-      'github__add_issue_comment',
       'github__create_and_submit_pull_request_review',
+      'github__add_issue_comment',
     ]);
     const watch = await get('competitor-watch');
     expect(watch.actions.filter((a) => a.irreversible).map((a) => a.name)).toEqual(['slack__post_message']);

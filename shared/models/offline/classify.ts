@@ -37,6 +37,8 @@ interface Category {
   /** Words in an item that suggest it. */
   cues: RegExp;
   hint?: string;
+  /** A kind of pull request (an item with the `pull-request` hint), not of mail. */
+  pullRequest?: true;
   /**
    * What, beyond a few words, must hold before the model is sure an item is of this kind:
    * null when it holds, else what is missing (said in the reasoning).
@@ -97,6 +99,32 @@ const CATEGORIES: Category[] = [
             ? 'it asks you nothing'
             : null,
   },
+  {
+    name: 'dependency bump',
+    nouns: /dependency (bumps?|updates?)|dependabot|renovate/,
+    cues: /\b(bumps?|deps|dependency|dependencies)\b/g,
+    hint: 'bot-author',
+    pullRequest: true,
+    missing: (item, text) =>
+      !item.hints.includes('bot-author')
+        ? 'a person, not a dependency bot, opened it'
+        : !/\bfrom v?\d[\w.-]* to v?\d[\w.-]*/.test(text)
+          ? 'it names no version change'
+          : null,
+  },
+  {
+    name: 'docs change',
+    nouns: /\bdocs\b|documentation/,
+    cues: /\b(docs?|documentation|readme|typos?)\b/g,
+    hint: 'small-change',
+    pullRequest: true,
+    missing: (item) =>
+      !/^docs(\([^)]*\))?!?:/i.test(item.subject)
+        ? 'its title does not mark it as docs only'
+        : !item.hints.includes('small-change')
+          ? 'it changes more than a few lines'
+          : null,
+  },
 ];
 
 const PITCH = /\b(partnership|partner with|collaboration|synergy|opportunity|investment)\b/;
@@ -108,14 +136,19 @@ const VERBS: [RegExp, string][] = [
   [/\bdelete|\btrash/, 'delete'],
 ];
 
+/** Labelling a pull request: an integration's label tool, when the workflow declares one. */
+const LABEL_VERB = /\blabel/;
+const LABEL_ACTION = /__(add_labels?|add_labels_to_issue|update_issue)$/;
+
 /** Which action the instructions give each category, e.g. "archive newsletters" → newsletter: archive. */
 export function readInstructions(instructions: string, actions: string[]): Map<string, string> {
   const plan = new Map<string, string>();
   const clauses = instructions.toLowerCase().split(/[.;\n]|,(?![^(]*\))/);
   let lastAction: string | null = null;
   for (const clause of clauses) {
+    const label = LABEL_VERB.test(clause) ? actions.find((a) => LABEL_ACTION.test(a)) : undefined;
     const action: string | null =
-      VERBS.find(([verb, name]) => verb.test(clause) && actions.includes(name))?.[1] ?? lastAction;
+      VERBS.find(([verb, name]) => verb.test(clause) && actions.includes(name))?.[1] ?? label ?? lastAction;
     if (!action) continue;
     lastAction = action;
     for (const category of CATEGORIES)
@@ -125,9 +158,16 @@ export function readInstructions(instructions: string, actions: string[]): Map<s
 }
 
 function score(category: Category, item: ItemView): { points: number; words: string[]; evidence: string[] } {
+  // A pull request is never a newsletter, and a mail never a dependency bump.
+  if ((category.pullRequest === true) !== item.hints.includes('pull-request'))
+    return { points: 0, words: [], evidence: [] };
   const text = `${item.subject}\n${item.snippet}`.toLowerCase();
   const words = [...new Set(text.match(category.cues) ?? [])];
-  const hinted = category.hint !== undefined && item.hints.includes(category.hint);
+  // A pull request's size or author alone says nothing of its kind: its hint counts beside words.
+  const hinted =
+    category.hint !== undefined &&
+    item.hints.includes(category.hint) &&
+    (category.pullRequest !== true || words.length > 0);
   return {
     points: words.length + (hinted ? 2 : 0),
     words,
@@ -199,7 +239,7 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
   const missing = rival
     ? `it also reads like a ${rival.category.name} (${rival.evidence.join(', ')})`
     : best.category.missing(item, text, best.words);
-  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/_/g, ' ')} those`;
+  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/__|_/g, ' ')} those`;
   return {
     item_id: item.id,
     action,

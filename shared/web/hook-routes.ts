@@ -1,0 +1,72 @@
+/**
+ * `POST /hooks/:workflowId`: a signed webhook starts a run. The body is HMAC-SHA256-signed
+ * with HANDOFF_WEBHOOK_SECRET, as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256`
+ * (same `sha256=<hex>` form); every signature sent must match. An event workflow's body is
+ * its items (see shared/sources/event/), stored with the run; any other workflow's is kept as
+ * the wake-up's detail.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { RecordExistsError } from '../errors/index.ts';
+import { webhookRunId } from '../runs/run-repository.ts';
+import { createRunFor } from '../runs/start-run.ts';
+import { webhookItems } from '../sources/event/webhook-body.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import { oneLine } from './run-launcher.ts';
+import type { WebDeps } from './web-deps.ts';
+
+const BAD_SIGNATURE =
+  'missing or wrong signature (expected X-Handoff-Signature or X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>)';
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+function fail(c: Context, status: ContentfulStatusCode, message: string): Response {
+  return c.json({ error: oneLine(message) }, status);
+}
+
+/** Registers the webhook route; `limit` bounds the body. */
+export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
+  const { engine, env, runner } = web;
+  app.post('/hooks/:workflowId', limit, async (c) => {
+    const secret = env.HANDOFF_WEBHOOK_SECRET;
+    if (!secret) return fail(c, 401, 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server');
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const signatures = [c.req.header('X-Handoff-Signature'), c.req.header('X-Hub-Signature-256')].filter(
+      (s) => s !== undefined,
+    );
+    if (signatures.length === 0 || !signatures.every((s) => signatureMatches(secret, body, s)))
+      return fail(c, 401, BAD_SIGNATURE);
+    // GitHub names each delivery; a redelivery of it carries the same name.
+    const key = c.req.header('Idempotency-Key') ?? c.req.header('X-GitHub-Delivery');
+    if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+      return fail(c, 400, 'Idempotency-Key must be 1-200 visible ASCII characters (a UUID is fine)');
+    const workflow = await getWorkflow(engine.store, c.req.param('workflowId'));
+    let detail = new TextDecoder().decode(body);
+    if (workflow.source.type === 'event') {
+      const read = webhookItems(detail, c.req.header('X-GitHub-Event'));
+      if (read.kind === 'refused') return fail(c, read.tooLarge ? 413 : 400, read.message);
+      if (read.kind === 'ignored') return c.json({ ignored: read.message }, 200);
+      detail = read.detail;
+    }
+    // A caller that retries with the same key gets the run it started, not a second one.
+    const runId = key === undefined ? undefined : webhookRunId(workflow.id, key);
+    let run;
+    try {
+      run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail }, runId);
+    } catch (error) {
+      if (!(error instanceof RecordExistsError) || !runId) throw error;
+      return c.json({ run_id: runId, duplicate: true }, 200);
+    }
+    runner.launch(run);
+    return c.json({ run_id: run.id }, 202);
+  });
+}
+
+/** Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body bytes. */
+function signatureMatches(secret: string, body: Uint8Array, header: string): boolean {
+  const hex = /^sha256=([0-9a-f]{64})$/i.exec(header.trim())?.[1];
+  if (!hex) return false;
+  const expected = createHmac('sha256', secret).update(body).digest();
+  const given = Uint8Array.from(hex.match(/../g) ?? [], (byte) => parseInt(byte, 16));
+  return timingSafeEqual(given, expected);
+}
