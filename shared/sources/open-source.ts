@@ -1,4 +1,4 @@
-import type { Run } from '../runs/records.ts';
+import type { Run } from '../records/runs.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { EventSource } from './event/event-source.ts';
 import { MaildirSource } from './maildir/maildir-source.ts';
