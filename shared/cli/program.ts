@@ -15,6 +15,7 @@ import { registerIntegrationCommands } from './commands/integrations.ts';
 import { registerRuleCommands } from './commands/rules.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerServerCommands } from './commands/server.ts';
+import { registerSourceCommands } from './commands/sources.ts';
 import { registerStoreCommands } from './commands/store.ts';
 import { registerWorkflowCommands } from './commands/workflows.ts';
 import { EXIT } from './output.ts';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .enablePositionalOptions();
   registerWorkflowCommands(program);
+  registerSourceCommands(program);
   registerRunCommands(program);
   registerDecisionCommands(program);
   registerRuleCommands(program);
