@@ -1,9 +1,11 @@
 import type { Model } from '@strands-agents/sdk';
 import type { Env } from '../config/env.ts';
 import { slackConfigFrom } from '../notify/slack-api.ts';
+import type { SourceOpener } from '../sources/check.ts';
 import type { Store } from '../store/store.ts';
 import { broken, runChecks, type Check, type CheckResult } from './check.ts';
 import { modelCheck, notifyCheck, storeCheck } from './checks.ts';
+import { sourceChecks } from './source-checks.ts';
 import { errorMessage } from '../errors/index.ts';
 
 /** What the doctor checks with; hosts build it once (see `doctorFromEnv`), tests pass their own. */
@@ -18,9 +20,11 @@ export interface DoctorDeps {
   /** Where SLACK_* are read from. */
   source?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
+  /** Opens a workflow's source for its check (default: `openSource`, as `handoff sources check`). */
+  openSource?: SourceOpener;
 }
 
-/** The checks for this environment, in the order they are printed. */
+/** The checks for this environment, in the order they are printed (one per workflow's source). */
 export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]> {
   let integrations: Check[];
   try {
@@ -37,6 +41,7 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
     storeCheck(deps.store, storeWhere(env)),
     modelCheck(env.HANDOFF_MODEL_PROVIDER, deps.model),
     ...integrations,
+    ...(await sourceChecks(deps.store, deps.openSource)),
     notifyCheck(env.NOTIFY_CHANNEL, deps.sns ? { slack, sns: deps.sns } : { slack }),
   ];
 }

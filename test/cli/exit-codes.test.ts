@@ -68,6 +68,7 @@ describe('exit codes are the same with and without --json', () => {
     });
     await bothWays(['workflows', 'add', path.join(dir, 'inbox.yaml')], 0);
     await bothWays(['workflows'], 0);
+    await bothWays(['sources', 'check', 'inbox'], 0);
     await bothWays(['rules', 'add', '--domain', 'infraweekly.example', '--action', 'archive'], 0);
     const rules = parsed<{ id: string }[]>((await bothWays(['rules'], 0)).json);
     await oneEachWay(rules.map((r) => ['rules', 'delete', r.id]));
@@ -95,6 +96,7 @@ describe('exit codes are the same with and without --json', () => {
     await bothWays(['rules', 'add', '--keywords', 'invoice', '--action', 'archive'], 1);
     await bothWays(['templates', 'no-such-template'], 1);
     await bothWays(['inspect', 'run_nope'], 1);
+    await bothWays(['sources', 'check', 'no-such-workflow'], 1);
     await bothWays(['doctor'], 1, { NOTIFY_CHANNEL: 'slack' }); // a channel that is not configured
   });
 

@@ -19,7 +19,11 @@ import { runDoctor, type DoctorDeps } from '../../shared/doctor/doctor.ts';
 import { snsTopicCheck } from '../../shared/doctor/sns-check.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { createDemoMaildir } from '../../shared/sources/maildir/demo.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { slackServer, TOKEN } from '../notify/slack-server.ts';
+import { workflowYaml } from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
 
 let dir: string;
@@ -163,6 +167,32 @@ describe('handoff doctor, as the environment configures it', () => {
       ok: false,
       reason: 'could not list them: credentials.key is unreadable',
     });
+  });
+});
+
+describe("each workflow's source", () => {
+  it('says how many items each source holds, or why it cannot be read, acting on nothing', async () => {
+    const store = new JsonFileStore(dir);
+    const maildir = path.join(dir, 'Maildir');
+    const total = await createDemoMaildir(maildir);
+    const before = (await fs.readdir(path.join(maildir, 'new'))).sort();
+    await saveWorkflow(store, parseWorkflow(workflowYaml(maildir), 'inbox.yaml'));
+    const missing = workflowYaml(path.join(dir, 'gone')).replace(/^id: .*$/m, 'id: gone');
+    await saveWorkflow(store, parseWorkflow(missing, 'gone.yaml'));
+
+    const results = await runDoctor(loadEnv({ HANDOFF_STATE_DIR: dir }), deps({ store }));
+
+    expect(results.filter((r) => r.check.startsWith('source'))).toEqual([
+      {
+        check: 'source (gone)',
+        ok: false,
+        reason: `maildir: ${path.join(dir, 'gone')}: not a Maildir (no new/ or cur/ folder)`,
+      },
+      { check: 'source (inbox)', ok: true, detail: `maildir: ${total} item(s)` },
+    ]);
+    expect(results.at(-1)?.check).toBe('notify (console)');
+    expect(exitCodeFor(results)).toBe(1);
+    expect((await fs.readdir(path.join(maildir, 'new'))).sort()).toEqual(before);
   });
 });
 
