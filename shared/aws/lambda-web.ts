@@ -34,12 +34,13 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
     requireToken: true,
     apiAuth: 'gateway',
     onWorkflowChange: opts.onWorkflowChange,
+    inLambda: true,
     // Besides UI_BASE_URL (the custom domain, if the stack was given one): API Gateway's own name.
     hosts: (c) => [gatewayDomainName(c)],
   };
   const app = createApp(deps);
   if (!servesWorkflowRoutes(app))
-    registerWorkflowRoutes(app, { engine: opts.engine, onChange: opts.onWorkflowChange });
+    registerWorkflowRoutes(app, { engine: opts.engine, onChange: opts.onWorkflowChange, inLambda: true });
   return { app, launcher };
 }
 

@@ -82,6 +82,8 @@ export interface AppDeps {
   liveFeed?: 'sse' | 'poll';
   /** Told when a workflow is saved or removed through the API (AWS: schedule sync). */
   onWorkflowChange?: WorkflowChangeListener;
+  /** Served by a Lambda function: workflows whose source needs local folders are refused. */
+  inLambda?: boolean;
   /**
    * Host names the app answers to besides its UI base URLs' (any other `Host` is refused):
    * default the loopback names; Lambda: API Gateway's domain name.
@@ -155,7 +157,11 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
   app.use('/events/*', bearer(env, true));
-  registerWorkflowRoutes(app, { engine, onChange: deps.onWorkflowChange ?? (async () => undefined) });
+  registerWorkflowRoutes(app, {
+    engine,
+    onChange: deps.onWorkflowChange ?? (async () => undefined),
+    inLambda: deps.inLambda ?? false,
+  });
 
   app.get('/api/workflows', async (c) =>
     c.json((await listWorkflows(engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger }))),

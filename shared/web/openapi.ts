@@ -193,7 +193,8 @@ const PATHS: Record<string, Json> = {
       operationId: 'putWorkflow',
       summary: 'Add or replace a workflow',
       description:
-        'The body is validated like a workflow file; its `id` must match the path. Schedules follow.',
+        'The body is validated like a workflow file; its `id` must match the path. Schedules follow. ' +
+        'On AWS, a source that needs local folders (maildir) is refused with 400.',
       requestBody: {
         required: true,
         content: {
@@ -204,6 +205,7 @@ const PATHS: Record<string, Json> = {
       responses: {
         '200': ok('Replaced.', ref('WorkflowSummary')),
         '201': ok('Added.', ref('WorkflowSummary')),
+        '400': error('BadRequest'),
         '401': error('Unauthorized'),
         '413': error('TooLarge'),
         '422': error('Unprocessable'),

@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
+import { lambdaSourceProblem } from '../sources/source-types.ts';
 import { MAX_WORKFLOW_BYTES, parseWorkflow, tooLargeMessage } from '../workflows/load.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
@@ -20,6 +21,8 @@ export type WorkflowChangeListener = (workflowId: string, change: WorkflowChange
 export interface WorkflowRouteDeps {
   engine: EngineDeps;
   onChange: WorkflowChangeListener;
+  /** Served by a Lambda function: a workflow whose source needs local folders is refused (400). */
+  inLambda?: boolean;
 }
 
 /** A workflow as `GET /api/workflows` lists it. */
@@ -44,6 +47,8 @@ export function registerWorkflowRoutes(app: Hono, deps: WorkflowRouteDeps): void
     const workflow = parseWorkflow(await c.req.text(), bodyName(c.req.header('Content-Type')));
     if (workflow.id !== id)
       throw new InvalidInputError(`body: id "${workflow.id}" does not match the path's workflow id "${id}"`);
+    const problem = deps.inLambda ? lambdaSourceProblem(workflow.source.type) : null;
+    if (problem) throw new HTTPException(400, { message: problem });
     const existed = (await deps.engine.store.get('workflows', id)) !== undefined;
     await saveWorkflow(deps.engine.store, workflow);
     await deps.onChange(id, 'saved');

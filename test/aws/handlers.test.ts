@@ -10,7 +10,7 @@ import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
-import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
+import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 import { failureRecord, UI } from './support.ts';
 
@@ -106,13 +106,13 @@ describe('workflow routes', () => {
     });
     const put = (id: string, body: string, type: string) =>
       app.request(`${UI}/api/workflows/${id}`, { method: 'PUT', body, headers: { 'Content-Type': type } });
-    const yaml = workflowYaml(fixture.maildir).replace('id: inbox', 'id: second');
+    const yaml = eventWorkflowYaml('second'); // a Lambda takes no Maildir workflow
 
     expect((await put('second', yaml, 'application/yaml')).status).toBe(201);
     const json = JSON.stringify({ ...(await getWorkflow(fixture.store, 'second')), name: 'Renamed' });
     const replaced = await put('second', json, 'application/json');
     expect(replaced.status).toBe(200);
-    expect(await replaced.json()).toEqual({ id: 'second', name: 'Renamed', trigger: { manual: true } });
+    expect(await replaced.json()).toEqual({ id: 'second', name: 'Renamed', trigger: { webhook: true } });
 
     const mismatch = await put('other', yaml, 'text/plain');
     expect(mismatch.status).toBe(422);
@@ -121,7 +121,7 @@ describe('workflow routes', () => {
     });
     const invalid = await put(
       'second',
-      yaml.replace('trigger: { manual: true }', 'trigger: {}'),
+      yaml.replace('trigger: { webhook: true }', 'trigger: {}'),
       'text/yaml',
     );
     expect(invalid.status).toBe(422);

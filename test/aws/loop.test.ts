@@ -30,6 +30,8 @@ import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import {
   ARNS,
@@ -151,16 +153,27 @@ describe('the loop on AWS (in-process)', () => {
       'trigger: { manual: true }',
       `trigger: { schedule: "${SCHEDULE}" }`,
     );
-    const saved = await h.api(
+    // A Lambda has no local folders: the API refuses a Maildir workflow, and announces nothing.
+    const refused = await h.api(
       httpEvent('PUT', '/api/workflows/inbox-triage', { body: yaml, contentType: 'application/yaml' }),
       ctx(),
     );
-    expect(saved.statusCode).toBe(201);
-    const [changed] = entries('handoff.workflow');
-    expect(changed).toMatchObject({ EventBusName: BUS, Source: 'handoff' });
-    expect(JSON.parse(changed!.Detail!)).toEqual({ workflow_id: 'inbox-triage', change: 'saved' });
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body!)).toEqual({
+      error: expect.stringMatching(/^a Lambda function has no local folders/),
+    });
+    expect(entries('handoff.workflow')).toEqual([]);
+    // These handlers run in-process beside the demo Maildir: store the workflow as the CLI does,
+    // and announce it as the API announces a saved one.
+    await saveWorkflow(store, parseWorkflow(yaml, 'inbox-triage.yaml'));
+    const changed: PutEventsRequestEntry = {
+      EventBusName: BUS,
+      Source: 'handoff',
+      DetailType: 'handoff.workflow',
+      Detail: JSON.stringify({ workflow_id: 'inbox-triage', change: 'saved' }),
+    };
 
-    expect(await h.scheduleSync(deliver(changed!), ctx())).toEqual({
+    expect(await h.scheduleSync(deliver(changed), ctx())).toEqual({
       workflow_id: 'inbox-triage',
       schedule: 'created',
     });

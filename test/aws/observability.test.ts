@@ -16,7 +16,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { idsOf } from '../../shared/aws/observability.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
-import { ensureTable } from '../../shared/store/dynamodb-store.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { startDynalite } from '../support/dynalite.ts';
 import { ARNS, deliver, deploymentEnv, httpEvent, lambdaContext } from './support.ts';
 
@@ -27,6 +29,8 @@ const secrets = mockClient(SecretsManagerClient);
 let dynalite: Awaited<ReturnType<typeof startDynalite>>;
 let client: DynamoDBClient;
 let dir: string;
+let table: string;
+const deployedStore = () => new DynamoDbStore(createDocumentClient(client), table);
 
 /** Runs `fn`, returning every JSON object it wrote to stdout (one per line). */
 async function stdoutJson(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
@@ -61,7 +65,7 @@ beforeAll(async () => {
   dynalite = await startDynalite();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-observed-'));
   await createDemoMaildir(path.join(dir, 'Maildir'));
-  const table = `handoff-${Date.now()}`;
+  table = `handoff-${Date.now()}`;
   Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')));
   client = new DynamoDBClient({
     region: 'us-east-1',
@@ -91,11 +95,14 @@ describe('observability on Lambda', () => {
     const trigger = (await import('../../lambdas/trigger.ts')).handler;
     const executor = (await import('../../lambdas/executor.ts')).handler;
     const yaml = demoWorkflowYaml(path.join(dir, 'Maildir'));
-    const saved = await api(
+    // The API refuses a Maildir workflow (a Lambda has no local folders); this test runs the
+    // handlers in-process beside the demo Maildir, so it stores the workflow as the CLI does.
+    const refused = await api(
       httpEvent('PUT', '/api/workflows/inbox-triage', { body: yaml, contentType: 'application/yaml' }),
       lambdaContext(),
     );
-    expect(saved.statusCode).toBe(201);
+    expect(refused.statusCode).toBe(400);
+    await saveWorkflow(deployedStore(), parseWorkflow(yaml, 'inbox-triage.yaml'));
 
     const input = {
       workflow_id: 'inbox-triage',

@@ -7,6 +7,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import type { RunLauncher } from '../../shared/web/run-launcher.ts';
+import type { Store } from '../../shared/store/store.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import { eventWorkflowYaml } from '../support/engine-fixture.ts';
 import { UI } from './support.ts';
 
 type Doc = {
@@ -20,11 +24,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 let app: Hono;
 let launcher: RunLauncher;
 let dir: string;
+let store: Store;
 const doc = openApiDocument() as Doc;
 
 beforeAll(async () => {
   const made = await makeEngine({ UI_BASE_URL: UI });
   dir = made.dir;
+  store = made.engine.store;
   ({ app, launcher } = lambdaWebApp({
     engine: made.engine,
     env: made.env,
@@ -131,10 +137,21 @@ describe('the OpenAPI document', () => {
     const maildir = path.join(dir, 'Maildir');
     await createDemoMaildir(maildir);
     const yaml = demoWorkflowYaml(maildir);
-    const put = { method: 'PUT', body: yaml, headers: { 'Content-Type': 'application/yaml' } };
-    expect(Object.keys(await body(await atGateway('/api/workflows/inbox-triage', put), 201)).sort()).toEqual(
-      keys('WorkflowSummary'),
-    );
+    const put = (text: string) => ({
+      method: 'PUT',
+      body: text,
+      headers: { 'Content-Type': 'application/yaml' },
+    });
+    expect(
+      Object.keys(
+        await body(await atGateway('/api/workflows/hooks', put(eventWorkflowYaml('hooks'))), 201),
+      ).sort(),
+    ).toEqual(keys('WorkflowSummary'));
+    // A Lambda has no local folders: the API refuses a Maildir workflow. This test reads the
+    // demo Maildir in-process, so the workflow goes into the store as `handoff workflows add` puts it.
+    const refused = await body(await atGateway('/api/workflows/inbox-triage', put(yaml)), 400);
+    expect(Object.keys(refused)).toEqual(schemas.Error!.required);
+    await saveWorkflow(store, parseWorkflow(yaml, 'inbox-triage.yaml'));
     const started = await body(await atGateway('/api/workflows/inbox-triage/runs', { method: 'POST' }), 202);
     expect(Object.keys(started)).toEqual(keys('RunStarted'));
     await launcher.idle();

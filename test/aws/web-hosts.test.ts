@@ -4,7 +4,7 @@ import { lambdaWebApp, lambdaWebHandler } from '../../shared/aws/lambda-web.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
-import { engineFixture, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
+import { engineFixture, eventWorkflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
 import { httpEvent, lambdaContext, UI } from './support.ts';
 
@@ -26,7 +26,7 @@ async function handler() {
 
 /** `PUT /api/workflows/second` as API Gateway hands it over: `host` header and the gateway's domain name. */
 function putWorkflow(host: string, domainName: string, headers: Record<string, string> = {}) {
-  const yaml = workflowYaml(fixture.maildir).replace('id: inbox', 'id: second');
+  const yaml = eventWorkflowYaml('second'); // a Lambda takes no Maildir workflow
   const event = httpEvent('PUT', '/api/workflows/second', {
     body: yaml,
     contentType: 'application/yaml',

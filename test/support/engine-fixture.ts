@@ -59,6 +59,19 @@ human_gate: { options: [file_ticket, archive, draft_reply, skip] }
 ${extra}`;
 }
 
+/** A workflow whose items arrive with a webhook: the kind a deployed (Lambda) API accepts. */
+export function eventWorkflowYaml(id: string): string {
+  return `id: ${id}
+name: Webhook items
+instructions: File a ticket for each item that reports a bug; skip the rest.
+trigger: { webhook: true }
+source: { type: event }
+actions:
+  - { name: file_ticket }
+human_gate: { options: [file_ticket, skip] }
+`;
+}
+
 /** A temp Maildir, a JSON-file store and an engine driven by the given model. */
 export async function engineFixture(opts: {
   messages: MessageSpec[];

@@ -8,13 +8,23 @@ import { InvalidInputError } from '../../shared/errors/index.ts';
 import { listWorkflows } from '../../shared/workflows/repository.ts';
 import { loadWorkflowFile, MAX_WORKFLOW_BYTES, parseWorkflow } from '../../shared/workflows/load.ts';
 import { runCli } from '../support/cli.ts';
-import { engineFixture, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
+import {
+  engineFixture,
+  eventWorkflowYaml,
+  workflowYaml,
+  type EngineFixture,
+} from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
 import { API_KEY, makeHarness, type Harness } from '../web/support.ts';
 
 /** A valid workflow padded with a trailing comment to exactly `bytes` bytes. */
 function workflowOfSize(maildir: string, bytes: number, id = 'inbox'): string {
-  const base = workflowYaml(maildir).replace('id: inbox', `id: ${id}`) + '#';
+  return padded(workflowYaml(maildir).replace('id: inbox', `id: ${id}`), bytes);
+}
+
+/** `yaml` padded with a trailing comment to exactly `bytes` bytes. */
+function padded(yaml: string, bytes: number): string {
+  const base = yaml + '#';
   return base + 'x'.repeat(bytes - Buffer.byteLength(base) - 1) + '\n';
 }
 
@@ -100,10 +110,11 @@ describe('one limit for the CLI, the local API and the Lambda API', () => {
 
     // Local API.
     h = await makeHarness();
+    // The Lambda API takes no Maildir workflow (a Lambda has no local folders): an event one there.
     const put = (app: Harness['app'], id: string, bytes: number, origin = '') =>
       app.request(`${origin}/api/workflows/${id}`, {
         method: 'PUT',
-        body: workflowOfSize(maildir, bytes, id),
+        body: origin ? padded(eventWorkflowYaml(id), bytes) : workflowOfSize(maildir, bytes, id),
         headers: { ...h.auth(), 'Content-Type': 'application/yaml' },
       });
     expect((await put(h.app, 'api-ok', MAX_WORKFLOW_BYTES)).status).toBe(201);
