@@ -1,6 +1,6 @@
 /**
  * The pages a person reads: Overview, Activity, Runs and the run inspector (with
- * its session-authenticated live stream), and "Run now".
+ * its session-authenticated live stream), "Run now" and "Check source".
  */
 import type { Context, Hono } from 'hono';
 import { listAudit } from '../audit/audit.ts';
@@ -12,12 +12,14 @@ import type { Decision } from '../records/runs.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
+import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { activityPage } from './pages/activity.ts';
 import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
+import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 
@@ -68,6 +70,19 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       throw error;
     }
   });
+
+  // A workflow's source, checked on request: the POST connects and reads, acting on nothing.
+  const sourcePage = async (c: Context, check: boolean) => {
+    const admitted = check ? await admitForm(c, web) : await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const workflow = await getWorkflow(store, c.req.param('id') ?? '').catch(() => null);
+    if (!workflow) return notFound(c, `There is no workflow "${c.req.param('id')}".`);
+    const [result, pending] = await Promise.all([check ? checkSource(workflow) : null, listPending(store)]);
+    const data = { workflow, check: result, pending: pending.length };
+    return c.html(sourceCheckPage(admitted.visitor, data));
+  };
+  app.get('/workflows/:id/source', (c) => sourcePage(c, false));
+  app.post('/workflows/:id/source', (c) => sourcePage(c, true));
 
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);

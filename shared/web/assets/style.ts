@@ -88,7 +88,7 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .rule-old { opacity: .8; background: var(--soft); }
 .rule p, .proposal p { margin: .15rem 0; }
 .proposal { border-color: var(--amber); }
-.proposal-actions { display: flex; gap: .5rem; }
+.proposal-actions, .workflow-actions { display: flex; gap: .5rem; }
 .evidence { margin: .25rem 0 0; padding-left: 1.1rem; }
 .plain-list li { padding: .45rem 0; border-bottom: 1px solid var(--line); }
 

@@ -5,6 +5,7 @@ import { periodsOf } from '../../runs/stats.ts';
 import { describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
+import { checkSourceForm } from './source-check.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
 
 /** The counts of several runs added together. */
@@ -87,13 +88,16 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
               }</span
             >
           </div>
-          <form method="post" action="/runs">
-            ${csrfField(visitor)}
-            <input type="hidden" name="workflow_id" value="${w.id}" />
-            <button class="button" type="submit">
-              Run now<span class="visually-hidden">: ${w.name}</span>
-            </button>
-          </form>
+          <div class="workflow-actions">
+            ${checkSourceForm(visitor, w)}
+            <form method="post" action="/runs">
+              ${csrfField(visitor)}
+              <input type="hidden" name="workflow_id" value="${w.id}" />
+              <button class="button" type="submit">
+                Run now<span class="visually-hidden">: ${w.name}</span>
+              </button>
+            </form>
+          </div>
         </li>`,
     )}
   </ul>`;
