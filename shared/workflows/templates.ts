@@ -5,7 +5,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { NotFoundError } from '../errors/index.ts';
+import { BUILTIN_ENTRIES, requiredCredentials } from '../integrations/servers.ts';
+import { serverOf } from '../integrations/tool.ts';
 import { parseWorkflow } from './load.ts';
+import type { Workflow } from './schema.ts';
 
 // Beside this module in the sources; from the CLI bundle in dist/, in the sources it was built from.
 const TEMPLATES_DIR = [
@@ -18,8 +21,26 @@ export interface TemplateInfo {
   id: string;
   name: string;
   description: string;
+  /** The credentials it needs (`handoff credentials set NAME`): its source's, then its integrations'. */
+  credentials: string[];
   /** Absolute path of the template file. */
   file: string;
+}
+
+/**
+ * The credential names a workflow needs before it can run: its source's `credential` (a
+ * mailbox password, say) and those of the built-in integrations its actions and
+ * `integrations` name (see `handoff integrations`). An entry it does not know needs none here.
+ */
+export function credentialsNeeded(workflow: Workflow): string[] {
+  const source = workflow.source;
+  const own = 'credential' in source && typeof source.credential === 'string' ? [source.credential] : [];
+  const entries = [
+    ...workflow.actions.flatMap((a) => serverOf(a.name) ?? []),
+    ...(workflow.integrations ?? []),
+  ];
+  const fromEntries = BUILTIN_ENTRIES.filter((e) => entries.includes(e.name)).flatMap(requiredCredentials);
+  return [...new Set([...own, ...fromEntries])];
 }
 
 /** Lists the templates, sorted by id. Description: a `# description:` comment, else the first line of instructions. */
@@ -32,7 +53,13 @@ export async function listTemplates(): Promise<TemplateInfo[]> {
       const workflow = parseWorkflow(text, n);
       const comment = /^#\s*description:\s*(.+)$/m.exec(text)?.[1]?.trim();
       const description = comment ?? workflow.instructions.split('\n')[0] ?? '';
-      return { id: n.slice(0, -'.yaml'.length), name: workflow.name, description, file: fileURLToPath(url) };
+      return {
+        id: n.slice(0, -'.yaml'.length),
+        name: workflow.name,
+        description,
+        credentials: credentialsNeeded(workflow),
+        file: fileURLToPath(url),
+      };
     }),
   );
 }

@@ -6,7 +6,8 @@ import { NotFoundError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
-import { listTemplates, readTemplate } from '../../shared/workflows/templates.ts';
+import { credentialsNeeded, listTemplates, readTemplate } from '../../shared/workflows/templates.ts';
+import { runCli } from '../support/cli.ts';
 
 const IDS = ['competitor-watch', 'inbox-triage', 'pr-review', 'receipts-to-ledger', 'support-inbox'];
 
@@ -53,6 +54,41 @@ describe('templates', () => {
     const store = new JsonFileStore(dir);
     await saveWorkflow(store, parseWorkflow(await readTemplate(id), `${id}.yaml`));
     expect(await store.get('workflows', id)).toBeDefined();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names the credentials each template needs: its source's and its integrations'", async () => {
+    const needs = Object.fromEntries((await listTemplates()).map((t) => [t.id, t.credentials]));
+    expect(needs).toEqual({
+      'competitor-watch': ['SLACK_BOT_TOKEN'],
+      'inbox-triage': [],
+      'pr-review': ['GITHUB_TOKEN'],
+      'receipts-to-ledger': [],
+      'support-inbox': [],
+    });
+    // Read-only integrations a workflow names count too; an entry needing no key adds none.
+    const pr = parseWorkflow(await readTemplate('pr-review'), 'pr-review.yaml');
+    expect(credentialsNeeded({ ...pr, integrations: ['linear', 'fetch', 'github'] })).toEqual([
+      'LINEAR_API_KEY',
+      'GITHUB_TOKEN',
+    ]);
+  });
+
+  it('shows them in `handoff templates`, as a column and as `credentials` in --json', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'handoff-templates-cli-'));
+    const env = { HANDOFF_STATE_DIR: join(dir, 'state') };
+    const plain = await runCli(['templates'], env);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^ID\s+NAME\s+CREDENTIALS\s+DESCRIPTION$/m);
+    expect(plain.stdout).toMatch(/^pr-review\s+Pull request review\s+GITHUB_TOKEN\s+/m);
+    expect(plain.stdout).toMatch(/^inbox-triage\s+Inbox triage\s+none\s+/m);
+    const json = JSON.parse((await runCli(['templates', '--json'], env)).stdout) as Record<string, unknown>[];
+    expect(json.find((t) => t.id === 'competitor-watch')).toEqual({
+      id: 'competitor-watch',
+      name: 'Competitor watch',
+      description: expect.any(String),
+      credentials: ['SLACK_BOT_TOKEN'],
+    });
     await rm(dir, { recursive: true, force: true });
   });
 

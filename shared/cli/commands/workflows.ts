@@ -63,10 +63,17 @@ export function registerWorkflowCommands(program: Command): void {
       }
       const templates = await listTemplates();
       if (options.json)
-        return printJson(templates.map(({ id: tid, name, description }) => ({ id: tid, name, description })));
+        return printJson(
+          templates.map(({ id: tid, name, description, credentials }) => ({
+            id: tid,
+            name,
+            description,
+            credentials,
+          })),
+        );
       printTable(
-        ['id', 'name', 'description'],
-        templates.map((t) => [t.id, t.name, t.description]),
+        ['id', 'name', 'credentials', 'description'],
+        templates.map((t) => [t.id, t.name, t.credentials.join(', ') || 'none', t.description]),
         70,
       );
       console.log('\nPrint one with: handoff templates ID > my-workflow.yaml');
