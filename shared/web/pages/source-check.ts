@@ -21,7 +21,7 @@ function settings(source: Record<string, unknown>): string {
     .join(' · ');
 }
 
-function result(check: SourceCheck): Html {
+function result(check: SourceCheck): Html | string {
   if (!check.ok) return flash(`Could not read the source: ${check.error}`, 'error');
   const items = check.items.length
     ? scrollable(
