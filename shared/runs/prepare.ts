@@ -40,7 +40,7 @@ export async function prepareRun(
   run: Run,
   workflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
-  const source = openSource(workflow);
+  const source = openSource(workflow, deps);
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
     (await listPending(deps.store))
@@ -66,6 +66,8 @@ export async function prepareRun(
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
   const hasNewItems = async () => {
+    // A source that can tell cheaply that nothing changed (IMAP: one STATUS) saves the reads.
+    if (source.mayHaveNew && !(await source.mayHaveNew())) return false;
     const seen = new Map<string, SourceItem>();
     for (const ref of (ctx.refs ??= await source.listRefs())) {
       const read = await source.read(ref);
@@ -89,6 +91,8 @@ export async function prepareRun(
       ctx.ledger.deferred().map((d) => d.item_id),
     );
     await auditRunFinished(deps.store, run, summary);
+    // Items set aside unasked are still "new" for the next run: keep the trigger reading then.
+    if (ctx.ledger.deferred().length === 0) await source.markSeen?.();
     const link = await deps.links.runUrl(run.id);
     await deps.notifier.notify({
       kind: 'completed',
@@ -132,7 +136,11 @@ export async function prepareRun(
     integrations.attach(agent);
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   recordRun(recorder, graph);
-  return { ...graph, ctx, close: integrations.close };
+  const close = async () => {
+    await integrations.close();
+    await source.close?.();
+  };
+  return { ...graph, ctx, close };
 }
 
 type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;

@@ -5,6 +5,7 @@
  */
 export const SOURCE_TYPES = {
   maildir: { actions: ['archive', 'delete', 'draft_reply', 'file_ticket'] },
+  imap: { actions: ['archive', 'delete', 'draft_reply', 'file_ticket'] },
 } as const satisfies Record<string, { actions: readonly string[] }>;
 
 /** A source type a workflow may name. */

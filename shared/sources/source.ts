@@ -50,4 +50,15 @@ export interface ItemSource {
   read(ref: string): Promise<ReadResult>;
   /** Carries out one action on one item; returns a short description of what happened. */
   perform(action: string, item: SourceItem, context: ActionContext): Promise<string>;
+  /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
+  readMany?(refs: readonly string[]): Promise<ReadResult[]>;
+  /**
+   * Whether anything may be new since the last completed run, when the source can tell
+   * cheaply (IMAP: one STATUS). Undefined: the engine reads the items to find out.
+   */
+  mayHaveNew?(): Promise<boolean>;
+  /** Remembers what this run saw, so the next `mayHaveNew` can answer; called when a run completes. */
+  markSeen?(): Promise<void>;
+  /** Ends the source's connection, if it holds one. */
+  close?(): Promise<void>;
 }

@@ -53,12 +53,47 @@ const TriggerSchema = z
     }
   });
 
-const SourceSchema = z.strictObject({
-  type: z.literal('maildir', { error: 'must be "maildir" (the only source so far)' }),
+const MaildirSourceSchema = z.strictObject({
+  type: z.literal('maildir'),
   path: z
     .string({ error: 'must be a string (an absolute path)' })
     .refine((p) => isAbsolute(p), { message: 'must be an absolute path' }),
 });
+
+const MAILBOX = z.string({ error: 'must be a mailbox name' }).trim().min(1, { message: 'must not be empty' });
+
+/** An IMAP mailbox; `credential` names the password in the credential store (`handoff credentials set`). */
+const ImapSourceSchema = z
+  .strictObject({
+    type: z.literal('imap'),
+    host: z.string({ error: 'must be a host name' }).trim().min(1, { message: 'must not be empty' }),
+    port: z
+      .number({ error: 'must be a port number' })
+      .int({ message: 'must be a port number' })
+      .min(1, { message: 'must be a port number' })
+      .max(65535, { message: 'must be a port number' }),
+    /** true: implicit TLS (port 993). false: plain text, allowed only to this machine. */
+    tls: z.boolean({ error: 'must be true or false' }),
+    user: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+    credential: z.string({ error: 'must be a credential name' }).regex(/^[A-Z][A-Z0-9_]{0,63}$/, {
+      message: 'must be a credential name (uppercase letters, digits, _), as in `handoff credentials set`',
+    }),
+    mailbox: MAILBOX.default('INBOX'),
+    archive_mailbox: MAILBOX.optional(),
+    trash_mailbox: MAILBOX.optional(),
+    drafts_mailbox: MAILBOX.optional(),
+  })
+  .refine((s) => s.tls || ['127.0.0.1', 'localhost', '::1'].includes(s.host), {
+    path: ['tls'],
+    message: 'must be true unless host is 127.0.0.1 or localhost (a password never crosses the network in the clear)',
+  });
+
+const SourceSchema = z.discriminatedUnion('type', [MaildirSourceSchema, ImapSourceSchema], {
+  error: 'type must be "maildir" or "imap"',
+});
+
+/** An IMAP workflow's `source:`. */
+export type ImapSourceConfig = z.infer<typeof ImapSourceSchema>;
 
 const ActionSchema = z.strictObject({
   name: z

@@ -55,8 +55,8 @@ describe('serve()', () => {
 
     // First start: the demo workflow and its Maildir exist, and the next steps are printed.
     const workflow = await getWorkflow(engine.store, 'inbox-triage');
-    expect(workflow.source.path).toBe(`${env.HANDOFF_STATE_DIR}/demo/Maildir`);
-    expect((await fs.readdir(`${workflow.source.path}/new`)).length).toBeGreaterThan(0);
+    expect(workflow.source).toMatchObject({ type: 'maildir', path: `${env.HANDOFF_STATE_DIR}/demo/Maildir` });
+    expect((await fs.readdir(`${env.HANDOFF_STATE_DIR}/demo/Maildir/new`)).length).toBeGreaterThan(0);
     for (const line of [
       'npx handoff run inbox-triage',
       'npx handoff pending',

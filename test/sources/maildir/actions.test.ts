@@ -167,7 +167,7 @@ describe('demo maildir', () => {
   it('demoWorkflowYaml is a valid inbox-triage workflow pointing at the path', () => {
     const w = parseWorkflow(demoWorkflowYaml('/tmp/demo inbox/Maildir'), 'demo.yaml');
     expect(w).toMatchObject({ id: 'inbox-triage', name: 'Inbox triage', trigger: { manual: true } });
-    expect(w.source.path).toBe('/tmp/demo inbox/Maildir');
+    expect(w.source).toMatchObject({ type: 'maildir', path: '/tmp/demo inbox/Maildir' });
     expect(w.confidence_threshold).toBe(0.7);
   });
 });
