@@ -66,7 +66,8 @@ function describeConnectError(error: unknown, config: ImapSourceConfig, where: s
     return config.tls
       ? `TLS handshake with ${where} failed: is it a plain-text port? Use the server's TLS port (usually 993)`
       : `IMAP ${where} failed: ${errorMessage(error)}`;
-  if (/ECONNREFUSED/.test(text)) return `IMAP server ${where} refused the connection (is the host and port right?)`;
+  if (/ECONNREFUSED/.test(text))
+    return `IMAP server ${where} refused the connection (is the host and port right?)`;
   if (/ENOTFOUND|EAI_AGAIN/.test(text)) return `IMAP host ${config.host} was not found`;
   return `IMAP ${where} failed: ${errorMessage(error)}`;
 }

@@ -25,7 +25,6 @@ export interface WatermarkPlace {
 /** The message an action was for is no longer in the mailbox: nothing was done. */
 export class GoneError extends HandoffError {}
 
-
 const SPECIAL = {
   archive: { flag: '\\Archive', setting: 'archive_mailbox' },
   delete: { flag: '\\Trash', setting: 'trash_mailbox' },
@@ -146,7 +145,11 @@ export class ImapSource implements ItemSource {
       return `draft saved to ${target}`;
     }
     const moved = await this.guard(() => client.messageMove(String(uid), target, { uid: true }));
-    if (!moved) throw new GoneError(`gone: ${item.id} left ${this.config.mailbox} before it could be moved; nothing done`);
+    // A MOVE of a UID expunged meanwhile is OK with nothing moved: the UID map tells.
+    if (!moved || (moved.uidMap && !moved.uidMap.has(uid)))
+      throw new GoneError(
+        `gone: ${item.id} left ${this.config.mailbox} before it could be moved; nothing done`,
+      );
     return action === 'archive' ? `archived to ${target}` : `moved to trash: ${target}`;
   }
 
@@ -165,7 +168,10 @@ export class ImapSource implements ItemSource {
     const { validity, uid } = parseRef(item.ref);
     const { id } = splitItemId(item.id);
     const gone = () =>
-      new GoneError(`gone: ${id} is no longer in ${this.config.mailbox} (moved or deleted meanwhile); nothing done`);
+      new GoneError(
+        `gone: ${id} is no longer in ${this.config.mailbox} (moved or deleted meanwhile); nothing done`,
+      );
+    await this.guard(() => client.noop()); // hear of other sessions' expunges first
     const now = String(client.mailbox ? client.mailbox.uidValidity : '');
     if (validity === now) {
       const found = await this.guard(() => client.search({ uid: String(uid) }, { uid: true }));
@@ -202,10 +208,9 @@ export class ImapSource implements ItemSource {
         await client.mailboxOpen(this.config.mailbox);
       } catch (error) {
         await client.logout().catch(() => client.close());
-        throw new ImapError(
-          `the IMAP server has no mailbox "${this.config.mailbox}": check source.mailbox`,
-          { cause: error },
-        );
+        throw new ImapError(`the IMAP server has no mailbox "${this.config.mailbox}": check source.mailbox`, {
+          cause: error,
+        });
       }
       this.client = client;
       return client;
@@ -225,7 +230,9 @@ export class ImapSource implements ItemSource {
       const where = `${this.config.host}:${this.config.port}`;
       if (e.code === 'NoConnection' || /closed|ECONNRESET|EPIPE|timeout/i.test(`${e.code} ${e.message}`))
         throw new ImapError(`the connection to IMAP ${where} was lost`, { cause: error });
-      throw new ImapError(`IMAP ${where}: ${e.responseText ?? e.message ?? 'command failed'}`, { cause: error });
+      throw new ImapError(`IMAP ${where}: ${e.responseText ?? e.message ?? 'command failed'}`, {
+        cause: error,
+      });
     }
   }
 }
