@@ -66,14 +66,16 @@ export class ImapSource implements ItemSource {
   async status(): Promise<MailboxStatus> {
     const client = await this.connection();
     const status = await this.guard(() =>
-      client.status(this.config.mailbox, { uidNext: true, uidValidity: true }),
+      client.status(this.config.mailbox, { uidNext: true, uidValidity: true }).catch((error: unknown) => {
+        throw this.noMailbox(error);
+      }),
     );
     if (!status) throw new ImapError(`the IMAP server gave no STATUS for "${this.config.mailbox}"`);
     return { uidValidity: String(status.uidValidity ?? ''), uidNext: Number(status.uidNext ?? 0) };
   }
 
   async listRefs(): Promise<string[]> {
-    const client = await this.connection();
+    const client = await this.selected();
     const uids = await this.guard(() => client.search({ all: true }, { uid: true }));
     const validity = String(client.mailbox ? client.mailbox.uidValidity : '');
     this.listedStatus = {
@@ -90,7 +92,7 @@ export class ImapSource implements ItemSource {
   /** Reads many refs with one UID FETCH (bodies included): one round trip per page. */
   async readMany(refs: readonly string[]): Promise<ReadResult[]> {
     if (refs.length === 0) return [];
-    const client = await this.connection();
+    const client = await this.selected();
     const validity = String(client.mailbox ? client.mailbox.uidValidity : '');
     const wanted = refs.map((ref) => parseRef(ref));
     const current = wanted.filter((w) => w.validity === validity).map((w) => w.uid);
@@ -133,7 +135,7 @@ export class ImapSource implements ItemSource {
     if (action !== 'archive' && action !== 'delete' && action !== 'draft_reply')
       throw new InvalidInputError(`the imap source cannot ${action}`);
     const target = await this.folderFor(action); // before anything is touched
-    const client = await this.connection();
+    const client = await this.selected();
     const uid = await this.findAgain(item);
     if (action === 'draft_reply') {
       const mail = this.mails.get(item.ref);
@@ -164,7 +166,7 @@ export class ImapSource implements ItemSource {
 
   /** The UID of the item's message now: by UID while UIDVALIDITY holds, else by Message-ID. */
   private async findAgain(item: SourceItem): Promise<number> {
-    const client = await this.connection();
+    const client = await this.selected();
     const { validity, uid } = parseRef(item.ref);
     const { id } = splitItemId(item.id);
     const gone = () =>
@@ -199,25 +201,37 @@ export class ImapSource implements ItemSource {
     return path;
   }
 
+  /** The run step's connection, logged in (no mailbox selected yet). */
   private async connection(): Promise<ImapFlow> {
     if (this.client?.usable) return this.client;
     this.client = null;
-    this.opening ??= (async () => {
-      const client = await connectImap(this.config, this.credentials, this.options);
-      try {
-        await client.mailboxOpen(this.config.mailbox);
-      } catch (error) {
-        await client.logout().catch(() => client.close());
-        throw new ImapError(`the IMAP server has no mailbox "${this.config.mailbox}": check source.mailbox`, {
-          cause: error,
-        });
-      }
-      this.client = client;
-      return client;
-    })().finally(() => {
-      this.opening = null;
-    });
+    this.opening ??= connectImap(this.config, this.credentials, this.options)
+      .then((client) => (this.client = client))
+      .finally(() => {
+        this.opening = null;
+      });
     return this.opening;
+  }
+
+  /** The connection with the workflow's mailbox selected. */
+  private async selected(): Promise<ImapFlow> {
+    const client = await this.connection();
+    if (client.mailbox && client.mailbox.path === this.config.mailbox) return client;
+    try {
+      await client.mailboxOpen(this.config.mailbox);
+    } catch (error) {
+      throw this.noMailbox(error);
+    }
+    return client;
+  }
+
+  private noMailbox(error: unknown): ImapError {
+    const e = error as { serverResponseCode?: string; responseText?: string };
+    if (e.serverResponseCode === 'NONEXISTENT' || /exist/i.test(e.responseText ?? ''))
+      return new ImapError(`the IMAP server has no mailbox "${this.config.mailbox}": check source.mailbox`, {
+        cause: error,
+      });
+    return error instanceof ImapError ? error : new ImapError(`IMAP: ${e.responseText ?? 'command failed'}`);
   }
 
   /** Runs one command; a dropped connection becomes one plain line. */
