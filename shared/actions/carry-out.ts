@@ -1,6 +1,6 @@
 import { appendAudit, type DecidedBy } from '../audit/audit.ts';
 import type { RunCounts } from '../runs/records.ts';
-import type { ItemSource, SourceItem } from '../sources/source.ts';
+import { SourceUnavailableError, type ItemSource, type SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
@@ -77,6 +77,10 @@ export async function carryOut(
       recordMetric('ItemsActed');
       recordMetric('ItemLatency', performance.now() - started);
     } catch (error) {
+      if (error instanceof SourceUnavailableError) {
+        await settleOutcome(ctx.store, claim, 'released'); // untouched: the next run takes it
+        throw error;
+      }
       outcome = 'failed';
       detail = errorMessage(error);
     }

@@ -17,7 +17,10 @@ export function openSource(workflow: Workflow, deps?: SourceDeps): ItemSource {
     case 'maildir':
       return new MaildirSource(workflow.source.path);
     case 'imap':
-      if (!deps) throw new Error('an IMAP source needs the run\'s credentials and store');
-      return new ImapSource(workflow.source, deps.credentials, { store: deps.store, workflowId: workflow.id });
+      if (!deps) throw new Error("an IMAP source needs the run's credentials and store");
+      return new ImapSource(workflow.source, deps.credentials, {
+        store: deps.store,
+        workflowId: workflow.id,
+      });
   }
 }

@@ -1,4 +1,12 @@
+import { HandoffError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
+
+/**
+ * The source cannot be reached (say an IMAP connection dropped): nothing is known to have
+ * been done. The item's claim is released, not settled, and the run step fails, so the
+ * next run takes the item again; an action whose reply was lost finds the item gone then.
+ */
+export class SourceUnavailableError extends HandoffError {}
 
 /** One thing a workflow may act on (a mail message, for the Maildir source). */
 export interface SourceItem {

@@ -55,6 +55,7 @@ first_valid_gid = 8
 default_login_user = dovenull
 default_internal_user = dovecot
 auth_mechanisms = plain login
+auth_failure_delay = 0
 passdb {
   driver = static
   args = password=${DOVECOT_PASSWORD}

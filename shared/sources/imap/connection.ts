@@ -6,10 +6,14 @@ import { ImapFlow } from 'imapflow';
 import type { Credentials } from '../../credentials/credentials.ts';
 import { redact, type Secret } from '../../credentials/secret.ts';
 import { HandoffError, errorMessage } from '../../errors/index.ts';
+import { SourceUnavailableError } from '../source.ts';
 import type { ImapSourceConfig } from '../../workflows/schema.ts';
 
-/** The IMAP server could not be reached, refused the login, or has no such folder. */
+/** The IMAP server refused the login, has no such folder, or refused a command. */
 export class ImapError extends HandoffError {}
+
+/** The IMAP server cannot be reached, or the connection dropped: nothing known done. */
+export class ImapUnavailableError extends SourceUnavailableError {}
 
 /** Timeouts (ms): a server that accepts and says nothing fails the step, it never hangs it. */
 export const IMAP_TIMEOUTS = { connect: 10_000, greeting: 10_000, socket: 60_000 };
@@ -51,7 +55,9 @@ export async function connectImap(
     await client.connect();
   } catch (error) {
     client.close();
-    throw new ImapError(redact(describeConnectError(error, config, where), [secret]), { cause: error });
+    const line = redact(describeConnectError(error, config, where), [secret]);
+    const refused = (error as { authenticationFailed?: boolean }).authenticationFailed;
+    throw refused ? new ImapError(line, { cause: error }) : new ImapUnavailableError(line, { cause: error });
   }
   return client;
 }

@@ -12,7 +12,7 @@ import { parseMail, type MailItem } from '../maildir/maildir.ts';
 import { toSourceItem } from '../maildir/maildir-source.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { splitItemId } from '../source.ts';
-import { ImapError, connectImap, type ImapOptions } from './connection.ts';
+import { ImapError, ImapUnavailableError, connectImap, type ImapOptions } from './connection.ts';
 import { readWatermark, writeWatermark, type MailboxStatus } from './watermark.ts';
 import type { Store } from '../../store/store.ts';
 
@@ -243,7 +243,7 @@ export class ImapSource implements ItemSource {
       const e = error as { code?: string; responseText?: string; message?: string };
       const where = `${this.config.host}:${this.config.port}`;
       if (e.code === 'NoConnection' || /closed|ECONNRESET|EPIPE|timeout/i.test(`${e.code} ${e.message}`))
-        throw new ImapError(`the connection to IMAP ${where} was lost`, { cause: error });
+        throw new ImapUnavailableError(`the connection to IMAP ${where} was lost`, { cause: error });
       throw new ImapError(`IMAP ${where}: ${e.responseText ?? e.message ?? 'command failed'}`, {
         cause: error,
       });
