@@ -41,7 +41,10 @@ export function splitItemId(itemId: string): { id: string; fingerprint: string |
   return m ? { id: m[1]!, fingerprint: m[2]! } : { id: itemId, fingerprint: null };
 }
 
-export type ReadResult = { ok: true; item: SourceItem } | { ok: false; ref: string; reason: string };
+/** A read item, or why not; `gone`: it left the source since it was listed (not an unparseable item). */
+export type ReadResult =
+  | { ok: true; item: SourceItem }
+  | { ok: false; ref: string; reason: string; gone?: boolean };
 
 export interface ActionContext {
   store: Store;

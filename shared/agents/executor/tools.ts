@@ -44,7 +44,7 @@ export async function nextPage(
       : [await ctx.source.read(chunk[0]!)];
     for (const [i, read] of reads.entries()) {
       if (!read.ok) {
-        await recordUnparseable(ctx, chunk[i]!, read.reason);
+        if (!read.gone) await recordUnparseable(ctx, chunk[i]!, read.reason); // gone: nothing to record
         continue;
       }
       const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items);

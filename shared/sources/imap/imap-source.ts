@@ -107,7 +107,7 @@ export class ImapSource implements ItemSource {
     for (const { ref, validity: v, uid } of wanted) {
       const raw = v === validity ? raws.get(uid) : undefined;
       if (!raw) {
-        results.push({ ok: false, ref, reason: 'no longer in the mailbox' });
+        results.push({ ok: false, ref, reason: 'no longer in the mailbox', gone: true });
         continue;
       }
       const parsed = await parseMail(raw, ref, `<imap-${v}-${uid}@${this.config.host}>`);

@@ -196,3 +196,35 @@ human_gate: { options: [archive] }
     );
   });
 });
+
+describe('finding a message again', () => {
+  it('after UIDVALIDITY changed, finds it by Message-ID and acts on that one only', async () => {
+    const client = await dovecot.connect();
+    await client.mailboxCreate('Work');
+    await client.logout();
+    await dovecot.append([message(101), message(102)], 'Work');
+    const source = new ImapSource(imapConfig(dovecot, { mailbox: 'Work' }), credentials);
+    const context = { store, workflowId: 'wf', runId: 'run_1', note: null, reasoning: null };
+    try {
+      const refs = await source.listRefs();
+      const reads = await source.readMany(refs);
+      const item = reads.flatMap((r) => (r.ok && r.item.id === '<n102@example.org>' ? [r.item] : []))[0]!;
+      // The folder is recreated (a server move, a restore): same messages, new UIDVALIDITY.
+      const admin = await dovecot.connect();
+      await admin.mailboxDelete('Work');
+      await admin.mailboxCreate('Work');
+      await admin.logout();
+      await dovecot.append([message(102), message(101)], 'Work');
+      await source.close();
+      const validity = (ref: string) => ref.split(':')[0];
+      expect(validity((await source.listRefs())[0]!)).not.toBe(validity(refs[0]!));
+      expect(await source.perform('archive', item, context)).toBe('archived to Archive');
+      expect(await messageIds(dovecot, 'Work')).toEqual(['<n101@example.org>']);
+      expect(await messageIds(dovecot, 'Archive')).toEqual(['<n102@example.org>']);
+      // A read of a ref from before the change: gone, not unparseable.
+      expect(await source.read(refs[0]!)).toMatchObject({ ok: false, gone: true });
+    } finally {
+      await source.close();
+    }
+  });
+});
