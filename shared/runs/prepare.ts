@@ -8,7 +8,7 @@ import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
-import type { SourceItem } from '../sources/source.ts';
+import { readInBatches, type SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -40,7 +40,7 @@ export async function prepareRun(
   run: Run,
   workflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
-  const source = openSource(workflow, deps);
+  const source = openSource(workflow, { ...deps, runId: run.id });
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
     (await listPending(deps.store))
@@ -69,9 +69,11 @@ export async function prepareRun(
     // A source that can tell cheaply that nothing changed (IMAP: one STATUS) saves the reads.
     if (source.mayHaveNew && !(await source.mayHaveNew())) return false;
     const seen = new Map<string, SourceItem>();
-    for (const ref of (ctx.refs ??= await source.listRefs())) {
-      const read = await source.read(ref);
-      if (!read.ok) return true; // the executor records it as unparseable
+    for await (const read of readInBatches(source, (ctx.refs ??= await source.listRefs()), ctx.pageSize)) {
+      if (!read.ok) {
+        if (read.gone) continue;
+        return true; // the executor records it as unparseable
+      }
       const sighting = await identify(deps.store, workflow.id, run.id, read.item, seen);
       if (sighting.kind === 'copy') return true; // the executor records it as a duplicate
       if (sighting.kind === 'new') {

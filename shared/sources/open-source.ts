@@ -5,10 +5,11 @@ import { ImapSource } from './imap/imap-source.ts';
 import { MaildirSource } from './maildir/maildir-source.ts';
 import type { ItemSource } from './source.ts';
 
-/** What a remote source needs to open: the run's credentials and store. */
+/** What a remote source needs to open: the run's credentials and store, and the run. */
 export interface SourceDeps {
   credentials: Credentials;
   store: Store;
+  runId: string;
 }
 
 /** The source adapter a workflow names. A remote source connects on first use: `close` it. */
@@ -21,6 +22,7 @@ export function openSource(workflow: Workflow, deps?: SourceDeps): ItemSource {
       return new ImapSource(workflow.source, deps.credentials, {
         store: deps.store,
         workflowId: workflow.id,
+        runId: deps.runId,
       });
   }
 }

@@ -43,8 +43,7 @@ export function splitItemId(itemId: string): { id: string; fingerprint: string |
 
 /** A read item, or why not; `gone`: it left the source since it was listed (not an unparseable item). */
 export type ReadResult =
-  | { ok: true; item: SourceItem }
-  | { ok: false; ref: string; reason: string; gone?: boolean };
+  { ok: true; item: SourceItem } | { ok: false; ref: string; reason: string; gone?: boolean };
 
 export interface ActionContext {
   store: Store;
@@ -72,4 +71,20 @@ export interface ItemSource {
   markSeen?(): Promise<void>;
   /** Ends the source's connection, if it holds one. */
   close?(): Promise<void>;
+}
+
+/**
+ * Reads refs in order: `size` at a time through `readMany` when the source has it (one round
+ * trip per batch), else one by one, so a caller that stops early reads no more than it needs.
+ */
+export async function* readInBatches(
+  source: ItemSource,
+  refs: readonly string[],
+  size: number,
+): AsyncGenerator<ReadResult> {
+  if (!source.readMany) {
+    for (const ref of refs) yield await source.read(ref);
+    return;
+  }
+  for (let i = 0; i < refs.length; i += size) yield* await source.readMany(refs.slice(i, i + size));
 }

@@ -39,9 +39,7 @@ export async function nextPage(
     // A source that reads in batches gets the rest of the page in one call (one round trip).
     const chunk = refs.slice(cursor, cursor + (ctx.source.readMany ? ctx.pageSize - page.length : 1));
     cursor += chunk.length;
-    const reads = ctx.source.readMany
-      ? await ctx.source.readMany(chunk)
-      : [await ctx.source.read(chunk[0]!)];
+    const reads = ctx.source.readMany ? await ctx.source.readMany(chunk) : [await ctx.source.read(chunk[0]!)];
     for (const [i, read] of reads.entries()) {
       if (!read.ok) {
         if (!read.gone) await recordUnparseable(ctx, chunk[i]!, read.reason); // gone: nothing to record

@@ -13,13 +13,14 @@ import { toSourceItem } from '../maildir/maildir-source.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { splitItemId } from '../source.ts';
 import { ImapError, ImapUnavailableError, connectImap, type ImapOptions } from './connection.ts';
-import { readWatermark, writeWatermark, type MailboxStatus } from './watermark.ts';
+import { noteListed, promoteListed, readWatermark, type MailboxStatus } from './watermark.ts';
 import type { Store } from '../../store/store.ts';
 
 /** Where the source keeps its watermark (see watermark.ts). */
 export interface WatermarkPlace {
   store: Store;
   workflowId: string;
+  runId: string;
 }
 
 /** The message an action was for is no longer in the mailbox: nothing was done. */
@@ -56,10 +57,10 @@ export class ImapSource implements ItemSource {
     return now.uidValidity !== seen.uidValidity || now.uidNext !== seen.uidNext;
   }
 
-  /** Stores the mailbox state this run listed, for the next run's `mayHaveNew`. */
+  /** The run completed: the mailbox state it listed is what the next `mayHaveNew` compares with. */
   async markSeen(): Promise<void> {
-    if (this.watermark && this.listedStatus)
-      await writeWatermark(this.watermark.store, this.watermark.workflowId, this.listedStatus);
+    if (this.watermark)
+      await promoteListed(this.watermark.store, this.watermark.workflowId, this.watermark.runId);
   }
 
   /** One STATUS round trip: the mailbox's UIDVALIDITY and UIDNEXT. */
@@ -82,6 +83,10 @@ export class ImapSource implements ItemSource {
       uidValidity: validity,
       uidNext: Number(client.mailbox ? client.mailbox.uidNext : 0),
     };
+    if (this.watermark) {
+      const { store, workflowId, runId } = this.watermark;
+      await noteListed(store, workflowId, runId, this.listedStatus);
+    }
     return (uids || []).sort((a, b) => a - b).map((uid) => `${validity}:${uid}`);
   }
 

@@ -46,7 +46,9 @@ beforeEach(async () => {
   );
   expect(set.code).toBe(0);
 });
+const afterThis: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  for (const close of afterThis.splice(0)) await close();
   await dovecot.stop();
   await fs.rm(dir, { recursive: true, force: true });
 });
@@ -82,7 +84,9 @@ async function expectNeverTwiceNeverUndecided(): Promise<AuditRow[]> {
 }
 
 it('a whole run on Dovecot: confident items moved, the unsure asked, the answer drafted into Drafts', async () => {
-  await addWorkflow(dovecot.port);
+  const counter = await cuttingProxy(dovecot.port, { cut: false });
+  afterThis.push(counter.close);
+  await addWorkflow(counter.port);
   const run = await cliJson<{ run_id: string; status: string; acted: number; deferred: number }>(
     ['run', 'inbox-triage'],
     env,
@@ -91,6 +95,10 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   expect(run.acted).toBeGreaterThan(0);
   expect(run.deferred).toBeGreaterThan(0);
   expect((await messageIds(dovecot, 'Archive')).length).toBeGreaterThan(0);
+  // Items are read a page (10) at a time: one UID FETCH per page, never one per message.
+  const fetches = counter.commands.filter((c) => c === 'UID FETCH').length;
+  expect(fetches).toBeGreaterThan(0);
+  expect(fetches).toBeLessThanOrEqual(3 * Math.ceil(DEMO_MESSAGES.length / 10)); // trigger, executor, one spare
 
   const pending = await cliJson<{ decision_id: string; item_id: string; options: string[] }[]>(
     ['pending'],
@@ -124,11 +132,13 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   expect(runs.find((r) => r.run_id === run.run_id)?.status).toBe('completed');
 
   // Nothing new: the next run's trigger asks the server once and stops before any model call.
+  counter.commands.length = 0;
   const again = await cliJson<{ run_id: string; status: string; acted: number }>(
     ['run', 'inbox-triage'],
     env,
   );
   expect(again.status).toBe('skipped');
+  expect(counter.commands.filter((c) => /STATUS|SELECT|FETCH|SEARCH/.test(c))).toEqual(['STATUS']);
   expect(await fs.readdir(path.join(dir, 'state', 'source_watermarks'))).toHaveLength(1); // what it compared with
   expect(again.acted).toBe(0);
   expect((await cliJson<AuditRow[]>(['audit', '--run', again.run_id], env)).filter((e) => e.item_id)).toEqual(
@@ -156,10 +166,18 @@ it('a run killed mid-batch on IMAP acts on nothing twice and nothing undecided o
  */
 async function cuttingProxy(
   target: number,
-): Promise<{ port: number; cuts: () => number; heal: () => void; close: () => Promise<void> }> {
+  options: { cut: boolean } = { cut: true },
+): Promise<{
+  port: number;
+  commands: string[];
+  cuts: () => number;
+  heal: () => void;
+  close: () => Promise<void>;
+}> {
   const port = await freePort();
   const sockets = new Set<Socket>();
-  let armed = true;
+  const commands: string[] = [];
+  let armed = options.cut;
   let cuts = 0;
   let down = false;
   const server: Server = createServer((client) => {
@@ -171,6 +189,7 @@ async function cuttingProxy(
     sockets.add(client).add(upstream);
     let moveTag: string | null = null;
     client.on('data', (chunk) => {
+      for (const m of chunk.toString('latin1').matchAll(/^\S+ ((?:UID )?[A-Z]+)/gm)) commands.push(m[1]!);
       const tag = /^(\S+) UID MOVE /m.exec(chunk.toString('latin1'))?.[1];
       if (tag && armed) moveTag = tag;
       upstream.write(chunk);
@@ -197,6 +216,7 @@ async function cuttingProxy(
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
     port,
+    commands,
     cuts: () => cuts,
     heal: () => {
       down = false;

@@ -71,7 +71,7 @@ describe('the IMAP source on Dovecot', () => {
     const source = new ImapSource(
       imapConfig(dovecot),
       credentials,
-      { store, workflowId: 'wf' },
+      { store, workflowId: 'wf', runId: 'run_1' },
       {
         onCommand: (c) => commands.push(c),
       },
@@ -87,7 +87,7 @@ describe('the IMAP source on Dovecot', () => {
     const next = new ImapSource(
       imapConfig(dovecot),
       credentials,
-      { store, workflowId: 'wf' },
+      { store, workflowId: 'wf', runId: 'run_1' },
       {
         onCommand: (c) => commands.push(c),
       },
@@ -101,7 +101,11 @@ describe('the IMAP source on Dovecot', () => {
       await next.close();
     }
     await dovecot.append([message(61)]);
-    const after = new ImapSource(imapConfig(dovecot), credentials, { store, workflowId: 'wf' });
+    const after = new ImapSource(imapConfig(dovecot), credentials, {
+      store,
+      workflowId: 'wf',
+      runId: 'run_1',
+    });
     try {
       expect(await after.mayHaveNew()).toBe(true);
     } finally {
