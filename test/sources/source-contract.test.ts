@@ -19,6 +19,8 @@ import { imapConfig, imapCredentials, messageIds } from '../support/imap-fixture
 /** What the contract needs of a backend: a source over seeded messages, and a look behind its back. */
 interface Backend {
   source: ItemSource;
+  /** A second source over the same messages, as a later process (after a pause) opens it. */
+  reopen(): ItemSource;
   store: Store;
   /** Message-IDs in a folder: 'inbox', 'archive', 'trash', 'drafts'. */
   ids(folder: 'inbox' | 'archive' | 'trash' | 'drafts'): Promise<string[]>;
@@ -56,6 +58,7 @@ async function maildirBackend(): Promise<Backend> {
   };
   return {
     source: new MaildirSource(root),
+    reopen: () => new MaildirSource(root),
     store,
     ids: async (folder) => (await raws(folder)).map((r) => /^Message-ID:\s*(\S+)/im.exec(r)?.[1] ?? ''),
     drafts: () => raws('drafts'),
@@ -83,10 +86,16 @@ async function imapBackend(): Promise<Backend> {
   }
   await client.logout();
   await dovecot.append(MESSAGES.map((m) => renderMessage(m)));
-  const source = new ImapSource(imapConfig(dovecot), await imapCredentials(store, join(dir, 'state')));
+  const credentials = await imapCredentials(store, join(dir, 'state'));
+  const source = new ImapSource(imapConfig(dovecot), credentials);
+  const reopened: ImapSource[] = [];
   const box = { inbox: 'INBOX', archive: 'Archive', trash: 'Trash', drafts: 'Drafts' } as const;
   return {
     source,
+    reopen: () => {
+      reopened.push(new ImapSource(imapConfig(dovecot), credentials));
+      return reopened.at(-1)!;
+    },
     store,
     ids: (folder) => messageIds(dovecot, box[folder]),
     drafts: () => dovecot.messages('Drafts'),
@@ -98,7 +107,7 @@ async function imapBackend(): Promise<Backend> {
       await c.logout();
     },
     async cleanup() {
-      await source.close?.();
+      for (const s of [source, ...reopened]) await s.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -199,5 +208,13 @@ describe.each([
     await expect(b.source.perform('archive', m1!, context())).rejects.toThrow();
     expect(await b.ids('archive')).toEqual([m1!.id]);
     expect(await b.ids('inbox')).toHaveLength(2);
+  });
+
+  it('drafts a reply to an item read before a pause, from a source opened afterwards', async () => {
+    const m2 = (await readAll()).find((i) => i.id === '<m2@example.org>')!;
+    const later = b.reopen();
+    await later.perform('draft_reply', m2, context());
+    const [draft] = await b.drafts();
+    expect((await simpleParser(draft!)).inReplyTo).toBe('<m2@example.org>');
   });
 });

@@ -143,8 +143,7 @@ export class ImapSource implements ItemSource {
     const client = await this.selected();
     const uid = await this.findAgain(item);
     if (action === 'draft_reply') {
-      const mail = this.mails.get(item.ref);
-      if (!mail) throw new GoneError(`gone: ${item.id} was not read in this step; nothing done`);
+      const mail = this.mails.get(item.ref) ?? (await this.reread(client, uid, item));
       const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
       const from = this.config.user.includes('@') ? this.config.user : undefined;
       const { text } = replyMessage(mail, body, from);
@@ -158,6 +157,14 @@ export class ImapSource implements ItemSource {
         `gone: ${item.id} left ${this.config.mailbox} before it could be moved; nothing done`,
       );
     return action === 'archive' ? `archived to ${target}` : `moved to trash: ${target}`;
+  }
+
+  /** The message at `uid`, parsed (an item read in an earlier step, say before a pause). */
+  private async reread(client: ImapFlow, uid: number, item: SourceItem): Promise<MailItem> {
+    const found = await this.guard(() => client.fetchOne(String(uid), { source: true }, { uid: true }));
+    const parsed = found && found.source ? await parseMail(found.source, item.ref) : null;
+    if (!parsed?.ok) throw new GoneError(`gone: ${item.id} could not be read again; nothing done`);
+    return parsed.item;
   }
 
   /** Logs out (or drops the socket when that fails); the next use connects again. */
