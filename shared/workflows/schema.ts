@@ -85,7 +85,8 @@ const ImapSourceSchema = z
   })
   .refine((s) => s.tls || ['127.0.0.1', 'localhost', '::1'].includes(s.host), {
     path: ['tls'],
-    message: 'must be true unless host is 127.0.0.1 or localhost (a password never crosses the network in the clear)',
+    message:
+      'must be true unless host is 127.0.0.1 or localhost (a password never crosses the network in the clear)',
   });
 
 const SourceSchema = z.discriminatedUnion('type', [MaildirSourceSchema, ImapSourceSchema], {
