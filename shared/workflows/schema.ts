@@ -90,7 +90,7 @@ const ImapSourceSchema = z
   });
 
 const SourceSchema = z.discriminatedUnion('type', [MaildirSourceSchema, ImapSourceSchema], {
-  error: 'type must be "maildir" or "imap"',
+  error: 'must be "maildir" or "imap"',
 });
 
 /** An IMAP workflow's `source:`. */

@@ -53,11 +53,11 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-/** The demo workflow, reading the Dovecot INBOX at `port`. */
-async function addWorkflow(port: number): Promise<void> {
+/** The demo workflow, reading the Dovecot INBOX at `port` (`extra`: more `source:` fields). */
+async function addWorkflow(port: number, extra = 'tls: false'): Promise<void> {
   const yaml = demoWorkflowYaml('/unused').replace(
     /^source: .*$/m,
-    `source: { type: imap, host: 127.0.0.1, port: ${port}, tls: false, user: ${DOVECOT_USER}, credential: MAIL_PASSWORD }`,
+    `source: { type: imap, host: 127.0.0.1, port: ${port}, ${extra}, user: ${DOVECOT_USER}, credential: MAIL_PASSWORD }`,
   );
   await fs.writeFile(path.join(dir, 'inbox.yaml'), yaml);
   await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
@@ -264,6 +264,23 @@ it('a wrong password fails the run with one line, and nothing is acted on', asyn
     `IMAP login to 127.0.0.1:${dovecot.port} as ${DOVECOT_USER} was refused: check the password in credential MAIL_PASSWORD`,
   );
   expect(result.stdout + result.stderr).not.toContain('not-the-password');
+  expect((await cliJson<AuditRow[]>(['audit'], env)).filter((e) => e.item_id)).toEqual([]);
+  expect(await messageIds(dovecot, 'INBOX')).toHaveLength(DEMO_MESSAGES.length);
+});
+
+it('an unknown mailbox or TLS to a plain port fails the run with one line, and nothing is acted on', async () => {
+  for (const [extra, line] of [
+    ['tls: false, mailbox: Nope', 'the IMAP server has no mailbox "Nope": check source.mailbox'],
+    ['tls: true', `TLS handshake with 127.0.0.1:${dovecot.port} failed: is it a plain-text port?`],
+  ] as const) {
+    await addWorkflow(dovecot.port, extra);
+    const result = await runCli(['run', 'inbox-triage', '--json'], env);
+    expect(result.code).toBe(1);
+    const summary = JSON.parse(result.stdout) as { status: string; error: string };
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toContain(line);
+    expect(summary.error).not.toContain('\n');
+  }
   expect((await cliJson<AuditRow[]>(['audit'], env)).filter((e) => e.item_id)).toEqual([]);
   expect(await messageIds(dovecot, 'INBOX')).toHaveLength(DEMO_MESSAGES.length);
 });
