@@ -39,7 +39,7 @@ export class ImapSource implements ItemSource {
   private readonly mails = new Map<string, MailItem>();
   private folders: Map<string, string> | null = null;
   /** The mailbox as it was when its refs were listed (the run's watermark). */
-  listedStatus: MailboxStatus | null = null;
+  private listedStatus: MailboxStatus | null = null;
 
   constructor(
     private readonly config: ImapSourceConfig,
@@ -238,8 +238,8 @@ export class ImapSource implements ItemSource {
   }
 
   private noMailbox(error: unknown): ImapError {
-    const e = error as { serverResponseCode?: string; responseText?: string };
-    if (e.serverResponseCode === 'NONEXISTENT' || /exist/i.test(e.responseText ?? ''))
+    const e = error as { serverResponseCode?: string; responseText?: string; mailboxMissing?: boolean };
+    if (e.mailboxMissing || e.serverResponseCode === 'NONEXISTENT' || /exist/i.test(e.responseText ?? ''))
       return new ImapError(`the IMAP server has no mailbox "${this.config.mailbox}": check source.mailbox`, {
         cause: error,
       });
