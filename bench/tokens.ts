@@ -259,7 +259,7 @@ async function itemCost(): Promise<ItemCost> {
     const inbox = generateInbox(MESSAGES, DEFAULT_SEED);
     await writeMaildir(root, inbox.messages);
     const workflow = parseWorkflow(demoWorkflowYaml(root), `${WORKFLOW_ID}.yaml`);
-    const source = openSource(workflow, { trigger: { kind: 'manual', detail: null } });
+    const source = openSource(workflow, { run: { id: 'bench', trigger: { kind: 'manual', detail: null } } });
     let compact = 0;
     let full = 0;
     for (const ref of await source.listRefs()) {

@@ -1,7 +1,7 @@
 import { appendAudit } from '../audit/audit.ts';
 import { type DecidedBy } from '../records/audit.ts';
 import type { RunCounts } from '../records/runs.ts';
-import type { ItemSource, SourceItem } from '../sources/source.ts';
+import { SourceUnavailableError, type ItemSource, type SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
@@ -78,6 +78,10 @@ export async function carryOut(
       recordMetric('ItemsActed');
       recordMetric('ItemLatency', performance.now() - started);
     } catch (error) {
+      if (error instanceof SourceUnavailableError) {
+        await settleOutcome(ctx.store, claim, 'released'); // untouched: the next run takes it
+        throw error;
+      }
       outcome = 'failed';
       detail = errorMessage(error);
     }

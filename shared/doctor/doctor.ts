@@ -1,3 +1,4 @@
+import type { Credentials } from '../credentials/credentials.ts';
 import type { Model } from '@strands-agents/sdk';
 import type { Env } from '../config/env.ts';
 import { slackConfigFrom } from '../notify/slack-api.ts';
@@ -22,6 +23,8 @@ export interface DoctorDeps {
   fetch?: typeof fetch;
   /** Opens a workflow's source for its check (default: `openSource`, as `handoff sources check`). */
   openSource?: SourceOpener;
+  /** The credential store a remote source (IMAP) opens with. */
+  credentials?: Credentials;
 }
 
 /** The checks for this environment, in the order they are printed (one per workflow's source). */
@@ -41,7 +44,7 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
     storeCheck(deps.store, storeWhere(env)),
     modelCheck(env.HANDOFF_MODEL_PROVIDER, deps.model),
     ...integrations,
-    ...(await sourceChecks(deps.store, deps.openSource)),
+    ...(await sourceChecks(deps.store, deps.openSource, deps.credentials)),
     notifyCheck(env.NOTIFY_CHANNEL, deps.sns ? { slack, sns: deps.sns } : { slack }),
   ];
 }
@@ -55,17 +58,18 @@ export async function runDoctor(env: Env, deps: DoctorDeps): Promise<CheckResult
 export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = process.env): Promise<DoctorDeps> {
   const { openStore } = await import('../store/open-store.ts');
   const store = openStore(env);
+  const { credentialsFor } = await import('../credentials/open-credentials.ts');
+  const credentials = credentialsFor(env, store, source);
   return {
     store,
     source,
+    credentials,
     model: async () =>
       (await import('../models/provider.ts')).modelFactory(env.HANDOFF_MODEL_PROVIDER)('primary'),
     integrations: async () => {
       // One import at a time: jest's ESM loader races on modules imported concurrently.
       const { listEntries } = await import('../integrations/registry.ts');
-      const { credentialsFor } = await import('../credentials/open-credentials.ts');
       const { integrationChecks, liveProbe } = await import('./integrations.ts');
-      const credentials = credentialsFor(env, store, source);
       return integrationChecks(
         await listEntries(store),
         await credentials.names(),

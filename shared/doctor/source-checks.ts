@@ -1,3 +1,4 @@
+import type { Credentials } from '../credentials/credentials.ts';
 import { checkSource, type SourceOpener } from '../sources/check.ts';
 import type { Store } from '../store/store.ts';
 import { listWorkflows } from '../workflows/repository.ts';
@@ -8,12 +9,20 @@ import { broken, ok, type Check } from './check.ts';
  * `handoff sources check` counts them, acting on nothing), or the one-line reason it does not.
  * A store that cannot list workflows gives none here: the store check already says why.
  */
-export async function sourceChecks(store: Store, open?: SourceOpener): Promise<Check[]> {
+export async function sourceChecks(
+  store: Store,
+  open?: SourceOpener,
+  credentials?: Credentials,
+): Promise<Check[]> {
   const workflows = await listWorkflows(store).catch(() => []);
   return workflows.map((workflow) => ({
     name: `source (${workflow.id})`,
     async run() {
-      const check = await checkSource(workflow, open ? { limit: 0, open } : { limit: 0 });
+      const check = await checkSource(workflow, {
+        limit: 0,
+        ...(open ? { open } : {}),
+        ...(credentials ? { credentials } : {}),
+      });
       if (!check.ok) return broken(`${workflow.source.type}: ${check.error}`);
       return ok(`${workflow.source.type}: ${check.note ?? `${check.count} item(s)`}`);
     },

@@ -132,6 +132,10 @@ export class IntegrationActionSource implements ItemSource {
     return this.inner.read(ref);
   }
 
+  readMany(refs: readonly string[]): Promise<ReadResult[]> {
+    return this.inner.readMany ? this.inner.readMany(refs) : Promise.all(refs.map((r) => this.inner.read(r)));
+  }
+
   async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
     const integration = this.actions.get(action);
     if (!integration) {

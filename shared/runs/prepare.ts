@@ -8,7 +8,7 @@ import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
-import type { SourceItem } from '../sources/source.ts';
+import { readInBatches, type SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -40,7 +40,7 @@ export async function prepareRun(
   run: Run,
   workflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
-  const source = openSource(workflow, run);
+  const source = openSource(workflow, { run, credentials: deps.credentials, store: deps.store });
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
     (await listPending(deps.store))
@@ -66,10 +66,14 @@ export async function prepareRun(
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
   const hasNewItems = async () => {
+    // A source that can tell cheaply that nothing changed (IMAP: one STATUS) saves the reads.
+    if (source.mayHaveNew && !(await source.mayHaveNew())) return false;
     const seen = new Map<string, SourceItem>();
-    for (const ref of (ctx.refs ??= await source.listRefs())) {
-      const read = await source.read(ref);
-      if (!read.ok) return true; // the executor records it as unparseable
+    for await (const read of readInBatches(source, (ctx.refs ??= await source.listRefs()), ctx.pageSize)) {
+      if (!read.ok) {
+        if (read.gone) continue;
+        return true; // the executor records it as unparseable
+      }
       const sighting = await identify(deps.store, workflow.id, run.id, read.item, seen);
       if (sighting.kind === 'copy') return true; // the executor records it as a duplicate
       if (sighting.kind === 'new') {
@@ -89,6 +93,8 @@ export async function prepareRun(
       ctx.ledger.deferred().map((d) => d.item_id),
     );
     await auditRunFinished(deps.store, run, summary);
+    // Items set aside unasked are still "new" for the next run: keep the trigger reading then.
+    if (ctx.ledger.deferred().length === 0) await source.markSeen?.();
     const link = await deps.links.runUrl(run.id);
     await deps.notifier.notify({
       kind: 'completed',
@@ -132,7 +138,11 @@ export async function prepareRun(
     integrations.attach(agent);
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   recordRun(recorder, graph);
-  return { ...graph, ctx, close: integrations.close };
+  const close = async () => {
+    await integrations.close();
+    await source.close?.();
+  };
+  return { ...graph, ctx, close };
 }
 
 type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;

@@ -3,6 +3,7 @@
  * few items, acting on nothing (no `perform`, no record written). The CLI command, the web
  * page's "Check source" button and the doctor are thin over `checkSource`.
  */
+import type { Credentials } from '../credentials/credentials.ts';
 import { errorMessage } from '../errors/index.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { openSource } from './open-source.ts';
@@ -49,14 +50,14 @@ export function publicSourceFields(source: Workflow['source']): Record<string, u
  */
 export async function checkSource(
   workflow: Workflow,
-  options: { limit?: number; open?: SourceOpener } = {},
+  options: { limit?: number; open?: SourceOpener; credentials?: Credentials } = {},
 ): Promise<SourceCheck> {
   const base = { workflow_id: workflow.id, source: publicSourceFields(workflow.source) };
   if (workflow.source.type === 'event') return { ok: true, ...base, count: 0, items: [], note: EVENT_NOTE };
   const limit = options.limit ?? DEFAULT_CHECK_LIMIT;
   let source: ItemSource | undefined;
   try {
-    source = (options.open ?? openForCheck)(workflow);
+    source = options.open ? options.open(workflow) : openForCheck(workflow, options.credentials);
     const refs = await source.listRefs();
     const items: CheckedItem[] = [];
     for (const ref of refs.slice(0, limit)) {
@@ -80,9 +81,12 @@ export async function checkSource(
   }
 }
 
-/** A source opened outside any run: no trigger, so no stored event items. */
-function openForCheck(workflow: Workflow): ItemSource {
-  return openSource(workflow, { trigger: { kind: 'manual', detail: null } });
+/** A source opened outside any run: no stored event items, and no store, so no IMAP watermark moves. */
+function openForCheck(workflow: Workflow, credentials: Credentials | undefined): ItemSource {
+  return openSource(workflow, {
+    run: { id: 'check', trigger: { kind: 'manual', detail: null } },
+    ...(credentials ? { credentials } : {}),
+  });
 }
 
 /** Ends a remote source's connection, if it holds one; a check's result does not hang on it. */

@@ -7,6 +7,8 @@ export const SOURCE_TYPES = {
   // A folder on this machine: a Lambda function has none.
   maildir: { actions: ['archive', 'delete', 'draft_reply', 'file_ticket'], runsOnLambda: false },
   // Items carried in by a webhook: acting on them is an integration's job, not the source's.
+  // A mailbox reached over the network: works from a laptop and from the Lambda functions.
+  imap: { actions: ['archive', 'delete', 'draft_reply', 'file_ticket'], runsOnLambda: true },
   event: { actions: ['file_ticket'], runsOnLambda: true },
 } as const satisfies Record<string, { actions: readonly string[]; runsOnLambda: boolean }>;
 

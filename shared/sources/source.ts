@@ -1,4 +1,12 @@
+import { HandoffError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
+
+/**
+ * The source cannot be reached (say an IMAP connection dropped): nothing is known to have
+ * been done. The item's claim is released, not settled, and the run step fails, so the
+ * next run takes the item again; an action whose reply was lost finds the item gone then.
+ */
+export class SourceUnavailableError extends HandoffError {}
 
 /** One thing a workflow may act on (a mail message, for the Maildir source). */
 export interface SourceItem {
@@ -35,7 +43,9 @@ export function splitItemId(itemId: string): { id: string; fingerprint: string |
   return m ? { id: m[1]!, fingerprint: m[2]! } : { id: itemId, fingerprint: null };
 }
 
-export type ReadResult = { ok: true; item: SourceItem } | { ok: false; ref: string; reason: string };
+/** A read item, or why not; `gone`: it left the source since it was listed (not an unparseable item). */
+export type ReadResult =
+  { ok: true; item: SourceItem } | { ok: false; ref: string; reason: string; gone?: boolean };
 
 export interface ActionContext {
   store: Store;
@@ -52,4 +62,31 @@ export interface ItemSource {
   read(ref: string): Promise<ReadResult>;
   /** Carries out one action on one item; returns a short description of what happened. */
   perform(action: string, item: SourceItem, context: ActionContext): Promise<string>;
+  /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
+  readMany?(refs: readonly string[]): Promise<ReadResult[]>;
+  /**
+   * Whether anything may be new since the last completed run, when the source can tell
+   * cheaply (IMAP: one STATUS). Undefined: the engine reads the items to find out.
+   */
+  mayHaveNew?(): Promise<boolean>;
+  /** Remembers what this run saw, so the next `mayHaveNew` can answer; called when a run completes. */
+  markSeen?(): Promise<void>;
+  /** Ends the source's connection, if it holds one. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Reads refs in order: `size` at a time through `readMany` when the source has it (one round
+ * trip per batch), else one by one, so a caller that stops early reads no more than it needs.
+ */
+export async function* readInBatches(
+  source: ItemSource,
+  refs: readonly string[],
+  size: number,
+): AsyncGenerator<ReadResult> {
+  if (!source.readMany) {
+    for (const ref of refs) yield await source.read(ref);
+    return;
+  }
+  for (let i = 0; i < refs.length; i += size) yield* await source.readMany(refs.slice(i, i + size));
 }

@@ -77,7 +77,10 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const workflow = await getWorkflow(store, c.req.param('id') ?? '').catch(() => null);
     if (!workflow) return notFound(c, `There is no workflow "${c.req.param('id')}".`);
-    const [result, pending] = await Promise.all([check ? checkSource(workflow) : null, listPending(store)]);
+    const [result, pending] = await Promise.all([
+      check ? checkSource(workflow, { credentials: web.engine.credentials }) : null,
+      listPending(store),
+    ]);
     const data = { workflow, check: result, pending: pending.length };
     return c.html(sourceCheckPage(admitted.visitor, data));
   };

@@ -53,7 +53,7 @@ const TriggerSchema = z
     }
   });
 
-const SOURCE_KINDS = 'must be "maildir" or "event"';
+const SOURCE_KINDS = 'must be "maildir", "imap" or "event"';
 
 const MaildirSourceSchema = z.strictObject({
   type: z.literal('maildir', { error: SOURCE_KINDS }),
@@ -62,12 +62,48 @@ const MaildirSourceSchema = z.strictObject({
     .refine((p) => isAbsolute(p), { message: 'must be an absolute path' }),
 });
 
+const MAILBOX = z.string({ error: 'must be a mailbox name' }).trim().min(1, { message: 'must not be empty' });
+
+/** An IMAP mailbox; `credential` names the password in the credential store (`handoff credentials set`). */
+const ImapSourceSchema = z
+  .strictObject({
+    type: z.literal('imap', { error: SOURCE_KINDS }),
+    host: z.string({ error: 'must be a host name' }).trim().min(1, { message: 'must not be empty' }),
+    port: z
+      .number({ error: 'must be a port number' })
+      .int({ message: 'must be a port number' })
+      .min(1, { message: 'must be a port number' })
+      .max(65535, { message: 'must be a port number' }),
+    /** true: implicit TLS (port 993). false: plain text, allowed only to this machine. */
+    tls: z.boolean({ error: 'must be true or false' }),
+    user: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
+    credential: z.string({ error: 'must be a credential name' }).regex(/^[A-Z][A-Z0-9_]{0,63}$/, {
+      message: 'must be a credential name (uppercase letters, digits, _), as in `handoff credentials set`',
+    }),
+    mailbox: MAILBOX.default('INBOX'),
+    archive_mailbox: MAILBOX.optional(),
+    trash_mailbox: MAILBOX.optional(),
+    drafts_mailbox: MAILBOX.optional(),
+  })
+  .refine((s) => s.tls || ['127.0.0.1', 'localhost', '::1'].includes(s.host), {
+    path: ['tls'],
+    message:
+      'must be true unless host is 127.0.0.1 or localhost (a password never crosses the network in the clear)',
+  });
+
 /** Items carried in by the webhook that starts the run (`POST /hooks/<id>`). */
 const EventSourceSchema = z.strictObject({ type: z.literal('event', { error: SOURCE_KINDS }) });
 
-const SourceSchema = z.discriminatedUnion('type', [MaildirSourceSchema, EventSourceSchema], {
-  error: (issue) => (issue.code === 'invalid_union' ? SOURCE_KINDS : undefined),
-});
+const SourceSchema = z.discriminatedUnion(
+  'type',
+  [MaildirSourceSchema, ImapSourceSchema, EventSourceSchema],
+  {
+    error: (issue) => (issue.code === 'invalid_union' ? SOURCE_KINDS : undefined),
+  },
+);
+
+/** An IMAP workflow's `source:`. */
+export type ImapSourceConfig = z.infer<typeof ImapSourceSchema>;
 
 const ActionSchema = z.strictObject({
   name: z

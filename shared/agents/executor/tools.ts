@@ -33,17 +33,21 @@ export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
   const page: SourceItem[] = [];
   let cursor = ctx.ledger.cursor();
   while (page.length < ctx.pageSize && cursor < refs.length) {
-    const ref = refs[cursor++]!;
-    const read = await ctx.source.read(ref);
-    if (!read.ok) {
-      await recordUnparseable(ctx, ref, read.reason);
-      continue;
+    // A source that reads in batches gets the rest of the page in one call (one round trip).
+    const chunk = refs.slice(cursor, cursor + (ctx.source.readMany ? ctx.pageSize - page.length : 1));
+    cursor += chunk.length;
+    const reads = ctx.source.readMany ? await ctx.source.readMany(chunk) : [await ctx.source.read(chunk[0]!)];
+    for (const [i, read] of reads.entries()) {
+      if (!read.ok) {
+        if (!read.gone) await recordUnparseable(ctx, chunk[i]!, read.reason); // gone: nothing to record
+        continue;
+      }
+      const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items);
+      if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
+      if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
+      ctx.items.set(sighting.item.id, sighting.item);
+      page.push(sighting.item);
     }
-    const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items);
-    if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
-    if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
-    ctx.items.set(sighting.item.id, sighting.item);
-    page.push(sighting.item);
   }
   ctx.ledger.setCursor(cursor);
   return page;

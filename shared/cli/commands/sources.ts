@@ -19,7 +19,10 @@ export function registerSourceCommands(program: Command): void {
         const limit = options.limit === undefined ? undefined : parseLimit(options.limit);
         const { engine } = await cliContext();
         const workflow = await getWorkflow(engine.store, workflowId);
-        check = await checkSource(workflow, limit === undefined ? {} : { limit });
+        check = await checkSource(workflow, {
+          credentials: engine.credentials,
+          ...(limit === undefined ? {} : { limit }),
+        });
       } catch (error) {
         if (options.json) printJson({ ok: false, error: errorMessage(error) });
         throw error;

@@ -59,6 +59,26 @@ export async function draftReply(
   body: string,
   fromAddress?: string,
 ): Promise<DraftResult> {
+  const { text, messageId } = replyMessage(item, body, fromAddress);
+  const drafts = join(root, '.Drafts');
+  await ensureMaildir(drafts);
+  const name = uniqueName();
+  const tmp = join(drafts, 'tmp', name);
+  const dest = join(drafts, 'cur', `${name}:2,D`);
+  await writeFile(tmp, text, { flag: 'wx' });
+  await rename(tmp, dest);
+  return { draft_path: dest, message_id: messageId };
+}
+
+/**
+ * An RFC 5322 reply to `item` (To the sender, `Re:` subject, `In-Reply-To`/`References`,
+ * the original quoted). From: `fromAddress`, else the original To address, else `me@localhost`.
+ */
+export function replyMessage(
+  item: MailItem,
+  body: string,
+  fromAddress?: string,
+): { text: string; messageId: string } {
   const from = fromAddress ?? item.to[0] ?? 'me@localhost';
   const domain = /@([^@\s>]+)$/.exec(from)?.[1] ?? 'localhost';
   const messageId = `<handoff.${Date.now().toString(36)}.${randomBytes(6).toString('hex')}@${domain}>`;
@@ -78,14 +98,7 @@ export async function draftReply(
     messageId,
     headers,
   });
-  const drafts = join(root, '.Drafts');
-  await ensureMaildir(drafts);
-  const name = uniqueName();
-  const tmp = join(drafts, 'tmp', name);
-  const dest = join(drafts, 'cur', `${name}:2,D`);
-  await writeFile(tmp, text, { flag: 'wx' });
-  await rename(tmp, dest);
-  return { draft_path: dest, message_id: messageId };
+  return { text, messageId };
 }
 
 /** Creates a ticket (`tkt_<random>`) in the store's 'tickets' collection and returns it. */

@@ -5,7 +5,8 @@ import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
 
-function toSourceItem(mail: MailItem): SourceItem {
+/** A parsed mail message as a source item, with the hints a classifier may use. */
+export function toSourceItem(mail: MailItem): SourceItem {
   const senderDomain = domainOf(mail.from.address);
   const hints: string[] = [];
   if (mail.listUnsubscribe) hints.push('list-unsubscribe');

@@ -88,6 +88,16 @@ export async function readMailItem(file: string): Promise<ReadResult> {
     const code = (err as NodeJS.ErrnoException).code;
     return fail(code === 'ENOENT' ? 'file not found' : `cannot read file (${code ?? String(err)})`);
   }
+  return parseMail(raw, file);
+}
+
+/**
+ * Parses one message's bytes (a Maildir file, or an IMAP message whose ref is `file`).
+ * Never throws for a bad message: returns ok:false with a short reason. Without a
+ * Message-ID the id is `fallbackId`, else `<maildir-UNIQUE@local>`.
+ */
+export async function parseMail(raw: Buffer, file: string, fallbackId?: string): Promise<ReadResult> {
+  const fail = (reason: string): ReadResult => ({ ok: false, file, reason });
   if (raw.toString('latin1').trim() === '') return fail('empty file');
   if (looksBinary(raw)) return fail('not a mail message (binary data)');
   let parsed;
@@ -105,7 +115,7 @@ export async function readMailItem(file: string): Promise<ReadResult> {
   const text = parsed.text ?? (typeof parsed.html === 'string' ? stripTags(parsed.html) : '');
   const refs = parsed.references;
   const item: MailItem = {
-    id: parsed.messageId ?? `<maildir-${uniquePart(file)}@local>`,
+    id: parsed.messageId ?? fallbackId ?? `<maildir-${uniquePart(file)}@local>`,
     file,
     fingerprint: fingerprintOf(raw),
     folder: basename(dirname(file)) === 'new' ? 'new' : 'cur',
