@@ -14,7 +14,7 @@ import { ScriptedModel } from '../support/scripted-model.ts';
 /** The deployment's own host: the Lambda app answers only requests addressed to it. */
 const GATEWAY = 'https://handoff.example';
 const REFUSAL =
-  'a Lambda function has no local folders: source type maildir works only on a laptop; use event';
+  'a Lambda function has no local folders: source type maildir works only on a laptop; use imap or event';
 
 let fixture: EngineFixture | undefined;
 afterEach(async () => {
@@ -55,5 +55,6 @@ describe('the deployed API and local sources', () => {
   it('names the usable types from the one declaration of source types', () => {
     expect(lambdaSourceProblem('maildir')).toBe(REFUSAL);
     expect(lambdaSourceProblem('event')).toBeNull();
+    expect(lambdaSourceProblem('imap')).toBeNull();
   });
 });

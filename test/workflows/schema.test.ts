@@ -160,7 +160,7 @@ describe('workflow files', () => {
     [
       'an unknown source type',
       EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', 'type: pop3'),
-      /^my\.yaml: source\.type: must be "maildir" or "event" \(got "pop3"\)$/,
+      /^my\.yaml: source\.type: must be "maildir", "imap" or "event" \(got "pop3"\)$/,
     ],
     [
       'an event source that is not woken by its webhook',
