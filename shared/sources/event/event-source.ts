@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../errors/index.ts';
-import { fileTicket } from '../maildir/actions.ts';
+import { fileTicketFor } from '../tickets.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { storedItems, type EventItem } from './event-items.ts';
 
@@ -46,13 +46,6 @@ export class EventSource implements ItemSource {
       throw new InvalidInputError(
         `the event source cannot ${action}; name an integration's tool (<entry>__<tool>) instead`,
       );
-    const ticket = await fileTicket(context.store, {
-      workflowId: context.workflowId,
-      runId: context.runId,
-      itemId: item.id,
-      title: item.subject || '(no subject)',
-      body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
-    });
-    return `ticket ${ticket.id} filed`;
+    return fileTicketFor(item, context);
   }
 }

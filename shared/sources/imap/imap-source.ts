@@ -7,7 +7,8 @@ import type { ImapFlow } from 'imapflow';
 import type { Credentials } from '../../credentials/credentials.ts';
 import { HandoffError, InvalidInputError } from '../../errors/index.ts';
 import type { ImapSourceConfig } from '../../workflows/schema.ts';
-import { fileTicket, replyMessage } from '../maildir/actions.ts';
+import { replyMessage } from '../maildir/actions.ts';
+import { fileTicketFor } from '../tickets.ts';
 import { parseMail, type MailItem } from '../maildir/maildir.ts';
 import { toSourceItem } from '../maildir/maildir-source.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
@@ -128,14 +129,7 @@ export class ImapSource implements ItemSource {
 
   async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
     if (action === 'file_ticket') {
-      const ticket = await fileTicket(context.store, {
-        workflowId: context.workflowId,
-        runId: context.runId,
-        itemId: item.id,
-        title: item.subject || '(no subject)',
-        body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
-      });
-      return `ticket ${ticket.id} filed`;
+      return fileTicketFor(item, context);
     }
     if (action !== 'archive' && action !== 'delete' && action !== 'draft_reply')
       throw new InvalidInputError(`the imap source cannot ${action}`);

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { access, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { InvalidInputError, NotFoundError, RecordExistsError } from '../../errors/index.ts';
-import type { JsonRecord, Store, Versioned } from '../../store/store.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { bracket, formatAddress, formatDate, renderMessage } from './generate.ts';
 import { ensureMaildir, uniqueName, uniquePart, type MailItem } from './maildir.ts';
 
@@ -19,25 +18,6 @@ export interface DraftResult {
   draft_path: string;
   message_id: string;
 }
-
-export interface TicketInput {
-  workflowId: string;
-  runId: string;
-  itemId: string;
-  title: string;
-  body: string;
-}
-
-export type TicketRecord = Versioned<
-  JsonRecord & {
-    workflow_id: string;
-    run_id: string;
-    item_id: string;
-    title: string;
-    body: string;
-    created_at: string;
-  }
->;
 
 /** Moves a message from `<root>/new` or `<root>/cur` to `<root>/.Archive/cur`. */
 export async function archive(root: string, file: string): Promise<MoveResult> {
@@ -99,27 +79,6 @@ export function replyMessage(
     headers,
   });
   return { text, messageId };
-}
-
-/** Creates a ticket (`tkt_<random>`) in the store's 'tickets' collection and returns it. */
-export async function fileTicket(store: Store, ticket: TicketInput): Promise<TicketRecord> {
-  const title = ticket.title.replace(/\s+/g, ' ').trim();
-  if (title === '') throw new InvalidInputError('ticket title must not be empty');
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await store.create('tickets', {
-        id: `tkt_${randomBytes(5).toString('hex')}`,
-        workflow_id: ticket.workflowId,
-        run_id: ticket.runId,
-        item_id: ticket.itemId,
-        title: title.slice(0, 200),
-        body: ticket.body,
-        created_at: new Date().toISOString(),
-      });
-    } catch (err) {
-      if (!(err instanceof RecordExistsError) || attempt >= 3) throw err;
-    }
-  }
 }
 
 /** Moves a message of the root Maildir into `<root>/<folder>/cur`, marking it seen if it was new. */

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../../errors/index.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
-import { archive, deleteMessage, draftReply, fileTicket } from './actions.ts';
+import { archive, deleteMessage, draftReply } from './actions.ts';
+import { fileTicketFor } from '../tickets.ts';
 import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
@@ -58,14 +59,7 @@ export class MaildirSource implements ItemSource {
         return `draft written to ${(await draftReply(this.root, mail, body)).draft_path}`;
       }
       case 'file_ticket': {
-        const ticket = await fileTicket(context.store, {
-          workflowId: context.workflowId,
-          runId: context.runId,
-          itemId: item.id,
-          title: item.subject || '(no subject)',
-          body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
-        });
-        return `ticket ${ticket.id} filed`;
+        return fileTicketFor(item, context);
       }
       default:
         throw new InvalidInputError(`the maildir source cannot ${action}`);

@@ -1,0 +1,60 @@
+/**
+ * `file_ticket`, the one action every source carries out the same way: a record in the
+ * store's `tickets` collection, made from the item.
+ */
+import { randomBytes } from 'node:crypto';
+import { InvalidInputError, RecordExistsError } from '../errors/index.ts';
+import type { JsonRecord, Store, Versioned } from '../store/store.ts';
+import type { ActionContext, SourceItem } from './source.ts';
+
+export interface TicketInput {
+  workflowId: string;
+  runId: string;
+  itemId: string;
+  title: string;
+  body: string;
+}
+
+export type TicketRecord = Versioned<
+  JsonRecord & {
+    workflow_id: string;
+    run_id: string;
+    item_id: string;
+    title: string;
+    body: string;
+    created_at: string;
+  }
+>;
+
+/** Creates a ticket (`tkt_<random>`) in the store's 'tickets' collection and returns it. */
+export async function fileTicket(store: Store, ticket: TicketInput): Promise<TicketRecord> {
+  const title = ticket.title.replace(/\s+/g, ' ').trim();
+  if (title === '') throw new InvalidInputError('ticket title must not be empty');
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await store.create('tickets', {
+        id: `tkt_${randomBytes(5).toString('hex')}`,
+        workflow_id: ticket.workflowId,
+        run_id: ticket.runId,
+        item_id: ticket.itemId,
+        title: title.slice(0, 200),
+        body: ticket.body,
+        created_at: new Date().toISOString(),
+      });
+    } catch (err) {
+      if (!(err instanceof RecordExistsError) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** Files a ticket for one item (its subject and the start of its text); says what was done. */
+export async function fileTicketFor(item: SourceItem, context: ActionContext): Promise<string> {
+  const ticket = await fileTicket(context.store, {
+    workflowId: context.workflowId,
+    runId: context.runId,
+    itemId: item.id,
+    title: item.subject || '(no subject)',
+    body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
+  });
+  return `ticket ${ticket.id} filed`;
+}
