@@ -5,6 +5,7 @@
  */
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
+import type { Credentials } from '../../shared/credentials/credentials.ts';
 import { kmsOnlyCredentials } from '../../shared/credentials/open-credentials.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
 import { DEMO_MESSAGES, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
@@ -15,6 +16,11 @@ import { ACCOUNT, REGION } from './support.ts';
 
 export const KMS_KEY = `arn:aws:kms:${REGION}:${ACCOUNT}:key/0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0`;
 export const MAIL_CREDENTIAL = 'MAIL_PASSWORD';
+
+/** The deployment's credential store: sealed with KMS (HANDOFF_KMS_KEY_ID must be set), as the Lambdas open it. */
+export function deployedCredentials(store: Store): Credentials {
+  return kmsOnlyCredentials(REGION, store);
+}
 
 /**
  * KMS for HANDOFF_KMS_KEY_ID: Encrypt wraps the plaintext with its encryption context, and
@@ -49,14 +55,14 @@ export function mockKms(): ReturnType<typeof mockClient<KMSClient>> {
 }
 
 /**
- * Starts a Dovecot holding the demo inbox and stores its password (MAIL_PASSWORD) sealed with
- * KMS in `store`; HANDOFF_KMS_KEY_ID must already be set. Returns the server and the demo
+ * Starts a Dovecot holding the demo inbox and stores its password as MAIL_PASSWORD in
+ * `credentials` (on a deployment: `deployedCredentials`). Returns the server and the demo
  * workflow's YAML reading its INBOX.
  */
-export async function demoInboxOnImap(store: Store): Promise<{ dovecot: Dovecot; yaml: string }> {
+export async function demoInboxOnImap(credentials: Credentials): Promise<{ dovecot: Dovecot; yaml: string }> {
   const dovecot = await startDovecot();
   await dovecot.append(DEMO_MESSAGES.map((m) => renderMessage(m)));
-  await kmsOnlyCredentials(REGION, store).set(MAIL_CREDENTIAL, new Secret(DOVECOT_PASSWORD));
+  await credentials.set(MAIL_CREDENTIAL, new Secret(DOVECOT_PASSWORD));
   const yaml = demoWorkflowYaml('/unused').replace(
     /^source: .*$/m,
     `source: { type: imap, host: 127.0.0.1, port: ${dovecot.port}, tls: false, user: ${DOVECOT_USER}, credential: ${MAIL_CREDENTIAL} }`,

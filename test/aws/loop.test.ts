@@ -33,7 +33,7 @@ import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/s
 import type { Dovecot } from '../support/dovecot.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { messageIds } from '../support/imap-fixture.ts';
-import { demoInboxOnImap, KMS_KEY, mockKms } from './imap-deployment.ts';
+import { demoInboxOnImap, deployedCredentials, KMS_KEY, mockKms } from './imap-deployment.ts';
 import {
   ARNS,
   BUS,
@@ -115,7 +115,7 @@ beforeAll(async () => {
   await ensureTable(client, table);
   store = new DynamoDbStore(createDocumentClient(client), table);
   // The demo inbox on a real IMAP server, its password sealed in the deployment's store.
-  ({ dovecot, yaml: imapYaml } = await demoInboxOnImap(store));
+  ({ dovecot, yaml: imapYaml } = await demoInboxOnImap(deployedCredentials(store)));
 
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
   sns.on(PublishCommand).resolves({ MessageId: 'm-1' });
