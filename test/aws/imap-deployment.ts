@@ -26,7 +26,7 @@ export function deployedCredentials(store: Store): Credentials {
  * KMS for HANDOFF_KMS_KEY_ID: Encrypt wraps the plaintext with its encryption context, and
  * Decrypt gives it back only under the same context and key, as KMS does.
  */
-export function mockKms(): ReturnType<typeof mockClient<KMSClient>> {
+export function mockKms(): void {
   const kms = mockClient(KMSClient);
   kms.on(EncryptCommand).callsFake((input: EncryptCommand['input']) => ({
     KeyId: input.KeyId,
@@ -51,7 +51,6 @@ export function mockKms(): ReturnType<typeof mockClient<KMSClient>> {
       throw Object.assign(new Error('context mismatch'), { name: 'InvalidCiphertextException' });
     return { KeyId: sealed.key, Plaintext: Buffer.from(sealed.plaintext, 'base64') };
   });
-  return kms;
 }
 
 /**
