@@ -28,11 +28,12 @@ import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
-import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
+import { renderMessage } from '../../shared/sources/maildir/generate.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
-import { parseWorkflow } from '../../shared/workflows/load.ts';
-import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import type { Dovecot } from '../support/dovecot.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { messageIds } from '../support/imap-fixture.ts';
+import { demoInboxOnImap, deployedCredentials, KMS_KEY, mockKms } from './imap-deployment.ts';
 import {
   ARNS,
   BUS,
@@ -62,10 +63,13 @@ const eventBridge = mockClient(EventBridgeClient);
 const sns = mockClient(SNSClient);
 const scheduler = mockClient(SchedulerClient);
 const secrets = mockClient(SecretsManagerClient);
+mockKms(); // the mailbox password is sealed with KMS, as on a deployment
 
 let dynalite: Awaited<ReturnType<typeof startDynalite>>;
 let dir: string;
 let maildir: string;
+let dovecot: Dovecot;
+let imapYaml: string;
 let client: DynamoDBClient;
 let store: DynamoDbStore;
 let h: Handlers;
@@ -104,10 +108,14 @@ beforeAll(async () => {
   maildir = path.join(dir, 'Maildir');
   await createDemoMaildir(maildir);
   const table = `handoff-${Date.now()}`;
-  Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')));
+  Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')), {
+    HANDOFF_KMS_KEY_ID: KMS_KEY,
+  });
   client = dynaliteClient(dynalite.endpoint);
   await ensureTable(client, table);
   store = new DynamoDbStore(createDocumentClient(client), table);
+  // The demo inbox on a real IMAP server, its password sealed in the deployment's store.
+  ({ dovecot, yaml: imapYaml } = await demoInboxOnImap(deployedCredentials(store)));
 
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
   sns.on(PublishCommand).resolves({ MessageId: 'm-1' });
@@ -139,6 +147,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.destroy();
   await dynalite?.stop();
+  await dovecot?.stop();
   await fs.rm(dir, { recursive: true, force: true });
 });
 
@@ -149,13 +158,14 @@ describe('the loop on AWS (in-process)', () => {
   let firstDecision: string;
 
   it('saving a workflow over the API creates its EventBridge schedule', async () => {
-    const yaml = demoWorkflowYaml(maildir).replace(
-      'trigger: { manual: true }',
-      `trigger: { schedule: "${SCHEDULE}" }`,
-    );
+    const scheduled = (text: string) =>
+      text.replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
     // A Lambda has no local folders: the API refuses a Maildir workflow, and announces nothing.
     const refused = await h.api(
-      httpEvent('PUT', '/api/workflows/inbox-triage', { body: yaml, contentType: 'application/yaml' }),
+      httpEvent('PUT', '/api/workflows/inbox-triage', {
+        body: scheduled(demoWorkflowYaml(maildir)),
+        contentType: 'application/yaml',
+      }),
       ctx(),
     );
     expect(refused.statusCode).toBe(400);
@@ -163,17 +173,20 @@ describe('the loop on AWS (in-process)', () => {
       error: expect.stringMatching(/^a Lambda function has no local folders/),
     });
     expect(entries('handoff.workflow')).toEqual([]);
-    // These handlers run in-process beside the demo Maildir: store the workflow as the CLI does,
-    // and announce it as the API announces a saved one.
-    await saveWorkflow(store, parseWorkflow(yaml, 'inbox-triage.yaml'));
-    const changed: PutEventsRequestEntry = {
-      EventBusName: BUS,
-      Source: 'handoff',
-      DetailType: 'handoff.workflow',
-      Detail: JSON.stringify({ workflow_id: 'inbox-triage', change: 'saved' }),
-    };
+    // The same workflow on the IMAP mailbox is saved, and the API announces it.
+    const saved = await h.api(
+      httpEvent('PUT', '/api/workflows/inbox-triage', {
+        body: scheduled(imapYaml),
+        contentType: 'application/yaml',
+      }),
+      ctx(),
+    );
+    expect(saved.statusCode).toBe(201);
+    const [changed] = entries('handoff.workflow');
+    expect(changed).toMatchObject({ EventBusName: BUS, Source: 'handoff' });
+    expect(JSON.parse(changed!.Detail!)).toEqual({ workflow_id: 'inbox-triage', change: 'saved' });
 
-    expect(await h.scheduleSync(deliver(changed), ctx())).toEqual({
+    expect(await h.scheduleSync(deliver(changed!), ctx())).toEqual({
       workflow_id: 'inbox-triage',
       schedule: 'created',
     });
@@ -219,6 +232,14 @@ describe('the loop on AWS (in-process)', () => {
     expect(run).toMatchObject({ status: 'waiting', dispatch: null, snapshot: expect.anything() });
     const pending = (await listDecisions(store)).filter((d) => d.status === 'pending');
     expect(pending.length).toBeGreaterThan(1);
+    // The executor moved the sure items on the IMAP server; the asked ones are still in INBOX.
+    const archived = (await listAudit(store, { runId }))
+      .filter((e) => e.outcome === 'acted' && e.action === 'archive')
+      .map((e) => e.item_id);
+    expect(archived.length).toBeGreaterThan(0);
+    expect((await messageIds(dovecot, 'Archive')).sort()).toEqual(archived.sort());
+    const inbox = await messageIds(dovecot, 'INBOX');
+    for (const d of pending) expect(inbox).toContain(d.item_id);
 
     expect(sns).toHaveReceivedCommandTimes(PublishCommand, 1);
     const publish = sns.commandCalls(PublishCommand)[0]!.args[0].input;
@@ -321,15 +342,15 @@ describe('the loop on AWS (in-process)', () => {
   });
 
   it('a step that gave up marks its run failed with the reason; a finished run is left alone', async () => {
-    await writeMaildir(maildir, [
-      {
+    await dovecot.append([
+      renderMessage({
         from: 'dana.whitfield@brightpath.example',
         to: 'alex.morgan@northwind.example',
         subject: 'Export broken again',
         body: 'The CSV export fails with a 500 error again.\n',
         date: new Date('2025-03-13T09:00:00Z'),
         messageId: '<again@brightpath.example>',
-      },
+      }),
     ]);
     const input = { workflow_id: 'inbox-triage', schedule: SCHEDULE };
     const second = await h.trigger(input, ctx());

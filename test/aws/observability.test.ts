@@ -17,19 +17,22 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { idsOf } from '../../shared/aws/observability.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
-import { parseWorkflow } from '../../shared/workflows/load.ts';
-import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import type { Dovecot } from '../support/dovecot.ts';
 import { startDynalite } from '../support/dynalite.ts';
+import { demoInboxOnImap, deployedCredentials, KMS_KEY, mockKms } from './imap-deployment.ts';
 import { ARNS, deliver, deploymentEnv, httpEvent, lambdaContext } from './support.ts';
 
 const eventBridge = mockClient(EventBridgeClient);
 const sns = mockClient(SNSClient);
 const secrets = mockClient(SecretsManagerClient);
+mockKms(); // the mailbox password is sealed with KMS, as on a deployment
 
 let dynalite: Awaited<ReturnType<typeof startDynalite>>;
 let client: DynamoDBClient;
 let dir: string;
 let table: string;
+let dovecot: Dovecot;
+let imapYaml: string;
 const deployedStore = () => new DynamoDbStore(createDocumentClient(client), table);
 
 /** Runs `fn`, returning every JSON object it wrote to stdout (one per line). */
@@ -66,13 +69,16 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-observed-'));
   await createDemoMaildir(path.join(dir, 'Maildir'));
   table = `handoff-${Date.now()}`;
-  Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')));
+  Object.assign(process.env, deploymentEnv(table, dynalite.endpoint, path.join(dir, 'state')), {
+    HANDOFF_KMS_KEY_ID: KMS_KEY,
+  });
   client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: dynalite.endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   await ensureTable(client, table);
+  ({ dovecot, yaml: imapYaml } = await demoInboxOnImap(deployedCredentials(deployedStore())));
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
   sns.on(PublishCommand).resolves({ MessageId: 'm-1' });
   secrets
@@ -86,6 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.destroy();
   await dynalite?.stop();
+  await dovecot?.stop();
   await fs.rm(dir, { recursive: true, force: true });
 });
 
@@ -95,14 +102,17 @@ describe('observability on Lambda', () => {
     const trigger = (await import('../../lambdas/trigger.ts')).handler;
     const executor = (await import('../../lambdas/executor.ts')).handler;
     const yaml = demoWorkflowYaml(path.join(dir, 'Maildir'));
-    // The API refuses a Maildir workflow (a Lambda has no local folders); this test runs the
-    // handlers in-process beside the demo Maildir, so it stores the workflow as the CLI does.
+    // The API refuses a Maildir workflow (a Lambda has no local folders); the same on IMAP is saved.
     const refused = await api(
       httpEvent('PUT', '/api/workflows/inbox-triage', { body: yaml, contentType: 'application/yaml' }),
       lambdaContext(),
     );
     expect(refused.statusCode).toBe(400);
-    await saveWorkflow(deployedStore(), parseWorkflow(yaml, 'inbox-triage.yaml'));
+    const saved = await api(
+      httpEvent('PUT', '/api/workflows/inbox-triage', { body: imapYaml, contentType: 'application/yaml' }),
+      lambdaContext(),
+    );
+    expect(saved.statusCode).toBe(201);
 
     const input = {
       workflow_id: 'inbox-triage',

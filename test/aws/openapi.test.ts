@@ -7,10 +7,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import type { RunLauncher } from '../../shared/web/run-launcher.ts';
-import type { Store } from '../../shared/store/store.ts';
-import { parseWorkflow } from '../../shared/workflows/load.ts';
-import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import type { Dovecot } from '../support/dovecot.ts';
 import { eventWorkflowYaml } from '../support/engine-fixture.ts';
+import { demoInboxOnImap } from './imap-deployment.ts';
 import { UI } from './support.ts';
 
 type Doc = {
@@ -24,13 +23,14 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 let app: Hono;
 let launcher: RunLauncher;
 let dir: string;
-let store: Store;
+let dovecot: Dovecot;
+let imapYaml: string;
 const doc = openApiDocument() as Doc;
 
 beforeAll(async () => {
   const made = await makeEngine({ UI_BASE_URL: UI });
   dir = made.dir;
-  store = made.engine.store;
+  ({ dovecot, yaml: imapYaml } = await demoInboxOnImap(made.engine.credentials));
   ({ app, launcher } = lambdaWebApp({
     engine: made.engine,
     env: made.env,
@@ -38,7 +38,10 @@ beforeAll(async () => {
     onWorkflowChange: async () => undefined,
   }));
 });
-afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await dovecot?.stop();
+  await fs.rm(dir, { recursive: true, force: true });
+});
 
 /** A request as API Gateway passes it on: at the deployment's host (UI_BASE_URL). */
 const atGateway = (pathAndQuery: string, init?: RequestInit) => app.request(`${UI}${pathAndQuery}`, init);
@@ -147,11 +150,12 @@ describe('the OpenAPI document', () => {
         await body(await atGateway('/api/workflows/hooks', put(eventWorkflowYaml('hooks'))), 201),
       ).sort(),
     ).toEqual(keys('WorkflowSummary'));
-    // A Lambda has no local folders: the API refuses a Maildir workflow. This test reads the
-    // demo Maildir in-process, so the workflow goes into the store as `handoff workflows add` puts it.
+    // A Lambda has no local folders: the API refuses a Maildir workflow; the same on IMAP is saved.
     const refused = await body(await atGateway('/api/workflows/inbox-triage', put(yaml)), 400);
     expect(Object.keys(refused)).toEqual(schemas.Error!.required);
-    await saveWorkflow(store, parseWorkflow(yaml, 'inbox-triage.yaml'));
+    expect(
+      Object.keys(await body(await atGateway('/api/workflows/inbox-triage', put(imapYaml)), 201)).sort(),
+    ).toEqual(keys('WorkflowSummary'));
     const started = await body(await atGateway('/api/workflows/inbox-triage/runs', { method: 'POST' }), 202);
     expect(Object.keys(started)).toEqual(keys('RunStarted'));
     await launcher.idle();

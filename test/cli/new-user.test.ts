@@ -20,9 +20,11 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
   );
   expect(templates).toHaveLength(5);
   const template = await runCli(['templates', 'inbox-triage'], env);
-  const yaml = template.stdout
-    .replace(/path: .*$/m, `path: ${maildir} }`)
-    .replace(/source: \{.*$/m, `source: { type: maildir, path: ${maildir} }`);
+  // The template reads an IMAP mailbox; this newcomer points it at the demo Maildir instead.
+  const yaml = template.stdout.replace(
+    /^source:\n(?: {2}.*\n)+/m,
+    `source: { type: maildir, path: ${maildir} }\n`,
+  );
   await fs.writeFile(path.join(dir, 'inbox.yaml'), yaml);
 
   // A bad file is refused with one line naming the file and the field; nothing is saved.

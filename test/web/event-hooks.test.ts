@@ -87,6 +87,7 @@ describe('a GitHub pull_request webhook on the local server', () => {
       item_id: 'octo-org/widgets#7@7777777777777777777777777777777777777777',
       action: 'github__update_issue',
       outcome: 'acted',
+      decided_by: 'model',
     });
   });
 
@@ -128,6 +129,15 @@ describe('a GitHub pull_request webhook on the local server', () => {
       },
     };
     expect(github.calls).toEqual([review]);
+    // The audit: the review once, decided by the person who answered.
+    const acted = (await listAudit(engine.store, { runId: run_id })).filter((e) => e.outcome === 'acted');
+    expect(acted).toEqual([
+      expect.objectContaining({
+        item_id: 'octo-org/widgets#42@4242424242424242424242424242424242424242',
+        action: 'github__create_and_submit_pull_request_review',
+        decided_by: 'human',
+      }),
+    ]);
 
     // GitHub redelivers the same delivery: the run it started is the answer.
     const again = await deliver(body, headers);

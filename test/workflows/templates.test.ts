@@ -11,6 +11,24 @@ import { runCli } from '../support/cli.ts';
 
 const IDS = ['competitor-watch', 'inbox-triage', 'pr-review', 'receipts-to-ledger', 'support-inbox'];
 
+/** An IMAP mailbox with the placeholders a person replaces. */
+const imap = (mailbox: string, user = 'you@example.com', credential = 'MAIL_PASSWORD') => ({
+  type: 'imap',
+  host: 'imap.example.com',
+  port: 993,
+  tls: true,
+  user,
+  credential,
+  mailbox,
+});
+const SOURCES: Record<string, unknown> = {
+  'competitor-watch': imap('Competitors'),
+  'inbox-triage': imap('INBOX'),
+  'pr-review': { type: 'event' },
+  'receipts-to-ledger': imap('Receipts'),
+  'support-inbox': imap('INBOX', 'support@example.com', 'SUPPORT_MAIL_PASSWORD'),
+};
+
 describe('templates', () => {
   it('lists the five templates with name, description and file', async () => {
     const list = await listTemplates();
@@ -27,10 +45,8 @@ describe('templates', () => {
   it.each(IDS)('%s validates against the schema and its id matches the file', async (id) => {
     const w = parseWorkflow(await readTemplate(id), `${id}.yaml`);
     expect(w.id).toBe(id);
-    // Pull requests arrive in their webhook; the mail templates read a Maildir.
-    expect(w.source).toEqual(
-      id === 'pr-review' ? { type: 'event' } : { type: 'maildir', path: '/path/to/Maildir' },
-    );
+    // Pull requests arrive in their webhook; the mail templates read an IMAP mailbox a person fills in.
+    expect(w.source).toEqual(SOURCES[id]);
   });
 
   it('uses the agreed thresholds and marks public posting irreversible', async () => {
@@ -60,11 +76,11 @@ describe('templates', () => {
   it("names the credentials each template needs: its source's and its integrations'", async () => {
     const needs = Object.fromEntries((await listTemplates()).map((t) => [t.id, t.credentials]));
     expect(needs).toEqual({
-      'competitor-watch': ['SLACK_BOT_TOKEN'],
-      'inbox-triage': [],
+      'competitor-watch': ['MAIL_PASSWORD', 'SLACK_BOT_TOKEN'],
+      'inbox-triage': ['MAIL_PASSWORD'],
       'pr-review': ['GITHUB_TOKEN'],
-      'receipts-to-ledger': [],
-      'support-inbox': [],
+      'receipts-to-ledger': ['MAIL_PASSWORD'],
+      'support-inbox': ['SUPPORT_MAIL_PASSWORD'],
     });
     // Read-only integrations a workflow names count too; an entry needing no key adds none.
     const pr = parseWorkflow(await readTemplate('pr-review'), 'pr-review.yaml');
@@ -81,13 +97,14 @@ describe('templates', () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(/^ID\s+NAME\s+CREDENTIALS\s+DESCRIPTION$/m);
     expect(plain.stdout).toMatch(/^pr-review\s+Pull request review\s+GITHUB_TOKEN\s+/m);
-    expect(plain.stdout).toMatch(/^inbox-triage\s+Inbox triage\s+none\s+/m);
+    expect(plain.stdout).toMatch(/^inbox-triage\s+Inbox triage\s+MAIL_PASSWORD\s+/m);
+    expect(plain.stdout).toMatch(/^competitor-watch\s+Competitor watch\s+MAIL_PASSWORD, SLACK_BOT_TOKEN\s+/m);
     const json = JSON.parse((await runCli(['templates', '--json'], env)).stdout) as Record<string, unknown>[];
     expect(json.find((t) => t.id === 'competitor-watch')).toEqual({
       id: 'competitor-watch',
       name: 'Competitor watch',
       description: expect.any(String),
-      credentials: ['SLACK_BOT_TOKEN'],
+      credentials: ['MAIL_PASSWORD', 'SLACK_BOT_TOKEN'],
     });
     await rm(dir, { recursive: true, force: true });
   });
