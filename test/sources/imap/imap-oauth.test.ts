@@ -4,6 +4,8 @@
  * by introspection at that same server, so the login is really checked, not just sent.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFile, readdir } from 'node:fs/promises';
@@ -173,6 +175,27 @@ describe('IMAP with OAuth2 (XOAUTH2) on Dovecot', () => {
     expect(error?.message).toBe(
       `credential ${CREDENTIAL} must hold JSON {"client_id", "client_secret", "refresh_token"} for auth: oauth2`,
     );
+  });
+
+  it('a token endpoint that never answers fails within the connect timeout', async () => {
+    const silent = createServer(() => {}); // accepts, reads, says nothing
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const config = oauthConfig({
+        oauth: { provider: 'custom', token_url: `http://127.0.0.1:${port}/token` },
+      });
+      const source = new ImapSource(config, credentials, null, { timeouts: { connect: 300 } });
+      const started = Date.now();
+      await expect(source.listRefs()).rejects.toThrow(
+        `the OAuth2 token endpoint 127.0.0.1:${port} did not answer in time`,
+      );
+      expect(Date.now() - started).toBeLessThan(3000);
+      await source.close();
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('a token endpoint that is not there fails as unreachable, naming the host only', async () => {
