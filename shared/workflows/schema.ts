@@ -64,6 +64,33 @@ const MaildirSourceSchema = z.strictObject({
 
 const MAILBOX = z.string({ error: 'must be a mailbox name' }).trim().min(1, { message: 'must not be empty' });
 
+const isLoopback = (host: string): boolean => ['127.0.0.1', 'localhost', '::1'].includes(host);
+
+/** Where an OAuth2 access token is refreshed: a known provider, or `token_url` (which overrides it). */
+const OAuthSchema = z
+  .strictObject({
+    provider: z.enum(['google', 'microsoft', 'custom'], {
+      error: 'must be "google", "microsoft" or "custom"',
+    }),
+    token_url: z
+      .url({ error: 'must be a URL', protocol: /^https?$/ })
+      .refine(
+        (u) => {
+          const url = new URL(u);
+          return url.protocol === 'https:' || isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
+        },
+        {
+          message:
+            'must be https:// unless it is on this machine (a refresh token never crosses the network in the clear)',
+        },
+      )
+      .optional(),
+  })
+  .refine((o) => o.provider !== 'custom' || o.token_url !== undefined, {
+    path: ['token_url'],
+    message: 'is needed with provider: custom',
+  });
+
 /** An IMAP mailbox; `credential` names the password in the credential store (`handoff credentials set`). */
 const ImapSourceSchema = z
   .strictObject({
@@ -84,11 +111,22 @@ const ImapSourceSchema = z
     archive_mailbox: MAILBOX.optional(),
     trash_mailbox: MAILBOX.optional(),
     drafts_mailbox: MAILBOX.optional(),
+    /** password: `credential` is the (app) password. oauth2: it is `{client_id, client_secret, refresh_token}` JSON. */
+    auth: z.enum(['password', 'oauth2'], { error: 'must be "password" or "oauth2"' }).default('password'),
+    oauth: OAuthSchema.optional(),
   })
-  .refine((s) => s.tls || ['127.0.0.1', 'localhost', '::1'].includes(s.host), {
+  .refine((s) => s.tls || isLoopback(s.host), {
     path: ['tls'],
     message:
       'must be true unless host is 127.0.0.1 or localhost (a password never crosses the network in the clear)',
+  })
+  .refine((s) => s.auth === 'oauth2' || s.oauth === undefined, {
+    path: ['oauth'],
+    message: 'is only read with auth: oauth2',
+  })
+  .refine((s) => s.auth === 'password' || s.oauth !== undefined, {
+    path: ['oauth'],
+    message: 'is needed with auth: oauth2, e.g. oauth: { provider: google }',
   });
 
 /** Items carried in by the webhook that starts the run (`POST /hooks/<id>`). */

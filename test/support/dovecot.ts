@@ -37,7 +37,34 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function config(dir: string, port: number, specialUse: boolean): string {
+/** Dovecot's oauth2 passdb: XOAUTH2 logins checked by POSTing the token to `introspectionUrl`. */
+function oauth2Settings(
+  dir: string,
+  introspectionUrl: string | undefined,
+): { mechanisms: string; passdb: string } {
+  if (!introspectionUrl) return { mechanisms: 'plain login', passdb: '' };
+  return {
+    mechanisms: 'plain login xoauth2',
+    passdb: `passdb {
+  driver = oauth2
+  mechanisms = xoauth2
+  args = ${dir}/dovecot-oauth2.conf.ext
+}
+`,
+  };
+}
+
+function oauth2Config(introspectionUrl: string): string {
+  return `introspection_url = ${introspectionUrl}
+introspection_mode = post
+username_attribute = username
+active_attribute = active
+active_value = true
+`;
+}
+
+function config(dir: string, port: number, specialUse: boolean, introspectionUrl?: string): string {
+  const oauth2 = oauth2Settings(dir, introspectionUrl);
   const folders = specialUse
     ? ['Archive', 'Trash', 'Drafts']
         .map((name) => `  mailbox ${name} {\n    special_use = \\${name}\n    auto = create\n  }`)
@@ -54,10 +81,11 @@ first_valid_uid = 8
 first_valid_gid = 8
 default_login_user = dovenull
 default_internal_user = dovecot
-auth_mechanisms = plain login
+auth_mechanisms = ${oauth2.mechanisms}
 auth_failure_delay = 0
-passdb {
+${oauth2.passdb}passdb {
   driver = static
+  mechanisms = plain login
   args = password=${DOVECOT_PASSWORD}
 }
 userdb {
@@ -88,8 +116,13 @@ service imap-login {
 `;
 }
 
-/** Starts Dovecot in a fresh temp dir; `specialUse: false` leaves out Archive/Trash/Drafts. */
-export async function startDovecot(options: { specialUse?: boolean } = {}): Promise<Dovecot> {
+/**
+ * Starts Dovecot in a fresh temp dir; `specialUse: false` leaves out Archive/Trash/Drafts;
+ * `oauth2IntrospectionUrl` also accepts XOAUTH2 logins whose token that URL says is live.
+ */
+export async function startDovecot(
+  options: { specialUse?: boolean; oauth2IntrospectionUrl?: string } = {},
+): Promise<Dovecot> {
   const dir = await mkdtemp(join(tmpdir(), 'handoff-dovecot-'));
   await chmod(dir, 0o755); // the mail processes run as mail and must pass through
   const port = await freePort();
@@ -97,7 +130,9 @@ export async function startDovecot(options: { specialUse?: boolean } = {}): Prom
   await chown(join(dir, 'mail'), 8, 8);
   await chown(join(dir, 'home'), 8, 8);
   const conf = join(dir, 'dovecot.conf');
-  await writeFile(conf, config(dir, port, options.specialUse ?? true));
+  await writeFile(conf, config(dir, port, options.specialUse ?? true, options.oauth2IntrospectionUrl));
+  if (options.oauth2IntrospectionUrl)
+    await writeFile(join(dir, 'dovecot-oauth2.conf.ext'), oauth2Config(options.oauth2IntrospectionUrl));
   // The master forks into the background and keeps no pipe of ours open (stdio ignored).
   await new Promise<void>((resolve, reject) => {
     const child = spawn('/usr/sbin/dovecot', ['-c', conf], { stdio: 'ignore' });

@@ -22,6 +22,7 @@ export function imapConfig(
     user: DOVECOT_USER,
     credential: IMAP_CREDENTIAL,
     mailbox: 'INBOX',
+    auth: 'password',
     ...over,
   };
 }

@@ -1,8 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { loadWorkflowFile, parseWorkflow } from '../../shared/workflows/load.ts';
 import { toCronExpression, WorkflowSchema } from '../../shared/workflows/schema.ts';
@@ -20,6 +20,10 @@ actions:
 human_gate: { options: [file_ticket, archive, draft_reply, skip] }
 confidence_threshold: 0.7
 `;
+
+/** An IMAP source's settings, for the OAuth2 cases. */
+const IMAP =
+  'type: imap, host: imap.gmail.com, port: 993, tls: true, user: me@gmail.com, credential: GMAIL_OAUTH';
 
 let dir: string;
 beforeAll(async () => {
@@ -67,6 +71,32 @@ describe('workflow files', () => {
     expect(await loadWorkflowFile(file)).toEqual(yamlOne);
     expect(parseWorkflow(json, 'workflow.txt')).toEqual(yamlOne);
     expect(parseWorkflow(EXAMPLE, 'workflow')).toEqual(yamlOne);
+  });
+
+  it('reads an IMAP source with password auth by default, and OAuth2 for Gmail and Microsoft 365', () => {
+    const source = (text: string) =>
+      parseWorkflow(EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', text), 'a.yaml').source;
+    expect(source(IMAP)).toMatchObject({ auth: 'password', mailbox: 'INBOX' });
+    expect(source(`${IMAP}, auth: oauth2, oauth: { provider: google }`)).toMatchObject({
+      auth: 'oauth2',
+      oauth: { provider: 'google' },
+    });
+    expect(
+      source(
+        `${IMAP}, auth: oauth2, oauth: { provider: microsoft, token_url: "https://login.example.com/t" }`,
+      ),
+    ).toMatchObject({ oauth: { provider: 'microsoft', token_url: 'https://login.example.com/t' } });
+  });
+
+  it("accepts the README's IMAP examples (Fastmail, Gmail, Microsoft 365)", async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = /```yaml\n(# Fastmail[\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const sources = parseAllDocuments(block).map((d) => stringify(d.toJS()));
+    expect(sources).toHaveLength(3);
+    for (const source of sources) {
+      const text = EXAMPLE.replace(/^source: .*$/m, source.trimEnd());
+      expect(parseWorkflow(text, 'a.yaml').source.type).toBe('imap');
+    }
   });
 
   it('accepts schedule and webhook triggers', () => {
@@ -177,6 +207,40 @@ describe('workflow files', () => {
         '{ webhook: true }',
       ),
       /^my\.yaml: actions\.0\.name: the event source cannot "archive" \(it can: file_ticket; or name an integration's tool as <entry>__<tool>\)/,
+    ],
+    [
+      'auth: oauth2 without oauth',
+      EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', `${IMAP}, auth: oauth2`),
+      /^my\.yaml: source\.oauth: is needed with auth: oauth2, e\.g\. oauth: \{ provider: google \}$/,
+    ],
+    [
+      'an unknown OAuth2 provider',
+      EXAMPLE.replace(
+        'type: maildir, path: /abs/path/to/Maildir',
+        `${IMAP}, auth: oauth2, oauth: { provider: yahoo }`,
+      ),
+      /^my\.yaml: source\.oauth\.provider: must be "google", "microsoft" or "custom" \(got "yahoo"\)$/,
+    ],
+    [
+      'a custom provider without token_url',
+      EXAMPLE.replace(
+        'type: maildir, path: /abs/path/to/Maildir',
+        `${IMAP}, auth: oauth2, oauth: { provider: custom }`,
+      ),
+      /^my\.yaml: source\.oauth\.token_url: is needed with provider: custom$/,
+    ],
+    [
+      'a token_url in the clear to another host',
+      EXAMPLE.replace(
+        'type: maildir, path: /abs/path/to/Maildir',
+        `${IMAP}, auth: oauth2, oauth: { provider: custom, token_url: "http://auth.example.com/token" }`,
+      ),
+      /^my\.yaml: source\.oauth\.token_url: must be https:\/\/ unless it is on this machine/,
+    ],
+    [
+      'oauth settings with password auth',
+      EXAMPLE.replace('type: maildir, path: /abs/path/to/Maildir', `${IMAP}, oauth: { provider: google }`),
+      /^my\.yaml: source\.oauth: is only read with auth: oauth2$/,
     ],
     ['bad id', EXAMPLE.replace('my-inbox', 'My Inbox'), /^my\.yaml: id: must be a slug/],
     [

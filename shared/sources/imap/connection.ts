@@ -1,12 +1,13 @@
 /**
- * One IMAP connection for one run step: bounded timeouts, the password from the
- * credential store, and failures as one line that never carries the secret.
+ * One IMAP connection for one run step: bounded timeouts, the password (or an OAuth2
+ * access token) from the credential store, and failures as one line that never carries a secret.
  */
 import { ImapFlow } from 'imapflow';
 import type { Credentials } from '../../credentials/credentials.ts';
 import { redact, type Secret } from '../../credentials/secret.ts';
 import { HandoffError, errorMessage } from '../../errors/index.ts';
 import { SourceUnavailableError } from '../source.ts';
+import { accessToken, forgetAccessToken } from './oauth.ts';
 import type { ImapSourceConfig } from '../../workflows/schema.ts';
 
 /** The IMAP server refused the login, has no such folder, or refused a command. */
@@ -38,12 +39,17 @@ export async function connectImap(
       `no credential ${config.credential} for the IMAP source: set it with \`handoff credentials set ${config.credential}\``,
     );
   const timeouts = { ...IMAP_TIMEOUTS, ...options.timeouts };
+  const token =
+    config.auth === 'oauth2' ? await accessToken(config, secret, { timeoutMs: timeouts.connect }) : undefined;
+  const secrets = token ? [secret, token] : [secret];
   const onCommand = options.onCommand;
   const client = new ImapFlow({
     host: config.host,
     port: config.port,
     secure: config.tls,
-    auth: { user: config.user, pass: secret.reveal() },
+    auth: token
+      ? { user: config.user, accessToken: token.reveal() }
+      : { user: config.user, pass: secret.reveal() },
     logger: onCommand ? commandLogger(onCommand) : false,
     connectionTimeout: timeouts.connect,
     greetingTimeout: timeouts.greeting,
@@ -55,8 +61,9 @@ export async function connectImap(
     await client.connect();
   } catch (error) {
     client.close();
-    const line = redact(describeConnectError(error, config, where), [secret]);
+    const line = redact(describeConnectError(error, config, where), secrets);
     const refused = (error as { authenticationFailed?: boolean }).authenticationFailed;
+    if (refused && token) forgetAccessToken(config, secret);
     throw refused ? new ImapError(line, { cause: error }) : new ImapUnavailableError(line, { cause: error });
   }
   return client;
@@ -64,8 +71,12 @@ export async function connectImap(
 
 function describeConnectError(error: unknown, config: ImapSourceConfig, where: string): string {
   const e = error as { authenticationFailed?: boolean; code?: string; message?: string };
+  if (e.authenticationFailed && config.auth === 'oauth2')
+    return `IMAP login to ${where} as ${config.user} refused the OAuth2 access token: check the account allows IMAP and the app has IMAP access, then re-authorise into credential ${config.credential}`;
   if (e.authenticationFailed)
     return `IMAP login to ${where} as ${config.user} was refused: check the password in credential ${config.credential}`;
+  if (config.auth === 'oauth2' && /Unsupported authentication mechanism/.test(errorMessage(error)))
+    return `IMAP server ${where} does not offer OAuth2 login (XOAUTH2): use auth: password with an app password`;
   const text = `${e.code ?? ''} ${errorMessage(error)}`;
   if (/timeout/i.test(text)) return `IMAP server ${where} did not answer in time (is it an IMAP port?)`;
   if (/wrong version number|ssl|tls|EPROTO/i.test(text))
