@@ -1,12 +1,14 @@
 /**
- * Engine benchmark: one inbox-triage run through the real engine (startRun) over a seeded
- * Maildir of N messages, with the offline model, a fresh JSON-file store, a silent notifier
- * and a no-op emit. Each size runs in a fresh child process so memory peaks stay separate.
+ * Engine benchmark: one inbox-triage run through the real engine (startRun) over N seeded
+ * messages, with the offline model, a fresh JSON-file store, a silent notifier and a no-op
+ * emit, read from a Maildir or from a local Dovecot over IMAP (the same messages, commands
+ * counted at a proxy). Each run is a fresh child process so memory peaks stay separate; the
+ * variants run interleaved, --repeats times, and the table shows each one's median run.
  *
- *   npm run bench                         # sizes 10, 100, 1000
- *   npm run bench -- --sizes 10,100       # other sizes
+ *   npm run bench                         # Maildir 10, 100, 1000; IMAP 100, 1000; 3 repeats
+ *   npm run bench -- --sizes 10,100 --imap-sizes 100 --repeats 1
  *   npm run bench -- --profile            # also --cpu-prof each child and summarise the hot frames
- *   tsx bench/engine.ts --child 100 --json  # one size, in this process (what the parent spawns)
+ *   tsx bench/engine.ts --child 100 --source imap --json  # one run, in this process
  *
  * Prints a markdown table and writes bench/results/engine.json.
  */
@@ -31,11 +33,14 @@ import { parseWorkflow } from '../shared/workflows/load.ts';
 import { saveWorkflow } from '../shared/workflows/repository.ts';
 import { summariseProfile, type ProfileSummary } from './cpu-profile.ts';
 import { DEFAULT_SEED, generateInbox, type MailKind } from './generate-mail.ts';
+import { startImapSource, type ImapBench } from './imap-bench.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
 const RESULTS_FILE = path.join(BENCH_DIR, 'results', 'engine.json');
 const DEFAULT_SIZES = [10, 100, 1000];
+const DEFAULT_IMAP_SIZES = [100, 1000];
+const DEFAULT_REPEATS = 3;
 const SAMPLE_MS = 10;
 /** "Flat" means the larger size is within this factor of the smaller one. */
 const FLAT_FACTOR = 1.5;
@@ -165,7 +170,11 @@ const silentNotifier: Notifier = { notify: async () => {} };
 // One size (child process)
 // ---------------------------------------------------------------------------
 
+/** Where the run reads its mail. */
+export type BenchSource = 'maildir' | 'imap';
+
 export interface SizeResult {
+  source: BenchSource;
   n: number;
   seed: number;
   page_size: number;
@@ -202,19 +211,39 @@ export interface SizeResult {
   mean_input_chars_per_turn: number;
   est_max_tokens_per_turn: number;
   est_mean_tokens_per_turn: number;
+  /** IMAP commands sent during the run (each one round trip); null for a Maildir. */
+  round_trips: number | null;
+  round_trips_per_item: number | null;
+  commands_by_name: Record<string, number> | null;
+  /** Set on the median run of a variant: how many runs, and their spread. */
+  spread?: Spread;
   profile?: ProfileSummary;
+}
+
+/** Runs of one variant (source and size): platform ms/item and wall s, min and max. */
+export interface Spread {
+  runs: number;
+  platform_ms_per_item: [number, number];
+  wall_ms: [number, number];
 }
 
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export async function measure(n: number, seed: number, keep = false): Promise<SizeResult> {
+export async function measure(
+  n: number,
+  seed: number,
+  keep = false,
+  source: BenchSource = 'maildir',
+): Promise<SizeResult> {
   const root = await mkdtemp(path.join(os.tmpdir(), `handoff-bench-${n}-`));
   const maildir = path.join(root, 'Maildir');
   const stateDir = path.join(root, 'state');
+  let imap: ImapBench | null = null;
   try {
     const inbox = generateInbox(n, seed);
-    await writeMaildir(maildir, inbox.messages);
+    if (source === 'imap') imap = await startImapSource(inbox.messages);
+    else await writeMaildir(maildir, inbox.messages);
 
     const store = new CountingStore(new JsonFileStore(stateDir));
     const models: TimedOfflineModel[] = [];
@@ -225,8 +254,14 @@ export async function measure(n: number, seed: number, keep = false): Promise<Si
     };
     const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
     const deps = engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} });
-    await saveWorkflow(store, parseWorkflow(demoWorkflowYaml(maildir), `${WORKFLOW_ID}.yaml`));
+    let yaml = demoWorkflowYaml(maildir);
+    if (imap) {
+      await imap.storeCredential(deps.credentials);
+      yaml = yaml.replace(/^source: .*$/m, `source: ${JSON.stringify(imap.source)}`);
+    }
+    await saveWorkflow(store, parseWorkflow(yaml, `${WORKFLOW_ID}.yaml`));
     store.reset();
+    imap?.counter.reset();
 
     const rssBefore = process.memoryUsage().rss;
     const sampler = startMemorySampler();
@@ -234,6 +269,7 @@ export async function measure(n: number, seed: number, keep = false): Promise<Si
     const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
     const wallMs = performance.now() - started;
     const memory = sampler.stop();
+    const commands = imap ? structuredClone(imap.counter.count) : null;
 
     const record = await store.inner.get('runs', run.id); // not counted: the run is over
     const modelMs = models.reduce((s, m) => s + m.modelMs, 0);
@@ -242,6 +278,7 @@ export async function measure(n: number, seed: number, keep = false): Promise<Si
     const meanInput = turns > 0 ? models.reduce((s, m) => s + m.inputCharsTotal, 0) / turns : 0;
     const { acted, deferred, declined, failed } = run.counts;
     return {
+      source,
       n,
       seed,
       page_size: deps.settings.pageSize,
@@ -274,8 +311,12 @@ export async function measure(n: number, seed: number, keep = false): Promise<Si
       mean_input_chars_per_turn: Math.round(meanInput),
       est_max_tokens_per_turn: Math.ceil(maxInput / CHARS_PER_TOKEN),
       est_mean_tokens_per_turn: Math.ceil(meanInput / CHARS_PER_TOKEN),
+      round_trips: commands ? commands.total : null,
+      round_trips_per_item: commands ? round(commands.total / n) : null,
+      commands_by_name: commands ? commands.byName : null,
     };
   } finally {
+    await imap?.stop();
     if (!keep) await rm(root, { recursive: true, force: true });
     else process.stderr.write(`kept ${root}\n`);
   }
@@ -291,9 +332,15 @@ interface ChildOutcome {
   process_ms: number;
 }
 
-function runChild(n: number, seed: number, profileDir: string | null, keep: boolean): Promise<ChildOutcome> {
+function runChild(
+  n: number,
+  source: BenchSource,
+  seed: number,
+  profileDir: string | null,
+  keep: boolean,
+): Promise<ChildOutcome> {
   const nodeArgs = profileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=engine-${n}.cpuprofile`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=engine-${source}-${n}.cpuprofile`]
     : [];
   const args = [
     ...nodeArgs,
@@ -302,6 +349,8 @@ function runChild(n: number, seed: number, profileDir: string | null, keep: bool
     fileURLToPath(import.meta.url),
     '--child',
     String(n),
+    '--source',
+    source,
     '--json',
     '--seed',
     String(seed),
@@ -321,7 +370,11 @@ function runChild(n: number, seed: number, profileDir: string | null, keep: bool
         .reverse()
         .find((l) => l.startsWith('{'));
       if (code !== 0 || !line) {
-        resolve({ result: null, error: `child for N=${n} exited ${signal ?? code}`, process_ms: processMs });
+        resolve({
+          result: null,
+          error: `child for ${source} N=${n} exited ${signal ?? code}`,
+          process_ms: processMs,
+        });
         return;
       }
       resolve({ result: JSON.parse(line) as SizeResult, error: null, process_ms: processMs });
@@ -353,12 +406,14 @@ function compare(rows: SizeResult[], metric: keyof SizeResult, label: string): R
 
 function table(rows: SizeResult[]): string {
   const head = [
+    'source',
     'N',
     'status',
     'acted / deferred / declined',
     'wall s',
     'items/s',
-    'platform ms/item',
+    'platform ms/item (min–max)',
+    'IMAP round trips/item',
     'model ms/item',
     'store ms/item',
     'other platform ms/item',
@@ -373,12 +428,17 @@ function table(rows: SizeResult[]): string {
   for (const r of rows)
     lines.push(
       `| ${[
+        r.source,
         r.n,
         r.status,
         `${r.acted} / ${r.deferred} / ${r.declined}${r.failed ? ` (${r.failed} failed)` : ''}`,
         (r.wall_ms / 1000).toFixed(2),
         r.items_per_s.toFixed(1),
-        r.platform_ms_per_item.toFixed(2),
+        r.platform_ms_per_item.toFixed(2) +
+          (r.spread
+            ? ` (${r.spread.platform_ms_per_item[0].toFixed(2)}–${r.spread.platform_ms_per_item[1].toFixed(2)})`
+            : ''),
+        r.round_trips_per_item === null ? '—' : r.round_trips_per_item.toFixed(3),
         r.model_ms_per_item.toFixed(3),
         r.store_ms_per_item.toFixed(2),
         r.engine_ms_per_item.toFixed(2),
@@ -399,30 +459,74 @@ function describeRatio(r: Ratio): string {
   return `${r.metric}: ${r.from} at N=${r.from_n} -> ${r.to} at N=${r.to_n} (${r.ratio}x) - ${word}`;
 }
 
-async function parent(sizes: number[], seed: number, profile: boolean, keep: boolean): Promise<number> {
-  const profileDir = profile ? await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-prof-')) : null;
-  const rows: SizeResult[] = [];
-  const errors: { n: number; error: string }[] = [];
-  const benchStarted = performance.now();
-  for (const n of sizes) {
-    process.stderr.write(`bench: N=${n} ... `);
-    const outcome = await runChild(n, seed, profileDir, keep);
-    if (!outcome.result) {
-      process.stderr.write(`failed (${outcome.error ?? 'unknown'})\n`);
-      errors.push({ n, error: outcome.error ?? 'unknown' });
-      continue;
-    }
-    const row = outcome.result;
-    if (profileDir) {
-      const file = (await readdir(profileDir)).find((f) => f === `engine-${n}.cpuprofile`);
-      if (file) row.profile = await summariseProfile(path.join(profileDir, file));
-    }
-    process.stderr.write(
-      `${(row.wall_ms / 1000).toFixed(2)} s run, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`,
-    );
-    rows.push(row);
+/** The run with the median platform time of each variant, carrying the variant's spread. */
+function medians(runs: SizeResult[]): SizeResult[] {
+  const groups = new Map<string, SizeResult[]>();
+  for (const r of runs) groups.set(`${r.source} ${r.n}`, [...(groups.get(`${r.source} ${r.n}`) ?? []), r]);
+  const out: SizeResult[] = [];
+  for (const group of groups.values()) {
+    const sorted = [...group].sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
+    const walls = group.map((r) => r.wall_ms);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    out.push({
+      ...median,
+      spread: {
+        runs: group.length,
+        platform_ms_per_item: [sorted[0]!.platform_ms_per_item, sorted.at(-1)!.platform_ms_per_item],
+        wall_ms: [Math.min(...walls), Math.max(...walls)],
+      },
+    });
   }
+  // Maildir first, then IMAP; each by size.
+  return out.sort((a, b) => b.source.localeCompare(a.source) || a.n - b.n);
+}
+
+interface BenchPlan {
+  sizes: number[];
+  imapSizes: number[];
+  repeats: number;
+  seed: number;
+  profile: boolean;
+  keep: boolean;
+}
+
+async function parent(plan: BenchPlan): Promise<number> {
+  const { sizes, imapSizes, repeats, seed, profile, keep } = plan;
+  const profileDir = profile ? await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-prof-')) : null;
+  const runs: SizeResult[] = [];
+  const errors: { n: number; source: BenchSource; error: string }[] = [];
+  const benchStarted = performance.now();
+  const variants = [...new Set([...sizes, ...imapSizes])]
+    .sort((a, b) => a - b)
+    .flatMap((n) => [
+      ...(sizes.includes(n) ? [{ n, source: 'maildir' as const }] : []),
+      ...(imapSizes.includes(n) ? [{ n, source: 'imap' as const }] : []),
+    ]);
+  // Interleaved: each repeat runs every variant once, so load on a shared machine hits all alike.
+  for (let repeat = 1; repeat <= repeats; repeat += 1)
+    for (const { n, source } of variants) {
+      process.stderr.write(`bench: ${repeat}/${repeats} ${source} N=${n} ... `);
+      const outcome = await runChild(n, source, seed, repeat === 1 ? profileDir : null, keep);
+      if (!outcome.result) {
+        process.stderr.write(`failed (${outcome.error ?? 'unknown'})\n`);
+        errors.push({ n, source, error: outcome.error ?? 'unknown' });
+        continue;
+      }
+      const row = outcome.result;
+      if (profileDir && repeat === 1) {
+        const name = `engine-${source}-${n}.cpuprofile`;
+        const file = (await readdir(profileDir)).find((f) => f === name);
+        if (file) row.profile = await summariseProfile(path.join(profileDir, file));
+      }
+      process.stderr.write(
+        `${(row.wall_ms / 1000).toFixed(2)} s run, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`,
+      );
+      runs.push(row);
+    }
   const totalS = round((performance.now() - benchStarted) / 1000, 1);
+  const all = medians(runs);
+  const rows = all.filter((r) => r.source === 'maildir');
+  const imapRows = all.filter((r) => r.source === 'imap');
 
   const ratios = [
     compare(rows, 'platform_ms_per_item', 'platform time per item (ms, excl. model)'),
@@ -434,6 +538,8 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
     compare(rows, 'max_input_chars_per_turn', 'max input chars per turn'),
     compare(rows, 'store_writes_per_item', 'store writes per item'),
     compare(rows, 'peak_heap_mb', 'peak heap (MB)'),
+    compare(imapRows, 'platform_ms_per_item', 'IMAP: platform time per item (ms, excl. model)'),
+    compare(imapRows, 'round_trips_per_item', 'IMAP: round trips per item'),
   ].filter((r): r is Ratio => r !== null);
 
   const out: string[] = [];
@@ -442,11 +548,11 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
     '',
   );
   out.push(
-    `Seed 0x${seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); one fresh child process per size; total ${totalS} s.`,
+    `Seed 0x${seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); one fresh child process per run; ${repeats} run(s) of each variant, interleaved; the median run shown (by platform ms/item); total ${totalS} s.`,
     '',
   );
-  out.push(table(rows), '');
-  for (const r of rows) {
+  out.push(table(all), '');
+  for (const r of all) {
     const kinds = Object.entries(r.kinds)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
@@ -456,8 +562,13 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
     const calls = Object.entries(r.store_calls)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
+    const commands = r.commands_by_name
+      ? ` IMAP commands: ${Object.entries(r.commands_by_name)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}.`
+      : '';
     out.push(
-      `- N=${r.n}: mail ${kinds}. Store calls (run only): ${calls}; writes by collection: ${writes}. ` +
+      `- ${r.source} N=${r.n}: mail ${kinds}.${commands} Store calls (run only): ${calls}; writes by collection: ${writes}. ` +
         `Run record at the end: ${r.run_record_kb} KB.`,
     );
     if (r.handled !== r.n)
@@ -485,9 +596,13 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
       `Note: the engine's own time per item outside the model and the store grew ${engine.ratio}x ` +
         `(${engine.from} -> ${engine.to} ms); store I/O time per item hides part of that in the platform total.`,
     );
-  for (const r of rows) {
+  for (const r of all) {
     if (!r.profile) continue;
-    out.push('', `### CPU profile N=${r.n} (${r.profile.total_ms} ms sampled; ${r.profile.file})`, '');
+    out.push(
+      '',
+      `### CPU profile ${r.source} N=${r.n} (${r.profile.total_ms} ms sampled; ${r.profile.file})`,
+      '',
+    );
     out.push('Self time by area:', '');
     for (const e of r.profile.by_area.slice(0, 10)) out.push(`- ${e.name}: ${e.ms} ms (${e.share}%)`);
     out.push('', 'Top frames (self time):', '');
@@ -496,7 +611,7 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
     for (const e of r.profile.top_project_inclusive.slice(0, 10))
       out.push(`- ${e.name}: ${e.ms} ms (${e.share}%)`);
   }
-  for (const e of errors) out.push('', `**N=${e.n} failed:** ${e.error}`);
+  for (const e of errors) out.push('', `**${e.source} N=${e.n} failed:** ${e.error}`);
   process.stdout.write(`${out.join('\n')}\n`);
 
   await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
@@ -508,10 +623,13 @@ async function parent(sizes: number[], seed: number, profile: boolean, keep: boo
     cpus: os.cpus().length,
     seed,
     sizes,
+    imap_sizes: imapSizes,
+    repeats,
     page_size: DEFAULT_PAGE_SIZE,
     flat_factor: FLAT_FACTOR,
     total_s: totalS,
-    rows,
+    rows: all,
+    runs,
     flatness: ratios,
     errors,
   };
@@ -544,18 +662,33 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      source: { type: 'string', default: 'maildir' },
+      'imap-sizes': { type: 'string' },
+      repeats: { type: 'string' },
     },
   });
   const seed = values.seed !== undefined ? Number(values.seed) : DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new Error(`--seed wants an integer, got "${values.seed}"`);
   if (values.child !== undefined) {
     const [n] = parseSizes(values.child);
-    const result = await measure(n!, seed, values.keep);
+    const source = values.source;
+    if (source !== 'maildir' && source !== 'imap')
+      throw new Error(`--source wants maildir or imap, got "${source}"`);
+    const result = await measure(n!, seed, values.keep, source);
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${table([result])}\n`);
     return 0;
   }
   const sizes = values.sizes !== undefined ? parseSizes(values.sizes) : DEFAULT_SIZES;
-  return parent(sizes, seed, values.profile, values.keep);
+  const imapSizes =
+    values['imap-sizes'] === undefined
+      ? DEFAULT_IMAP_SIZES
+      : values['imap-sizes'] === ''
+        ? []
+        : parseSizes(values['imap-sizes']);
+  const repeats = values.repeats !== undefined ? Number(values.repeats) : DEFAULT_REPEATS;
+  if (!Number.isInteger(repeats) || repeats < 1)
+    throw new Error(`--repeats wants a positive integer, got "${values.repeats}"`);
+  return parent({ sizes, imapSizes, repeats, seed, profile: values.profile, keep: values.keep });
 }
 
 process.exitCode = await main();

@@ -18,6 +18,7 @@ export const PRICES = {
   sns_email_delivery: 2.0 / 1e5,
   http_api_request: 1.0 / 1e6,
   secrets_manager_api_call: 0.05 / 1e4,
+  kms_request: 0.03 / 1e4,
 } as const;
 
 export const PRICE_NOTES: Record<keyof typeof PRICES, string> = {
@@ -33,6 +34,7 @@ export const PRICE_NOTES: Record<keyof typeof PRICES, string> = {
   sns_email_delivery: 'SNS email deliveries, $2.00 per 100,000 (one email subscriber assumed)',
   http_api_request: 'API Gateway HTTP API, $1.00 per million requests (first 300 M a month)',
   secrets_manager_api_call: 'Secrets Manager, $0.05 per 10,000 API calls (only on a cold start; not per run)',
+  kms_request: 'KMS, $0.03 per 10,000 requests (Decrypt of the IMAP password; the key itself not counted)',
 };
 
 /** Fallback memory sizes (MB) if lib/functions.ts cannot be read. */
@@ -93,6 +95,7 @@ export function costFor(run: LoopResult, memory: Record<FunctionName, number>, i
     line('EventBridge events', run.eventbridge_events * k, 'events', PRICES.eventbridge_custom_event),
     line('Scheduler invocations', run.scheduler_invocations * k, 'invocations', PRICES.scheduler_invocation),
     line('SNS publishes', run.sns_publishes * k, 'publishes', PRICES.sns_publish),
+    line('KMS decrypts', run.kms_decrypts * k, 'requests', PRICES.kms_request),
     line('SNS email deliveries', run.sns_publishes * k, 'emails', PRICES.sns_email_delivery),
     line('API Gateway requests', run.api_requests * k, 'requests', PRICES.http_api_request),
   ];

@@ -1,7 +1,8 @@
 /**
- * One scheduled run through the Lambda handlers, in this process, as AWS would run it:
- * DynamoDB real (dynalite, every request counted with its consumed capacity), EventBridge,
- * SNS, Scheduler and Secrets Manager mocked at the command level. Every handler call is
+ * One scheduled run through the Lambda handlers, in this process, as AWS would run it: the
+ * mail on a real IMAP server (a local Dovecot, commands counted), DynamoDB real (dynalite,
+ * every request counted with its consumed capacity), EventBridge, SNS, Scheduler, Secrets
+ * Manager and KMS mocked at the command level. Every handler call is
  * timed and attributed to its function. Used by bench/lambda.ts (one child process per size).
  */
 import { randomBytes } from 'node:crypto';
@@ -14,18 +15,20 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { dynamoClient } from '../shared/aws/dynamo-client.ts';
 import { SCHEDULED_TIME } from '../shared/aws/schedule-sync.ts';
+import { kmsOnlyCredentials } from '../shared/credentials/open-credentials.ts';
 import { signDecisionToken } from '../shared/links/decision-token.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';
-import { writeMaildir } from '../shared/sources/maildir/generate.ts';
 import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../shared/store/dynamodb-store.ts';
 import { generateInbox } from './generate-mail.ts';
+import { startImapSource } from './imap-bench.ts';
 
 export type FunctionName = 'trigger' | 'executor' | 'resume' | 'completer' | 'api' | 'schedule-sync';
 
@@ -47,6 +50,10 @@ export interface LoopResult {
   sns_publishes: number;
   scheduler_invocations: number;
   api_requests: number;
+  /** KMS Decrypt calls: the IMAP password opened by each function that connects. */
+  kms_decrypts: number;
+  /** IMAP commands sent to the mail server (each one round trip). */
+  imap_round_trips: number;
 }
 
 const READS = new Set(['GetCommand', 'GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
@@ -88,7 +95,7 @@ function http(method: string, target: string, body?: string): APIGatewayProxyEve
   } as unknown as APIGatewayProxyEventV2; // only what the app reads
 }
 
-/** Runs one scheduled run over an `n`-message Maildir and answers every question through the API. */
+/** Runs one scheduled run over an `n`-message IMAP mailbox and answers every question through the API. */
 export async function runLoop(n: number): Promise<LoopResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-lambda-'));
   const { endpoint, server } = await startDynalite();
@@ -108,6 +115,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
     TRIGGER_FUNCTION_ARN: ARN('lambda', 'function:trigger'),
     HANDOFF_STATE_DIR: path.join(dir, 'state'),
     HANDOFF_MODEL_PROVIDER: 'local',
+    HANDOFF_KMS_KEY_ID: ARN('kms', 'key/bench'),
   });
   const admin = new DynamoDBClient({
     region: 'us-east-1',
@@ -123,6 +131,16 @@ export async function runLoop(n: number): Promise<LoopResult> {
   mockClient(SecretsManagerClient)
     .on(GetSecretValueCommand)
     .resolves({ SecretString: linkKey.toString('base64') });
+  // KMS "seals" by copying: the bench counts its calls, it does not test the cipher.
+  const kms = mockClient(KMSClient);
+  kms.on(EncryptCommand).callsFake((input: { Plaintext: Uint8Array; KeyId: string }) => ({
+    CiphertextBlob: input.Plaintext,
+    KeyId: input.KeyId,
+  }));
+  kms
+    .on(DecryptCommand)
+    .callsFake((input: { CiphertextBlob: Uint8Array }) => ({ Plaintext: input.CiphertextBlob }));
+  const credentials = kmsOnlyCredentials('us-east-1', store);
 
   // Count every request the handlers' DynamoDB client makes, with its consumed capacity.
   let current: FunctionName = 'api';
@@ -138,6 +156,8 @@ export async function runLoop(n: number): Promise<LoopResult> {
     sns_publishes: 0,
     scheduler_invocations: 1,
     api_requests: 0,
+    kms_decrypts: 0,
+    imap_round_trips: 0,
   };
   let counting = false;
   dynamoClient({ AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: endpoint }).middlewareStack.add(
@@ -209,9 +229,17 @@ export async function runLoop(n: number): Promise<LoopResult> {
 
   /** Saves a scheduled workflow over `count` messages (not counted), then runs it once, answering every question. */
   const scheduledRun = async (id: string, count: number, counted: boolean) => {
-    const maildir = path.join(dir, id);
-    await writeMaildir(maildir, generateInbox(count).messages);
-    const yaml = demoWorkflowYaml(maildir)
+    const imap = await startImapSource(generateInbox(count).messages);
+    try {
+      await imap.storeCredential(credentials);
+      return await runOver(id, imap.source, counted, () => imap.counter.count.total);
+    } finally {
+      await imap.stop();
+    }
+  };
+  const runOver = async (id: string, source: object, counted: boolean, imapCommands: () => number) => {
+    const yaml = demoWorkflowYaml('/unused')
+      .replace(/^source: .*$/m, `source: ${JSON.stringify(source)}`)
       .replace('id: inbox-triage', `id: ${id}`)
       .replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
     const put = http('PUT', `/api/workflows/${id}`);
@@ -229,7 +257,12 @@ export async function runLoop(n: number): Promise<LoopResult> {
         .args[0].input.Target!.Input!.replace(SCHEDULED_TIME, new Date().toISOString()),
     ) as object;
 
-    const before = { events: entries().length, publishes: sns.commandCalls(PublishCommand).length };
+    const before = {
+      events: entries().length,
+      publishes: sns.commandCalls(PublishCommand).length,
+      decrypts: kms.commandCalls(DecryptCommand).length,
+      imap: imapCommands(),
+    };
     counting = counted;
     await invoke('trigger', input);
     let decisions = 0;
@@ -264,6 +297,8 @@ export async function runLoop(n: number): Promise<LoopResult> {
       status: done.status ?? 'unknown',
       events: entries().length - before.events,
       publishes: sns.commandCalls(PublishCommand).length - before.publishes,
+      decrypts: kms.commandCalls(DecryptCommand).length - before.decrypts,
+      imap: imapCommands() - before.imap,
     };
   };
 
@@ -275,6 +310,8 @@ export async function runLoop(n: number): Promise<LoopResult> {
     result.status = measured.status;
     result.eventbridge_events = measured.events;
     result.sns_publishes = measured.publishes;
+    result.kms_decrypts = measured.decrypts;
+    result.imap_round_trips = measured.imap;
     return result;
   } finally {
     admin.destroy();

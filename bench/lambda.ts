@@ -24,11 +24,16 @@ import { format, resolveConfig } from 'prettier';
 import { costFor, memorySizes, PRICE_NOTES, PRICES } from './lambda-cost.ts';
 import { runLoop, type LoopResult } from './lambda-loop.ts';
 import { renderReport, type BundleRow, type Report } from './lambda-report.ts';
+import { BUNDLE_ALIASES } from '../lib/bundle-stubs/aliases.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
 /** Inside node_modules so a bundle that leaves @aws-sdk external still resolves it. */
 const OUT_DIR = path.join(PROJECT_DIR, 'node_modules', '.cache', 'handoff-bench-lambda');
+/** As lib/functions.ts bundles: imapflow's logger and proxy packages are stubs (lib/bundle-stubs). */
+const BUNDLE_STUBS = Object.fromEntries(
+  Object.entries(BUNDLE_ALIASES).map(([pkg, stub]) => [pkg, path.join(PROJECT_DIR, stub)]),
+);
 const BUDGET_BYTES = 3 * 1024 * 1024;
 const BANNER =
   "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);";
@@ -76,6 +81,7 @@ async function bundleAll(): Promise<
       target: 'node22',
       mainFields: ['module', 'main'],
       external: [...external],
+      alias: BUNDLE_STUBS,
       banner: { js: BANNER },
       logLevel: 'error',
     });

@@ -6,6 +6,7 @@ import { Architecture, type IDestination, type IFunction, Runtime } from 'aws-cd
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { BUNDLE_ALIASES } from './bundle-stubs/aliases.ts';
 
 /** The repository root: entries, the lock file and node_modules live here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -98,6 +99,10 @@ export const BUNDLING: BundlingOptions = {
   // playwright-core drives the AgentCore Browser integration; it is not shipped to Lambda (it
   // would double a bundle), so that one integration fails there with one line, on use.
   externalModules: ['@aws-sdk/*', 'playwright-core'],
+  // imapflow's logger and proxy packages, never reached by Handoff, become stubs (bundle budget).
+  esbuildArgs: Object.fromEntries(
+    Object.entries(BUNDLE_ALIASES).map(([pkg, stub]) => [`--alias:${pkg}`, stub]),
+  ),
   // CommonJS dependencies bundled into ESM still call require().
   banner:
     "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);",

@@ -1,0 +1,10 @@
+/**
+ * Packages the Lambda bundles replace with a stub (esbuild `alias`): code that imapflow
+ * imports but that Handoff never reaches. pino is imapflow's default logger (Handoff always
+ * gives it `logger: false` or its own); socks serves its `proxy` option (never set). Both
+ * stay real on a laptop; on Lambda a call into one fails with one line.
+ */
+export const BUNDLE_ALIASES: Record<string, string> = {
+  pino: './lib/bundle-stubs/pino.ts',
+  socks: './lib/bundle-stubs/socks.ts',
+};
