@@ -39,6 +39,7 @@ export async function startImapSource(messages: readonly MessageSpec[]): Promise
         user: DOVECOT_USER,
         credential: CREDENTIAL,
         mailbox: 'INBOX',
+        auth: 'password',
       },
       counter,
       async storeCredential(credentials) {

@@ -20,6 +20,7 @@ const imap = (mailbox: string, user = 'you@example.com', credential = 'MAIL_PASS
   user,
   credential,
   mailbox,
+  auth: 'password', // the default: an (app) password
 });
 const SOURCES: Record<string, unknown> = {
   'competitor-watch': imap('Competitors'),
