@@ -117,6 +117,9 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/runs/:id', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
+    // The feed first, then the run: the page's state is never older than the last event it
+    // includes, so the live stream (which resumes after that event) cannot skip the end.
+    const events = feed.history(c.req.param('id') ?? '');
     const run = await getRun(store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
     const [workflow, audit, decisions, recorded, session] = await Promise.all([
@@ -129,7 +132,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const data = {
       run,
       workflowName: workflow?.name ?? run.workflow_id,
-      events: feed.history(run.id),
+      events,
       audit,
       decisions: decisions.filter((d) => d.run_id === run.id),
       pending: decisions.filter((d) => d.status === 'pending').length,

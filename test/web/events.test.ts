@@ -121,3 +121,23 @@ describe('GET /events/:runId', () => {
     }
   });
 });
+
+describe('the inspector page and its live stream', () => {
+  it('never starts its stream after an event the page does not show (the feed is read before the run)', async () => {
+    const runId = await waitingRun();
+    // The run ends while the page is being built: after one read of the store, an event arrives.
+    let injected: FeedEvent | undefined;
+    const get = h.engine.store.get.bind(h.engine.store);
+    jest.spyOn(h.engine.store, 'get').mockImplementation(async (collection, id) => {
+      const record = await get(collection, id);
+      if (collection === 'runs' && !injected) injected = feed.emit(runId, 'completed', 'Run completed', {});
+      return record;
+    });
+    const page = await (await h.app.request(`http://127.0.0.1:3000/runs/${runId}`)).text();
+    expect(injected).toBeDefined();
+    expect(page).toContain('data-live="sse"'); // the page shows the run as it was read: not finished
+    const after = Number(/data-after="(\d+)"/.exec(page)?.[1]);
+    // The stream resumes after `after`, so the event that ended the run is still sent to the page.
+    expect(after).toBeLessThan(injected!.seq);
+  });
+});
