@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { COLLECTIONS } from '../../shared/store/store.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { runCli } from '../support/cli.ts';
 import { workflowYaml } from '../support/engine-fixture.ts';
+import { hashTree } from '../support/hash-tree.ts';
 
 /** `handoff sources check`: connects, counts, shows the first few items, and acts on nothing. */
 let dir: string;
@@ -24,19 +24,6 @@ actions:
   - { name: file_ticket }
 human_gate: { options: [file_ticket, skip] }
 `;
-
-/** Every file under `root` with the SHA-256 of its bytes. */
-async function hashTree(root: string): Promise<Record<string, string>> {
-  const hashes: Record<string, string> = {};
-  for (const entry of await fs.readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    hashes[path.relative(root, file)] = createHash('sha256')
-      .update(await fs.readFile(file))
-      .digest('hex');
-  }
-  return hashes;
-}
 
 /** Every record of every collection in the store. */
 async function storeRecords(): Promise<Record<string, unknown[]>> {

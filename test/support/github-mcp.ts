@@ -2,11 +2,9 @@
  * A stand-in for GitHub's remote MCP server: the SDK's McpServer over streamable HTTP on
  * 127.0.0.1:0, exposing the tool names the PR review template uses, recording every call.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { serveMcpOverHttp } from './mcp-over-http.ts';
 
 export interface GitHubStandIn {
   url: string;
@@ -58,39 +56,8 @@ function build(calls: GitHubStandIn['calls']): McpServer {
   return server;
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
-}
-
 /** Starts the stand-in; each request gets its own stateless transport. */
 export async function startGitHubStandIn(): Promise<GitHubStandIn> {
   const calls: GitHubStandIn['calls'] = [];
-  const http: Server = createServer((req, res) => {
-    void (async () => {
-      const server = build(calls);
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.method === 'POST' ? await body(req) : undefined);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return { ...(await serveMcpOverHttp(() => build(calls))), calls };
 }

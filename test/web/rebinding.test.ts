@@ -17,6 +17,7 @@ import { createApp } from '../../shared/web/app.ts';
 import { serve, type RunningServer } from '../../shared/web/serve.ts';
 import { demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { API_KEY, WEBHOOK_SECRET, makeEngine } from './support.ts';
+import { hashTree } from '../support/hash-tree.ts';
 
 let dir: string;
 let env: Env;
@@ -92,16 +93,8 @@ async function session(): Promise<{ cookie: string; csrf: string }> {
   return { cookie, csrf };
 }
 
-/** Every file under the state directory and its bytes: the store, the demo Maildir, the keys. */
-async function stateSnapshot(): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
-  for (const entry of await fs.readdir(env.HANDOFF_STATE_DIR, { recursive: true, withFileTypes: true }))
-    if (entry.isFile()) {
-      const file = path.join(entry.parentPath, entry.name);
-      files[path.relative(env.HANDOFF_STATE_DIR, file)] = (await fs.readFile(file)).toString('base64');
-    }
-  return files;
-}
+/** Every file under the state directory (the store, the demo Maildir, the keys), hashed. */
+const stateSnapshot = () => hashTree(env.HANDOFF_STATE_DIR);
 
 async function pausedRun(): Promise<{ runId: string; decisionId: string }> {
   const run = await startRun(engine, 'inbox-triage', { kind: 'manual', detail: null });

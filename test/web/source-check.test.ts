@@ -1,10 +1,9 @@
 /** "Check source" on the overview: the workflow's source counted and its first items shown, nothing acted on. */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { COLLECTIONS } from '../../shared/store/store.ts';
 import { makeHarness, type Harness } from './support.ts';
+import { hashTree } from '../support/hash-tree.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -31,18 +30,6 @@ function client(app: Harness['app']) {
         }),
       ),
   };
-}
-
-async function hashTree(root: string): Promise<Record<string, string>> {
-  const hashes: Record<string, string> = {};
-  for (const entry of await fs.readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = path.join(entry.parentPath, entry.name);
-    hashes[path.relative(root, file)] = createHash('sha256')
-      .update(await fs.readFile(file))
-      .digest('hex');
-  }
-  return hashes;
 }
 
 async function storeRecords(): Promise<Record<string, unknown[]>> {

@@ -3,11 +3,9 @@
  * 127.0.0.1:0 that demands `Authorization: Bearer <token>`, like Linear's or
  * GitHub's remote servers. Some of its failures echo the token back, on purpose.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { serveMcpOverHttp } from '../../support/mcp-over-http.ts';
 
 export interface TicketServer {
   url: string;
@@ -70,50 +68,22 @@ function build(token: string, tickets: TicketServer['tickets'], auth: string): M
   return server;
 }
 
-async function body(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
-}
-
 /** Starts the server; each request gets its own stateless transport. */
 export async function startTicketServer(token: string): Promise<TicketServer> {
   const tickets: TicketServer['tickets'] = [];
   const authorizations: string[] = [];
-  const http: Server = createServer((req, res) => {
-    const auth = req.headers.authorization ?? '';
-    authorizations.push(auth);
-    if (auth !== `Bearer ${token}`) {
+  const served = await serveMcpOverHttp(
+    (req) => build(token, tickets, req.headers.authorization ?? ''),
+    (req, res) => {
+      const auth = req.headers.authorization ?? '';
+      authorizations.push(auth);
+      if (auth === `Bearer ${token}`) return true;
       // A careless server that echoes what it was sent.
       res
         .writeHead(401, { 'content-type': 'application/json' })
         .end(JSON.stringify({ error: `bad token: ${auth}` }));
-      return;
-    }
-    void (async () => {
-      const server = build(token, tickets, auth);
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.method === 'POST' ? await body(req) : undefined);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    tickets,
-    authorizations,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+      return false;
+    },
+  );
+  return { ...served, tickets, authorizations };
 }
