@@ -1,7 +1,15 @@
 import { appendAudit } from '../audit/audit.ts';
 import { type DecidedBy } from '../records/audit.ts';
 import type { RunCounts } from '../records/runs.ts';
-import { SourceUnavailableError, type ItemSource, type SourceItem } from '../sources/source.ts';
+import type { ItemOutcome } from '../records/outcomes.ts';
+import {
+  SourceUnavailableError,
+  performAll,
+  type ActResult,
+  type ActionContext,
+  type ItemSource,
+  type SourceItem,
+} from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
@@ -33,9 +41,16 @@ export interface CarryOutContext {
 }
 
 export type CarryOutResult = {
-  outcome: 'acted' | 'declined' | 'expired' | 'failed' | 'duplicate';
+  /** `released`: the source could not be reached; the item is untouched, for the next run. */
+  outcome: 'acted' | 'declined' | 'expired' | 'failed' | 'duplicate' | 'released';
   detail: string;
 };
+
+/** One decided item, to be carried out. */
+export interface Decided {
+  item: SourceItem;
+  choice: Choice;
+}
 
 /**
  * Carries out one choice on one item: claim the item, act (or decline), write its audit
@@ -46,66 +61,121 @@ export async function carryOut(
   item: SourceItem,
   choice: Choice,
 ): Promise<CarryOutResult> {
-  const claim = await claimOutcome(ctx.store, {
-    workflow_id: ctx.workflowId,
-    item_id: item.id,
-    run_id: ctx.runId,
-    action: choice.action,
-    status: 'acting',
-    ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
-  });
-  if (!claim) return { outcome: 'duplicate', detail: 'already handled; nothing done' };
+  const { results, unavailable } = await carryOutMany(ctx, [{ item, choice }]);
+  if (unavailable) throw unavailable;
+  return results[0]!;
+}
 
-  let outcome: CarryOutResult['outcome'];
-  let detail: string;
-  if (choice.expired) {
-    outcome = 'expired';
-    detail = choice.skipReason ?? 'nobody answered in time; nothing done';
-  } else if (choice.action === 'skip') {
-    outcome = 'declined';
-    detail = 'skipped; nothing done';
-  } else {
-    const started = performance.now();
-    try {
-      detail = await ctx.source.perform(choice.action, item, {
-        store: ctx.store,
-        workflowId: ctx.workflowId,
-        runId: ctx.runId,
-        note: choice.note,
-        reasoning: choice.reasoning,
-      });
-      outcome = 'acted';
-      recordMetric('ItemsActed');
-      recordMetric('ItemLatency', performance.now() - started);
-    } catch (error) {
-      if (error instanceof SourceUnavailableError) {
-        await settleOutcome(ctx.store, claim, 'released'); // untouched: the next run takes it
-        throw error;
-      }
-      outcome = 'failed';
-      detail = errorMessage(error);
-    }
+/** What a batch came to; `unavailable`: the source went away, and its `released` items wait for the next run. */
+export interface CarriedOut {
+  results: CarryOutResult[];
+  unavailable: SourceUnavailableError | null;
+}
+
+/**
+ * Carries out many choices together: claims each item, has the source do every action in
+ * one go (`performAll`: one MOVE per folder for IMAP), then writes each audit entry and
+ * settles each claim. An item the source could not reach is released untouched (the next
+ * run takes it again) and the source's error comes back with the results, which are in
+ * the entries' order.
+ */
+export async function carryOutMany(ctx: CarryOutContext, decided: readonly Decided[]): Promise<CarriedOut> {
+  const claims: (ItemOutcome | null)[] = [];
+  for (const { item, choice } of decided)
+    claims.push(
+      await claimOutcome(ctx.store, {
+        workflow_id: ctx.workflowId,
+        item_id: item.id,
+        run_id: ctx.runId,
+        action: choice.action,
+        status: 'acting',
+        ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
+      }),
+    );
+  crashPoint('carry-out:claimed'); // claimed, nothing done: recovery fails these claims, never acts
+  const acting = decided.flatMap((d, i) => (claims[i] && actsOnSource(d.choice) ? [i] : []));
+  const started = performance.now();
+  const performed = await performAll(
+    ctx.source,
+    acting.map((i) => ({
+      action: decided[i]!.choice.action,
+      item: decided[i]!.item,
+      context: contextFor(ctx, decided[i]!.choice),
+    })),
+  );
+  const perItem = (performance.now() - started) / Math.max(1, acting.length);
+  const byEntry = new Map(acting.map((i, k) => [i, performed[k]!]));
+
+  const results: CarryOutResult[] = [];
+  let unavailable: SourceUnavailableError | null = null;
+  for (const [i, { choice }] of decided.entries()) {
+    const done = byEntry.get(i);
+    if (!claims[i]) results.push({ outcome: 'duplicate', detail: 'already handled; nothing done' });
+    else if (done && !done.ok && done.error instanceof SourceUnavailableError) {
+      unavailable ??= done.error;
+      results.push({ outcome: 'released', detail: errorMessage(done.error) });
+    } else results.push(resultOf(choice, done));
   }
-  // The entry first: a process killed between the two leaves a claim still `acting` whose
-  // entry exists, and recovery settles it from that entry.
-  await appendAudit(ctx.store, {
-    id: auditIdOf(claim),
-    run_id: ctx.runId,
-    workflow_id: ctx.workflowId,
-    item_id: item.id,
-    outcome,
-    action: choice.action,
-    decided_by: choice.expired ? null : choice.decidedBy,
-    confidence: choice.confidence,
-    reasoning: choice.reasoning,
-    note: choice.note,
-    rule_id: choice.ruleId,
-    detail,
-    agent: choice.agent,
-  });
+  // Every entry first, then every claim settled: a process killed in between leaves claims
+  // still `acting` whose entries exist, and recovery settles each from its entry.
+  for (const [i, { item, choice }] of decided.entries()) {
+    const claim = claims[i];
+    const result = results[i]!;
+    if (!claim || result.outcome === 'released') continue;
+    if (result.outcome === 'acted') {
+      recordMetric('ItemsActed');
+      recordMetric('ItemLatency', perItem);
+    }
+    await appendAudit(ctx.store, {
+      id: auditIdOf(claim),
+      run_id: ctx.runId,
+      workflow_id: ctx.workflowId,
+      item_id: item.id,
+      outcome: result.outcome,
+      action: choice.action,
+      decided_by: choice.expired ? null : choice.decidedBy,
+      confidence: choice.confidence,
+      reasoning: choice.reasoning,
+      note: choice.note,
+      rule_id: choice.ruleId,
+      detail: result.detail,
+      agent: choice.agent,
+    });
+  }
   crashPoint('carry-out:half-recorded');
-  await settleOutcome(ctx.store, claim, outcome);
-  return { outcome, detail };
+  for (const [i, claim] of claims.entries()) {
+    const outcome = results[i]!.outcome;
+    // A released item is untouched: the next run takes it.
+    if (claim) await settleOutcome(ctx.store, claim, outcome);
+  }
+  return { results, unavailable };
+}
+
+/** Whether the choice asks the source to do something (not a skip, not an expired question). */
+function actsOnSource(choice: Choice): boolean {
+  return !choice.expired && choice.action !== 'skip';
+}
+
+function contextFor(ctx: CarryOutContext, choice: Choice): ActionContext {
+  return {
+    store: ctx.store,
+    workflowId: ctx.workflowId,
+    runId: ctx.runId,
+    note: choice.note,
+    reasoning: choice.reasoning,
+  };
+}
+
+function resultOf(
+  choice: Choice,
+  done: ActResult | undefined,
+): CarryOutResult & { outcome: 'acted' | 'declined' | 'expired' | 'failed' } {
+  if (choice.expired)
+    return { outcome: 'expired', detail: choice.skipReason ?? 'nobody answered in time; nothing done' };
+  if (!done) return { outcome: 'declined', detail: 'skipped; nothing done' };
+  return done.ok
+    ? { outcome: 'acted', detail: done.detail }
+    : { outcome: 'failed', detail: errorMessage(done.error) };
 }
 
 /**
@@ -115,7 +185,7 @@ export async function carryOut(
  * also counted as declined.
  */
 export function countFor(choice: Choice, result: CarryOutResult): (keyof RunCounts)[] {
-  if (result.outcome === 'duplicate') return [];
+  if (result.outcome === 'duplicate' || result.outcome === 'released') return [];
   const outcome: keyof RunCounts =
     result.outcome === 'acted' ? 'acted' : result.outcome === 'failed' ? 'failed' : 'declined';
   if (choice.decidedBy === 'memory' && !choice.expired) {

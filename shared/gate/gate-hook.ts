@@ -1,6 +1,7 @@
-import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
+import { AfterInvocationEvent, BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { z } from 'zod';
-import { carryOut, countFor, type CarryOutResult, type Choice } from '../actions/carry-out.ts';
+import type { Choice, Decided } from '../actions/carry-out.ts';
+import { beforeTool, carryOutNow, flushDecided } from './act-queue.ts';
 import { holdItem, releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
@@ -43,9 +44,15 @@ export function attachGate(
   scope: GateScope = { agent: EXECUTOR, policy: ctx.policy },
 ): void {
   agent.addHook(BeforeToolCallEvent, async (event) => {
+    await beforeTool(ctx, event.toolUse.name); // a full act queue is carried out; a lost source ends the run
     if (event.toolUse.name === 'submit_action') await gateSubmit(event, ctx, scope);
     else if (event.toolUse.name === 'finish_batch') await gateFinish(event, ctx);
   });
+  // An executor that ends without finish_batch still carries out what the gate cleared.
+  if (scope.agent === EXECUTOR)
+    agent.addHook(AfterInvocationEvent, async () => {
+      if (!ctx.sourceLost) await flushDecided(ctx);
+    });
 }
 
 async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: GateScope): Promise<void> {
@@ -179,6 +186,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
   ctx.ledger.persistDeferred(); // the snapshot taken at the pause carries them to whoever resumes
   const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
   const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
+  const decided: Decided[] = [];
   for (const entry of deferred) {
     const answer = response.answers.find((a) => a.item_id === entry.item_id);
     // No answer for an item is never a licence to act: it is skipped.
@@ -196,26 +204,10 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     };
     const item = ctx.items.get(entry.item_id) ?? (await reread(ctx, entry));
-    const result = item
-      ? await carryOut(
-          { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId },
-          item,
-          choice,
-        )
-      : await recordVanished(ctx, entry, choice);
-    ctx.ledger.bump(countFor(choice, result));
-    ctx.emit(
-      result.outcome === 'failed' ? 'failed' : 'acted',
-      `${choice.expired ? 'expired' : action}: ${entry.subject}`,
-      {
-        item_id: entry.item_id,
-        action,
-        outcome: result.outcome,
-        decided_by: 'human',
-        ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
-      },
-    );
+    if (item) decided.push({ item, choice });
+    else await recordVanished(ctx, entry, choice);
   }
+  await carryOutNow(ctx, decided); // the answers together: one batch for the source
   ctx.ledger.clearDeferred();
 }
 
@@ -231,7 +223,7 @@ async function reread(ctx: RunContext, entry: DeferredItem) {
 }
 
 /** The item left the source while the run waited: nothing is done, and the audit says so. */
-async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<CarryOutResult> {
+async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<void> {
   const detail = 'the item is no longer in the source; nothing was done';
   await releaseHolds(ctx.store, { id: ctx.runId, workflow_id: ctx.workflow.id }, [entry.item_id]);
   await appendAudit(ctx.store, {
@@ -247,7 +239,14 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     detail,
     agent: choice.agent,
   });
-  return { outcome: 'failed', detail };
+  ctx.ledger.bump(['failed']);
+  ctx.emit('failed', `${choice.expired ? 'expired' : choice.action}: ${entry.subject}`, {
+    item_id: entry.item_id,
+    action: choice.action,
+    outcome: 'failed',
+    decided_by: 'human',
+    ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+  });
 }
 
 const SNIPPET_CHARS = 400;

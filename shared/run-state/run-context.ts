@@ -4,7 +4,8 @@ import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { FeedEvent } from '../events/feed.ts';
-import type { Choice } from '../actions/carry-out.ts';
+import type { Choice, Decided } from '../actions/carry-out.ts';
+import type { SourceUnavailableError } from '../sources/source.ts';
 import type { RunLedger } from './run-ledger.ts';
 
 /**
@@ -27,6 +28,10 @@ export interface RunContext {
   verdicts: Map<string, Choice>;
   /** What every agent of the run shares: the items set aside, who owns each item, the counts. */
   ledger: RunLedger;
+  /** Cleared choices waiting to be carried out together (see gate/act-queue.ts). */
+  decided: Decided[];
+  /** The source went away while acting: every later tool call of the run fails with this. */
+  sourceLost: SourceUnavailableError | null;
   /** Source refs, listed once per process. */
   refs: string[] | null;
   emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;

@@ -61,6 +61,8 @@ export async function prepareRun(
     items: new Map(),
     held,
     verdicts: new Map(),
+    decided: [],
+    sourceLost: null,
     ledger: new RunLedger(),
     refs: null,
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),

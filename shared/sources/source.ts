@@ -55,13 +55,34 @@ export interface ActionContext {
   reasoning: string | null;
 }
 
-/** The port every source implements; actions are carried out only through `perform`. */
+/** One action for one item, as `performMany` takes them. */
+export interface ActRequest {
+  action: string;
+  item: SourceItem;
+  context: ActionContext;
+}
+
+/** What became of one request of `performMany`: what happened, or why not (as `perform` throws). */
+export type ActResult = { ok: true; detail: string } | { ok: false; error: unknown };
+
+/** The port every source implements; actions are carried out only through `perform` or `performMany`. */
 export interface ItemSource {
   /** Cheap references to every item currently in the source, in a stable order. */
   listRefs(): Promise<string[]>;
   read(ref: string): Promise<ReadResult>;
   /** Carries out one action on one item; returns a short description of what happened. */
   perform(action: string, item: SourceItem, context: ActionContext): Promise<string>;
+  /**
+   * Carries out many actions in as few round trips as the source can (IMAP: one MOVE per
+   * target folder); results in the requests' order. A request whose item cannot be
+   * reached (the connection dropped) gets a `SourceUnavailableError`: nothing known done.
+   */
+  performMany?(requests: readonly ActRequest[]): Promise<ActResult[]>;
+  /**
+   * How many decided items the engine may gather before carrying them out together
+   * (through `performMany`); 1 or undefined: each is carried out as it is decided.
+   */
+  readonly actBatch?: number;
   /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
   readMany?(refs: readonly string[]): Promise<ReadResult[]>;
   /**
@@ -89,4 +110,31 @@ export async function* readInBatches(
     return;
   }
   for (let i = 0; i < refs.length; i += size) yield* await source.readMany(refs.slice(i, i + size));
+}
+
+/** Carries out requests with `performMany` when the source has it, else one `perform` at a time. */
+export async function performAll(source: ItemSource, requests: readonly ActRequest[]): Promise<ActResult[]> {
+  if (requests.length === 0) return [];
+  if (source.performMany) {
+    try {
+      return await source.performMany(requests);
+    } catch (error) {
+      return requests.map(() => ({ ok: false as const, error })); // what it did, it did not say
+    }
+  }
+  const results: ActResult[] = [];
+  let lost: SourceUnavailableError | null = null;
+  for (const { action, item, context } of requests) {
+    if (lost) {
+      results.push({ ok: false, error: lost }); // the source went away: the rest is not tried
+      continue;
+    }
+    try {
+      results.push({ ok: true, detail: await source.perform(action, item, context) });
+    } catch (error) {
+      if (error instanceof SourceUnavailableError) lost = error;
+      results.push({ ok: false, error });
+    }
+  }
+  return results;
 }

@@ -1,6 +1,7 @@
 /**
  * `POST /hooks/:workflowId`: a signed webhook starts a run. The body is HMAC-SHA256-signed
- * with HANDOFF_WEBHOOK_SECRET, as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256`
+ * with the workflow's own secret (an event source's `secret:` credential) or else
+ * HANDOFF_WEBHOOK_SECRET, as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256`
  * (same `sha256=<hex>` form); every signature sent must match. An event workflow's body is
  * its items (see shared/sources/event/), stored with the run; any other workflow's is kept as
  * the wake-up's detail.
@@ -8,7 +9,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { RecordExistsError } from '../errors/index.ts';
+import { NotFoundError, RecordExistsError } from '../errors/index.ts';
+import type { Store } from '../store/store.ts';
+import type { Workflow } from '../workflows/schema.ts';
 import { webhookRunId } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { webhookItems } from '../sources/event/webhook-body.ts';
@@ -26,21 +29,23 @@ function fail(c: Context, status: ContentfulStatusCode, message: string): Respon
 
 /** Registers the webhook route; `limit` bounds the body. */
 export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
-  const { engine, env, runner } = web;
+  const { engine, runner } = web;
   app.post('/hooks/:workflowId', limit, async (c) => {
-    const secret = env.HANDOFF_WEBHOOK_SECRET;
-    if (!secret) return fail(c, 401, 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server');
+    const found = await findWorkflow(engine.store, c.req.param('workflowId'));
+    const workflow = found instanceof NotFoundError ? null : found;
+    const secret = await secretFor(web, workflow);
+    if (!secret) return fail(c, 401, secretMissing(workflow));
     const body = new Uint8Array(await c.req.arrayBuffer());
     const signatures = [c.req.header('X-Handoff-Signature'), c.req.header('X-Hub-Signature-256')].filter(
       (s) => s !== undefined,
     );
     if (signatures.length === 0 || !signatures.every((s) => signatureMatches(secret, body, s)))
       return fail(c, 401, BAD_SIGNATURE);
+    if (!workflow) throw found; // not found, told only to a caller who signed
     // GitHub names each delivery; a redelivery of it carries the same name.
     const key = c.req.header('Idempotency-Key') ?? c.req.header('X-GitHub-Delivery');
     if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
       return fail(c, 400, 'Idempotency-Key must be 1-200 visible ASCII characters (a UUID is fine)');
-    const workflow = await getWorkflow(engine.store, c.req.param('workflowId'));
     let detail = new TextDecoder().decode(body);
     if (workflow.source.type === 'event') {
       const read = webhookItems(detail, c.req.header('X-GitHub-Event'));
@@ -60,6 +65,33 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
     runner.launch(run);
     return c.json({ run_id: run.id }, 202);
   });
+}
+
+async function findWorkflow(store: Store, id: string): Promise<Workflow | NotFoundError> {
+  try {
+    return await getWorkflow(store, id);
+  } catch (error) {
+    if (error instanceof NotFoundError) return error;
+    throw error;
+  }
+}
+
+/**
+ * The key a workflow's webhook is signed with: its own (`source.secret`, a credential) when
+ * it names one, else the server's HANDOFF_WEBHOOK_SECRET. An unknown workflow is checked
+ * against the server's, so a wrong signature never learns which workflows exist.
+ */
+async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | undefined> {
+  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
+  if (!name) return web.env.HANDOFF_WEBHOOK_SECRET || undefined;
+  return (await web.engine.credentials.get(name))?.reveal();
+}
+
+function secretMissing(workflow: Workflow | null): string {
+  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
+  return name
+    ? `workflow ${workflow!.id} names webhook secret ${name}, which is not set: \`handoff credentials set ${name}\``
+    : 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
 }
 
 /** Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body bytes. */

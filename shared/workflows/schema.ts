@@ -92,6 +92,10 @@ const OAuthSchema = z
   });
 
 /** An IMAP mailbox; `credential` names the password in the credential store (`handoff credentials set`). */
+const CREDENTIAL_NAME = z.string({ error: 'must be a credential name' }).regex(/^[A-Z][A-Z0-9_]{0,63}$/, {
+  message: 'must be a credential name (uppercase letters, digits, _), as in `handoff credentials set`',
+});
+
 const ImapSourceSchema = z
   .strictObject({
     type: z.literal('imap', { error: SOURCE_KINDS }),
@@ -104,9 +108,7 @@ const ImapSourceSchema = z
     /** true: implicit TLS (port 993). false: plain text, allowed only to this machine. */
     tls: z.boolean({ error: 'must be true or false' }),
     user: z.string({ error: 'must be a string' }).trim().min(1, { message: 'must not be empty' }),
-    credential: z.string({ error: 'must be a credential name' }).regex(/^[A-Z][A-Z0-9_]{0,63}$/, {
-      message: 'must be a credential name (uppercase letters, digits, _), as in `handoff credentials set`',
-    }),
+    credential: CREDENTIAL_NAME,
     mailbox: MAILBOX.default('INBOX'),
     archive_mailbox: MAILBOX.optional(),
     trash_mailbox: MAILBOX.optional(),
@@ -130,7 +132,11 @@ const ImapSourceSchema = z
   });
 
 /** Items carried in by the webhook that starts the run (`POST /hooks/<id>`). */
-const EventSourceSchema = z.strictObject({ type: z.literal('event', { error: SOURCE_KINDS }) });
+const EventSourceSchema = z.strictObject({
+  type: z.literal('event', { error: SOURCE_KINDS }),
+  /** The credential holding this workflow's webhook secret; unset: the server's HANDOFF_WEBHOOK_SECRET. */
+  secret: CREDENTIAL_NAME.optional(),
+});
 
 const SourceSchema = z.discriminatedUnion(
   'type',

@@ -26,6 +26,11 @@ export interface OAuthServer {
   introspected: string[];
   /** From now on /token answers 400 invalid_grant (a revoked refresh token). */
   revoke(): void;
+  /**
+   * From now on each refresh also issues a new refresh token and the one used stops working,
+   * as Microsoft's endpoint may (`client.refresh_token` is always the live one).
+   */
+  rotate(on?: boolean): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export async function startOAuthServer(user: string, expiresIn = 3600): Promise<
   const issued: string[] = [];
   const introspected: string[] = [];
   let revoked = false;
+  let rotating = false;
   const server = createServer((request, response) => {
     void readBody(request).then((text) => {
       const form = new URLSearchParams(text);
@@ -69,7 +75,14 @@ export async function startOAuthServer(user: string, expiresIn = 3600): Promise<
           });
         const token = `atoken_${randomBytes(16).toString('hex')}`;
         issued.push(token);
-        return json(200, { access_token: token, token_type: 'Bearer', expires_in: expiresIn });
+        if (!rotating) return json(200, { access_token: token, token_type: 'Bearer', expires_in: expiresIn });
+        client.refresh_token = `rtoken_${randomBytes(16).toString('hex')}`;
+        return json(200, {
+          access_token: token,
+          token_type: 'Bearer',
+          expires_in: expiresIn,
+          refresh_token: client.refresh_token,
+        });
       }
       if (request.method === 'POST' && request.url === '/introspect') {
         const token = form.get('token') ?? '';
@@ -91,6 +104,9 @@ export async function startOAuthServer(user: string, expiresIn = 3600): Promise<
     introspected,
     revoke: () => {
       revoked = true;
+    },
+    rotate: (on = true) => {
+      rotating = on;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -11,6 +11,7 @@ import { BUILTIN_ENTRIES } from '../../shared/integrations/servers.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { EventSource } from '../../shared/sources/event/event-source.ts';
+import { Secret } from '../../shared/credentials/secret.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { readTemplate } from '../../shared/workflows/templates.ts';
@@ -163,6 +164,39 @@ describe('a GitHub pull_request webhook on the local server', () => {
       /^pull request closed: no run started/,
     );
     expect(await listRuns(engine.store)).toEqual([]);
+  });
+});
+
+describe("a workflow's own webhook secret", () => {
+  it('is checked instead of the server-wide one; unset, it is named in one line', async () => {
+    const yaml = (await readTemplate('pr-review')).replace(
+      /^source: .*$/m,
+      'source: { type: event, secret: REPO_HOOK_SECRET }',
+    );
+    await saveWorkflow(engine.store, parseWorkflow(yaml, 'pr-review.yaml'));
+    const body = JSON.stringify(BUMP);
+    const unset = await deliver(body, githubHeaders(body, 'repo-secret'));
+    expect(unset.status).toBe(401);
+    expect(await unset.json()).toEqual({
+      error:
+        'workflow pr-review names webhook secret REPO_HOOK_SECRET, which is not set: `handoff credentials set REPO_HOOK_SECRET`',
+    });
+    await engine.credentials.set('REPO_HOOK_SECRET', new Secret('repo-secret'));
+    const serverWide = await deliver(body, githubHeaders(body, WEBHOOK_SECRET));
+    expect(serverWide.status).toBe(401); // the server's secret no longer opens this workflow
+    expect(await listRuns(engine.store)).toEqual([]);
+    const own = await deliver(body, githubHeaders(body, 'repo-secret'));
+    expect(own.status).toBe(202);
+    await launcher.idle();
+    expect((await listRuns(engine.store)).map((r) => r.workflow_id)).toEqual(['pr-review']);
+  });
+
+  it('an unknown workflow is 401 to an unsigned caller and 404 only to one who signs', async () => {
+    const body = JSON.stringify(BUMP);
+    const post = (headers: Record<string, string>) =>
+      app.request('/hooks/nope', { method: 'POST', headers, body });
+    expect((await post(githubHeaders(body, 'guess'))).status).toBe(401);
+    expect((await post(githubHeaders(body, WEBHOOK_SECRET))).status).toBe(404);
   });
 });
 

@@ -1,11 +1,11 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
-import { carryOut, countFor } from '../../actions/carry-out.ts';
 import { identify } from '../../actions/identify.ts';
 import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
 import type { RunContext } from '../../run-state/run-context.ts';
+import { submitDecided } from '../../gate/act-queue.ts';
 
 const SNIPPET = 280;
 
@@ -168,19 +168,8 @@ export function submitActionTool(ctx: RunContext) {
       if (!choice || !item)
         return { item_id: input.item_id, outcome: 'not_acted', detail: 'the gate did not clear it' };
       ctx.verdicts.delete(toolUseId);
-      const result = await carryOut(
-        { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId },
-        item,
-        choice,
-      );
-      ctx.ledger.bump(countFor(choice, result));
-      ctx.emit(result.outcome === 'failed' ? 'failed' : 'acted', `${choice.action}: ${item.subject}`, {
-        item_id: item.id,
-        action: choice.action,
-        outcome: result.outcome,
-        decided_by: choice.decidedBy,
-        ...(choice.agent !== undefined ? { agent: choice.agent } : {}),
-      });
+      const result = await submitDecided(ctx, item, choice);
+      if (!result) return { item_id: item.id, outcome: 'queued', action: choice.action };
       return { item_id: item.id, outcome: result.outcome, action: choice.action };
     },
   });

@@ -40,7 +40,13 @@ export async function connectImap(
     );
   const timeouts = { ...IMAP_TIMEOUTS, ...options.timeouts };
   const token =
-    config.auth === 'oauth2' ? await accessToken(config, secret, { timeoutMs: timeouts.connect }) : undefined;
+    config.auth === 'oauth2'
+      ? await accessToken(config, secret, {
+          timeoutMs: timeouts.connect,
+          // The old refresh token may stop working: the new one is kept where the old one was.
+          onRotated: async (rotated) => void (await credentials.set(config.credential, rotated)),
+        })
+      : undefined;
   const secrets = token ? [secret, token] : [secret];
   const onCommand = options.onCommand;
   const client = new ImapFlow({

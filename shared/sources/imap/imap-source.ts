@@ -11,9 +11,10 @@ import { replyMessage } from '../maildir/actions.ts';
 import { fileTicketFor } from '../tickets.ts';
 import { parseMail, type MailItem } from '../maildir/maildir.ts';
 import { toSourceItem } from '../maildir/maildir-source.ts';
-import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
+import type { ActRequest, ActResult, ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { splitItemId } from '../source.ts';
 import { ImapError, ImapUnavailableError, connectImap, type ImapOptions } from './connection.ts';
+import { appendAll } from './multiappend.ts';
 import { noteListed, promoteListed, readWatermark, type MailboxStatus } from './watermark.ts';
 import type { Store } from '../../store/store.ts';
 
@@ -33,9 +34,22 @@ const SPECIAL = {
   draft_reply: { flag: '\\Drafts', setting: 'drafts_mailbox' },
 } as const;
 
+/**
+ * How many messages one UID FETCH reads ahead, and how many decided items are moved
+ * together: a batch costs a handful of round trips (FETCH, MOVE per folder, APPEND).
+ */
+export const IMAP_BATCH = 100;
+
+type MailAction = keyof typeof SPECIAL;
+
 /** An IMAP mailbox; connects on first use, one connection until `close`. */
 export class ImapSource implements ItemSource {
+  readonly actBatch = IMAP_BATCH;
   private client: ImapFlow | null = null;
+  /** Refs in listed order, so a read can fetch the ones after it in the same round trip. */
+  private listed: string[] = [];
+  /** Raw messages fetched ahead, by ref (one window at a time). */
+  private ahead = new Map<string, Buffer | null>();
   private opening: Promise<ImapFlow> | null = null;
   private readonly mails = new Map<string, MailItem>();
   private folders: Map<string, string> | null = null;
@@ -88,35 +102,32 @@ export class ImapSource implements ItemSource {
       const { store, workflowId, runId } = this.watermark;
       await noteListed(store, workflowId, runId, this.listedStatus);
     }
-    return (uids || []).sort((a, b) => a - b).map((uid) => `${validity}:${uid}`);
+    this.listed = (uids || []).sort((a, b) => a - b).map((uid) => `${validity}:${uid}`);
+    this.ahead.clear();
+    return [...this.listed];
   }
 
   async read(ref: string): Promise<ReadResult> {
     return (await this.readMany([ref]))[0]!;
   }
 
-  /** Reads many refs with one UID FETCH (bodies included): one round trip per page. */
+  /**
+   * Reads many refs; a ref not fetched ahead yet costs one UID FETCH (bodies included) of it
+   * and the refs listed after it, up to IMAP_BATCH: one round trip per batch of pages.
+   */
   async readMany(refs: readonly string[]): Promise<ReadResult[]> {
     if (refs.length === 0) return [];
-    const client = await this.selected();
-    const validity = String(client.mailbox ? client.mailbox.uidValidity : '');
-    const wanted = refs.map((ref) => parseRef(ref));
-    const current = wanted.filter((w) => w.validity === validity).map((w) => w.uid);
-    const raws = new Map<number, Buffer>();
-    if (current.length > 0) {
-      const messages = await this.guard(() =>
-        client.fetchAll(current.join(','), { uid: true, source: true }, { uid: true }),
-      );
-      for (const m of messages) if (m.source) raws.set(m.uid, m.source);
-    }
+    const missing = refs.filter((ref) => !this.ahead.has(ref));
+    if (missing.length > 0) await this.fetchAhead(missing);
     const results: ReadResult[] = [];
-    for (const { ref, validity: v, uid } of wanted) {
-      const raw = v === validity ? raws.get(uid) : undefined;
+    for (const ref of refs) {
+      const raw = this.ahead.get(ref);
       if (!raw) {
         results.push({ ok: false, ref, reason: 'no longer in the mailbox', gone: true });
         continue;
       }
-      const parsed = await parseMail(raw, ref, `<imap-${v}-${uid}@${this.config.host}>`);
+      const { validity, uid } = parseRef(ref);
+      const parsed = await parseMail(raw, ref, `<imap-${validity}-${uid}@${this.config.host}>`);
       if (!parsed.ok) {
         results.push({ ok: false, ref, reason: parsed.reason });
         continue;
@@ -127,38 +138,174 @@ export class ImapSource implements ItemSource {
     return results;
   }
 
-  async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
-    if (action === 'file_ticket') {
-      return fileTicketFor(item, context);
-    }
-    if (action !== 'archive' && action !== 'delete' && action !== 'draft_reply')
-      throw new InvalidInputError(`the imap source cannot ${action}`);
-    const target = await this.folderFor(action); // before anything is touched
+  /** Fetches `refs` and the listed refs after the first of them, up to IMAP_BATCH, as the new window. */
+  private async fetchAhead(refs: readonly string[]): Promise<void> {
     const client = await this.selected();
-    const uid = await this.findAgain(item);
-    if (action === 'draft_reply') {
-      const mail = this.mails.get(item.ref) ?? (await this.reread(client, uid, item));
-      const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
-      const from = this.config.user.includes('@') ? this.config.user : undefined;
-      const { text } = replyMessage(mail, body, from);
-      await this.guard(() => client.append(target, text, ['\\Draft', '\\Seen']));
-      return `draft saved to ${target}`;
-    }
-    const moved = await this.guard(() => client.messageMove(String(uid), target, { uid: true }));
-    // A MOVE of a UID expunged meanwhile is OK with nothing moved: the UID map tells.
-    if (!moved || (moved.uidMap && !moved.uidMap.has(uid)))
-      throw new GoneError(
-        `gone: ${item.id} left ${this.config.mailbox} before it could be moved; nothing done`,
+    const validity = String(client.mailbox ? client.mailbox.uidValidity : '');
+    const start = this.listed.indexOf(refs[0]!);
+    const following = start < 0 ? [] : this.listed.slice(start, start + IMAP_BATCH);
+    const window = [...new Set([...refs, ...following])].slice(0, Math.max(refs.length, IMAP_BATCH));
+    const current = window.map((ref) => parseRef(ref)).filter((w) => w.validity === validity);
+    const raws = new Map<number, Buffer>();
+    if (current.length > 0) {
+      const messages = await this.guard(() =>
+        client.fetchAll(current.map((w) => w.uid).join(','), { uid: true, source: true }, { uid: true }),
       );
-    return action === 'archive' ? `archived to ${target}` : `moved to trash: ${target}`;
+      for (const m of messages) if (m.source) raws.set(m.uid, m.source);
+    }
+    this.ahead = new Map(
+      window.map((ref) => {
+        const { validity: v, uid } = parseRef(ref);
+        return [ref, v === validity ? (raws.get(uid) ?? null) : null];
+      }),
+    );
   }
 
-  /** The message at `uid`, parsed (an item read in an earlier step, say before a pause). */
-  private async reread(client: ImapFlow, uid: number, item: SourceItem): Promise<MailItem> {
-    const found = await this.guard(() => client.fetchOne(String(uid), { source: true }, { uid: true }));
-    const parsed = found && found.source ? await parseMail(found.source, item.ref) : null;
+  async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
+    const [result] = await this.performMany([{ action, item, context }]);
+    if (!result!.ok) throw result!.error;
+    return result!.detail;
+  }
+
+  /**
+   * Carries out a batch: tickets one by one (no IMAP), then the mail actions in a few round
+   * trips: one NOOP and one UID FETCH to find the messages again (by UID, or by Message-ID when
+   * UIDVALIDITY changed), one UID MOVE per target folder, one APPEND of every draft. A
+   * message moved or deleted meanwhile is gone, and nothing else is touched for it.
+   */
+  async performMany(requests: readonly ActRequest[]): Promise<ActResult[]> {
+    const results: (ActResult | undefined)[] = new Array(requests.length);
+    const mail: number[] = [];
+    for (const [i, { action, item, context }] of requests.entries()) {
+      if (action === 'file_ticket') results[i] = await settled(() => fileTicketFor(item, context));
+      else if (action in SPECIAL) mail.push(i);
+      else results[i] = { ok: false, error: new InvalidInputError(`the imap source cannot ${action}`) };
+    }
+    try {
+      await this.performMail(requests, mail, results);
+    } catch (error) {
+      for (const i of mail) results[i] ??= { ok: false, error };
+    }
+    return results.map(
+      (r) => r ?? { ok: false, error: new ImapError('IMAP: the action was not carried out') },
+    );
+  }
+
+  private async performMail(
+    requests: readonly ActRequest[],
+    mail: readonly number[],
+    results: (ActResult | undefined)[],
+  ): Promise<void> {
+    if (mail.length === 0) return;
+    const targets = new Map<MailAction, string>();
+    for (const i of mail) {
+      const action = requests[i]!.action as MailAction;
+      if (targets.has(action)) continue;
+      try {
+        targets.set(action, await this.folderFor(action)); // before anything is touched
+      } catch (error) {
+        if (!(error instanceof ImapError)) throw error;
+        for (const j of mail) if (requests[j]!.action === action) results[j] = { ok: false, error };
+      }
+    }
+    const todo = mail.filter((i) => !results[i]);
+    const client = await this.selected();
+    const found = await this.findAgain(
+      client,
+      todo.map((i) => requests[i]!.item),
+      todo.some((i) => requests[i]!.action === 'draft_reply'),
+    );
+    const live: number[] = [];
+    for (const [k, i] of todo.entries()) {
+      const at = found[k]!;
+      if (at.uid === null) results[i] = { ok: false, error: this.gone(requests[i]!.item) };
+      else live.push(i);
+    }
+    const uidOf = new Map(live.map((i) => [i, found[todo.indexOf(i)]!.uid!]));
+    const rawOf = new Map(live.map((i) => [i, found[todo.indexOf(i)]!.raw]));
+
+    for (const action of ['archive', 'delete'] as const) {
+      const group = live.filter((i) => requests[i]!.action === action);
+      if (group.length === 0) continue;
+      const target = targets.get(action)!;
+      const uids = group.map((i) => uidOf.get(i)!);
+      const moved = await this.guard(() => client.messageMove(uids.join(','), target, { uid: true }));
+      for (const [k, i] of group.entries()) {
+        // With UIDPLUS a MOVE names each message it moved; without, it moved what it found.
+        const gone =
+          !moved || (moved.uidMap ? !moved.uidMap.has(uids[k]!) : client.capabilities.has('UIDPLUS'));
+        results[i] = gone
+          ? { ok: false, error: this.gone(requests[i]!.item) }
+          : {
+              ok: true,
+              detail: action === 'archive' ? `archived to ${target}` : `moved to trash: ${target}`,
+            };
+      }
+    }
+
+    const drafts = live.filter((i) => requests[i]!.action === 'draft_reply');
+    if (drafts.length === 0) return;
+    const target = targets.get('draft_reply')!;
+    const from = this.config.user.includes('@') ? this.config.user : undefined;
+    const texts: string[] = [];
+    for (const i of drafts) {
+      const { item, context } = requests[i]!;
+      const parsed = this.mails.get(item.ref) ?? (await this.parseAgain(rawOf.get(i) ?? null, item));
+      const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
+      texts.push(replyMessage(parsed, body, from).text);
+    }
+    await this.guard(() => appendAll(client, target, texts, ['\\Draft', '\\Seen']));
+    for (const i of drafts) results[i] = { ok: true, detail: `draft saved to ${target}` };
+  }
+
+  /**
+   * Where each item's message is now, in one UID FETCH (bodies only for drafts of messages
+   * not read in this process): by UID while UIDVALIDITY holds, else by Message-ID (one
+   * SEARCH each, rare). `uid: null`: it is no longer in the mailbox.
+   */
+  private async findAgain(
+    client: ImapFlow,
+    items: readonly SourceItem[],
+    withBodies: boolean,
+  ): Promise<{ uid: number | null; raw: Buffer | null }[]> {
+    await this.guard(() => client.noop()); // hear of other sessions' expunges first
+    const now = String(client.mailbox ? client.mailbox.uidValidity : '');
+    const uids: (number | null)[] = [];
+    for (const item of items) {
+      const { validity, uid } = parseRef(item.ref);
+      const { id } = splitItemId(item.id);
+      if (validity === now) uids.push(uid);
+      else if (id.startsWith('<imap-')) uids.push(null);
+      else {
+        const hits = await this.guard(() => client.search({ header: { 'message-id': id } }, { uid: true }));
+        uids.push(hits && hits.length > 0 ? hits[0]! : null);
+      }
+    }
+    const wanted = uids.filter((uid): uid is number => uid !== null);
+    const present = new Map<number, Buffer | null>();
+    if (wanted.length > 0) {
+      const needBodies = withBodies && items.some((item) => !this.mails.has(item.ref));
+      const messages = await this.guard(() =>
+        client.fetchAll(wanted.join(','), { uid: true, source: needBodies }, { uid: true }),
+      );
+      for (const m of messages) present.set(m.uid, m.source ?? null);
+    }
+    return uids.map((uid) =>
+      uid !== null && present.has(uid) ? { uid, raw: present.get(uid) ?? null } : { uid: null, raw: null },
+    );
+  }
+
+  /** The message of an item read in an earlier step (say before a pause), parsed again. */
+  private async parseAgain(raw: Buffer | null, item: SourceItem): Promise<MailItem> {
+    const parsed = raw ? await parseMail(raw, item.ref) : null;
     if (!parsed?.ok) throw new GoneError(`gone: ${item.id} could not be read again; nothing done`);
     return parsed.item;
+  }
+
+  private gone(item: SourceItem): GoneError {
+    return new GoneError(
+      `gone: ${splitItemId(item.id).id} is no longer in ${this.config.mailbox} (moved or deleted meanwhile); nothing done`,
+    );
   }
 
   /** Logs out (or drops the socket when that fails); the next use connects again. */
@@ -170,30 +317,8 @@ export class ImapSource implements ItemSource {
     await client.logout().catch(() => client.close());
   }
 
-  /** The UID of the item's message now: by UID while UIDVALIDITY holds, else by Message-ID. */
-  private async findAgain(item: SourceItem): Promise<number> {
-    const client = await this.selected();
-    const { validity, uid } = parseRef(item.ref);
-    const { id } = splitItemId(item.id);
-    const gone = () =>
-      new GoneError(
-        `gone: ${id} is no longer in ${this.config.mailbox} (moved or deleted meanwhile); nothing done`,
-      );
-    await this.guard(() => client.noop()); // hear of other sessions' expunges first
-    const now = String(client.mailbox ? client.mailbox.uidValidity : '');
-    if (validity === now) {
-      const found = await this.guard(() => client.search({ uid: String(uid) }, { uid: true }));
-      if (!found || !found.includes(uid)) throw gone();
-      return uid;
-    }
-    if (id.startsWith('<imap-')) throw gone();
-    const found = await this.guard(() => client.search({ header: { 'message-id': id } }, { uid: true }));
-    if (!found || found.length === 0) throw gone();
-    return found[0]!;
-  }
-
   /** The folder an action moves to: the configured one, else the one with its special-use flag. */
-  private async folderFor(action: keyof typeof SPECIAL): Promise<string> {
+  private async folderFor(action: MailAction): Promise<string> {
     const { flag, setting } = SPECIAL[action];
     const configured = this.config[setting];
     if (configured) return configured;
@@ -261,4 +386,13 @@ function parseRef(ref: string): { ref: string; validity: string; uid: number } {
   const m = /^(\d+):(\d+)$/.exec(ref);
   if (!m) throw new InvalidInputError(`${ref}: not an IMAP ref (<uidvalidity>:<uid>)`);
   return { ref, validity: m[1]!, uid: Number(m[2]) };
+}
+
+/** Runs `work`, its result or its error as an ActResult. */
+async function settled(work: () => Promise<string>): Promise<ActResult> {
+  try {
+    return { ok: true, detail: await work() };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }

@@ -36,6 +36,8 @@ const OAuthCredentialSchema = z.object({
 const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   expires_in: z.coerce.number().positive().optional(),
+  /** A provider that rotates refresh tokens (Microsoft may) sends the one to use next time. */
+  refresh_token: z.string().min(1).optional(),
 });
 
 /** Refresh this long before the provider says the token expires. */
@@ -58,13 +60,14 @@ export function tokenUrl(config: ImapSourceConfig): string {
 
 /**
  * An access token for the source's user: the cached one while it is fresh, else a new one
- * from `grant_type=refresh_token` at the token URL. Throws OAuthRefusedError (re-authorise)
- * or OAuthUnavailableError (try later), each one line without a secret.
+ * from `grant_type=refresh_token` at the token URL. A new refresh token in the answer is
+ * handed to `onRotated` as the whole credential to store. Throws OAuthRefusedError
+ * (re-authorise) or OAuthUnavailableError (try later), each one line without a secret.
  */
 export async function accessToken(
   config: ImapSourceConfig,
   stored: Secret,
-  options: { timeoutMs?: number; now?: () => number } = {},
+  options: { timeoutMs?: number; now?: () => number; onRotated?: (credential: Secret) => Promise<void> } = {},
 ): Promise<Secret> {
   const now = options.now ?? Date.now;
   const client = parseCredential(config.credential, stored);
@@ -113,6 +116,9 @@ export async function accessToken(
     expiresAt: now() + (token.data.expires_in ?? DEFAULT_LIFETIME_S) * 1000,
   };
   cache.set(key, fresh);
+  const next = token.data.refresh_token;
+  if (next && next !== client.refresh_token && options.onRotated)
+    await options.onRotated(new Secret(JSON.stringify({ ...client, refresh_token: next })));
   return fresh.token;
 }
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFile, readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Credentials } from '../../../shared/credentials/credentials.ts';
 import { LocalCipher } from '../../../shared/credentials/local-cipher.ts';
 import { Secret } from '../../../shared/credentials/secret.ts';
@@ -19,7 +19,7 @@ import { parseWorkflow } from '../../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../../shared/workflows/repository.ts';
 import { renderMessage } from '../../../shared/sources/maildir/generate.ts';
 import { ImapSource } from '../../../shared/sources/imap/imap-source.ts';
-import { tokenUrl } from '../../../shared/sources/imap/oauth.ts';
+import { forgetAccessToken, tokenUrl } from '../../../shared/sources/imap/oauth.ts';
 import { JsonFileStore } from '../../../shared/store/json-file-store.ts';
 import type { ImapSourceConfig } from '../../../shared/workflows/schema.ts';
 import { DOVECOT_USER, startDovecot, type Dovecot } from '../../support/dovecot.ts';
@@ -82,6 +82,11 @@ async function listIds(config: ImapSourceConfig, commands: string[] = []): Promi
 }
 
 describe('IMAP with OAuth2 (XOAUTH2) on Dovecot', () => {
+  const undo: (() => void)[] = [];
+  const afterThis = (f: () => void) => undo.push(f);
+  afterEach(() => {
+    for (const f of undo.splice(0)) f();
+  });
   beforeEach(async () => {
     await credentials.set(CREDENTIAL, new Secret(JSON.stringify(oauth.client)));
   });
@@ -125,6 +130,24 @@ describe('IMAP with OAuth2 (XOAUTH2) on Dovecot', () => {
     expect(oauth.refreshes[before]?.get('scope')).toBe(
       'https://outlook.office.com/IMAP.AccessAsUser.All offline_access',
     );
+  });
+
+  it('a refresh token the provider rotates is saved in the credential, so the next refresh uses the new one', async () => {
+    const first = { ...oauth.client };
+    forgetAccessToken(oauthConfig(), new Secret(JSON.stringify(first))); // refresh now, not from this process's cache
+    oauth.rotate();
+    afterThis(() => oauth.rotate(false));
+    expect(await listIds(oauthConfig())).toEqual(['<oauth1@example.org>']);
+    expect(oauth.client.refresh_token).not.toBe(first.refresh_token);
+    const saved = JSON.parse((await credentials.get(CREDENTIAL))!.reveal()) as typeof first;
+    expect(saved).toEqual({ ...first, refresh_token: oauth.client.refresh_token });
+    // The old refresh token no longer works; the saved one does (and is rotated again).
+    const before = oauth.refreshes.length;
+    expect(await listIds(oauthConfig())).toEqual(['<oauth1@example.org>']);
+    expect(oauth.refreshes[before]?.get('refresh_token')).toBe(saved.refresh_token);
+    expect(JSON.parse((await credentials.get(CREDENTIAL))!.reveal())).toMatchObject({
+      refresh_token: oauth.client.refresh_token,
+    });
   });
 
   it('a refresh token the endpoint refuses fails with one line naming the host, and no secret in it', async () => {

@@ -146,14 +146,20 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   );
 });
 
-it('a run killed mid-batch on IMAP acts on nothing twice and nothing undecided once started again', async () => {
+it.each([
+  ['after the batch was done and recorded, before its claims settled', 'carry-out:half-recorded'],
+  ['after the batch was claimed, before anything was done', 'carry-out:claimed'],
+])('a run killed %s acts on nothing twice and nothing undecided once started again', async (_when, point) => {
   await addWorkflow(dovecot.port);
-  const killed = await runCli(['run', 'inbox-triage'], {
-    ...env,
-    HANDOFF_CRASH_AT: 'carry-out:half-recorded',
-  });
+  const killed = await runCli(['run', 'inbox-triage'], { ...env, HANDOFF_CRASH_AT: point });
   expect(killed.signal).toBe('SIGKILL');
-  expect(await messageIds(dovecot, 'Archive')).toHaveLength(1); // the one action done before the kill
+  const recorded = (await cliJson<AuditRow[]>(['audit'], env)).filter(
+    (e) => e.outcome === 'acted' && e.action === 'archive',
+  );
+  // What the server holds is exactly what the audit says was done before the kill.
+  expect((await messageIds(dovecot, 'Archive')).sort()).toEqual(recorded.map((e) => e.item_id).sort());
+  if (point === 'carry-out:claimed') expect(recorded).toEqual([]);
+  else expect(recorded.length).toBeGreaterThan(0);
 
   const second = await cliJson<{ status: string }>(['run', 'inbox-triage'], env);
   expect(second.status).toBe('waiting');
@@ -228,25 +234,36 @@ async function cuttingProxy(
   };
 }
 
-it('a connection dropped mid-batch leaves acted items acted and the rest for the next run', async () => {
+it('a connection dropped mid-batch fails the run, leaves acted items acted and the rest for the next run', async () => {
   const proxy = await cuttingProxy(dovecot.port);
   try {
     await addWorkflow(proxy.port);
-    await cliJson(['run', 'inbox-triage'], env);
+    const cut = await runCli(['run', 'inbox-triage', '--json'], env);
     expect(proxy.cuts()).toBe(1);
+    expect(cut.code).toBe(1);
+    expect(JSON.parse(cut.stdout)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^the connection to IMAP 127\.0\.0\.1:\d+ was lost$/),
+    });
     const afterCut = await cliJson<AuditRow[]>(['audit'], env);
-    // The move that was answered stands; no mail action after the cut was done or recorded as
-    // failed: those items were released untouched (only the store-side ticket could be filed).
-    const acted = afterCut.filter((e) => e.outcome === 'acted');
-    expect(acted.filter((e) => e.action !== 'file_ticket')).toHaveLength(1);
+    // The MOVE that was answered stands, and the audit says so item by item; no mail action
+    // after the cut was done or recorded as failed: those items were released untouched
+    // (only the store-side tickets could be filed).
+    const moved = afterCut.filter((e) => e.outcome === 'acted' && e.action !== 'file_ticket');
+    expect(moved.length).toBeGreaterThan(0);
+    expect(new Set(moved.map((e) => e.action))).toEqual(new Set(['archive']));
+    expect((await messageIds(dovecot, 'Archive')).sort()).toEqual(moved.map((e) => e.item_id).sort());
     expect(afterCut.filter((e) => e.outcome === 'failed' && e.item_id)).toEqual([]);
-    expect(await messageIds(dovecot, 'Archive')).toHaveLength(1);
 
     proxy.heal();
     const next = await cliJson<{ status: string }>(['run', 'inbox-triage'], env);
     expect(next.status).toBe('waiting');
     await expectNeverTwiceNeverUndecided();
-    expect((await messageIds(dovecot, 'Archive')).length).toBeGreaterThan(1); // the rest, in the next run
+    expect(
+      (await cliJson<AuditRow[]>(['audit'], env)).filter(
+        (e) => e.action === 'draft_reply' || e.action === 'delete',
+      ).length,
+    ).toBeGreaterThan(0); // the rest, in the next run
   } finally {
     await proxy.close();
   }

@@ -1,5 +1,5 @@
 /**
- * The IMAP source against a real Dovecot: one round trip per page, a one-STATUS wake-up,
+ * The IMAP source against a real Dovecot: one round trip for many pages, a one-STATUS wake-up,
  * and each bad setting as one clear line with nothing acted on.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 describe('the IMAP source on Dovecot', () => {
-  it('reads 60 messages a page at a time, at most 0.2 round trips per item', async () => {
+  it('reads 60 messages in pages of 20 with one UID FETCH ahead of them, at most 0.2 round trips per item', async () => {
     const commands: string[] = [];
     const source = new ImapSource(imapConfig(dovecot), credentials, null, {
       onCommand: (c) => {
@@ -59,7 +59,7 @@ describe('the IMAP source on Dovecot', () => {
       }
       expect(ids).toHaveLength(60);
       expect(new Set(ids).size).toBe(60);
-      expect(commands.filter((c) => /UID FETCH/i.test(c))).toHaveLength(3);
+      expect(commands.filter((c) => /UID FETCH/i.test(c))).toHaveLength(1); // the rest were read ahead
       expect(commands.length / 60).toBeLessThanOrEqual(0.2);
     } finally {
       await source.close();
