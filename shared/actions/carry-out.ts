@@ -1,7 +1,6 @@
-import { appendAudit } from '../audit/audit.ts';
+import { auditEntryOf } from '../audit/audit.ts';
 import { type DecidedBy } from '../records/audit.ts';
 import type { RunCounts } from '../records/runs.ts';
-import type { ItemOutcome } from '../records/outcomes.ts';
 import {
   SourceUnavailableError,
   performAll,
@@ -10,10 +9,10 @@ import {
   type ItemSource,
   type SourceItem,
 } from '../sources/source.ts';
-import type { Store } from '../store/store.ts';
+import { commitAll, type Store, type Write, type WriteResult } from '../store/store.ts';
 import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
-import { auditIdOf, claimOutcome, settleOutcome } from './outcomes.ts';
+import { auditIdOf, claimOutcomes, settleWrite } from './outcomes.ts';
 import { errorMessage } from '../errors/index.ts';
 
 export interface Choice {
@@ -70,28 +69,29 @@ export async function carryOut(
 export interface CarriedOut {
   results: CarryOutResult[];
   unavailable: SourceUnavailableError | null;
+  /** Of the items to hold, those another run already has: they must not be asked about. */
+  notHeld: SourceItem[];
 }
 
 /**
- * Carries out many choices together: claims each item, has the source do every action in
+ * Carries out many choices together (and holds `hold`, the items set aside, in the same
+ * durable write as the claims): claims each item, has the source do every action in
  * one go (`performAll`: one MOVE per folder for IMAP), then writes each audit entry and
  * settles each claim. An item the source could not reach is released untouched (the next
  * run takes it again) and the source's error comes back with the results, which are in
  * the entries' order.
  */
-export async function carryOutMany(ctx: CarryOutContext, decided: readonly Decided[]): Promise<CarriedOut> {
-  const claims: (ItemOutcome | null)[] = [];
-  for (const { item, choice } of decided)
-    claims.push(
-      await claimOutcome(ctx.store, {
-        workflow_id: ctx.workflowId,
-        item_id: item.id,
-        run_id: ctx.runId,
-        action: choice.action,
-        status: 'acting',
-        ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
-      }),
-    );
+export async function carryOutMany(
+  ctx: CarryOutContext,
+  decided: readonly Decided[],
+  hold: readonly SourceItem[] = [],
+): Promise<CarriedOut> {
+  const taken = await claimOutcomes(ctx.store, [
+    ...decided.map(({ item, choice }) => claimOf(ctx, item, choice.action, 'acting')),
+    ...hold.map((item) => claimOf(ctx, item, null, 'held')),
+  ]);
+  const claims = taken.slice(0, decided.length);
+  const notHeld = hold.filter((_, k) => taken[decided.length + k] === null);
   crashPoint('carry-out:claimed'); // claimed, nothing done: recovery fails these claims, never acts
   const acting = decided.flatMap((d, i) => (claims[i] && actsOnSource(d.choice) ? [i] : []));
   const started = performance.now();
@@ -116,17 +116,19 @@ export async function carryOutMany(ctx: CarryOutContext, decided: readonly Decid
       results.push({ outcome: 'released', detail: errorMessage(done.error) });
     } else results.push(resultOf(choice, done));
   }
-  // Every entry first, then every claim settled: a process killed in between leaves claims
-  // still `acting` whose entries exist, and recovery settles each from its entry.
+  const entries: Write[] = [];
+  const settles: Write[] = [];
+  // A batch's entries are stamped a millisecond apart, so the log reads in decision order.
+  const stampedFrom = Date.now();
   for (const [i, { item, choice }] of decided.entries()) {
     const claim = claims[i];
     const result = results[i]!;
-    if (!claim || result.outcome === 'released') continue;
+    if (!claim || result.outcome === 'released') continue; // released: untouched, the next run takes it
     if (result.outcome === 'acted') {
       recordMetric('ItemsActed');
       recordMetric('ItemLatency', perItem);
     }
-    await appendAudit(ctx.store, {
+    const entry = auditEntryOf({
       id: auditIdOf(claim),
       run_id: ctx.runId,
       workflow_id: ctx.workflowId,
@@ -141,14 +143,44 @@ export async function carryOutMany(ctx: CarryOutContext, decided: readonly Decid
       detail: result.detail,
       agent: choice.agent,
     });
+    entries.push({
+      kind: 'put',
+      collection: 'audit',
+      record: { ...entry, at: new Date(stampedFrom + entries.length).toISOString() },
+    });
+    settles.push(settleWrite(claim, result.outcome));
   }
+  await record(ctx.store, entries, settles);
+  return { results, unavailable, notHeld };
+}
+
+/**
+ * Writes the entries, then settles the claims: one commit where the store has one (a
+ * page recorded in one durable write), else the entries first, so a process killed
+ * between the two leaves claims still `acting` whose entries exist, and recovery settles
+ * each from its entry.
+ */
+async function record(store: Store, entries: Write[], settles: Write[]): Promise<void> {
+  if (store.commit) landedAll(await store.commit([...entries, ...settles]));
+  else landedAll(await commitAll(store, entries));
   crashPoint('carry-out:half-recorded');
-  for (const [i, claim] of claims.entries()) {
-    const outcome = results[i]!.outcome;
-    // A released item is untouched: the next run takes it.
-    if (claim) await settleOutcome(ctx.store, claim, outcome);
-  }
-  return { results, unavailable };
+  if (!store.commit) landedAll(await commitAll(store, settles));
+}
+
+/** Throws the first write that did not land (a claim settled elsewhere: the run was failed meanwhile). */
+function landedAll(results: WriteResult[]): void {
+  for (const result of results) if (!result.ok) throw result.error;
+}
+
+function claimOf(ctx: CarryOutContext, item: SourceItem, action: string | null, status: 'acting' | 'held') {
+  return {
+    workflow_id: ctx.workflowId,
+    item_id: item.id,
+    run_id: ctx.runId,
+    action,
+    status,
+    ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
+  };
 }
 
 /** Whether the choice asks the source to do something (not a skip, not an expired question). */

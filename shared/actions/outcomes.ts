@@ -1,7 +1,7 @@
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { commitAll, type Store, type Write } from '../store/store.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 
 export function outcomeId(workflowId: string, itemId: string): string {
@@ -43,39 +43,58 @@ export async function claimOutcome(
   store: Store,
   claim: Omit<ItemOutcome, 'id' | 'version' | 'at'>,
 ): Promise<ItemOutcome | null> {
-  const record = { ...claim, id: outcomeId(claim.workflow_id, claim.item_id), at: new Date().toISOString() };
-  try {
-    return await store.create('outcomes', record);
-  } catch (error) {
-    if (!(error instanceof RecordExistsError)) throw error;
-  }
-  const current = await getOutcome(store, claim.workflow_id, claim.item_id);
-  if (!current || !isFreeFor(current, claim.run_id)) return null;
-  try {
-    return ItemOutcomeSchema.parse(await store.update('outcomes', record, current.version));
-  } catch (error) {
-    if (error instanceof VersionConflictError) return null; // another run took it, or the run was failed
-    throw error;
-  }
+  return (await claimOutcomes(store, [claim]))[0]!;
 }
 
 /**
- * Holds the item for this run, which is about to ask the person about it. False when
- * another run has it (holds it, or it has an outcome): this run must not ask about it.
+ * Claims many items in one durable write (a second one only for items this run holds or
+ * that were released, which are taken over); null for each item another run has.
  */
-export async function holdItem(
+export async function claimOutcomes(
   store: Store,
-  item: { workflowId: string; itemId: string; runId: string; fingerprint?: string | undefined },
-): Promise<boolean> {
-  const claimed = await claimOutcome(store, {
-    workflow_id: item.workflowId,
-    item_id: item.itemId,
-    run_id: item.runId,
-    action: null,
-    status: 'held',
-    ...(item.fingerprint !== undefined ? { fingerprint: item.fingerprint } : {}),
-  });
-  return claimed !== null;
+  claims: readonly Omit<ItemOutcome, 'id' | 'version' | 'at'>[],
+): Promise<(ItemOutcome | null)[]> {
+  const at = new Date().toISOString();
+  const records = claims.map((c) => ({ ...c, id: outcomeId(c.workflow_id, c.item_id), at }));
+  const created = await commitAll(
+    store,
+    records.map((record) => ({ kind: 'create' as const, collection: 'outcomes' as const, record })),
+  );
+  const claimed: (ItemOutcome | null)[] = created.map((r) =>
+    r.ok ? ItemOutcomeSchema.parse(r.record) : null,
+  );
+  const retake: { index: number; current: ItemOutcome }[] = [];
+  for (const [index, result] of created.entries()) {
+    if (result.ok) continue;
+    if (!(result.error instanceof RecordExistsError)) throw result.error;
+    const current = await getOutcome(store, records[index]!.workflow_id, records[index]!.item_id);
+    if (current && isFreeFor(current, records[index]!.run_id)) retake.push({ index, current });
+  }
+  const taken = await commitAll(
+    store,
+    retake.map(({ index, current }) => ({
+      kind: 'update' as const,
+      collection: 'outcomes' as const,
+      record: records[index]!,
+      expectedVersion: current.version,
+    })),
+  );
+  for (const [k, result] of taken.entries()) {
+    // A version conflict: another run took it meanwhile, or the run was failed.
+    if (result.ok) claimed[retake[k]!.index] = ItemOutcomeSchema.parse(result.record);
+    else if (!(result.error instanceof VersionConflictError)) throw result.error;
+  }
+  return claimed;
+}
+
+/** The write that settles a claim with its outcome (see `settleOutcome`). */
+export function settleWrite(claim: ItemOutcome, status: ItemOutcome['status']): Write {
+  return {
+    kind: 'update',
+    collection: 'outcomes',
+    record: { ...claim, status, at: new Date().toISOString() },
+    expectedVersion: claim.version,
+  };
 }
 
 /**
@@ -112,5 +131,6 @@ export async function settleOutcome(
   claim: ItemOutcome,
   status: ItemOutcome['status'],
 ): Promise<void> {
-  await store.update('outcomes', { ...claim, status, at: new Date().toISOString() }, claim.version);
+  const write = settleWrite(claim, status);
+  if (write.kind === 'update') await store.update(write.collection, write.record, write.expectedVersion);
 }

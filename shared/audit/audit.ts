@@ -16,8 +16,15 @@ export type AuditInput = Omit<
 
 /** Appends one entry to the audit log (the record; the feed is only the window). */
 export async function appendAudit(store: Store, input: AuditInput): Promise<AuditEntry> {
+  const entry = auditEntryOf(input);
+  await store.put('audit', entry);
+  return entry;
+}
+
+/** The entry `input` makes, stamped now (for a caller that writes it in a `commit` of its own). */
+export function auditEntryOf(input: AuditInput): AuditEntry {
   const { id, agent, handoff, ...rest } = input;
-  const entry: AuditEntry = {
+  return {
     rule_id: null,
     detail: null,
     reasoning: null,
@@ -29,8 +36,6 @@ export async function appendAudit(store: Store, input: AuditInput): Promise<Audi
     id: id ?? newId('aud'),
     at: new Date().toISOString(),
   };
-  await store.put('audit', entry);
-  return entry;
 }
 
 /** The entry `id`, or undefined when it was never written. */

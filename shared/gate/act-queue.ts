@@ -1,7 +1,7 @@
 /**
- * Decided items wait here to be carried out together when the source does better in
- * batches (IMAP: one MOVE per folder instead of one per message). A source without
- * `actBatch` has each item carried out the moment it is decided, as before.
+ * Decided items wait here to be carried out together: a page of them is claimed in one
+ * durable write and recorded in another, and a source that does better in batches (IMAP:
+ * one MOVE per folder instead of one per message) gets them in one `performMany`.
  *
  * Nothing is claimed while an item waits: a process that dies with a full queue leaves
  * those items untouched and unclaimed, and the next run decides them again. The queue is
@@ -17,9 +17,12 @@ import {
 import type { SourceItem } from '../sources/source.ts';
 import type { RunContext } from '../run-state/run-context.ts';
 
-/** How many decided items wait before they are carried out together, for this run's source. */
+/**
+ * How many decided items wait before they are carried out together: the source's own
+ * batch (IMAP: 100), else a page (they are carried out when the next page is fetched).
+ */
 function batchOf(ctx: RunContext): number {
-  return Math.max(1, ctx.source.actBatch ?? 1);
+  return Math.max(1, ctx.source.actBatch ?? ctx.pageSize);
 }
 
 /**
@@ -43,14 +46,16 @@ export async function submitDecided(
  */
 export async function beforeTool(ctx: RunContext, toolName: string): Promise<void> {
   if (ctx.sourceLost) throw ctx.sourceLost;
-  if (toolName === 'finish_batch' || ctx.decided.length >= batchOf(ctx)) await flushDecided(ctx);
+  const pageEnds = toolName === 'fetch_items' && ctx.source.actBatch === undefined;
+  if (toolName === 'finish_batch' || pageEnds || ctx.decided.length >= batchOf(ctx)) await flushDecided(ctx);
 }
 
-/** Carries out everything queued, in one batch. */
+/** Carries out everything queued, and writes the holds of the items set aside, in one batch. */
 export async function flushDecided(ctx: RunContext): Promise<void> {
   if (ctx.sourceLost) throw ctx.sourceLost;
   const batch = ctx.decided.splice(0);
-  if (batch.length > 0) await carryOutNow(ctx, batch);
+  const holds = ctx.holds.splice(0);
+  if (batch.length > 0 || holds.length > 0) await carryOutNow(ctx, batch, holds);
 }
 
 /**
@@ -58,9 +63,17 @@ export async function flushDecided(ctx: RunContext): Promise<void> {
  * was done is still counted and told, and the error is remembered: every later tool call
  * of the run throws it, so the run fails and the untouched items wait for the next run.
  */
-export async function carryOutNow(ctx: RunContext, batch: readonly Decided[]): Promise<CarryOutResult[]> {
+export async function carryOutNow(
+  ctx: RunContext,
+  batch: readonly Decided[],
+  holds: readonly SourceItem[] = [],
+): Promise<CarryOutResult[]> {
   const carryCtx = { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId };
-  const { results, unavailable } = await carryOutMany(carryCtx, batch);
+  const { results, unavailable, notHeld } = await carryOutMany(carryCtx, batch, holds);
+  for (const item of notHeld) {
+    ctx.ledger.undefer(item.id);
+    ctx.emit('deferred', `Not asked: another run has ${item.subject}`, { item_id: item.id });
+  }
   for (const [i, { item, choice }] of batch.entries())
     if (results[i]!.outcome !== 'released') report(ctx, item, choice, results[i]!);
   if (unavailable) {

@@ -2,7 +2,7 @@ import { AfterInvocationEvent, BeforeToolCallEvent, type Agent } from '@strands-
 import { z } from 'zod';
 import type { Choice, Decided } from '../actions/carry-out.ts';
 import { beforeTool, carryOutNow, flushDecided } from './act-queue.ts';
-import { holdItem, releaseHolds } from '../actions/outcomes.ts';
+import { releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import type { RunContext } from '../run-state/run-context.ts';
@@ -88,16 +88,14 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
   const agent = scope.agent === EXECUTOR ? {} : { agent: scope.agent };
   const reasoning = typeof input.reasoning === 'string' ? input.reasoning : '';
   if (verdict.kind === 'defer') {
-    const asked = await setAside(ctx, item, {
+    await setAside(ctx, item, {
       action: verdict.action,
       confidence: verdict.confidence,
       reasoning,
       reason: verdict.reason,
       ...agent,
     });
-    event.cancel = asked
-      ? `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`
-      : `item ${itemId} is already asked about or handled in another run; nothing was done to it here. Carry on with the next item.`;
+    event.cancel = `set aside for the person (${verdict.reason}); nothing was done to this item. Carry on with the next item.`;
     return;
   }
   const choice: Choice =
@@ -134,26 +132,18 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
 }
 
 /**
- * Sets an item aside for the person: nothing is done to it, it is held for this run in the
- * store, and it goes on the run's one deferred list, to be asked about at the end of the
- * pass. False, and nothing set aside, when another run already has the item. An item the
- * reasoning marks as dangerous is never offered an action that hides it (see safeSuggestion).
+ * Sets an item aside for the person: nothing is done to it, it goes on the run's one
+ * deferred list, to be asked about at the end of the pass, and it is held for this run in
+ * the store with the next batch of claims (taken back, and not asked, when another run
+ * has it by then). An item the reasoning marks as dangerous is never offered an action
+ * that hides it (see safeSuggestion).
  */
 export async function setAside(
   ctx: RunContext,
   item: SourceItem,
   proposal: { action: string; confidence: number; reasoning: string; reason: string; agent?: string },
-): Promise<boolean> {
-  const held = await holdItem(ctx.store, {
-    workflowId: ctx.workflow.id,
-    itemId: item.id,
-    runId: ctx.runId,
-    fingerprint: item.fingerprint,
-  });
-  if (!held) {
-    ctx.emit('deferred', `Not asked: another run has ${item.subject}`, { item_id: item.id });
-    return false;
-  }
+): Promise<void> {
+  ctx.holds.push(item);
   const { agent, ...rest } = proposal;
   const suggestion = safeSuggestion({
     action: rest.action,
@@ -177,7 +167,6 @@ export async function setAside(
     reason: rest.reason,
     ...(agent !== undefined ? { agent } : {}),
   });
-  return true;
 }
 
 async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {

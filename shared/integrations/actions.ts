@@ -1,4 +1,12 @@
-import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../sources/source.ts';
+import {
+  performAll,
+  type ActRequest,
+  type ActResult,
+  type ActionContext,
+  type ItemSource,
+  type ReadResult,
+  type SourceItem,
+} from '../sources/source.ts';
 import { IntegrationError, serverOf, type ToolOutput } from './tool.ts';
 
 /**
@@ -134,6 +142,37 @@ export class IntegrationActionSource implements ItemSource {
 
   readMany(refs: readonly string[]): Promise<ReadResult[]> {
     return this.inner.readMany ? this.inner.readMany(refs) : Promise.all(refs.map((r) => this.inner.read(r)));
+  }
+
+  get actBatch(): number | undefined {
+    return this.inner.actBatch;
+  }
+
+  /** The source's own actions in one batch (its `performMany`), integration calls one by one. */
+  async performMany(requests: readonly ActRequest[]): Promise<ActResult[]> {
+    const own = requests.flatMap((r, i) => (this.isOwn(r.action) ? [i] : []));
+    const done = await performAll(
+      this.inner,
+      own.map((i) => requests[i]!),
+    );
+    const results = new Map(own.map((i, k) => [i, done[k]!]));
+    const out: ActResult[] = [];
+    for (const [i, { action, item, context }] of requests.entries()) {
+      const result = results.get(i);
+      if (result) out.push(result);
+      else
+        try {
+          out.push({ ok: true, detail: await this.perform(action, item, context) });
+        } catch (error) {
+          out.push({ ok: false, error });
+        }
+    }
+    return out;
+  }
+
+  /** Whether the wrapped source carries out `action` itself (not an integration's `<entry>__<tool>`). */
+  private isOwn(action: string): boolean {
+    return !this.actions.has(action) && serverOf(action) === null;
   }
 
   async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {

@@ -30,6 +30,8 @@ export interface RunContext {
   ledger: RunLedger;
   /** Cleared choices waiting to be carried out together (see gate/act-queue.ts). */
   decided: Decided[];
+  /** Items set aside, held for this run in the store with the next batch of claims (an outcome `held`). */
+  holds: SourceItem[];
   /** The source went away while acting: every later tool call of the run fails with this. */
   sourceLost: SourceUnavailableError | null;
   /** Source refs, listed once per process. */

@@ -83,6 +83,18 @@ export class RunLedger {
     this.bump(['deferred']);
   }
 
+  /** Takes back a set-aside item the run could not hold (another run has it): it is not asked. */
+  undefer(itemId: string): void {
+    const items = this.loaded();
+    const at = items.findIndex((d) => d.item_id === itemId);
+    if (at < 0) return;
+    items.splice(at, 1);
+    this.ids.delete(itemId);
+    const counts = this.counts();
+    counts.deferred = Math.max(0, counts.deferred - 1);
+    this.persisted().set(COUNTS, counts);
+  }
+
   /** Writes the deferred list into the persisted state; the gate calls it right before the pause. */
   persistDeferred(): void {
     this.persisted().set(DEFERRED, this.loaded());

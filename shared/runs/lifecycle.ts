@@ -5,7 +5,7 @@ import { auditRunFinished } from '../audit/audit.ts';
 import { HandoffError, RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
 import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { commitAll, type JsonRecord, type Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -163,7 +163,6 @@ export async function pauseRun(
     created_at: now.toISOString(),
     expires_at: expires,
   }));
-  for (const decision of decisions) await createOnce(deps.store, 'decisions', decision);
   const interrupt: Omit<InterruptRecord, 'version'> = {
     id: interruptId,
     run_id: run.id,
@@ -173,7 +172,11 @@ export async function pauseRun(
     status: 'open',
     created_at: now.toISOString(),
   };
-  await createOnce(deps.store, 'interrupts', interrupt);
+  // Every question and the interrupt in one durable write; a retry finds them made.
+  await createOnce(deps.store, [
+    ...decisions.map((record) => ({ collection: 'decisions' as const, record })),
+    { collection: 'interrupts' as const, record: interrupt },
+  ]);
   const waiting = await write(deps.store, await getRun(deps.store, run.id), {
     status: 'waiting',
     dispatch: null,
@@ -316,10 +319,14 @@ export async function saveGraph(store: Store, runId: string, graph: Snapshot): P
   await write(store, run, { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...graph } } });
 }
 
-async function createOnce(store: Store, collection: 'decisions' | 'interrupts', record: { id: string }) {
-  try {
-    await store.create(collection, record);
-  } catch (error) {
-    if (!(error instanceof RecordExistsError)) throw error;
-  }
+async function createOnce(
+  store: Store,
+  records: readonly { collection: 'decisions' | 'interrupts'; record: JsonRecord }[],
+): Promise<void> {
+  const results = await commitAll(
+    store,
+    records.map(({ collection, record }) => ({ kind: 'create' as const, collection, record })),
+  );
+  for (const result of results)
+    if (!result.ok && !(result.error instanceof RecordExistsError)) throw result.error;
 }

@@ -62,6 +62,7 @@ export async function prepareRun(
     held,
     verdicts: new Map(),
     decided: [],
+    holds: [],
     sourceLost: null,
     ledger: new RunLedger(),
     refs: null,

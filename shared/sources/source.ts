@@ -82,7 +82,7 @@ export interface ItemSource {
    * How many decided items the engine may gather before carrying them out together
    * (through `performMany`); 1 or undefined: each is carried out as it is decided.
    */
-  readonly actBatch?: number;
+  readonly actBatch?: number | undefined;
   /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
   readMany?(refs: readonly string[]): Promise<ReadResult[]>;
   /**

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { crashPoint, isAlive } from '../config/processes.ts';
 import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
+import type { Collection, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
 
 const LOCK_WAIT_MS = 5_000;
 /** A lock or temp file this old is stale even when its owner cannot be told (an empty lock). */
@@ -43,15 +43,42 @@ export function encodeId(id: string): string {
   return encoded;
 }
 
+/** The store-wide lock every write holds, in the state directory. */
+const STORE_LOCK = '.store.lock';
+/** The write-ahead journal: one line per commit, appended and synced before any record file changes. */
+const JOURNAL = '.journal';
+/** Past this size the journal is checkpointed: the record files it names are synced, then it is emptied. */
+const JOURNAL_LIMIT = 8 * 1024 * 1024;
+
+/** One write as the journal and the record files see it; `record: null` removes the record. */
+interface Applied {
+  collection: Collection;
+  id: string;
+  record: JsonRecord | null;
+}
+
+type Op = Write | { kind: 'delete'; collection: Collection; id: string };
+
 /**
  * A Store kept as one JSON file per record under `<stateDir>/<collection>/`.
- * Safe across processes: creates use link() (fails if taken), updates hold a
- * per-record lock file, and every write is temp file + fsync + rename.
+ *
+ * Every write, alone or in a `commit` of many, holds one store-wide lock file (naming its
+ * owner, so a dead owner's lock is broken at once), checks its conditions against the
+ * record files, appends the commit to a journal and syncs it (the one durable write),
+ * then replaces each record file (temp file + rename, not synced). A process killed
+ * between the journal and the record files leaves its commit as the journal's last line:
+ * whoever breaks its lock applies that line again first. After a reboot (the boot id in
+ * the journal's first line differs) every line is applied again, in order, since record
+ * files written without a sync may be lost; a checkpoint syncs them and empties the journal.
  */
 export class JsonFileStore implements Store {
+  private readonly made = new Set<string>();
+  private recovered: Promise<void> | null = null;
+
   constructor(private readonly stateDir: string) {}
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
+    await this.recover();
     return readRecord(this.fileFor(collection, id));
   }
 
@@ -60,6 +87,7 @@ export class JsonFileStore implements Store {
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
+    await this.recover();
     const dir = this.dirFor(collection);
     let names: string[];
     try {
@@ -82,20 +110,7 @@ export class JsonFileStore implements Store {
   }
 
   async create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
-    const file = this.fileFor(collection, record.id);
-    const next: Versioned<T> = { ...record, version: 1 };
-    await ensureDir(path.dirname(file));
-    const temp = await writeTemp(path.dirname(file), next);
-    try {
-      await fs.link(temp, file);
-    } catch (err) {
-      if (errorCode(err) === 'EEXIST')
-        throw new RecordExistsError(`${collection}/${record.id} already exists.`);
-      throw err;
-    } finally {
-      await unlinkQuietly(temp);
-    }
-    return next;
+    return landed(await this.transact([{ kind: 'create', collection, record }])) as Versioned<T>;
   }
 
   async update<T extends JsonRecord>(
@@ -103,31 +118,213 @@ export class JsonFileStore implements Store {
     record: T,
     expectedVersion: number,
   ): Promise<Versioned<T>> {
-    const file = this.fileFor(collection, record.id);
-    return withLock(file, async () => {
-      const current = await readRecord(file);
-      if (current?.version !== expectedVersion) {
-        const found = current === undefined ? 'missing' : `at version ${String(current.version)}`;
-        throw new VersionConflictError(
-          `${collection}/${record.id} is ${found}, not version ${expectedVersion}; re-read and retry.`,
-          current,
-        );
-      }
-      const next: Versioned<T> = { ...record, version: expectedVersion + 1 };
-      await writeAtomic(file, next);
-      return next;
-    });
+    return landed(
+      await this.transact([{ kind: 'update', collection, record, expectedVersion }]),
+    ) as Versioned<T>;
   }
 
   async put(collection: Collection, record: JsonRecord): Promise<void> {
-    const file = this.fileFor(collection, record.id);
-    // Locked so a put cannot be silently undone by an update that read before it.
-    await withLock(file, () => writeAtomic(file, record));
+    landed(await this.transact([{ kind: 'put', collection, record }]));
   }
 
   async delete(collection: Collection, id: string): Promise<void> {
-    const file = this.fileFor(collection, id);
-    await withLock(file, () => unlinkQuietly(file));
+    landed(await this.transact([{ kind: 'delete', collection, id }]));
+  }
+
+  /** Many writes, one journal append and sync; each write's condition is its own. */
+  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
+    return this.transact(writes);
+  }
+
+  private async transact(ops: readonly Op[]): Promise<WriteResult[]> {
+    if (ops.length === 0) return [];
+    for (const op of ops) this.fileFor(op.collection, op.kind === 'delete' ? op.id : op.record.id); // bad ids fail first
+    await this.recover();
+    return withLock(
+      path.join(this.stateDir, STORE_LOCK),
+      async () => {
+        const { results, applied } = await this.check(ops);
+        if (applied.length === 0) return results;
+        const size = await this.appendJournal(applied);
+        await this.apply(applied, { crashAfterFirst: true });
+        if (size > JOURNAL_LIMIT) await this.checkpoint();
+        return results;
+      },
+      () => this.replayLast(),
+    );
+  }
+
+  /** Checks each op against the record files (and the ops before it in the same commit). */
+  private async check(ops: readonly Op[]): Promise<{ results: WriteResult[]; applied: Applied[] }> {
+    const pending = new Map<string, JsonRecord | null>();
+    const results: WriteResult[] = [];
+    const applied: Applied[] = [];
+    for (const op of ops) {
+      const id = op.kind === 'delete' ? op.id : op.record.id;
+      const key = `${op.collection}/${id}`;
+      const current = pending.has(key)
+        ? (pending.get(key) ?? undefined)
+        : await readRecord(this.fileFor(op.collection, id));
+      let next: JsonRecord | null;
+      if (op.kind === 'create') {
+        if (current !== undefined) {
+          results.push({ ok: false, error: new RecordExistsError(`${op.collection}/${id} already exists.`) });
+          continue;
+        }
+        next = { ...op.record, version: 1 };
+      } else if (op.kind === 'update') {
+        if (current?.version !== op.expectedVersion) {
+          const found = current === undefined ? 'missing' : `at version ${String(current.version)}`;
+          const error = new VersionConflictError(
+            `${op.collection}/${id} is ${found}, not version ${op.expectedVersion}; re-read and retry.`,
+            current,
+          );
+          results.push({ ok: false, error });
+          continue;
+        }
+        next = { ...op.record, version: op.expectedVersion + 1 };
+      } else next = op.kind === 'put' ? op.record : null;
+      pending.set(key, next);
+      applied.push({ collection: op.collection, id, record: next });
+      results.push({ ok: true, record: next ?? { id } });
+    }
+    return { results, applied };
+  }
+
+  /** Appends one commit to the journal and syncs it; returns the journal's size. */
+  private async appendJournal(applied: readonly Applied[]): Promise<number> {
+    const file = path.join(this.stateDir, JOURNAL);
+    await this.ensureDir(this.stateDir);
+    const handle = await fs.open(file, 'a', 0o600);
+    try {
+      let { size } = await handle.stat();
+      const lines =
+        (size === 0 ? `${JSON.stringify({ journal: 1, boot: bootId() })}\n` : '') +
+        `${JSON.stringify(applied)}\n`;
+      await handle.write(lines);
+      await handle.datasync();
+      size += Buffer.byteLength(lines);
+      return size;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Replaces each record file (temp + rename, unsynced: the journal holds the commit). */
+  private async apply(
+    applied: readonly Applied[],
+    options: { crashAfterFirst?: boolean } = {},
+  ): Promise<void> {
+    for (const [i, { collection, id, record }] of applied.entries()) {
+      const file = this.fileFor(collection, id);
+      if (record === null) {
+        await unlinkQuietly(file);
+        continue;
+      }
+      const dir = path.dirname(file);
+      await this.ensureDir(dir);
+      let temp: string;
+      try {
+        temp = await writeTemp(dir, record, { sync: false });
+      } catch (err) {
+        if (errorCode(err) !== 'ENOENT') throw err;
+        this.made.delete(dir); // the folder was removed under us: make it again
+        await this.ensureDir(dir);
+        temp = await writeTemp(dir, record, { sync: false });
+      }
+      if (i === 0 && options.crashAfterFirst) crashPoint('store:temp-written');
+      try {
+        await fs.rename(temp, file);
+      } catch (err) {
+        await unlinkQuietly(temp);
+        throw err;
+      }
+    }
+  }
+
+  /** Whoever breaks a dead writer's lock first applies that writer's commit (the journal's last line) again. */
+  private async replayLast(): Promise<void> {
+    const lines = await this.journalLines();
+    const last = lines.commits.at(-1);
+    if (last) await this.apply(last);
+  }
+
+  /**
+   * Once per process, before its first read or write: after a reboot every journalled
+   * commit is applied again and checkpointed; a lock left by a dead writer is broken (and
+   * its commit applied).
+   */
+  private recover(): Promise<void> {
+    this.recovered ??= (async () => {
+      const lines = await this.journalLines();
+      if (lines.boot !== null && lines.boot !== bootId()) {
+        await withLock(
+          path.join(this.stateDir, STORE_LOCK),
+          async () => {
+            for (const commit of (await this.journalLines()).commits) await this.apply(commit);
+            await this.checkpoint();
+          },
+          () => Promise.resolve(), // every line is applied again just above
+        );
+        return;
+      }
+      const lock = path.join(this.stateDir, STORE_LOCK);
+      if (await isStale(lock)) await breakStaleLock(lock, () => this.replayLast());
+      await removeDeadTemps(this.stateDir); // the lock's own temp files, left by a killed writer
+    })();
+    return this.recovered;
+  }
+
+  /** Syncs every record file the journal names and their folders, then empties the journal. */
+  private async checkpoint(): Promise<void> {
+    const { commits } = await this.journalLines();
+    const files = new Set<string>();
+    const dirs = new Set<string>();
+    for (const commit of commits)
+      for (const { collection, id } of commit) {
+        files.add(this.fileFor(collection, id));
+        dirs.add(this.dirFor(collection));
+      }
+    const all = [...files, ...dirs];
+    const lock = path.join(this.stateDir, STORE_LOCK);
+    for (let i = 0; i < all.length; i += LIST_BATCH) {
+      await Promise.all(all.slice(i, i + LIST_BATCH).map(syncQuietly));
+      const now = new Date();
+      await fs.utimes(lock, now, now); // still held, however long the syncs take
+    }
+    const file = path.join(this.stateDir, JOURNAL);
+    const handle = await fs.open(file, 'w', 0o600);
+    try {
+      await handle.write(`${JSON.stringify({ journal: 1, boot: bootId() })}\n`);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The journal's boot id and its complete commit lines (a torn last line is dropped). */
+  private async journalLines(): Promise<{ boot: string | null; commits: Applied[][] }> {
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(this.stateDir, JOURNAL), 'utf8');
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return { boot: null, commits: [] };
+      throw err;
+    }
+    const [head, ...rest] = text.split('\n');
+    const boot = parseLine(head ?? '', JournalHeadSchema)?.boot ?? null;
+    const commits: Applied[][] = [];
+    for (const line of rest) {
+      const commit = parseLine(line, JournalCommitSchema);
+      if (commit) commits.push(commit as Applied[]);
+    }
+    return { boot, commits };
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.made.has(dir)) return;
+    await ensureDir(dir);
+    this.made.add(dir);
   }
 
   private dirFor(collection: Collection): string {
@@ -136,6 +333,55 @@ export class JsonFileStore implements Store {
 
   private fileFor(collection: Collection, id: string): string {
     return path.join(this.dirFor(collection), `${encodeId(id)}.json`);
+  }
+}
+
+const JournalHeadSchema = z.object({ journal: z.literal(1), boot: z.string() });
+const JournalCommitSchema = z.array(
+  z.object({ collection: z.string(), id: z.string(), record: z.record(z.string(), z.unknown()).nullable() }),
+);
+
+function parseLine<T>(line: string, schema: z.ZodType<T>): T | null {
+  if (line.trim() === '') return null;
+  try {
+    return schema.safeParse(JSON.parse(line)).data ?? null;
+  } catch {
+    return null; // torn by a crash mid-append: that commit never became durable
+  }
+}
+
+let boot: string | null = null;
+
+/** This boot of the machine: Linux's boot id, else the boot time to ten seconds. */
+function bootId(): string {
+  if (boot !== null) return boot;
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    boot = String(Math.round((Date.now() - os.uptime() * 1000) / 10_000));
+  }
+  return boot;
+}
+
+/** The record a single write landed, or its error thrown. */
+function landed(results: WriteResult[]): JsonRecord {
+  const [result] = results;
+  if (!result!.ok) throw result!.error;
+  return result!.record;
+}
+
+async function syncQuietly(file: string): Promise<void> {
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -164,44 +410,40 @@ function tempName(dir: string): string {
   return path.join(dir, `.tmp-${HOST}-${process.pid}-${randomBytes(8).toString('hex')}`);
 }
 
-/** Writes and fsyncs a uniquely named temp file in `dir`; returns its path. */
-async function writeTemp(dir: string, value: unknown): Promise<string> {
+/** Writes a uniquely named temp file in `dir` (synced unless `sync: false`); returns its path. */
+async function writeTemp(dir: string, value: unknown, options: { sync: boolean }): Promise<string> {
   const temp = tempName(dir);
   try {
-    const handle = await fs.open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
+    if (!options.sync)
+      await fs.writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+    else {
+      const handle = await fs.open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
     }
   } catch (err) {
-    await unlinkQuietly(temp);
+    if (errorCode(err) !== 'ENOENT') await unlinkQuietly(temp);
     throw err;
   }
   return temp;
 }
 
-async function writeAtomic(file: string, value: unknown): Promise<void> {
-  const temp = await writeTemp(path.dirname(file), value);
-  crashPoint('store:temp-written');
-  try {
-    await fs.rename(temp, file);
-  } catch (err) {
-    await unlinkQuietly(temp);
-    throw err;
-  }
-}
-
-/** Runs `fn` holding `<file>.lock`, created exclusively; waits up to LOCK_WAIT_MS for it. */
-async function withLock<R>(file: string, fn: () => Promise<R>): Promise<R> {
-  const lock = `${file}.lock`;
-  await ensureDir(path.dirname(file));
+/**
+ * Runs `fn` holding the lock file `lock`, created exclusively; waits up to LOCK_WAIT_MS for
+ * it. A lock whose owner died is broken, `onStale` running first (under the breaker, before
+ * anyone can take the lock) to finish what the dead owner left.
+ */
+async function withLock<R>(lock: string, fn: () => Promise<R>, onStale: () => Promise<void>): Promise<R> {
+  await ensureDir(path.dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   let delay = 2;
   for (;;) {
     if (await createOwned(lock)) break;
-    if (await isStale(lock)) await breakStaleLock(lock);
+    if (await isStale(lock)) await breakStaleLock(lock, onStale);
     if (Date.now() >= deadline) {
       throw new HandoffError(
         `Timed out after ${LOCK_WAIT_MS / 1000} s waiting for ${lock}; if no handoff process is using it, delete it.`,
@@ -219,9 +461,10 @@ async function withLock<R>(file: string, fn: () => Promise<R>): Promise<R> {
 
 /**
  * Removes a stale lock. A side file taken with 'wx' makes breaking exclusive, and the
- * lock is re-checked under it, so two waiters cannot both break it and then both own it.
+ * lock is re-checked under it, so two waiters cannot both break it and then both own it;
+ * `onStale` (when given) runs under the breaker before the lock goes.
  */
-async function breakStaleLock(lock: string): Promise<void> {
+async function breakStaleLock(lock: string, onStale?: () => Promise<void>): Promise<void> {
   const breaker = `${lock}.break`;
   if (!(await createOwned(breaker))) {
     // A breaker left by a process that died mid-break would block breaking forever.
@@ -229,7 +472,10 @@ async function breakStaleLock(lock: string): Promise<void> {
     return;
   }
   try {
-    if (await isStale(lock)) await unlinkQuietly(lock);
+    if (await isStale(lock)) {
+      await onStale?.();
+      await unlinkQuietly(lock);
+    }
   } finally {
     await unlinkQuietly(breaker);
   }
@@ -295,6 +541,21 @@ async function removeLeftovers(dir: string, names: string[]): Promise<void> {
       if (await isStale(file)) await unlinkQuietly(file);
     }
   }
+}
+
+/** Removes temp files of dead processes of this host directly in `dir`. */
+async function removeDeadTemps(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return;
+    throw err;
+  }
+  await removeLeftovers(
+    dir,
+    names.filter((name) => TEMP_NAME.test(name)),
+  );
 }
 
 async function unlinkQuietly(file: string): Promise<void> {

@@ -4,6 +4,8 @@
  * updated carries a `version`; `update` is conditional on it, so two writers
  * cannot both win.
  */
+import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
+
 export const COLLECTIONS = [
   'workflows',
   'runs',
@@ -58,4 +60,47 @@ export interface Store {
   put(collection: Collection, record: JsonRecord): Promise<void>;
   /** Removes the record; no error if it is absent. */
   delete(collection: Collection, id: string): Promise<void>;
+  /**
+   * Carries out many writes as one durable write where the backend can (JSON files: one
+   * journal append; DynamoDB: one transaction per 100). Each write's condition is checked
+   * on its own: one that fails (a create of a taken id, an update of a moved version) is
+   * reported in its result and the others still land. Results in the writes' order.
+   * Optional: `commitAll` falls back to one call per write.
+   */
+  commit?(writes: readonly Write[]): Promise<WriteResult[]>;
+}
+
+/** One write of a `commit`: the same three conditional kinds as the single calls. */
+export type Write =
+  | { kind: 'create'; collection: Collection; record: JsonRecord }
+  | { kind: 'update'; collection: Collection; record: JsonRecord; expectedVersion: number }
+  | { kind: 'put'; collection: Collection; record: JsonRecord };
+
+/** A write that landed (with the record as stored), or the RecordExistsError / VersionConflictError it met. */
+export type WriteResult = { ok: true; record: JsonRecord } | { ok: false; error: Error };
+
+/** `store.commit` when the backend has it, else each write on its own, in order. */
+export async function commitAll(store: Store, writes: readonly Write[]): Promise<WriteResult[]> {
+  if (writes.length === 0) return [];
+  if (store.commit) return store.commit(writes);
+  const results: WriteResult[] = [];
+  for (const write of writes) {
+    try {
+      if (write.kind === 'create')
+        results.push({ ok: true, record: await store.create(write.collection, write.record) });
+      else if (write.kind === 'update')
+        results.push({
+          ok: true,
+          record: await store.update(write.collection, write.record, write.expectedVersion),
+        });
+      else {
+        await store.put(write.collection, write.record);
+        results.push({ ok: true, record: write.record });
+      }
+    } catch (error) {
+      if (!(error instanceof RecordExistsError || error instanceof VersionConflictError)) throw error;
+      results.push({ ok: false, error });
+    }
+  }
+  return results;
 }

@@ -85,6 +85,32 @@ it('an action whose process is killed right after it still has its audit entry, 
   await fs.rm(dir, { recursive: true, force: true });
 });
 
+it('a run killed after its page was claimed and before it was recorded acts on nothing, then or later', async () => {
+  const { dir, maildir, workflowFile } = await cliWorkspace('handoff-crash-claimed-', [
+    mail(NEWSLETTER),
+    mail({ from: 'billing@shop.example', subject: 'Your receipt for order 1234' }),
+  ]);
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  await cliJson(['workflows', 'add', workflowFile], env);
+  const killed = await runCli(['run', 'inbox'], { ...env, HANDOFF_CRASH_AT: 'carry-out:claimed' });
+  expect(killed.signal).toBe('SIGKILL');
+  const archive = path.join(maildir, '.Archive', 'cur');
+  const archived = async () => (await fs.readdir(archive).catch(() => [])).length;
+  expect(await archived()).toBe(0); // claimed, nothing done
+
+  // The dead run's claims are recovered as failed, never acted; no later run acts on them.
+  const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);
+  expect(runs[0]?.status).toBe('failed');
+  await cliJson(['run', 'inbox'], env);
+  const audit = await cliJson<AuditRow[]>(['audit'], env);
+  const entries = audit.filter((e) => e.item_id !== null);
+  expect(entries.filter((e) => e.outcome === 'acted')).toEqual([]);
+  expect(entries.length).toBeGreaterThan(0);
+  expect(entries.every((e) => e.outcome === 'failed' && e.run_id === runs[0]!.run_id)).toBe(true);
+  expect(await archived()).toBe(0);
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
 it('a run failed by crash recovery tells the person once, even when two commands recover it at once', async () => {
   const { dir, workflowFile } = await cliWorkspace('handoff-crash-notice-', [mail(NEWSLETTER)]);
   const env = { HANDOFF_STATE_DIR: path.join(dir, 'state'), NOTIFY_CHANNEL: 'console' };

@@ -62,36 +62,108 @@ describe('JsonFileStore layout', () => {
 });
 
 describe('JsonFileStore locking', () => {
+  const lockFile = () => path.join(dir, '.store.lock');
+
+  it('keeps no lock file per record: every write holds the one store lock, and leaves it', async () => {
+    await store.create('runs', { id: 'a' });
+    await store.update('runs', { id: 'a', n: 2 }, 1);
+    expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
+  });
+
   it('breaks a stale lock', async () => {
     await store.create('runs', { id: 'a' });
     const old = new Date(Date.now() - 60_000);
-    for (const name of ['a.json.lock', 'a.json.lock.break']) {
-      await fs.writeFile(fileOf('runs', name), '');
-      await fs.utimes(fileOf('runs', name), old, old);
+    for (const file of [lockFile(), `${lockFile()}.break`]) {
+      await fs.writeFile(file, '');
+      await fs.utimes(file, old, old);
     }
     const started = Date.now();
     await store.update('runs', { id: 'a', n: 2 }, 1);
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
   });
 
   it('waits for a fresh lock to be released', async () => {
     await store.create('runs', { id: 'a' });
-    await fs.writeFile(fileOf('runs', 'a.json.lock'), '');
+    await fs.writeFile(lockFile(), '');
     let done = false;
     const pending = store.update('runs', { id: 'a', n: 2 }, 1).finally(() => (done = true));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(done).toBe(false);
-    await fs.unlink(fileOf('runs', 'a.json.lock'));
+    await fs.unlink(lockFile());
     await expect(pending).resolves.toEqual({ id: 'a', n: 2, version: 2 });
   });
 
   it('gives up on a held lock after about 5 s', async () => {
     await store.create('runs', { id: 'a' });
-    await fs.writeFile(fileOf('runs', 'a.json.lock'), '');
+    await fs.writeFile(lockFile(), '');
     await expect(store.update('runs', { id: 'a' }, 1)).rejects.toThrow(HandoffError);
     expect(await store.get('runs', 'a')).toEqual({ id: 'a', version: 1 });
   }, 15_000);
+});
+
+describe('JsonFileStore commit', () => {
+  it('lands many writes with one journal append, each condition on its own', async () => {
+    await store.create('outcomes', { id: 'taken' });
+    const journal = path.join(dir, '.journal');
+    const before = (await fs.readFile(journal, 'utf8')).split('\n').filter(Boolean).length;
+    const results = await store.commit([
+      { kind: 'create', collection: 'outcomes', record: { id: 'x1', status: 'acting' } },
+      { kind: 'create', collection: 'outcomes', record: { id: 'taken' } },
+      { kind: 'create', collection: 'audit', record: { id: 'e1' } },
+      { kind: 'update', collection: 'outcomes', record: { id: 'x1', status: 'acted' }, expectedVersion: 1 },
+      { kind: 'update', collection: 'outcomes', record: { id: 'taken' }, expectedVersion: 7 },
+      { kind: 'put', collection: 'settings', record: { id: 's' } },
+    ]);
+    expect(results.map((r) => (r.ok ? 'ok' : r.error.name))).toEqual([
+      'ok',
+      'RecordExistsError',
+      'ok',
+      'ok',
+      'VersionConflictError',
+      'ok',
+    ]);
+    expect(await store.get('outcomes', 'x1')).toEqual({ id: 'x1', status: 'acted', version: 2 });
+    expect(await store.get('audit', 'e1')).toEqual({ id: 'e1', version: 1 });
+    expect((await fs.readFile(journal, 'utf8')).split('\n').filter(Boolean)).toHaveLength(before + 1);
+  });
+
+  it('after a reboot, applies every journalled commit again (record files written unsynced may be lost)', async () => {
+    await store.commit([
+      { kind: 'create', collection: 'outcomes', record: { id: 'a', status: 'acting' } },
+      { kind: 'create', collection: 'audit', record: { id: 'e' } },
+    ]);
+    await store.update('outcomes', { id: 'a', status: 'acted' }, 1);
+    // A power cut: the record files never reached the disk; the journal (synced) did.
+    await fs.rm(path.join(dir, 'outcomes'), { recursive: true });
+    await fs.rm(path.join(dir, 'audit'), { recursive: true });
+    const journal = path.join(dir, '.journal');
+    const [, ...lines] = (await fs.readFile(journal, 'utf8')).split('\n');
+    await fs.writeFile(
+      journal,
+      [JSON.stringify({ journal: 1, boot: 'an-earlier-boot' }), ...lines].join('\n'),
+    );
+
+    const after = new JsonFileStore(dir);
+    expect(await after.get('outcomes', 'a')).toEqual({ id: 'a', status: 'acted', version: 2 });
+    expect(await after.get('audit', 'e')).toEqual({ id: 'e', version: 1 });
+    // Checkpointed: the files are synced and the journal holds only this boot's header.
+    expect((await fs.readFile(journal, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('ignores a commit torn by a crash mid-append: it never became durable', async () => {
+    await store.create('runs', { id: 'a' });
+    await fs.appendFile(path.join(dir, '.journal'), '[{"collection":"runs","id":"b","rec');
+    const journal = path.join(dir, '.journal');
+    const [, ...lines] = (await fs.readFile(journal, 'utf8')).split('\n');
+    await fs.writeFile(
+      journal,
+      [JSON.stringify({ journal: 1, boot: 'an-earlier-boot' }), ...lines].join('\n'),
+    );
+    const after = new JsonFileStore(dir);
+    expect((await after.list('runs')).map((r) => r.id)).toEqual(['a']);
+  });
 });
 
 describe('JsonFileStore across processes', () => {
@@ -124,18 +196,25 @@ describe('JsonFileStore across processes', () => {
     expect((await fs.readdir(path.join(dir, 'runs'))).every((n) => /^race-\d+\.json$/.test(n))).toBe(true);
   }, 30_000);
 
-  it('takes over at once a lock whose process was killed, and leaves no temp or lock file for good', async () => {
+  it('takes over at once a lock whose process was killed, finishing its journalled write, and leaves no temp or lock file', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', DIE_HOLDING_LOCK, dir], { stdio: 'inherit' });
     const signal = await new Promise((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
     expect(signal).toBe('SIGKILL');
-    const left = await fs.readdir(path.join(dir, 'runs'));
-    expect(left).toContain('a.json.lock');
-    expect(left.some((n) => n.startsWith('.tmp-'))).toBe(true);
+    expect(await fs.readdir(dir)).toContain('.store.lock');
+    expect((await fs.readdir(path.join(dir, 'runs'))).some((n) => n.startsWith('.tmp-'))).toBe(true);
+    expect(JSON.parse(await fs.readFile(path.join(dir, 'runs', 'a.json'), 'utf8'))).toEqual({
+      id: 'a',
+      version: 1,
+    });
 
+    // The killed update was in the journal (synced) when it died: it stands, applied by
+    // whoever takes the lock next.
     const started = Date.now();
-    await expect(store.update('runs', { id: 'a', n: 2 }, 1)).resolves.toEqual({ id: 'a', n: 2, version: 2 });
+    expect(await store.get('runs', 'a')).toEqual({ id: 'a', n: 2, version: 2 });
+    await expect(store.update('runs', { id: 'a', n: 3 }, 2)).resolves.toEqual({ id: 'a', n: 3, version: 3 });
     expect(Date.now() - started).toBeLessThan(1_000);
     await store.list('runs');
     expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
   }, 30_000);
 });
