@@ -1,12 +1,10 @@
 import { HandoffError } from '../errors/index.ts';
-import { getRecord, parseRecord } from '../store/records.ts';
+import { parseRecord } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import {
-  OMITTED,
   READABLE_SESSION_VERSIONS,
   SESSIONS,
   SessionChunkSchema,
-  SessionDroppedSchema,
   SessionRecordSchema,
   type Session,
   type TraceEntry,
@@ -26,7 +24,6 @@ export interface Piece {
   dropped: number;
   /** Size of the session's kept entries up to and including this piece. */
   chars: number;
-  full: boolean;
   at: string;
 }
 
@@ -34,7 +31,6 @@ export interface Piece {
 export interface Tail {
   next: number;
   chars: number;
-  full: boolean;
 }
 
 /** The size of an empty trace, as the budget counts it (`[]`). */
@@ -43,11 +39,6 @@ export const EMPTY_CHARS = 2;
 /** The id of a session's chunk `seq`: the session's own id for the first, then `<id>#000001`, ... */
 export function chunkId(sessionId: string, seq: number): string {
   return seq === 0 ? sessionId : `${sessionId}#${String(seq).padStart(6, '0')}`;
-}
-
-/** The id of the record counting a session's batches dropped whole. */
-export function droppedId(sessionId: string): string {
-  return `${sessionId}#dropped`;
 }
 
 /**
@@ -69,17 +60,13 @@ export async function readSession(store: Store, sessionId: string): Promise<Sess
     pieces.push(...(read.slice(0, gap < 0 ? width : gap) as Piece[]));
     if (gap >= 0) break;
   }
-  const last = pieces.at(-1)!;
-  const counted = last.full
-    ? await getRecord(store, SESSIONS, SessionDroppedSchema, droppedId(sessionId))
-    : undefined;
   return {
     id: sessionId,
     run_id: first.run_id,
     workflow_id: first.workflow_id,
     entries: pieces.flatMap((p) => p.entries),
-    dropped: pieces.reduce((n, p) => n + p.dropped, 0) + (counted?.dropped ?? 0),
-    updated_at: [last.at, counted?.updated_at ?? ''].sort().at(-1)!,
+    dropped: pieces.reduce((n, p) => n + p.dropped, 0),
+    updated_at: pieces.at(-1)!.at,
   };
 }
 
@@ -89,7 +76,7 @@ export async function readSession(store: Store, sessionId: string): Promise<Sess
  */
 export async function findTail(store: Store, sessionId: string): Promise<Tail> {
   const first = await readPiece(store, sessionId, 0);
-  if (!first) return { next: 0, chars: EMPTY_CHARS, full: false };
+  if (!first) return { next: 0, chars: EMPTY_CHARS };
   let last = { seq: 0, piece: first };
   let missing = 0;
   for (let step = 1; missing === 0; step *= 2) {
@@ -117,7 +104,7 @@ export async function catchUp(store: Store, sessionId: string, tail: Tail): Prom
 }
 
 function tailAfter(seq: number, piece: Piece): Tail {
-  return { next: seq + 1, chars: piece.chars, full: piece.full };
+  return { next: seq + 1, chars: piece.chars };
 }
 
 /** Chunk `seq` of a session, whichever version wrote it; undefined when it does not exist. */
@@ -133,11 +120,5 @@ async function readPiece(store: Store, sessionId: string, seq: number): Promise<
   if (version === 2) return parseRecord(SessionChunkSchema, SESSIONS, raw);
   // v1: the whole trace in the session's own record, as earlier builds wrote it.
   const whole = parseRecord(SessionRecordSchema, SESSIONS, raw);
-  const text = JSON.stringify(whole.entries);
-  return {
-    ...whole,
-    chars: text.length,
-    full: whole.dropped > 0 || text.includes(OMITTED),
-    at: whole.updated_at,
-  };
+  return { ...whole, chars: JSON.stringify(whole.entries).length, at: whole.updated_at };
 }

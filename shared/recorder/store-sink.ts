@@ -4,12 +4,11 @@ import { getRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
-import { catchUp, chunkId, droppedId, findTail, type Tail } from './session-chunks.ts';
+import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
 import {
   OMITTED,
   SESSION_SCHEMA_VERSION,
   SESSIONS,
-  SessionDroppedSchema,
   USAGE,
   UsageRecordSchema,
   costParts,
@@ -61,11 +60,7 @@ export class StoreSessionSink implements SessionSink {
     let tail = this.tails.get(id) ?? (await findTail(this.store, id));
     let pending = batch.entries;
     while (pending.length > 0) {
-      const next = nextChunk(pending, tail, this.budgetChars);
-      if (next.entries.length === 0 && tail.full) {
-        await this.countDropped(batch, id, next.dropped);
-        break;
-      }
+      const { taken, ...next } = nextChunk(pending, tail, this.budgetChars);
       const chunk: Omit<SessionChunk, 'version'> = {
         id: chunkId(id, tail.next),
         schema_version: SESSION_SCHEMA_VERSION,
@@ -86,27 +81,10 @@ export class StoreSessionSink implements SessionSink {
         this.tails.set(id, tail);
         continue;
       }
-      tail = { next: tail.next + 1, chars: next.chars, full: next.full };
+      tail = { next: tail.next + 1, chars: next.chars };
       this.tails.set(id, tail);
-      pending = pending.slice(next.taken);
+      pending = pending.slice(taken);
     }
-  }
-
-  /** Batches that fit nothing once the session is full are only counted, in one small record. */
-  private async countDropped(batch: SessionBatch, sessionId: string, dropped: number): Promise<void> {
-    const id = droppedId(sessionId);
-    await upsert(this.store, SESSIONS, id, async () => {
-      const current = await getRecord(this.store, SESSIONS, SessionDroppedSchema, id);
-      const record = {
-        id,
-        session_id: sessionId,
-        run_id: batch.runId,
-        workflow_id: batch.workflowId,
-        dropped: (current?.dropped ?? 0) + dropped,
-        updated_at: new Date().toISOString(),
-      };
-      return { record, version: current?.version };
-    });
   }
 
   private async addUsage(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<void> {
@@ -157,9 +135,9 @@ function nextChunk(
   pending: readonly TraceEntry[],
   tail: Tail,
   budget: number,
-): { entries: TraceEntry[]; dropped: number; chars: number; full: boolean; taken: number } {
+): { entries: TraceEntry[]; dropped: number; chars: number; taken: number } {
   const entries: TraceEntry[] = [];
-  let { chars, full } = tail;
+  let { chars } = tail;
   let dropped = 0;
   let bytes = 0;
   let taken = 0;
@@ -172,14 +150,10 @@ function nextChunk(
       entries.push(fitted);
       chars += text.length + 1;
       bytes += size;
-      if (fitted !== entry) full = true;
-    } else {
-      dropped += 1;
-      full = true;
-    }
+    } else dropped += 1;
     taken += 1;
   }
-  return { entries, dropped, chars, full, taken };
+  return { entries, dropped, chars, taken };
 }
 
 /** Keeps an entry whole if it fits the budget, else without its payloads, else not at all. */

@@ -179,24 +179,14 @@ export const SessionChunkSchema = z.object({
   run_id: z.string(),
   workflow_id: z.string(),
   entries: z.array(TraceEntrySchema),
-  /** Entries of this chunk's batch that did not fit the budget, even without their payloads. */
+  /** Entries of this chunk's batch that did not fit the budget, even without their payloads (a
+   * batch that fit nothing is a chunk with no entries: only counted). */
   dropped: z.number().int(),
   /** Size (JSON characters) of the session's kept entries up to and including this chunk. */
   chars: z.number().int(),
-  /** The budget was reached by here: later batches that fit nothing are counted in `<id>#dropped`. */
-  full: z.boolean(),
   at: z.string(),
 });
 export type SessionChunk = z.infer<typeof SessionChunkSchema>;
-
-/** `<id>#dropped`: batches dropped whole once the session was full, only counted. */
-export const SessionDroppedSchema = z.object({
-  id: z.string(),
-  version: z.number().int(),
-  session_id: z.string(),
-  dropped: z.number().int(),
-  updated_at: z.string(),
-});
 
 /** A session as read back: its chunks' entries in order, across every process that wrote it. */
 export interface Session {
