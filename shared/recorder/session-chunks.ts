@@ -17,7 +17,7 @@ export class UnreadableSessionError extends HandoffError {}
 const READ_WINDOW = 16;
 
 /** One stored piece of a session, v1 whole record or v2 chunk, as the reader and the appender need it. */
-export interface Piece {
+interface Piece {
   run_id: string;
   workflow_id: string;
   entries: TraceEntry[];
@@ -34,7 +34,7 @@ export interface Tail {
 }
 
 /** The size of an empty trace, as the budget counts it (`[]`). */
-export const EMPTY_CHARS = 2;
+const EMPTY_CHARS = 2;
 
 /** The id of a session's chunk `seq`: the session's own id for the first, then `<id>#000001`, ... */
 export function chunkId(sessionId: string, seq: number): string {

@@ -18,7 +18,7 @@ import {
   type UsageRecord,
 } from './trace.ts';
 
-export { readSession, UnreadableSessionError } from './session-chunks.ts';
+export { readSession } from './session-chunks.ts';
 
 /**
  * A run's trace is bounded: past this budget new entries lose their inputs and outputs;
@@ -120,8 +120,8 @@ export function usageId(runId: string, modelId: string): string {
 }
 
 /**
- * The learner's trace for one answer: a small record of its own, so an answer never
- * rewrites the run's whole trace (inspect shows it after the answer).
+ * The learner's trace for one answer: a session of its own, which inspect shows after the
+ * answer rather than where the learner happened to run.
  */
 export function learnerSessionId(decisionId: string): string {
   return stableId('learn', decisionId);

@@ -126,6 +126,16 @@ describe.each(backends)('a session on %s', (_name, open) => {
     expect(await backend.store.get(SESSIONS, 'run_1')).toEqual({ ...whole, version: 1 });
   });
 
+  it('names a trace a newer build wrote instead of misreading it, and appends nothing to it', async () => {
+    const newer = { id: 'run_1', schema_version: 3, run_id: 'run_1', workflow_id: 'inbox', parts: [] };
+    await backend.store.create(SESSIONS, newer);
+    await expect(readSession(backend.store, 'run_1')).rejects.toThrow(
+      'the trace run_1 was written as v3; this build reads v1, v2',
+    );
+    await expect(new StoreSessionSink(backend.store).append(batch([toolCall(1)]))).rejects.toThrow('v3');
+    expect(await backend.store.list(SESSIONS)).toEqual([{ ...newer, version: 1 }]);
+  });
+
   it('finds where the session ends in another process by reading a few chunks, not all of them', async () => {
     const first = new StoreSessionSink(backend.store);
     for (let i = 0; i < 40; i++) await first.append(batch([toolCall(i)]));
