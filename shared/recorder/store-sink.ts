@@ -1,40 +1,45 @@
-import { HandoffError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
+import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
 import {
-  READABLE_SESSION_VERSIONS,
+  OMITTED,
   SESSION_SCHEMA_VERSION,
   SESSIONS,
-  SessionRecordSchema,
   USAGE,
   UsageRecordSchema,
   costParts,
   type ModelEntry,
-  type SessionRecord,
+  type SessionChunk,
   type TraceEntry,
   type UsageRecord,
 } from './trace.ts';
 
+export { readSession } from './session-chunks.ts';
+
 /**
- * A run's session must fit one store record (DynamoDB caps an item at 400 KB). Past this
- * budget new entries lose their inputs and outputs; past it again they are only counted.
+ * A run's trace is bounded: past this budget new entries lose their inputs and outputs;
+ * past it again they are only counted.
  */
 export const SESSION_BUDGET_CHARS = 300_000;
+/** A chunk stays far below DynamoDB's 400 KB item cap; a bigger batch is split. */
+export const CHUNK_BYTES = 100_000;
 const ATTEMPTS = 8;
 
-/** A session record written by a build this one cannot read. */
-export class UnreadableSessionError extends HandoffError {}
-
 /**
- * Appends trace batches to the run's one 'sessions' record and adds their model calls
- * to the run's 'usage' records (one per model). A batch costs one conditional write for
- * the session plus one per model it used; a lost race is re-read and retried, so two
+ * Appends trace batches to the run's session as chunks, each created once and never
+ * rewritten, and adds their model calls to the run's 'usage' records (one per model). A
+ * batch costs one create for the session plus one write per model it used. The running
+ * size is kept here; the first batch of a process finds the session's last chunk. A
+ * create lost to another process reads the chunks it missed and goes after them, so two
  * processes appending to the same run both land.
  */
 export class StoreSessionSink implements SessionSink {
+  private readonly tails = new Map<string, Tail>();
+
   constructor(
     private readonly store: Store,
     private readonly budgetChars = SESSION_BUDGET_CHARS,
@@ -52,30 +57,34 @@ export class StoreSessionSink implements SessionSink {
 
   private async appendSession(batch: SessionBatch): Promise<void> {
     const id = batch.sessionId ?? batch.runId;
-    await upsert(this.store, SESSIONS, id, async () => {
-      const current = await readSession(this.store, id);
-      const kept = current?.entries ?? [];
-      let size = JSON.stringify(kept).length;
-      const entries = [...kept];
-      let dropped = current?.dropped ?? 0;
-      for (const entry of batch.entries) {
-        const fitted = fit(entry, size, this.budgetChars);
-        if (fitted) {
-          entries.push(fitted);
-          size += JSON.stringify(fitted).length + 1;
-        } else dropped += 1;
-      }
-      const record: Omit<SessionRecord, 'version'> = {
-        id,
+    let tail = this.tails.get(id) ?? (await findTail(this.store, id));
+    let pending = batch.entries;
+    while (pending.length > 0) {
+      const { taken, ...next } = nextChunk(pending, tail, this.budgetChars);
+      const chunk: Omit<SessionChunk, 'version'> = {
+        id: chunkId(id, tail.next),
         schema_version: SESSION_SCHEMA_VERSION,
+        session_id: id,
+        seq: tail.next,
         run_id: batch.runId,
         workflow_id: batch.workflowId,
-        entries,
-        dropped,
-        updated_at: new Date().toISOString(),
+        ...next,
+        at: new Date().toISOString(),
       };
-      return { record, version: current?.version };
-    });
+      try {
+        await this.store.create(SESSIONS, chunk);
+      } catch (error) {
+        if (!(error instanceof RecordExistsError)) throw error;
+        const after = await catchUp(this.store, id, tail);
+        if (after.next === tail.next) throw error; // taken, yet not readable: give up on this batch
+        tail = after;
+        this.tails.set(id, tail);
+        continue;
+      }
+      tail = { next: tail.next + 1, chars: next.chars };
+      this.tails.set(id, tail);
+      pending = pending.slice(taken);
+    }
   }
 
   private async addUsage(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<void> {
@@ -111,37 +120,54 @@ export function usageId(runId: string, modelId: string): string {
 }
 
 /**
- * The learner's trace for one answer: a small record of its own, so an answer never
- * rewrites the run's whole trace (inspect shows it after the answer).
+ * The learner's trace for one answer: a session of its own, which inspect shows after the
+ * answer rather than where the learner happened to run.
  */
 export function learnerSessionId(decisionId: string): string {
   return stableId('learn', decisionId);
 }
 
-/** The run's session record (or another session record by id), or undefined when nothing was recorded. */
-export async function readSession(store: Store, sessionId: string): Promise<SessionRecord | undefined> {
-  const raw = await store.get(SESSIONS, sessionId);
-  if (raw === undefined) return undefined;
-  if (typeof raw.schema_version === 'number' && !READABLE_SESSION_VERSIONS.includes(raw.schema_version))
-    throw new UnreadableSessionError(
-      `the trace ${sessionId} was written as v${raw.schema_version}; this build reads v${READABLE_SESSION_VERSIONS.join(', v')}`,
-    );
-  return getRecord(store, SESSIONS, SessionRecordSchema, sessionId);
+/**
+ * The next chunk of a batch: its entries fitted to the budget from `tail` on, up to
+ * CHUNK_BYTES; `taken` is how many pending entries it accounts for (kept or dropped).
+ */
+function nextChunk(
+  pending: readonly TraceEntry[],
+  tail: Tail,
+  budget: number,
+): { entries: TraceEntry[]; dropped: number; chars: number; taken: number } {
+  const entries: TraceEntry[] = [];
+  let { chars } = tail;
+  let dropped = 0;
+  let bytes = 0;
+  let taken = 0;
+  for (const entry of pending) {
+    const fitted = fit(entry, chars, budget);
+    if (fitted) {
+      const text = JSON.stringify(fitted);
+      const size = Buffer.byteLength(text);
+      if (entries.length > 0 && bytes + size > CHUNK_BYTES) break;
+      entries.push(fitted);
+      chars += text.length + 1;
+      bytes += size;
+    } else dropped += 1;
+    taken += 1;
+  }
+  return { entries, dropped, chars, taken };
 }
 
 /** Keeps an entry whole if it fits the budget, else without its payloads, else not at all. */
 function fit(entry: TraceEntry, size: number, budget: number): TraceEntry | null {
   if (size + JSON.stringify(entry).length < budget) return entry;
-  const omitted = '[omitted: the trace reached its size limit]';
   const compact: TraceEntry =
     entry.kind === 'tool'
-      ? { ...entry, input: omitted, output: omitted }
+      ? { ...entry, input: OMITTED, output: OMITTED }
       : entry.kind === 'model'
         ? {
             ...entry,
-            output: omitted,
+            output: OMITTED,
             ...(entry.repairs
-              ? { repairs: entry.repairs.map((r) => ({ ...r, before: omitted, after: omitted })) }
+              ? { repairs: entry.repairs.map((r) => ({ ...r, before: OMITTED, after: OMITTED })) }
               : {}),
           }
         : entry;

@@ -9,7 +9,7 @@ export const USAGE = 'usage' as Collection;
 /**
  * The entries of a run's session trace, in the order they happened. Text fields
  * (tool inputs and outputs, model output) are truncated when recorded, so one
- * run's trace stays one bounded record.
+ * run's trace stays bounded.
  */
 const base = { at: z.string(), node: z.string() };
 
@@ -142,11 +142,17 @@ export type HandoffOutputEntry = z.infer<typeof HandoffOutputEntrySchema>;
 export type RepairNote = z.infer<typeof RepairNoteSchema>;
 export type RetryNote = z.infer<typeof RetryNoteSchema>;
 
-/** The version of the session record this build writes, and those it can read. */
-export const SESSION_SCHEMA_VERSION = 1;
-export const READABLE_SESSION_VERSIONS: readonly number[] = [1];
+/**
+ * The version of the session records this build writes, and those it can read. v1: one
+ * record per run, rewritten whole on each batch (still read). v2: one chunk per batch.
+ */
+export const SESSION_SCHEMA_VERSION = 2;
+export const READABLE_SESSION_VERSIONS: readonly number[] = [1, 2];
 
-/** One record per run in 'sessions': the whole trace, across every process that worked on it. */
+/** What replaces a payload once the trace has reached its size budget. */
+export const OMITTED = '[omitted: the trace reached its size limit]';
+
+/** v1, read only: one record per run in 'sessions' holding the whole trace. */
 export const SessionRecordSchema = z.object({
   id: z.string(),
   version: z.number().int(),
@@ -159,6 +165,39 @@ export const SessionRecordSchema = z.object({
   updated_at: z.string(),
 });
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/**
+ * v2: a session is a list of chunks in 'sessions', each created once and never rewritten.
+ * Chunk 0 has the session's id, chunk n the id `<id>#<n>` (zero-padded, so ids sort in order).
+ */
+export const SessionChunkSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  schema_version: z.literal(2),
+  session_id: z.string(),
+  seq: z.number().int(),
+  run_id: z.string(),
+  workflow_id: z.string(),
+  entries: z.array(TraceEntrySchema),
+  /** Entries of this chunk's batch that did not fit the budget, even without their payloads (a
+   * batch that fit nothing is a chunk with no entries: only counted). */
+  dropped: z.number().int(),
+  /** Size (JSON characters) of the session's kept entries up to and including this chunk. */
+  chars: z.number().int(),
+  at: z.string(),
+});
+export type SessionChunk = z.infer<typeof SessionChunkSchema>;
+
+/** A session as read back: its chunks' entries in order, across every process that wrote it. */
+export interface Session {
+  id: string;
+  run_id: string;
+  workflow_id: string;
+  entries: TraceEntry[];
+  /** Entries that did not fit the session's size budget, even without their inputs and outputs. */
+  dropped: number;
+  updated_at: string;
+}
 
 /** One record per run and model in 'usage'. */
 export const UsageRecordSchema = z.object({

@@ -37,3 +37,29 @@ export function countingStore(store: Store): { store: Store; writes: Map<Collect
     },
   };
 }
+
+/** One store call: what was done, where, and to which id. */
+export interface StoreCall {
+  op: 'get' | 'list' | 'listWithStatus' | 'create' | 'update' | 'put' | 'delete';
+  collection: Collection;
+  id?: string;
+}
+
+/** A store that logs every call it passes on, so a test can count them. */
+export function loggingStore(store: Store): { store: Store; calls: StoreCall[] } {
+  const calls: StoreCall[] = [];
+  const log = (op: StoreCall['op'], collection: Collection, id?: string) =>
+    calls.push({ op, collection, ...(id === undefined ? {} : { id }) });
+  return {
+    calls,
+    store: {
+      get: (c, id) => (log('get', c, id), store.get(c, id)),
+      list: (c) => (log('list', c), store.list(c)),
+      listWithStatus: (c, s) => (log('listWithStatus', c), store.listWithStatus(c, s)),
+      create: (c, r) => (log('create', c, r.id), store.create(c, r)),
+      update: (c, r, v) => (log('update', c, r.id), store.update(c, r, v)),
+      put: (c, r) => (log('put', c, r.id), store.put(c, r)),
+      delete: (c, id) => (log('delete', c, id), store.delete(c, id)),
+    },
+  };
+}

@@ -18,7 +18,7 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { getRecord } from '../../shared/store/records.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { executorScript } from '../support/scripted-model.ts';
-import { countingStore, MeteredModel } from './helpers.ts';
+import { countingStore, loggingStore, MeteredModel } from './helpers.ts';
 
 const manual = { kind: 'manual', detail: null } as const;
 let fixture: EngineFixture;
@@ -124,6 +124,24 @@ describe('the session recorder on a run', () => {
     // One session write at the end of each node, one usage write per model per flush.
     expect(await writesFor(2)).toEqual([3, 1]);
     expect(await writesFor(9)).toEqual([3, 1]);
+  });
+
+  it("writes a run's trace as new chunks only: one create per batch, no session record updated or written twice", async () => {
+    const messages = Array.from({ length: 60 }, (_, i) =>
+      mail({ from: `n${i}@digest.example`, subject: `Digest ${i}` }),
+    );
+    fixture = await engineFixture({ messages, model: () => new MeteredModel(sure, 'gpt-4o-mini') });
+    const logged = loggingStore(fixture.store);
+    const run = await startRun({ ...fixture.deps, store: logged.store }, 'inbox', manual);
+    expect(run.status).toBe('completed');
+
+    const writes = logged.calls.filter((c) => c.collection === SESSIONS && c.op !== 'get');
+    expect(writes.length).toBeGreaterThan(3); // a full batch mid-node, besides the node ends
+    expect(writes.every((c) => c.op === 'create')).toBe(true);
+    expect(new Set(writes.map((c) => c.id)).size).toBe(writes.length);
+    expect(logged.calls.filter((c) => c.collection === SESSIONS && c.op === 'get')).toHaveLength(1);
+    const session = (await readSession(fixture.store, run.id))!;
+    expect(session.entries.filter((e) => e.kind === 'tool' && e.tool === 'submit_action')).toHaveLength(60);
   });
 
   it('prices an unknown model id as null and flags it, in the trace, the usage and the sums', async () => {
