@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
 import { InvalidInputError, errorMessage } from '../../errors/index.ts';
 import { splitItemId } from '../source.ts';
-import { readPlainMessage, type MailFields } from './light-read.ts';
+import { readLight, type MailFields } from './light-read.ts';
 
 /** One message, as the agent sees it. */
 export interface MailItem {
@@ -95,16 +95,16 @@ export async function readMailItem(file: string): Promise<ReadResult> {
 /**
  * Parses one message's bytes (a Maildir file, or an IMAP message whose ref is `file`).
  * Never throws for a bad message: returns ok:false with a short reason. Without a
- * Message-ID the id is `fallbackId`, else `<maildir-UNIQUE@local>`. A message that is one
- * plain-text part (most listed mail) takes the light read; any other the full parse. Both
- * give the same item.
+ * Message-ID the id is `fallbackId`, else `<maildir-UNIQUE@local>`. A message whose text is
+ * its plain-text parts (most mail) takes the light read, any other the full parse; both give
+ * the same item.
  */
 export async function parseMail(raw: Buffer, file: string, fallbackId?: string): Promise<ReadResult> {
   const refused = refusal(raw);
   if (refused) return { ok: false, file, reason: refused };
   let light;
   try {
-    light = readPlainMessage(raw);
+    light = await readLight(raw);
   } catch {
     light = null; // the full parse says what is wrong with it
   }

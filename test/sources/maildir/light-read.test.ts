@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { generateInbox } from '../../../bench/generate-mail.ts';
 import { DEMO_MESSAGES } from '../../../shared/sources/maildir/demo.ts';
 import { renderMessage } from '../../../shared/sources/maildir/generate.ts';
-import { readPlainMessage } from '../../../shared/sources/maildir/light-read.ts';
+import { readLight } from '../../../shared/sources/maildir/light-read.ts';
 import { toSourceItem } from '../../../shared/sources/maildir/maildir-source.ts';
 import { parseMail, parseMailFully, type ReadResult } from '../../../shared/sources/maildir/maildir.ts';
 
@@ -19,7 +19,7 @@ function sourceView(r: ReadResult) {
   return r.ok ? toSourceItem(r.item) : r;
 }
 
-/** Messages that are one text/plain part: the light read takes them. */
+/** Messages whose text is their plain-text parts: the light read takes them. */
 const PLAIN: Record<string, string> = {
   'encoded-word subject and names, two To headers, a group': crlf([
     'From: =?ISO-8859-1?Q?Ren=E9e_M=FCller?= <Renee@Example.COM>',
@@ -99,25 +99,6 @@ const PLAIN: Record<string, string> = {
     '',
     '',
   ]),
-};
-
-/** Messages of any other shape: the light read leaves them to the full parse. */
-const OTHER: Record<string, string> = {
-  'multipart/alternative with HTML only': crlf([
-    'From: news@letters.example',
-    'To: alex@northwind.example',
-    'Subject: HTML only',
-    'Message-ID: <html-1@letters.example>',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/alternative; boundary="b1"',
-    '',
-    '--b1',
-    'Content-Type: text/html; charset=utf-8',
-    '',
-    '<html><body><h1>News</h1><p>Read <a href="https://x.example">this</a>.</p></body></html>',
-    '--b1--',
-    '',
-  ]),
   'an attachment first': crlf([
     'From: billing@vendor.example',
     'To: alex@northwind.example',
@@ -137,6 +118,61 @@ const OTHER: Record<string, string> = {
     '',
     'Your invoice is attached.',
     '--m1--',
+    '',
+  ]),
+  'multipart/alternative, plain and HTML, inside mixed with an inline text file': crlf([
+    'From: Priya <priya@northwind.example>',
+    'To: alex@northwind.example',
+    'Subject: Notes',
+    'Message-ID: <alt-1@northwind.example>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="outer"',
+    '',
+    'This is a multi-part message in MIME format.',
+    '--outer',
+    'Content-Type: multipart/alternative; boundary="inner"',
+    '',
+    '--inner',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: quoted-printable',
+    '',
+    'Caf=C3=A9 at ten? The notes are below.',
+    '--inner',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<p>Caf&eacute; at ten? The notes are below.</p>',
+    '--inner--',
+    '--outer',
+    'Content-Type: text/plain; charset=utf-8; name="notes.txt"',
+    'Content-Disposition: inline; filename="notes.txt"',
+    '',
+    'Item one',
+    'Item two',
+    '--outer',
+    'Content-Type: image/png; name="chart.png"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.alloc(600, 1).toString('base64'),
+    '--outer--',
+    '',
+  ]),
+};
+
+/** Messages of any other shape: the light read leaves them to the full parse. */
+const OTHER: Record<string, string> = {
+  'multipart/alternative with HTML only': crlf([
+    'From: news@letters.example',
+    'To: alex@northwind.example',
+    'Subject: HTML only',
+    'Message-ID: <html-1@letters.example>',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/alternative; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<html><body><h1>News</h1><p>Read <a href="https://x.example">this</a>.</p></body></html>',
+    '--b1--',
     '',
   ]),
   'a single HTML part': crlf([
@@ -162,6 +198,39 @@ const OTHER: Record<string, string> = {
     'A line that goes on ',
     'and on.',
   ]),
+  'HTML beside plain text in a mixed message': crlf([
+    'From: a@b.example',
+    'Subject: Mixed',
+    'Content-Type: multipart/mixed; boundary="x"',
+    '',
+    '--x',
+    'Content-Type: text/plain',
+    '',
+    'Plain first.',
+    '--x',
+    'Content-Type: text/html',
+    '',
+    '<p>Then <i>HTML</i>.</p>',
+    '--x--',
+  ]),
+  'an embedded message': crlf([
+    'From: postmaster@mx.example',
+    'Subject: Returned mail',
+    'Content-Type: multipart/mixed; boundary="r"',
+    '',
+    '--r',
+    'Content-Type: text/plain',
+    '',
+    'The message below could not be delivered.',
+    '--r',
+    'Content-Type: message/rfc822',
+    '',
+    'From: alex@northwind.example',
+    'Subject: Hello',
+    '',
+    'Original text.',
+    '--r--',
+  ]),
 };
 
 describe('the light read of a listed message', () => {
@@ -173,7 +242,7 @@ describe('the light read of a listed message', () => {
       // Act
       const { light, full } = await bothReads(raw);
       // Assess: the light read took it, and nobody can tell the difference
-      expect(readPlainMessage(raw)).not.toBeNull();
+      expect(await readLight(raw)).not.toBeNull();
       expect(light.ok).toBe(true);
       expect(light).toEqual(full);
       expect(sourceView(light)).toEqual(sourceView(full));
@@ -182,14 +251,14 @@ describe('the light read of a listed message', () => {
 
   it.each(Object.entries(PLAIN))('reads a plain message (%s) as the full parse does', async (_name, raw) => {
     const { light, full } = await bothReads(raw);
-    expect(readPlainMessage(Buffer.from(raw, 'latin1'))).not.toBeNull();
+    expect(await readLight(Buffer.from(raw, 'latin1'))).not.toBeNull();
     expect(light).toEqual(full);
     expect(sourceView(light)).toEqual(sourceView(full));
   });
 
   it.each(Object.entries(OTHER))('leaves %s to the full parse, with the same item', async (_name, raw) => {
     const { light, full } = await bothReads(raw);
-    expect(readPlainMessage(Buffer.from(raw, 'latin1'))).toBeNull();
+    expect(await readLight(Buffer.from(raw, 'latin1'))).toBeNull();
     expect(light).toEqual(full);
   });
 
