@@ -140,7 +140,7 @@ export async function parseMailFully(raw: Buffer, file: string, fallbackId?: str
 
 /** Why these bytes are not a message at all, or null. */
 function refusal(raw: Buffer): string | null {
-  if (raw.toString('latin1').trim() === '') return 'empty file';
+  if (isBlank(raw)) return 'empty file';
   if (looksBinary(raw)) return 'not a mail message (binary data)';
   return null;
 }
@@ -204,6 +204,12 @@ export function fingerprintOf(raw: Buffer): string {
 function addresses(obj: AddressObject | undefined): EmailAddress[] {
   if (!obj) return [];
   return obj.value.flatMap((a) => (a.group ? a.group : [a]));
+}
+
+/** True when every byte is whitespace (as String.trim reads latin-1), without copying the file into a string. */
+function isBlank(raw: Buffer): boolean {
+  for (const b of raw) if (b !== 0x20 && b !== 0xa0 && (b < 0x09 || b > 0x0d)) return false;
+  return true;
 }
 
 /** True when the head of the file has NUL bytes or mostly non-text bytes. */
