@@ -19,14 +19,56 @@ export interface DraftResult {
   message_id: string;
 }
 
-/** Moves a message from `<root>/new` or `<root>/cur` to `<root>/.Archive/cur`. */
-export async function archive(root: string, file: string): Promise<MoveResult> {
-  return moveToFolder(root, file, '.Archive');
+/**
+ * The target folders (`.Archive`, `.Trash`, `.Drafts`) one source has made: each is made on
+ * its first use, not before every action, and made again when a write finds it gone.
+ */
+export class MaildirFolders {
+  private readonly made = new Set<string>();
+
+  /**
+   * Runs `write` into the Maildir folder `dir`, making the folder first if this instance has
+   * not made it yet. When `write` fails with ENOENT and `sourceThere` (if given) still holds,
+   * the folder is made again and `write` tried once more (someone removed the folder under a
+   * running run); otherwise, and on a second ENOENT, the error is thrown.
+   */
+  async writeInto<T>(dir: string, write: () => Promise<T>, sourceThere?: () => Promise<boolean>): Promise<T> {
+    if (!this.made.has(dir)) await this.make(dir);
+    try {
+      return await write();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (sourceThere && !(await sourceThere())) throw err;
+      await this.make(dir);
+      return write();
+    }
+  }
+
+  private async make(dir: string): Promise<void> {
+    await ensureMaildir(dir);
+    this.made.add(dir);
+  }
+}
+
+/**
+ * Moves a message from `<root>/new` or `<root>/cur` to `<root>/.Archive/cur`. Pass the
+ * source's `folders` so the folder is made once per run, not per message.
+ */
+export async function archive(
+  root: string,
+  file: string,
+  folders = new MaildirFolders(),
+): Promise<MoveResult> {
+  return moveToFolder(root, file, '.Archive', folders);
 }
 
 /** Moves a message to `<root>/.Trash/cur` (a person can still restore it from there). */
-export async function deleteMessage(root: string, file: string): Promise<MoveResult> {
-  return moveToFolder(root, file, '.Trash');
+export async function deleteMessage(
+  root: string,
+  file: string,
+  folders = new MaildirFolders(),
+): Promise<MoveResult> {
+  return moveToFolder(root, file, '.Trash', folders);
 }
 
 /**
@@ -38,16 +80,19 @@ export async function draftReply(
   item: MailItem,
   body: string,
   fromAddress?: string,
+  folders = new MaildirFolders(),
 ): Promise<DraftResult> {
   const { text, messageId } = replyMessage(item, body, fromAddress);
   const drafts = join(root, '.Drafts');
-  await ensureMaildir(drafts);
-  const name = uniqueName();
-  const tmp = join(drafts, 'tmp', name);
-  const dest = join(drafts, 'cur', `${name}:2,D`);
-  await writeFile(tmp, text, { flag: 'wx' });
-  await rename(tmp, dest);
-  return { draft_path: dest, message_id: messageId };
+  const draftPath = await folders.writeInto(drafts, async () => {
+    const name = uniqueName();
+    const tmp = join(drafts, 'tmp', name);
+    const dest = join(drafts, 'cur', `${name}:2,D`);
+    await writeFile(tmp, text, { flag: 'wx' });
+    await rename(tmp, dest);
+    return dest;
+  });
+  return { draft_path: draftPath, message_id: messageId };
 }
 
 /**
@@ -82,29 +127,37 @@ export function replyMessage(
 }
 
 /** Moves a message of the root Maildir into `<root>/<folder>/cur`, marking it seen if it was new. */
-async function moveToFolder(root: string, file: string, folder: string): Promise<MoveResult> {
+async function moveToFolder(
+  root: string,
+  file: string,
+  folder: string,
+  folders: MaildirFolders,
+): Promise<MoveResult> {
   const from = resolve(file);
   const sub = basename(dirname(from));
   if (dirname(dirname(from)) !== resolve(root) || (sub !== 'new' && sub !== 'cur')) {
     throw new InvalidInputError(`${file}: not a message in ${root}/new or ${root}/cur`);
   }
   const target = join(resolve(root), folder);
-  await ensureMaildir(target);
   let name = sub === 'new' ? withSeenFlag(basename(from)) : basename(from);
   if (!name.includes(':2,')) name += ':2,';
-  let dest = join(target, 'cur', name);
-  for (let n = 1; await exists(dest); n += 1) {
-    dest = join(target, 'cur', `${uniquePart(name)}.${n}${name.slice(uniquePart(name).length)}`);
-  }
-  try {
+  const move = async (): Promise<string> => {
+    let dest = join(target, 'cur', name);
+    for (let n = 1; await exists(dest); n += 1) {
+      dest = join(target, 'cur', `${uniquePart(name)}.${n}${name.slice(uniquePart(name).length)}`);
+    }
     await rename(from, dest);
+    return dest;
+  };
+  try {
+    return { moved_from: from, moved_to: await folders.writeInto(target, move, () => exists(from)) };
   } catch (err) {
+    // ENOENT with the message gone (or with the folder just made again).
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new NotFoundError(`${file}: message not found (already moved?)`, { cause: err });
     }
     throw err;
   }
-  return { moved_from: from, moved_to: dest };
 }
 
 /** Adds the Seen flag to a Maildir name (`unique` becomes `unique:2,S`; flags stay sorted). */

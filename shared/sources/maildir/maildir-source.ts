@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../../errors/index.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
-import { archive, deleteMessage, draftReply } from './actions.ts';
+import { archive, deleteMessage, draftReply, MaildirFolders } from './actions.ts';
 import { fileTicketFor } from '../tickets.ts';
 import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
@@ -33,6 +33,8 @@ export function toSourceItem(mail: MailItem): SourceItem {
 export class MaildirSource implements ItemSource {
   /** Messages read, by file: two messages may share a Message-ID. */
   private readonly mails = new Map<string, MailItem>();
+  /** .Archive, .Trash and .Drafts, made once per source (a source lives one run). */
+  private readonly folders = new MaildirFolders();
 
   constructor(private readonly root: string) {}
 
@@ -50,13 +52,13 @@ export class MaildirSource implements ItemSource {
   async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
     switch (action) {
       case 'archive':
-        return `archived to ${(await archive(this.root, item.ref)).moved_to}`;
+        return `archived to ${(await archive(this.root, item.ref, this.folders)).moved_to}`;
       case 'delete':
-        return `moved to trash: ${(await deleteMessage(this.root, item.ref)).moved_to}`;
+        return `moved to trash: ${(await deleteMessage(this.root, item.ref, this.folders)).moved_to}`;
       case 'draft_reply': {
         const mail = this.mails.get(item.ref) ?? (await this.reread(item));
         const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
-        return `draft written to ${(await draftReply(this.root, mail, body)).draft_path}`;
+        return `draft written to ${(await draftReply(this.root, mail, body, undefined, this.folders)).draft_path}`;
       }
       case 'file_ticket': {
         return fileTicketFor(item, context);

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
 import { InvalidInputError, errorMessage } from '../../errors/index.ts';
 import { splitItemId } from '../source.ts';
+import { readLight, type MailFields } from './light-read.ts';
 
 /** One message, as the agent sees it. */
 export interface MailItem {
@@ -94,44 +95,83 @@ export async function readMailItem(file: string): Promise<ReadResult> {
 /**
  * Parses one message's bytes (a Maildir file, or an IMAP message whose ref is `file`).
  * Never throws for a bad message: returns ok:false with a short reason. Without a
- * Message-ID the id is `fallbackId`, else `<maildir-UNIQUE@local>`.
+ * Message-ID the id is `fallbackId`, else `<maildir-UNIQUE@local>`. A message whose text is
+ * its plain-text parts (most mail) takes the light read, any other the full parse; both give
+ * the same item.
  */
 export async function parseMail(raw: Buffer, file: string, fallbackId?: string): Promise<ReadResult> {
-  const fail = (reason: string): ReadResult => ({ ok: false, file, reason });
-  if (raw.toString('latin1').trim() === '') return fail('empty file');
-  if (looksBinary(raw)) return fail('not a mail message (binary data)');
+  const refused = refusal(raw);
+  if (refused) return { ok: false, file, reason: refused };
+  let light;
+  try {
+    light = await readLight(raw);
+  } catch {
+    light = null; // the full parse says what is wrong with it
+  }
+  return light ? toMailItem(light, raw, file, fallbackId) : parseMailFully(raw, file, fallbackId);
+}
+
+/** parseMail through mailparser's full parse, whatever the message's shape. */
+export async function parseMailFully(raw: Buffer, file: string, fallbackId?: string): Promise<ReadResult> {
+  const refused = refusal(raw);
+  if (refused) return { ok: false, file, reason: refused };
   let parsed;
   try {
     parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   } catch (err) {
-    return fail(`cannot parse message: ${errorMessage(err)}`);
+    return { ok: false, file, reason: `cannot parse message: ${errorMessage(err)}` };
   }
-  const sender = addresses(parsed.from)[0];
-  if (!sender?.address) return fail('no From address');
-  const rawDate = parsed.headerLines.find((h) => h.key === 'date')?.line.replace(/^date:\s*/i, '');
-  // mailparser substitutes "now" for an unreadable Date header; report null instead.
-  const dateOk = rawDate !== undefined && !Number.isNaN(Date.parse(rawDate));
-  const date = dateOk && parsed.date ? parsed.date.toISOString() : null;
-  const text = parsed.text ?? (typeof parsed.html === 'string' ? stripTags(parsed.html) : '');
   const refs = parsed.references;
+  const fields: MailFields = {
+    from: addresses(parsed.from),
+    to: [parsed.to].flat().flatMap((a) => addresses(a)),
+    subject: parsed.subject ?? '',
+    rawDate: parsed.headerLines.find((h) => h.key === 'date')?.line.replace(/^date:\s*/i, ''),
+    date: parsed.date,
+    text: parsed.text,
+    html: typeof parsed.html === 'string' ? parsed.html : undefined,
+    messageId: parsed.messageId,
+    inReplyTo: parsed.inReplyTo,
+    references: refs === undefined ? [] : Array.isArray(refs) ? refs : refs.split(/\s+/).filter(Boolean),
+    listUnsubscribe: parsed.headerLines.some((h) => h.key === 'list-unsubscribe'),
+  };
+  return toMailItem(fields, raw, file, fallbackId);
+}
+
+/** Why these bytes are not a message at all, or null. */
+function refusal(raw: Buffer): string | null {
+  if (isBlank(raw)) return 'empty file';
+  if (looksBinary(raw)) return 'not a mail message (binary data)';
+  return null;
+}
+
+function toMailItem(
+  fields: MailFields,
+  raw: Buffer,
+  file: string,
+  fallbackId: string | undefined,
+): ReadResult {
+  const sender = fields.from[0];
+  if (!sender?.address) return { ok: false, file, reason: 'no From address' };
+  // mailparser substitutes "now" for an unreadable Date header; report null instead.
+  const dateOk = fields.rawDate !== undefined && !Number.isNaN(Date.parse(fields.rawDate));
+  const date =
+    dateOk && fields.date && !Number.isNaN(fields.date.getTime()) ? fields.date.toISOString() : null;
+  const text = fields.text ?? (fields.html !== undefined ? stripTags(fields.html) : '');
   const item: MailItem = {
-    id: parsed.messageId ?? fallbackId ?? `<maildir-${uniquePart(file)}@local>`,
+    id: fields.messageId ?? fallbackId ?? `<maildir-${uniquePart(file)}@local>`,
     file,
     fingerprint: fingerprintOf(raw),
     folder: basename(dirname(file)) === 'new' ? 'new' : 'cur',
     from: { address: sender.address.toLowerCase(), name: sender.name ?? '' },
-    to: [parsed.to]
-      .flat()
-      .flatMap((a) => addresses(a))
-      .map((a) => a.address?.toLowerCase() ?? '')
-      .filter((a) => a !== ''),
-    subject: parsed.subject ?? '',
+    to: fields.to.map((a) => a.address?.toLowerCase() ?? '').filter((a) => a !== ''),
+    subject: fields.subject,
     date,
     text: text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text,
-    messageId: parsed.messageId ?? null,
-    listUnsubscribe: parsed.headerLines.some((h) => h.key === 'list-unsubscribe'),
-    inReplyTo: parsed.inReplyTo ?? null,
-    references: refs === undefined ? [] : Array.isArray(refs) ? refs : refs.split(/\s+/).filter(Boolean),
+    messageId: fields.messageId ?? null,
+    listUnsubscribe: fields.listUnsubscribe,
+    inReplyTo: fields.inReplyTo ?? null,
+    references: fields.references,
   };
   return { ok: true, item };
 }
@@ -164,6 +204,12 @@ export function fingerprintOf(raw: Buffer): string {
 function addresses(obj: AddressObject | undefined): EmailAddress[] {
   if (!obj) return [];
   return obj.value.flatMap((a) => (a.group ? a.group : [a]));
+}
+
+/** True when every byte is whitespace (as String.trim reads latin-1), without copying the file into a string. */
+function isBlank(raw: Buffer): boolean {
+  for (const b of raw) if (b !== 0x20 && b !== 0xa0 && (b < 0x09 || b > 0x0d)) return false;
+  return true;
 }
 
 /** True when the head of the file has NUL bytes or mostly non-text bytes. */
