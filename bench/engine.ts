@@ -28,7 +28,15 @@ import { DEFAULT_PAGE_SIZE, engineFromEnv } from '../shared/runs/wire.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
 import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
 import { JsonFileStore } from '../shared/store/json-file-store.ts';
-import type { Collection, JsonRecord, Store, Versioned } from '../shared/store/store.ts';
+import {
+  commitAll,
+  type Collection,
+  type JsonRecord,
+  type Store,
+  type Versioned,
+  type Write,
+  type WriteResult,
+} from '../shared/store/store.ts';
 import { parseWorkflow } from '../shared/workflows/load.ts';
 import { saveWorkflow } from '../shared/workflows/repository.ts';
 import { summariseProfile, type ProfileSummary } from './cpu-profile.ts';
@@ -74,8 +82,9 @@ class TimedOfflineModel extends OfflineModel {
   }
 }
 
-type StoreMethod = Exclude<keyof Store, 'listRunsOf' | 'commit'>;
-const WRITES: readonly StoreMethod[] = ['create', 'update', 'put', 'delete'];
+type StoreMethod = Exclude<keyof Store, 'listRunsOf'>;
+/** A `commit` of many writes is one durable write. */
+const WRITES: readonly StoreMethod[] = ['create', 'update', 'put', 'delete', 'commit'];
 
 /** A Store that counts (and times) every call by method and collection, then delegates. */
 class CountingStore implements Store {
@@ -87,6 +96,7 @@ class CountingStore implements Store {
     update: 0,
     put: 0,
     delete: 0,
+    commit: 0,
   };
   writesByCollection: Partial<Record<Collection, number>> = {};
   ms = 0;
@@ -139,6 +149,12 @@ class CountingStore implements Store {
   }
   delete(collection: Collection, id: string): Promise<void> {
     return this.count('delete', collection, () => this.inner.delete(collection, id));
+  }
+  /** Counted once, under the collection of its first write. */
+  commit(writes: readonly Write[]): Promise<WriteResult[]> {
+    const inner = this.inner;
+    if (!inner.commit) return commitAll(this, writes);
+    return this.count('commit', writes[0]?.collection ?? 'runs', () => inner.commit!(writes));
   }
 }
 

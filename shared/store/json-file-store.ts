@@ -146,7 +146,7 @@ export class JsonFileStore implements Store {
         const { results, applied } = await this.check(ops);
         if (applied.length === 0) return results;
         const size = await this.appendJournal(applied);
-        await this.apply(applied, { crashAfterFirst: true });
+        await this.apply(applied, { crashAfterTemps: true });
         if (size > JOURNAL_LIMIT) await this.checkpoint();
         return results;
       },
@@ -159,12 +159,11 @@ export class JsonFileStore implements Store {
     const pending = new Map<string, JsonRecord | null>();
     const results: WriteResult[] = [];
     const applied: Applied[] = [];
+    const stored = await this.readAll(ops.filter((op) => op.kind === 'create' || op.kind === 'update'));
     for (const op of ops) {
       const id = op.kind === 'delete' ? op.id : op.record.id;
       const key = `${op.collection}/${id}`;
-      const current = pending.has(key)
-        ? (pending.get(key) ?? undefined)
-        : await readRecord(this.fileFor(op.collection, id));
+      const current = pending.has(key) ? (pending.get(key) ?? undefined) : stored.get(key);
       let next: JsonRecord | null;
       if (op.kind === 'create') {
         if (current !== undefined) {
@@ -211,34 +210,63 @@ export class JsonFileStore implements Store {
   }
 
   /** Replaces each record file (temp + rename, unsynced: the journal holds the commit). */
+  /** The stored records the conditional ops name, read side by side, by `<collection>/<id>`. */
+  private async readAll(ops: readonly Op[]): Promise<Map<string, JsonRecord | undefined>> {
+    const keys = [...new Map(ops.map((op) => [`${op.collection}/${idOf(op)}`, op])).entries()];
+    const read = new Map<string, JsonRecord | undefined>();
+    for (let i = 0; i < keys.length; i += LIST_BATCH)
+      await Promise.all(
+        keys
+          .slice(i, i + LIST_BATCH)
+          .map(async ([key, op]) => read.set(key, await readRecord(this.fileFor(op.collection, idOf(op))))),
+      );
+    return read;
+  }
+
+  /**
+   * Replaces each record file with its last write in `applied` (temp + rename, unsynced:
+   * the journal holds the commit), the files side by side: every temp file first, then the renames.
+   */
   private async apply(
     applied: readonly Applied[],
-    options: { crashAfterFirst?: boolean } = {},
+    options: { crashAfterTemps?: boolean } = {},
   ): Promise<void> {
-    for (const [i, { collection, id, record }] of applied.entries()) {
-      const file = this.fileFor(collection, id);
-      if (record === null) {
-        await unlinkQuietly(file);
-        continue;
-      }
-      const dir = path.dirname(file);
+    const last = new Map(applied.map((a) => [this.fileFor(a.collection, a.id), a.record]));
+    const files = [...last.entries()];
+    const temps = new Map<string, string>();
+    for (let i = 0; i < files.length; i += LIST_BATCH)
+      await Promise.all(
+        files.slice(i, i + LIST_BATCH).map(async ([file, record]) => {
+          if (record !== null) temps.set(file, await this.writeTempFor(file, record));
+        }),
+      );
+    if (options.crashAfterTemps) crashPoint('store:temp-written');
+    for (let i = 0; i < files.length; i += LIST_BATCH)
+      await Promise.all(
+        files.slice(i, i + LIST_BATCH).map(async ([file]) => {
+          const temp = temps.get(file);
+          if (temp === undefined) return unlinkQuietly(file);
+          try {
+            await fs.rename(temp, file);
+          } catch (err) {
+            await unlinkQuietly(temp);
+            throw err;
+          }
+        }),
+      );
+  }
+
+  /** A temp file holding `record`, next to `file` (its folder made again if it was removed). */
+  private async writeTempFor(file: string, record: JsonRecord): Promise<string> {
+    const dir = path.dirname(file);
+    await this.ensureDir(dir);
+    try {
+      return await writeTemp(dir, record, { sync: false });
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      this.made.delete(dir); // the folder was removed under us: make it again
       await this.ensureDir(dir);
-      let temp: string;
-      try {
-        temp = await writeTemp(dir, record, { sync: false });
-      } catch (err) {
-        if (errorCode(err) !== 'ENOENT') throw err;
-        this.made.delete(dir); // the folder was removed under us: make it again
-        await this.ensureDir(dir);
-        temp = await writeTemp(dir, record, { sync: false });
-      }
-      if (i === 0 && options.crashAfterFirst) crashPoint('store:temp-written');
-      try {
-        await fs.rename(temp, file);
-      } catch (err) {
-        await unlinkQuietly(temp);
-        throw err;
-      }
+      return writeTemp(dir, record, { sync: false });
     }
   }
 
@@ -361,6 +389,10 @@ function bootId(): string {
     boot = String(Math.round((Date.now() - os.uptime() * 1000) / 10_000));
   }
   return boot;
+}
+
+function idOf(op: Op): string {
+  return op.kind === 'delete' ? op.id : op.record.id;
 }
 
 /** The record a single write landed, or its error thrown. */
