@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import { AssetHashType, AssetStaging, DockerImage } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { BUNDLE_ALIASES } from './bundle-stubs/aliases.ts';
@@ -127,6 +127,8 @@ export function handlerCode(name: string): Code {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
       image: DockerImage.fromRegistry('dummy'), // never pulled: local bundling always answers
+      // What runs, and (being part of CDK's bundling cache key) what keeps each function's code its own.
+      command: ['node', '--import', 'tsx', 'lib/bundle-cli.ts', name, AssetStaging.BUNDLING_OUTPUT_DIR],
       local: {
         tryBundle(outputDir: string): boolean {
           const child = spawnSync(process.execPath, ['--import', 'tsx', BUNDLE_CLI, name, outputDir], {
