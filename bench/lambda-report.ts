@@ -1,26 +1,12 @@
 /** The markdown report of bench/lambda.ts. */
+import { renderBundles, type BundleReport } from './lambda-bundles.ts';
 import type { CostLine } from './lambda-cost.ts';
 import type { FunctionName, LoopResult } from './lambda-loop.ts';
-
-interface Size {
-  bytes: number;
-  gzip: number;
-  pass: boolean;
-}
-
-export interface BundleRow {
-  name: string;
-  deployed: Size;
-  self_contained: Size;
-  import_ms: { deployed: number | null; self_contained: number | null };
-}
 
 export interface Report {
   generated_at: string;
   machine: { node: string; cpus: number; loadavg_1m: number };
-  budget_bytes: number;
-  import_samples: number;
-  bundles: BundleRow[];
+  bundles: BundleReport;
   runs: LoopResult[];
   memory_mb: Record<FunctionName, number>;
   memory_from: string;
@@ -28,8 +14,6 @@ export interface Report {
   prices: Record<string, { usd: number; note: string }>;
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
-const ms = (value: number | null) => (value === null ? 'failed' : `${value} ms`);
 const num = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 const usd = (value: number) => `$${value < 0.01 ? value.toFixed(6) : value.toFixed(4)}`;
 
@@ -63,18 +47,8 @@ export function renderReport(r: Report): string {
     '',
     `${r.generated_at} · Node ${r.machine.node} here (Lambda runs Node 22) · ${r.machine.cpus} CPUs · load average ${r.machine.loadavg_1m} (other work on the machine inflates every time below)`,
     '',
-    `## Bundles (esbuild: bundle, minify, ESM, target node22; budget ${mb(r.budget_bytes)} minified each)`,
-    '',
-    '"deployed" leaves `@aws-sdk/*` to the Lambda runtime (as lib/functions.ts does); "self-contained" bundles it too.',
-    `Cold import: \`await import(bundle)\` in a fresh \`node\`, median of ${r.import_samples}; the SDK of "deployed" is loaded from node_modules.`,
-    '',
-    '| function | deployed | gzip | budget | self-contained | gzip | budget | cold import (deployed) | cold import (self-contained) |',
-    '|---|---:|---:|---|---:|---:|---|---:|---:|',
   );
-  for (const b of r.bundles)
-    push(
-      `| ${b.name} | ${mb(b.deployed.bytes)} | ${mb(b.deployed.gzip)} | ${b.deployed.pass ? 'PASS' : 'FAIL'} | ${mb(b.self_contained.bytes)} | ${mb(b.self_contained.gzip)} | ${b.self_contained.pass ? 'PASS' : 'FAIL'} | ${ms(b.import_ms.deployed)} | ${ms(b.import_ms.self_contained)} |`,
-    );
+  push(...renderBundles(r.bundles));
 
   const sorted = [...r.runs].sort((a, b) => a.items - b.items);
   const large = sorted.at(-1)!;

@@ -1,11 +1,11 @@
 /**
- * Lambda benchmark: bundles each lambdas/*.ts as CDK does (esbuild: bundle, minify, ESM,
- * node22; AWS SDK left to the runtime) and self-contained (SDK bundled too), checks each
- * against the 3 MB budget, times a cold import of each bundle in a fresh `node` (median),
- * then runs a scheduled run through the handlers per size (a child process each: dynalite +
- * mocked AWS, see lambda-loop.ts) and estimates the AWS cost per 1,000 items.
+ * Lambda benchmark: bundles each lambdas/*.ts as the stack does (lib/bundle.ts) and
+ * self-contained (SDK bundled too), checks what a cold start loads against the 1.2 MB budget,
+ * times cold imports next to the floor (lambda-bundles.ts), then runs a scheduled run through
+ * the handlers per size (a child process each: dynalite + mocked AWS, see lambda-loop.ts)
+ * and estimates the AWS cost per 1,000 items.
  *
- *   npm run bench:lambda                       # sizes 10,50; 5 import samples
+ *   npm run bench:lambda                       # sizes 10,50; 7 import samples
  *   npm run bench:lambda -- --sizes 50 --samples 3
  *   tsx bench/lambda.ts --child 50             # one size, in this process (what the parent spawns)
  *   tsx bench/lambda.ts --report-only          # re-render lambda.md from lambda.json
@@ -13,121 +13,19 @@
  * Prints a markdown report; writes bench/results/lambda.json and bench/results/lambda.md.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { format, resolveConfig } from 'prettier';
 import { costFor, memorySizes, PRICE_NOTES, PRICES } from './lambda-cost.ts';
+import { measureBundles } from './lambda-bundles.ts';
 import { runLoop, type LoopResult } from './lambda-loop.ts';
-import { renderReport, type BundleRow, type Report } from './lambda-report.ts';
-import { BUNDLE_ALIASES } from '../lib/bundle-stubs/aliases.ts';
+import { renderReport, type Report } from './lambda-report.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
-/** Inside node_modules so a bundle that leaves @aws-sdk external still resolves it. */
-const OUT_DIR = path.join(PROJECT_DIR, 'node_modules', '.cache', 'handoff-bench-lambda');
-/** As lib/functions.ts bundles: imapflow's logger and proxy packages are stubs (lib/bundle-stubs). */
-const BUNDLE_STUBS = Object.fromEntries(
-  Object.entries(BUNDLE_ALIASES).map(([pkg, stub]) => [pkg, path.join(PROJECT_DIR, stub)]),
-);
-const BUDGET_BYTES = 3 * 1024 * 1024;
-const BANNER =
-  "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);";
-/** As lib/functions.ts bundles: playwright-core (the AgentCore Browser) is never shipped to Lambda. */
-const VARIANTS = {
-  deployed: ['@aws-sdk/*', 'playwright-core'],
-  self_contained: ['playwright-core'],
-} as const;
-type Variant = keyof typeof VARIANTS;
-
-/** Placeholder values for every variable any function reads at module scope (nothing is contacted). */
-const IMPORT_ENV: Record<string, string> = {
-  HANDOFF_TABLE: 'handoff',
-  USE_DYNAMODB: 'true',
-  AWS_REGION: 'us-east-1',
-  EVENT_BUS_NAME: 'handoff',
-  NOTIFY_TOPIC_ARN: 'arn:aws:sns:us-east-1:123456789012:handoff',
-  LINK_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:link',
-  API_KEY_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:api',
-  WEBHOOK_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:hook',
-  UI_BASE_URL: 'https://handoff.example.com',
-  SCHEDULE_GROUP_NAME: 'handoff',
-  SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
-  TRIGGER_FUNCTION_ARN: 'arn:aws:lambda:us-east-1:123456789012:function:trigger',
-  HANDOFF_STATE_DIR: path.join(os.tmpdir(), 'handoff-bench-lambda'),
-  HANDOFF_MODEL_PROVIDER: 'local',
-};
-
-async function bundleAll(): Promise<
-  Map<string, Record<Variant, { file: string; bytes: number; gzip: number }>>
-> {
-  const entries = (await readdir(path.join(PROJECT_DIR, 'lambdas'))).filter((f) => f.endsWith('.ts')).sort();
-  const out = new Map<string, Record<Variant, { file: string; bytes: number; gzip: number }>>();
-  await rm(OUT_DIR, { recursive: true, force: true });
-  for (const [variant, external] of Object.entries(VARIANTS) as [Variant, readonly string[]][]) {
-    const outdir = path.join(OUT_DIR, variant);
-    await build({
-      entryPoints: entries.map((e) => path.join(PROJECT_DIR, 'lambdas', e)),
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      minify: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      mainFields: ['module', 'main'],
-      external: [...external],
-      alias: BUNDLE_STUBS,
-      banner: { js: BANNER },
-      logLevel: 'error',
-    });
-    for (const entry of entries) {
-      const name = entry.replace(/\.ts$/, '');
-      const file = path.join(outdir, `${name}.mjs`);
-      const code = await readFile(file);
-      const row = out.get(name) ?? ({} as Record<Variant, { file: string; bytes: number; gzip: number }>);
-      row[variant] = { file, bytes: code.length, gzip: gzipSync(code).length };
-      out.set(name, row);
-    }
-  }
-  return out;
-}
-
-/** Milliseconds to import `file` in a fresh node (measured inside the child), or null if it failed. */
-function importOnce(file: string): Promise<number | null> {
-  const code = `const t = performance.now(); const m = await import(${JSON.stringify(file)}); if (typeof m.handler !== 'function') process.exit(3); process.stdout.write(String(performance.now() - t));`;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--no-warnings', '--input-type=module', '-e', code], {
-      cwd: path.dirname(file),
-      env: { PATH: process.env.PATH ?? '', ...IMPORT_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => {
-      if (status !== 0)
-        process.stderr.write(`import of ${file} failed (${status}): ${stderr.split('\n')[0]}\n`);
-      resolve(status === 0 ? Number(stdout) : null);
-    });
-  });
-}
-
-async function medianImport(file: string, samples: number): Promise<number | null> {
-  const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const ms = await importOnce(file);
-    if (ms === null) return null;
-    times.push(ms);
-  }
-  times.sort((a, b) => a - b);
-  return Math.round(times[Math.floor(times.length / 2)]!);
-}
 
 function runChild(n: number): Promise<LoopResult> {
   return new Promise((resolve, reject) => {
@@ -172,7 +70,7 @@ async function main(): Promise<void> {
     options: {
       child: { type: 'string' },
       sizes: { type: 'string', default: '10,50' },
-      samples: { type: 'string', default: '5' },
+      samples: { type: 'string', default: '7' },
       'report-only': { type: 'boolean', default: false },
     },
   });
@@ -191,29 +89,7 @@ async function main(): Promise<void> {
   const sizes = values.sizes.split(',').map(Number);
   const samples = Number(values.samples);
 
-  process.stderr.write('Bundling lambdas/*.ts ...\n');
-  const bundles = await bundleAll();
-  const rows: BundleRow[] = [];
-  for (const [name, variants] of bundles) {
-    process.stderr.write(`Cold import of ${name} (${samples} samples per variant) ...\n`);
-    rows.push({
-      name,
-      deployed: {
-        bytes: variants.deployed.bytes,
-        gzip: variants.deployed.gzip,
-        pass: variants.deployed.bytes <= BUDGET_BYTES,
-      },
-      self_contained: {
-        bytes: variants.self_contained.bytes,
-        gzip: variants.self_contained.gzip,
-        pass: variants.self_contained.bytes <= BUDGET_BYTES,
-      },
-      import_ms: {
-        deployed: await medianImport(variants.deployed.file, samples),
-        self_contained: await medianImport(variants.self_contained.file, samples),
-      },
-    });
-  }
+  const bundles = await measureBundles(samples);
 
   const runs: LoopResult[] = [];
   for (const n of sizes) {
@@ -230,9 +106,7 @@ async function main(): Promise<void> {
       cpus: os.cpus().length,
       loadavg_1m: Number(os.loadavg()[0]!.toFixed(2)),
     },
-    budget_bytes: BUDGET_BYTES,
-    import_samples: samples,
-    bundles: rows,
+    bundles,
     runs,
     memory_mb: memory.sizes,
     memory_from: memory.from,
@@ -246,7 +120,7 @@ async function main(): Promise<void> {
     ),
   };
   process.stdout.write(await writeResults(report));
-  if (rows.some((r) => !r.deployed.pass)) process.exitCode = 1;
+  if (bundles.functions.some((r) => !r.deployed.pass)) process.exitCode = 1;
 }
 
 await main();

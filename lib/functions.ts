@@ -1,15 +1,17 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type IDestination, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  Architecture,
+  Function as LambdaFunction,
+  type IDestination,
+  type IFunction,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BUNDLE_ALIASES } from './bundle-stubs/aliases.ts';
+import { handlerCode } from './bundle.ts';
 
-/** The repository root: entries, the lock file and node_modules live here. */
-export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export { PROJECT_ROOT } from './bundle.ts';
 
 interface FunctionSpec {
   /** Construct id prefix. */
@@ -88,27 +90,6 @@ export const ASYNC_RETRY_ATTEMPTS = 2;
 export const ASYNC_MAX_EVENT_AGE = Duration.hours(2);
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
-/** Bundles each handler on its own: ESM for Node 22, the AWS SDK v3 left to the runtime. */
-export const BUNDLING: BundlingOptions = {
-  format: OutputFormat.ESM,
-  target: 'node22',
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  // playwright-core drives the AgentCore Browser integration; it is not shipped to Lambda (it
-  // would double a bundle), so that one integration fails there with one line, on use.
-  externalModules: ['@aws-sdk/*', 'playwright-core'],
-  // imapflow's logger and proxy packages, never reached by Handoff, become stubs (bundle budget).
-  esbuildArgs: Object.fromEntries(
-    Object.entries(BUNDLE_ALIASES).map(([pkg, stub]) => [`--alias:${pkg}`, stub]),
-  ),
-  // CommonJS dependencies bundled into ESM still call require().
-  banner:
-    "import { createRequire as __handoffCreateRequire } from 'node:module'; const require = __handoffCreateRequire(import.meta.url);",
-  logLevel: LogLevel.WARNING,
-};
-
 export interface HandoffFunctionProps {
   name: FunctionName;
   environment: Record<string, string>;
@@ -118,10 +99,11 @@ export interface HandoffFunctionProps {
 }
 
 /**
- * One handler from `lambdas/<name>.ts`: Node 22 on arm64, its own role (permissions are
- * granted by the stack, nothing by default) and its own log group with a retention.
+ * One handler from `lambdas/<name>.ts`, bundled by lib/bundle.ts (its lazy paths split into
+ * chunks): Node 22 on arm64, its own role (permissions are granted by the stack, nothing by
+ * default) and its own log group with a retention.
  */
-export function handoffFunction(scope: Construct, props: HandoffFunctionProps): NodejsFunction {
+export function handoffFunction(scope: Construct, props: HandoffFunctionProps): LambdaFunction {
   const spec = FUNCTION_SPECS[props.name];
   const logGroup = new LogGroup(scope, `${spec.id}Logs`, {
     retention: LOG_RETENTION,
@@ -133,11 +115,9 @@ export function handoffFunction(scope: Construct, props: HandoffFunctionProps): 
   });
   logGroup.grantWrite(role);
 
-  const fn = new NodejsFunction(scope, spec.id, {
-    entry: path.join(PROJECT_ROOT, 'lambdas', `${props.name}.ts`),
-    handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+  const fn = new LambdaFunction(scope, spec.id, {
+    code: handlerCode(props.name),
+    handler: 'index.handler',
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
     memorySize: spec.memorySize,
@@ -146,7 +126,6 @@ export function handoffFunction(scope: Construct, props: HandoffFunctionProps): 
     environment: props.environment,
     role,
     logGroup,
-    bundling: BUNDLING,
     ...(props.onFailure
       ? { onFailure: props.onFailure, retryAttempts: ASYNC_RETRY_ATTEMPTS, maxEventAge: ASYNC_MAX_EVENT_AGE }
       : {}),

@@ -1,7 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IDestination } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction, IDestination } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { Construct } from 'constructs';
 import { HandoffAlarms } from './alarms.ts';
@@ -57,7 +56,7 @@ export class HandoffStack extends Stack {
     };
     // The schedules invoke the trigger, so they are made after it; schedule-sync is bound after both.
     const made: { schedules?: HandoffSchedules } = {};
-    const binders: Record<Binding, (f: NodejsFunction) => void> = {
+    const binders: Record<Binding, (f: LambdaFunction) => void> = {
       table: (f) => store.bind(f),
       tableRead: (f) => store.bind(f, 'read'),
       bus: (f) => bus.bind(f),
@@ -75,7 +74,7 @@ export class HandoffStack extends Stack {
       },
     };
     /** Function `name`, bound to what FUNCTION_BINDINGS (shared/aws/deployment.ts) says it uses. */
-    const fn = (name: FunctionName, onFailure?: IDestination): NodejsFunction => {
+    const fn = (name: FunctionName, onFailure?: IDestination): LambdaFunction => {
       const f = handoffFunction(this, {
         name,
         environment,
@@ -145,7 +144,7 @@ export class HandoffStack extends Stack {
   }
 
   /** Bedrock model calls (Converse and InvokeModel, streaming or not) on any model or inference profile. */
-  private grantInvokeModels(f: NodejsFunction): void {
+  private grantInvokeModels(f: LambdaFunction): void {
     const foundationModels = `arn:${this.partition}:bedrock:*::foundation-model/*`;
     const inferenceProfiles = `arn:${this.partition}:bedrock:${this.region}:${this.account}:inference-profile/*`;
     f.addToRolePolicy(

@@ -1,17 +1,18 @@
-import {
-  PutEventsCommand,
-  type EventBridgeClient,
-  type PutEventsRequestEntry,
-} from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { HandoffError } from '../errors/index.ts';
+import { clientOf, type ClientRef } from './lazy-client.ts';
 import type { Dispatcher } from '../runs/dispatch.ts';
 import { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
 export { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
 /** Puts entries on the bus; a rejected entry (FailedEntryCount > 0) throws, so nothing is dropped silently. */
-export async function putEntries(client: EventBridgeClient, entries: PutEventsRequestEntry[]): Promise<void> {
-  const out = await client.send(new PutEventsCommand({ Entries: entries }));
+export async function putEntries(
+  client: ClientRef<EventBridgeClient>,
+  entries: PutEventsRequestEntry[],
+): Promise<void> {
+  const { PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
+  const out = await (await clientOf(client)).send(new PutEventsCommand({ Entries: entries }));
   if ((out.FailedEntryCount ?? 0) > 0) {
     const failed = out.Entries?.find((e) => e.ErrorCode !== undefined);
     throw new HandoffError(
@@ -23,7 +24,7 @@ export async function putEntries(client: EventBridgeClient, entries: PutEventsRe
 /** Dispatch mode on AWS: each step becomes a `handoff.step` event that a rule routes to the node's function. */
 export class EventBridgeDispatcher implements Dispatcher {
   constructor(
-    private readonly client: EventBridgeClient,
+    private readonly client: ClientRef<EventBridgeClient>,
     private readonly busName: string,
   ) {}
 

@@ -2,7 +2,7 @@ import { kmsOnlyCredentials } from '../credentials/open-credentials.ts';
 import { emit } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import type { LinkKey } from '../links/link-key.ts';
-import { mirrorFromEnv } from '../memory/agentcore-mirror.ts';
+import { mirrorFor } from '../memory/open-mirror.ts';
 import { modelFactory } from '../models/provider.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { DEFAULT_PAGE_SIZE } from '../runs/wire.ts';
@@ -46,7 +46,7 @@ export function engineForLambda(
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl),
     // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
     credentials: kmsOnlyCredentials(env.AWS_REGION, store),
-    mirror: mirrorFromEnv(env),
+    mirror: mirrorFor(env),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME),
     emit,
     settings,

@@ -1,6 +1,7 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { HandoffError } from '../errors/index.ts';
 import type { LinkKey } from '../links/link-key.ts';
+import type { ClientRef } from './lazy-client.ts';
 import { SecretValue } from './secret-value.ts';
 
 /** Shorter keys are refused: HMAC-SHA256 wants at least 32 bytes of secret. */
@@ -15,7 +16,7 @@ export class SecretLinkKey implements LinkKey {
   private readonly secret: SecretValue;
   private key: Promise<Buffer> | undefined;
 
-  constructor(client: SecretsManagerClient, secretId: string) {
+  constructor(client: ClientRef<SecretsManagerClient>, secretId: string) {
     this.secret = new SecretValue(client, secretId);
   }
 

@@ -1,5 +1,6 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { HandoffError } from '../errors/index.ts';
+import { clientOf, type ClientRef } from './lazy-client.ts';
 
 /**
  * One Secrets Manager secret's string, read on first use and kept for the life of the
@@ -10,7 +11,7 @@ export class SecretValue {
   private value: Promise<string> | undefined;
 
   constructor(
-    private readonly client: SecretsManagerClient,
+    private readonly client: ClientRef<SecretsManagerClient>,
     private readonly secretId: string,
   ) {}
 
@@ -23,7 +24,10 @@ export class SecretValue {
   }
 
   private async read(): Promise<string> {
-    const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.secretId }));
+    const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const out = await (
+      await clientOf(this.client)
+    ).send(new GetSecretValueCommand({ SecretId: this.secretId }));
     const text = out.SecretString ?? (out.SecretBinary ? Buffer.from(out.SecretBinary).toString('utf8') : '');
     if (!text.trim()) throw new HandoffError(`secret ${this.secretId} is empty`);
     return text.trim();

@@ -1,5 +1,6 @@
-import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Notice, Notifier } from '../notify/notifier.ts';
+import { clientOf, type ClientRef } from './lazy-client.ts';
 
 /** SNS refuses a Subject longer than this. */
 export const MAX_SUBJECT = 100;
@@ -10,12 +11,15 @@ export const MAX_SUBJECT = 100;
  */
 export class SnsNotifier implements Notifier {
   constructor(
-    private readonly client: SNSClient,
+    private readonly client: ClientRef<SNSClient>,
     private readonly topicArn: string,
   ) {}
 
   async notify(notice: Notice): Promise<void> {
-    await this.client.send(
+    const { PublishCommand } = await import('@aws-sdk/client-sns');
+    await (
+      await clientOf(this.client)
+    ).send(
       new PublishCommand({
         TopicArn: this.topicArn,
         Subject: snsSubject(subjectOf(notice)),

@@ -1,12 +1,16 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
 import { putEntries } from './eventbridge-dispatcher.ts';
+import type { ClientRef } from './lazy-client.ts';
 import { EVENT_SOURCE, WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
 export { WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
 /** A change listener for the workflow routes that puts a `handoff.workflow` event on the bus. */
-export function workflowEvents(client: EventBridgeClient, busName: string): WorkflowChangeListener {
+export function workflowEvents(
+  client: ClientRef<EventBridgeClient>,
+  busName: string,
+): WorkflowChangeListener {
   return async (workflowId, change) => {
     const detail: WorkflowDetail = { workflow_id: workflowId, change };
     await putEntries(client, [

@@ -3,8 +3,8 @@ import type { Run } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { EventSource } from './event/event-source.ts';
-import { ImapSource } from './imap/imap-source.ts';
-import { MaildirSource } from './maildir/maildir-source.ts';
+import { IMAP_BATCH } from './imap/batch.ts';
+import { LazySource } from './lazy-source.ts';
 import type { ItemSource } from './source.ts';
 
 /** What a source may need to open: the run it serves, the credentials of a remote source, and the store for IMAP's watermark. */
@@ -15,20 +15,30 @@ export interface SourceDeps {
   store?: Store;
 }
 
-/** The source adapter a workflow names. A remote source connects on first use: `close` it. */
+/**
+ * The source adapter a workflow names. A remote source connects on first use: `close` it.
+ * The mail adapters (and the parser and IMAP client they carry) load on first use too.
+ */
 export function openSource(workflow: Workflow, deps: SourceDeps): ItemSource {
   switch (workflow.source.type) {
-    case 'maildir':
-      return new MaildirSource(workflow.source.path);
+    case 'maildir': {
+      const { path } = workflow.source;
+      return new LazySource(
+        async () => new (await import('./maildir/maildir-source.ts')).MaildirSource(path),
+      );
+    }
     case 'event':
       return new EventSource(deps.run.trigger.detail);
-    case 'imap':
-      if (!deps.credentials) throw new Error('an IMAP source needs the credential store to open');
+    case 'imap': {
+      const { credentials, store } = deps;
+      if (!credentials) throw new Error('an IMAP source needs the credential store to open');
+      const config = workflow.source;
       // Without a store (a check outside any run) no watermark is read or written.
-      return new ImapSource(
-        workflow.source,
-        deps.credentials,
-        deps.store ? { store: deps.store, workflowId: workflow.id, runId: deps.run.id } : null,
+      const watermark = store ? { store, workflowId: workflow.id, runId: deps.run.id } : null;
+      return new LazySource(
+        async () => new (await import('./imap/imap-source.ts')).ImapSource(config, credentials, watermark),
+        IMAP_BATCH,
       );
+    }
   }
 }

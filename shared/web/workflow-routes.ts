@@ -10,7 +10,7 @@ import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { lambdaSourceProblem } from '../sources/source-types.ts';
-import { MAX_WORKFLOW_BYTES, parseWorkflow, tooLargeMessage } from '../workflows/load.ts';
+import { MAX_WORKFLOW_BYTES, tooLargeMessage } from '../workflows/limits.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
@@ -44,7 +44,10 @@ export function registerWorkflowRoutes(app: Hono, deps: WorkflowRouteDeps): void
 
   app.put('/api/workflows/:id', limit, async (c) => {
     const id = c.req.param('id');
-    const workflow = parseWorkflow(await c.req.text(), bodyName(c.req.header('Content-Type')));
+    const text = await c.req.text();
+    // The YAML parser loads with the first workflow sent, not with every cold start.
+    const { parseWorkflow } = await import('../workflows/load.ts');
+    const workflow = parseWorkflow(text, bodyName(c.req.header('Content-Type')));
     if (workflow.id !== id)
       throw new InvalidInputError(`body: id "${workflow.id}" does not match the path's workflow id "${id}"`);
     const problem = deps.inLambda ? lambdaSourceProblem(workflow.source.type) : null;

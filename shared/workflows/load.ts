@@ -7,15 +7,10 @@ import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { InvalidInputError, errorMessage } from '../errors/index.ts';
+import { MAX_WORKFLOW_BYTES, tooLargeMessage } from './limits.ts';
 import { WorkflowSchema, type Workflow } from './schema.ts';
 
-/** Largest workflow file (or API body) accepted anywhere: CLI, local API, Lambda API. */
-export const MAX_WORKFLOW_BYTES = 256 * 1024;
-
-/** The one-line refusal for a workflow file over MAX_WORKFLOW_BYTES. */
-export function tooLargeMessage(fileName: string): string {
-  return `${fileName}: larger than ${MAX_WORKFLOW_BYTES} bytes, the limit for a workflow file`;
-}
+export { MAX_WORKFLOW_BYTES, tooLargeMessage };
 
 /**
  * Parses and validates a workflow from YAML (.yaml/.yml) or JSON (.json); other

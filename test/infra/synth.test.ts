@@ -68,7 +68,7 @@ function bundles(outdir: string): string[] {
 }
 
 describe('real bundling', () => {
-  it('bundles a handler into one ESM file that loads on Node with the SDK left out', async () => {
+  it('bundles a handler into ESM (index.mjs and its chunks) that loads on Node with the SDK left out', async () => {
     const outdir = tempOutdir();
     try {
       const app = new App({ outdir, context: cdkJsonContext() });

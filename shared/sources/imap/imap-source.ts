@@ -15,6 +15,7 @@ import type { ActRequest, ActResult, ActionContext, ItemSource, ReadResult, Sour
 import { splitItemId } from '../source.ts';
 import { ImapError, ImapUnavailableError, connectImap, type ImapOptions } from './connection.ts';
 import { appendAll } from './multiappend.ts';
+import { IMAP_BATCH } from './batch.ts';
 import { noteListed, promoteListed, readWatermark, type MailboxStatus } from './watermark.ts';
 import type { Store } from '../../store/store.ts';
 
@@ -34,11 +35,7 @@ const SPECIAL = {
   draft_reply: { flag: '\\Drafts', setting: 'drafts_mailbox' },
 } as const;
 
-/**
- * How many messages one UID FETCH reads ahead, and how many decided items are moved
- * together: a batch costs a handful of round trips (FETCH, MOVE per folder, APPEND).
- */
-export const IMAP_BATCH = 100;
+export { IMAP_BATCH };
 
 type MailAction = keyof typeof SPECIAL;
 

@@ -7,7 +7,6 @@
  */
 import { html } from 'hono/html';
 import type { Decision } from '../../records/runs.ts';
-import { findMailFile, MAX_TEXT, readMailItem } from '../../sources/maildir/maildir.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { when, type Html } from './ui.ts';
 
@@ -18,7 +17,8 @@ export interface MessageView {
   text: string;
   /** `full`: read from the source; `snippet`: the message is gone, this is what the run kept. */
   from: 'full' | 'snippet';
-  shortened: boolean;
+  /** The text was cut at this many characters; null when it is shown whole. */
+  shortenedAt: number | null;
 }
 
 /** The message behind a decision, in full when the source still has it. */
@@ -29,10 +29,12 @@ export async function loadMessage(workflow: Workflow | null, decision: Decision)
     date: null,
     text: decision.snippet,
     from: 'snippet',
-    shortened: false,
+    shortenedAt: null,
   };
   if (workflow?.source.type !== 'maildir') return snippet;
   try {
+    // The mail parser loads only when a Maildir message is shown (never on Lambda).
+    const { findMailFile, MAX_TEXT, readMailItem } = await import('../../sources/maildir/maildir.ts');
     const file = await findMailFile(workflow.source.path, decision.item_id);
     if (!file) return snippet;
     const read = await readMailItem(file);
@@ -44,7 +46,7 @@ export async function loadMessage(workflow: Workflow | null, decision: Decision)
       date: item.date,
       text: item.text,
       from: 'full',
-      shortened: item.text.length >= MAX_TEXT,
+      shortenedAt: item.text.length >= MAX_TEXT ? MAX_TEXT : null,
     };
   } catch {
     return snippet; // the source is unreachable from here (e.g. a Maildir on another machine)
@@ -122,8 +124,8 @@ export function messageBlock(message: MessageView): Html {
         : ''
     }
     ${
-      message.shortened
-        ? html`<p class="muted small">Shown up to ${MAX_TEXT.toLocaleString('en')} characters.</p>`
+      message.shortenedAt !== null
+        ? html`<p class="muted small">Shown up to ${message.shortenedAt.toLocaleString('en')} characters.</p>`
         : ''
     }
     <p class="muted small">Shown as plain text: nothing in it runs, loads or links anywhere.</p>
