@@ -38,14 +38,16 @@ export function medians(runs: SizeResult[]): SizeResult[] {
   for (const group of groups.values()) {
     const sorted = [...group].sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    const resumes = group.flatMap((r) => (r.resume ? [r.resume.wall_s] : []));
+    const resumes = group.flatMap((r) => (r.resume ? [r.resume] : [])).sort((a, b) => a.wall_s - b.wall_s);
     out.push({
       ...median,
+      // The resume's own median run: its time varies apart from the run's.
+      resume: resumes[Math.floor((resumes.length - 1) / 2)] ?? null,
       spread: {
         runs: group.length,
         platform_ms_per_item: range(group.map((r) => r.platform_ms_per_item)),
         wall_ms: range(group.map((r) => r.wall_ms)),
-        ...(resumes.length > 0 ? { resume_s: range(resumes) } : {}),
+        ...(resumes.length > 0 ? { resume_s: range(resumes.map((x) => x.wall_s)) } : {}),
       },
     });
   }
