@@ -58,7 +58,7 @@ export interface StoreCounters {
   readonly inner: Store;
   /** Calls by method name (any method the inner store has, optional ones included). */
   calls: Record<string, number>;
-  /** Writes and reads by collection (a call whose first argument is not a collection: its method name). */
+  /** Records written and reads, by collection (a batch write's records each count; a call with no collection: its method name). */
   writesByCollection: Record<string, number>;
   readsByCollection: Record<string, number>;
   /** Time awaiting the store. */
@@ -110,8 +110,12 @@ export function countingStore(inner: Store): CountingStore {
         wrapped.set(prop, async (...args: unknown[]) => {
           counters.calls[method] = (counters.calls[method] ?? 0) + 1;
           const tally = READS.has(method) ? counters.readsByCollection : counters.writesByCollection;
-          const where = typeof args[0] === 'string' ? args[0] : method;
-          tally[where] = (tally[where] ?? 0) + 1;
+          // A batch write is one durable write; by collection, each of its records counts.
+          const batch = Array.isArray(args[0]) ? (args[0] as { collection?: unknown }[]) : null;
+          const where = batch
+            ? batch.map((w) => String(w.collection ?? method))
+            : [typeof args[0] === 'string' ? args[0] : method];
+          for (const key of where) tally[key] = (tally[key] ?? 0) + 1;
           const started = performance.now();
           try {
             return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);

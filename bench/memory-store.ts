@@ -1,6 +1,15 @@
 import { RecordExistsError, VersionConflictError } from '../shared/errors/index.ts';
 import type { Collection, JsonRecord, Store, Versioned } from '../shared/store/store.ts';
 
+/** One write of a batch: the kinds of the single calls (the shape of the Store port's `Write`). */
+export type MemoryWrite =
+  | { kind: 'create'; collection: Collection; record: JsonRecord }
+  | { kind: 'update'; collection: Collection; record: JsonRecord; expectedVersion: number }
+  | { kind: 'put'; collection: Collection; record: JsonRecord };
+
+/** A write that landed, with the record as stored, or the conflict it met. */
+export type MemoryWriteResult = { ok: true; record: JsonRecord } | { ok: false; error: Error };
+
 /**
  * A Store held in this process's memory, for the engine benchmark's in-memory variant: the
  * same contract as the JSON-file store (conditional create and update, records copied in and
@@ -54,6 +63,34 @@ export class MemoryStore implements Store {
 
   async delete(collection: Collection, id: string): Promise<void> {
     this.of(collection).delete(id);
+  }
+
+  /**
+   * Many writes at once, as the durable stores' `commit` (Store's optional batch write):
+   * each write's condition is checked on its own, a failed one is reported in its result
+   * and the others still land; results in the writes' order.
+   */
+  async commit(writes: readonly MemoryWrite[]): Promise<MemoryWriteResult[]> {
+    const results: MemoryWriteResult[] = [];
+    for (const write of writes) {
+      try {
+        if (write.kind === 'create')
+          results.push({ ok: true, record: await this.create(write.collection, write.record) });
+        else if (write.kind === 'update')
+          results.push({
+            ok: true,
+            record: await this.update(write.collection, write.record, write.expectedVersion),
+          });
+        else {
+          await this.put(write.collection, write.record);
+          results.push({ ok: true, record: write.record });
+        }
+      } catch (error) {
+        if (!(error instanceof RecordExistsError || error instanceof VersionConflictError)) throw error;
+        results.push({ ok: false, error });
+      }
+    }
+    return results;
   }
 
   private of(collection: Collection): Map<string, string> {

@@ -35,4 +35,22 @@ describe('the engine bench’s counting store', () => {
     expect([counting.writes, counting.reads, counting.ms]).toEqual([0, 0, 0]);
     expect(await counting.inner.get('outcomes', 'o1')).toMatchObject({ status: 'done', version: 2 });
   });
+
+  it('counts a batch write as one durable write, and each of its records by collection', async () => {
+    const counting = countingStore(new MemoryStore()) as ReturnType<typeof countingStore> & {
+      commit(writes: unknown[]): Promise<unknown[]>;
+    };
+    await counting.create('outcomes', { id: 'o1' });
+    counting.reset();
+    const results = await counting.commit([
+      { kind: 'create', collection: 'outcomes', record: { id: 'o1' } },
+      { kind: 'create', collection: 'outcomes', record: { id: 'o2' } },
+      { kind: 'put', collection: 'audit', record: { id: 'a1' } },
+    ]);
+
+    expect(results.map((r) => (r as { ok: boolean }).ok)).toEqual([false, true, true]);
+    expect(counting.writes).toBe(1);
+    expect(counting.writesByCollection).toEqual({ outcomes: 2, audit: 1 });
+    expect(await counting.inner.get('outcomes', 'o2')).toEqual({ id: 'o2', version: 1 });
+  });
 });
