@@ -1,47 +1,44 @@
 /**
- * Engine benchmark: one inbox-triage run through the real engine (startRun) over N seeded
- * messages, with the offline model, a fresh JSON-file store, a silent notifier and a no-op
- * emit, read from a Maildir or from a local Dovecot over IMAP (the same messages, commands
- * counted at a proxy). Each run is a fresh child process so memory peaks stay separate; the
- * variants run interleaved, --repeats times, and the table shows each one's median run.
+ * Engine benchmark: inbox-triage runs through the real engine (startRun) over N seeded
+ * messages with the offline model, side by side with the bare Strands floor (the same model
+ * turns and tool calls with no store, gate or recorder). Variants: the floor; a Maildir on the
+ * in-memory, JSON-file and DynamoDB (dynalite, started here) stores; IMAP from a local
+ * Dovecot on the JSON-file store (commands counted at a proxy). After each Maildir run every
+ * question is answered through the decide path and the run resumed (one interrupt), timed
+ * against the round trips of one interrupt per unsure item. Each run is a fresh child
+ * process; the variants run interleaved, --repeats times; the tables show each one's median
+ * run with min–max, and growth from the smallest size to the largest against ≤ 1.3×.
  *
- *   npm run bench                         # Maildir 10, 100, 1000; IMAP 100, 1000; 3 repeats
- *   npm run bench -- --sizes 10,100 --imap-sizes 100 --repeats 1
- *   npm run bench -- --profile            # also --cpu-prof each child and summarise the hot frames
- *   tsx bench/engine.ts --child 100 --source imap --json  # one run, in this process
+ *   npm run bench                          # sizes 10,100,1000; IMAP 100,1000; 3 repeats
+ *   npm run bench -- --sizes 10,100 --imap-sizes '' --stores json,memory --repeats 1
+ *   npm run bench -- --no-floor --no-resume   # --resume-stores json,memory,dynamodb adds DynamoDB's resume
+ *   npm run bench -- --profile             # also --cpu-prof each child and summarise the hot frames
+ *   npm run bench -- --help
+ *   tsx bench/engine.ts --child 100 --source maildir --store memory   # one run, in this process
  *
- * Prints a markdown table and writes bench/results/engine.json.
+ * Prints markdown tables and writes bench/results/engine.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Message, ModelStreamEvent, StreamOptions } from '@strands-agents/sdk';
-import { loadEnv } from '../shared/config/env.ts';
-import { OfflineModel } from '../shared/models/offline/offline-model.ts';
-import type { ModelFactory } from '../shared/models/provider.ts';
-import type { Notifier } from '../shared/notify/notifier.ts';
-import { startRun } from '../shared/runs/start-run.ts';
-import { DEFAULT_PAGE_SIZE, engineFromEnv } from '../shared/runs/wire.ts';
-import { writeMaildir } from '../shared/sources/maildir/generate.ts';
-import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
-import { JsonFileStore } from '../shared/store/json-file-store.ts';
+import { DEFAULT_PAGE_SIZE } from '../shared/runs/wire.ts';
+import { startDynaliteServer } from './bench-dynamo.ts';
+import { summariseProfile } from './cpu-profile.ts';
 import {
-  commitAll,
-  type Collection,
-  type JsonRecord,
-  type Store,
-  type Versioned,
-  type Write,
-  type WriteResult,
-} from '../shared/store/store.ts';
-import { parseWorkflow } from '../shared/workflows/load.ts';
-import { saveWorkflow } from '../shared/workflows/repository.ts';
-import { summariseProfile, type ProfileSummary } from './cpu-profile.ts';
-import { DEFAULT_SEED, generateInbox, type MailKind } from './generate-mail.ts';
-import { startImapSource, type ImapBench } from './imap-bench.ts';
+  FLAT_TARGET,
+  growth,
+  growthTable,
+  mainTable,
+  medians,
+  resumeTable,
+  variantName,
+} from './engine-report.ts';
+import { STORE_KINDS, measure, type BenchSource, type SizeResult, type StoreKind } from './engine-run.ts';
+import { DEFAULT_SEED } from './generate-mail.ts';
+import { round } from './instruments.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
@@ -49,298 +46,30 @@ const RESULTS_FILE = path.join(BENCH_DIR, 'results', 'engine.json');
 const DEFAULT_SIZES = [10, 100, 1000];
 const DEFAULT_IMAP_SIZES = [100, 1000];
 const DEFAULT_REPEATS = 3;
-const SAMPLE_MS = 10;
-/** "Flat" means the larger size is within this factor of the smaller one. */
-const FLAT_FACTOR = 1.5;
-const CHARS_PER_TOKEN = 4;
-const WORKFLOW_ID = 'inbox-triage';
+const DEFAULT_RESUME_STORES: StoreKind[] = ['json', 'memory'];
 
-// ---------------------------------------------------------------------------
-// Instruments
-// ---------------------------------------------------------------------------
+const HELP = `npm run bench -- [options]
+  --sizes 10,100,1000        Maildir sizes (the floor and every store run at each)
+  --imap-sizes 100,1000      IMAP sizes, on the JSON-file store ('' for none)
+  --stores json,memory,dynamodb   the engine's stores for the Maildir runs
+  --repeats 3                runs of each variant, interleaved (the median is shown)
+  --no-floor                 leave out the bare Strands floor
+  --resume-stores json,memory    after each Maildir run on these stores, answer every question
+                             (decide path) and resume; DynamoDB is opt-in: today each answer
+                             reads every decision of its interrupt, minutes at 1,000 on dynalite
+  --no-resume                no resume at all
+  --seed N                   the mail generator's seed
+  --profile                  --cpu-prof the first run of each variant and summarise it
+  --keep                     keep each run's temp folder
+One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
+  [--dynamodb-endpoint URL] [--no-resume] [--json]`;
 
-/** The offline model, timing its own generator: only the time spent pulling its events counts. */
-class TimedOfflineModel extends OfflineModel {
-  modelMs = 0;
-  inputCharsTotal = 0;
-
-  override async *stream(messages: Message[], options?: StreamOptions): AsyncIterable<ModelStreamEvent> {
-    const inner = super.stream(messages, options)[Symbol.asyncIterator]();
-    let first = true;
-    for (;;) {
-      const started = performance.now();
-      const next = await inner.next();
-      this.modelMs += performance.now() - started;
-      // The first pull runs the turn's bookkeeping: stats now describe this turn's input.
-      if (first) {
-        first = false;
-        this.inputCharsTotal += this.stats.lastInputChars;
-      }
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-}
-
-type StoreMethod = Exclude<keyof Store, 'listRunsOf'>;
-/** A `commit` of many writes is one durable write. */
-const WRITES: readonly StoreMethod[] = ['create', 'update', 'put', 'delete', 'commit'];
-
-/** A Store that counts (and times) every call by method and collection, then delegates. */
-class CountingStore implements Store {
-  calls: Record<StoreMethod, number> = {
-    get: 0,
-    list: 0,
-    listWithStatus: 0,
-    create: 0,
-    update: 0,
-    put: 0,
-    delete: 0,
-    commit: 0,
-  };
-  writesByCollection: Partial<Record<Collection, number>> = {};
-  ms = 0;
-
-  constructor(readonly inner: Store) {}
-
-  reset(): void {
-    for (const key of Object.keys(this.calls) as StoreMethod[]) this.calls[key] = 0;
-    this.writesByCollection = {};
-    this.ms = 0;
-  }
-
-  get writes(): number {
-    return WRITES.reduce((sum, m) => sum + this.calls[m], 0);
-  }
-
-  private async count<R>(method: StoreMethod, collection: Collection, call: () => Promise<R>): Promise<R> {
-    this.calls[method] += 1;
-    if (WRITES.includes(method))
-      this.writesByCollection[collection] = (this.writesByCollection[collection] ?? 0) + 1;
-    const started = performance.now();
-    try {
-      return await call();
-    } finally {
-      this.ms += performance.now() - started;
-    }
-  }
-
-  get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
-    return this.count('get', collection, () => this.inner.get(collection, id));
-  }
-  list(collection: Collection): Promise<JsonRecord[]> {
-    return this.count('list', collection, () => this.inner.list(collection));
-  }
-  listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
-    return this.count('listWithStatus', collection, () => this.inner.listWithStatus(collection, status));
-  }
-  create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
-    return this.count('create', collection, () => this.inner.create(collection, record));
-  }
-  update<T extends JsonRecord>(
-    collection: Collection,
-    record: T,
-    expectedVersion: number,
-  ): Promise<Versioned<T>> {
-    return this.count('update', collection, () => this.inner.update(collection, record, expectedVersion));
-  }
-  put(collection: Collection, record: JsonRecord): Promise<void> {
-    return this.count('put', collection, () => this.inner.put(collection, record));
-  }
-  delete(collection: Collection, id: string): Promise<void> {
-    return this.count('delete', collection, () => this.inner.delete(collection, id));
-  }
-  /** Counted once, under the collection of its first write. */
-  commit(writes: readonly Write[]): Promise<WriteResult[]> {
-    const inner = this.inner;
-    if (!inner.commit) return commitAll(this, writes);
-    return this.count('commit', writes[0]?.collection ?? 'runs', () => inner.commit!(writes));
-  }
-}
-
-/** Samples process.memoryUsage() every SAMPLE_MS and keeps the peaks. */
-function startMemorySampler() {
-  let peakRss = 0;
-  let peakHeap = 0;
-  let samples = 0;
-  const sample = () => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-    samples += 1;
-  };
-  sample();
-  const timer = setInterval(sample, SAMPLE_MS);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return { peakRss, peakHeap, samples };
-    },
-  };
-}
-
-const silentNotifier: Notifier = { notify: async () => {} };
-
-// ---------------------------------------------------------------------------
-// One size (child process)
-// ---------------------------------------------------------------------------
-
-/** Where the run reads its mail. */
-export type BenchSource = 'maildir' | 'imap';
-
-export interface SizeResult {
-  source: BenchSource;
+/** One cell of the plan: a variant at one size. */
+interface Variant {
   n: number;
-  seed: number;
-  page_size: number;
-  kinds: Record<MailKind, number>;
-  status: string;
-  error: string | null;
-  acted: number;
-  deferred: number;
-  declined: number;
-  failed: number;
-  /** acted + deferred + declined + failed: should equal n. */
-  handled: number;
-  wall_ms: number;
-  items_per_s: number;
-  wall_ms_per_item: number;
-  platform_ms_per_item: number;
-  model_ms_per_item: number;
-  /** Time awaiting store calls (JSON files: temp file + fsync + rename, lock files). */
-  store_ms_per_item: number;
-  /** Platform time outside the model and the store: the engine's own CPU work and source I/O. */
-  engine_ms_per_item: number;
-  rss_before_mb: number;
-  peak_rss_mb: number;
-  peak_heap_mb: number;
-  memory_samples: number;
-  store_writes: number;
-  store_writes_per_item: number;
-  store_calls: Record<StoreMethod, number>;
-  store_writes_by_collection: Partial<Record<Collection, number>>;
-  /** Size of the run record (with the paused graph snapshot) as compact JSON. */
-  run_record_kb: number;
-  turns: number;
-  max_input_chars_per_turn: number;
-  mean_input_chars_per_turn: number;
-  est_max_tokens_per_turn: number;
-  est_mean_tokens_per_turn: number;
-  /** IMAP commands sent during the run (each one round trip); null for a Maildir. */
-  round_trips: number | null;
-  round_trips_per_item: number | null;
-  commands_by_name: Record<string, number> | null;
-  /** Set on the median run of a variant: how many runs, and their spread. */
-  spread?: Spread;
-  profile?: ProfileSummary;
+  source: BenchSource;
+  store: StoreKind;
 }
-
-/** Runs of one variant (source and size): platform ms/item and wall s, min and max. */
-export interface Spread {
-  runs: number;
-  platform_ms_per_item: [number, number];
-  wall_ms: [number, number];
-}
-
-const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-export async function measure(
-  n: number,
-  seed: number,
-  keep = false,
-  source: BenchSource = 'maildir',
-): Promise<SizeResult> {
-  const root = await mkdtemp(path.join(os.tmpdir(), `handoff-bench-${n}-`));
-  const maildir = path.join(root, 'Maildir');
-  const stateDir = path.join(root, 'state');
-  let imap: ImapBench | null = null;
-  try {
-    const inbox = generateInbox(n, seed);
-    if (source === 'imap') imap = await startImapSource(inbox.messages);
-    else await writeMaildir(maildir, inbox.messages);
-
-    const store = new CountingStore(new JsonFileStore(stateDir));
-    const models: TimedOfflineModel[] = [];
-    const factory: ModelFactory = async () => {
-      const model = new TimedOfflineModel();
-      models.push(model);
-      return model;
-    };
-    const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
-    const deps = engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} });
-    let yaml = demoWorkflowYaml(maildir);
-    if (imap) {
-      await imap.storeCredential(deps.credentials);
-      yaml = yaml.replace(/^source: .*$/m, `source: ${JSON.stringify(imap.source)}`);
-    }
-    await saveWorkflow(store, parseWorkflow(yaml, `${WORKFLOW_ID}.yaml`));
-    store.reset();
-    imap?.counter.reset();
-
-    const rssBefore = process.memoryUsage().rss;
-    const sampler = startMemorySampler();
-    const started = performance.now();
-    const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
-    const wallMs = performance.now() - started;
-    const memory = sampler.stop();
-    const commands = imap ? structuredClone(imap.counter.count) : null;
-
-    const record = await store.inner.get('runs', run.id); // not counted: the run is over
-    const modelMs = models.reduce((s, m) => s + m.modelMs, 0);
-    const turns = models.reduce((s, m) => s + m.stats.turns, 0);
-    const maxInput = models.reduce((s, m) => Math.max(s, m.stats.maxInputChars), 0);
-    const meanInput = turns > 0 ? models.reduce((s, m) => s + m.inputCharsTotal, 0) / turns : 0;
-    const { acted, deferred, declined, failed } = run.counts;
-    return {
-      source,
-      n,
-      seed,
-      page_size: deps.settings.pageSize,
-      kinds: inbox.kinds,
-      status: run.status,
-      error: run.error,
-      acted,
-      deferred,
-      declined,
-      failed,
-      handled: acted + deferred + declined + failed,
-      wall_ms: round(wallMs, 1),
-      items_per_s: round(n / (wallMs / 1000), 1),
-      wall_ms_per_item: round(wallMs / n),
-      platform_ms_per_item: round((wallMs - modelMs) / n),
-      model_ms_per_item: round(modelMs / n),
-      store_ms_per_item: round(store.ms / n),
-      engine_ms_per_item: round((wallMs - modelMs - store.ms) / n),
-      rss_before_mb: mb(rssBefore),
-      peak_rss_mb: mb(memory.peakRss),
-      peak_heap_mb: mb(memory.peakHeap),
-      memory_samples: memory.samples,
-      store_writes: store.writes,
-      store_writes_per_item: round(store.writes / n, 2),
-      store_calls: { ...store.calls },
-      store_writes_by_collection: { ...store.writesByCollection },
-      run_record_kb: Math.round(Buffer.byteLength(JSON.stringify(record ?? {})) / 102.4) / 10,
-      turns,
-      max_input_chars_per_turn: maxInput,
-      mean_input_chars_per_turn: Math.round(meanInput),
-      est_max_tokens_per_turn: Math.ceil(maxInput / CHARS_PER_TOKEN),
-      est_mean_tokens_per_turn: Math.ceil(meanInput / CHARS_PER_TOKEN),
-      round_trips: commands ? commands.total : null,
-      round_trips_per_item: commands ? round(commands.total / n) : null,
-      commands_by_name: commands ? commands.byName : null,
-    };
-  } finally {
-    await imap?.stop();
-    if (!keep) await rm(root, { recursive: true, force: true });
-    else process.stderr.write(`kept ${root}\n`);
-  }
-}
-
-// ---------------------------------------------------------------------------
-// All sizes (parent process)
-// ---------------------------------------------------------------------------
 
 interface ChildOutcome {
   result: SizeResult | null;
@@ -348,33 +77,37 @@ interface ChildOutcome {
   process_ms: number;
 }
 
+const profileName = (v: Variant) => `engine-${v.source}-${v.store}-${v.n}.cpuprofile`;
+
 function runChild(
-  n: number,
-  source: BenchSource,
-  seed: number,
+  v: Variant,
+  plan: BenchPlan,
+  dynamodbEndpoint: string | null,
   profileDir: string | null,
-  keep: boolean,
 ): Promise<ChildOutcome> {
   const nodeArgs = profileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=engine-${source}-${n}.cpuprofile`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName(v)}`]
     : [];
   const args = [
     ...nodeArgs,
     '--import',
     'tsx',
     fileURLToPath(import.meta.url),
-    '--child',
-    String(n),
-    '--source',
-    source,
-    '--json',
-    '--seed',
-    String(seed),
-    ...(keep ? ['--keep'] : []),
+    ...['--child', String(v.n), '--source', v.source, '--store', v.store, '--json'],
+    ...['--seed', String(plan.seed)],
+    ...(dynamodbEndpoint && v.store === 'dynamodb' ? ['--dynamodb-endpoint', dynamodbEndpoint] : []),
+    ...(plan.resumeStores.includes(v.store) ? [] : ['--no-resume']),
+    ...(plan.keep ? ['--keep'] : []),
   ];
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: PROJECT_DIR, stdio: ['ignore', 'pipe', 'inherit'] });
+    // The AWS SDK's notice about Node 20 would repeat in every DynamoDB run's output.
+    const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+    const child = spawn(process.execPath, args, {
+      cwd: PROJECT_DIR,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
@@ -386,11 +119,8 @@ function runChild(
         .reverse()
         .find((l) => l.startsWith('{'));
       if (code !== 0 || !line) {
-        resolve({
-          result: null,
-          error: `child for ${source} N=${n} exited ${signal ?? code}`,
-          process_ms: processMs,
-        });
+        const error = `child for ${variantName(v)} N=${v.n} exited ${signal ?? code}`;
+        resolve({ result: null, error, process_ms: processMs });
         return;
       }
       resolve({ result: JSON.parse(line) as SizeResult, error: null, process_ms: processMs });
@@ -398,225 +128,61 @@ function runChild(
   });
 }
 
-interface Ratio {
-  metric: string;
-  from_n: number;
-  to_n: number;
-  from: number;
-  to: number;
-  ratio: number;
-  verdict: 'flat' | 'grew' | 'shrank';
-}
-
-function compare(rows: SizeResult[], metric: keyof SizeResult, label: string): Ratio | null {
-  const sorted = [...rows].sort((a, b) => a.n - b.n);
-  const to = sorted.at(-1);
-  const from = sorted.at(-2);
-  if (!to || !from) return null;
-  const a = Number(from[metric]);
-  const b = Number(to[metric]);
-  const ratio = a === 0 ? (b === 0 ? 1 : Infinity) : b / a;
-  const verdict = ratio > FLAT_FACTOR ? 'grew' : ratio < 1 / FLAT_FACTOR ? 'shrank' : 'flat';
-  return { metric: label, from_n: from.n, to_n: to.n, from: a, to: b, ratio: round(ratio, 2), verdict };
-}
-
-function table(rows: SizeResult[]): string {
-  const head = [
-    'source',
-    'N',
-    'status',
-    'acted / deferred / declined',
-    'wall s',
-    'items/s',
-    'platform ms/item (min–max)',
-    'IMAP round trips/item',
-    'model ms/item',
-    'store ms/item',
-    'other platform ms/item',
-    'peak RSS MB',
-    'peak heap MB',
-    'store writes/item',
-    'turns',
-    'input chars/turn max / mean',
-    'est tokens/turn max / mean',
-  ];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const r of rows)
-    lines.push(
-      `| ${[
-        r.source,
-        r.n,
-        r.status,
-        `${r.acted} / ${r.deferred} / ${r.declined}${r.failed ? ` (${r.failed} failed)` : ''}`,
-        (r.wall_ms / 1000).toFixed(2),
-        r.items_per_s.toFixed(1),
-        r.platform_ms_per_item.toFixed(2) +
-          (r.spread
-            ? ` (${r.spread.platform_ms_per_item[0].toFixed(2)}–${r.spread.platform_ms_per_item[1].toFixed(2)})`
-            : ''),
-        r.round_trips_per_item === null ? '—' : r.round_trips_per_item.toFixed(3),
-        r.model_ms_per_item.toFixed(3),
-        r.store_ms_per_item.toFixed(2),
-        r.engine_ms_per_item.toFixed(2),
-        r.peak_rss_mb.toFixed(1),
-        r.peak_heap_mb.toFixed(1),
-        r.store_writes_per_item.toFixed(2),
-        r.turns,
-        `${r.max_input_chars_per_turn} / ${r.mean_input_chars_per_turn}`,
-        `${r.est_max_tokens_per_turn} / ${r.est_mean_tokens_per_turn}`,
-      ].join(' | ')} |`,
-    );
-  return lines.join('\n');
-}
-
-function describeRatio(r: Ratio): string {
-  const word =
-    r.verdict === 'flat' ? 'stayed flat' : r.verdict === 'grew' ? 'did NOT stay flat (grew)' : 'shrank';
-  return `${r.metric}: ${r.from} at N=${r.from_n} -> ${r.to} at N=${r.to_n} (${r.ratio}x) - ${word}`;
-}
-
-/** The run with the median platform time of each variant, carrying the variant's spread. */
-function medians(runs: SizeResult[]): SizeResult[] {
-  const groups = new Map<string, SizeResult[]>();
-  for (const r of runs) groups.set(`${r.source} ${r.n}`, [...(groups.get(`${r.source} ${r.n}`) ?? []), r]);
-  const out: SizeResult[] = [];
-  for (const group of groups.values()) {
-    const sorted = [...group].sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
-    const walls = group.map((r) => r.wall_ms);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    out.push({
-      ...median,
-      spread: {
-        runs: group.length,
-        platform_ms_per_item: [sorted[0]!.platform_ms_per_item, sorted.at(-1)!.platform_ms_per_item],
-        wall_ms: [Math.min(...walls), Math.max(...walls)],
-      },
-    });
-  }
-  // Maildir first, then IMAP; each by size.
-  return out.sort((a, b) => b.source.localeCompare(a.source) || a.n - b.n);
-}
-
 interface BenchPlan {
   sizes: number[];
   imapSizes: number[];
+  stores: StoreKind[];
+  floor: boolean;
+  /** The stores whose Maildir runs are followed by answering every question and resuming. */
+  resumeStores: StoreKind[];
   repeats: number;
   seed: number;
   profile: boolean;
   keep: boolean;
 }
 
-async function parent(plan: BenchPlan): Promise<number> {
-  const { sizes, imapSizes, repeats, seed, profile, keep } = plan;
-  const profileDir = profile ? await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-prof-')) : null;
-  const runs: SizeResult[] = [];
-  const errors: { n: number; source: BenchSource; error: string }[] = [];
-  const benchStarted = performance.now();
-  const variants = [...new Set([...sizes, ...imapSizes])]
+/** Every variant at every size, smallest first; within a size the floor first. */
+function variantsOf(plan: BenchPlan): Variant[] {
+  return [...new Set([...plan.sizes, ...plan.imapSizes])]
     .sort((a, b) => a - b)
     .flatMap((n) => [
-      ...(sizes.includes(n) ? [{ n, source: 'maildir' as const }] : []),
-      ...(imapSizes.includes(n) ? [{ n, source: 'imap' as const }] : []),
+      ...(plan.floor && plan.sizes.includes(n)
+        ? [{ n, source: 'floor' as const, store: 'none' as const }]
+        : []),
+      ...(plan.sizes.includes(n)
+        ? plan.stores.map((store) => ({ n, source: 'maildir' as const, store }))
+        : []),
+      ...(plan.imapSizes.includes(n) ? [{ n, source: 'imap' as const, store: 'json' as const }] : []),
     ]);
-  // Interleaved: each repeat runs every variant once, so load on a shared machine hits all alike.
-  for (let repeat = 1; repeat <= repeats; repeat += 1)
-    for (const { n, source } of variants) {
-      process.stderr.write(`bench: ${repeat}/${repeats} ${source} N=${n} ... `);
-      const outcome = await runChild(n, source, seed, repeat === 1 ? profileDir : null, keep);
-      if (!outcome.result) {
-        process.stderr.write(`failed (${outcome.error ?? 'unknown'})\n`);
-        errors.push({ n, source, error: outcome.error ?? 'unknown' });
-        continue;
-      }
-      const row = outcome.result;
-      if (profileDir && repeat === 1) {
-        const name = `engine-${source}-${n}.cpuprofile`;
-        const file = (await readdir(profileDir)).find((f) => f === name);
-        if (file) row.profile = await summariseProfile(path.join(profileDir, file));
-      }
-      process.stderr.write(
-        `${(row.wall_ms / 1000).toFixed(2)} s run, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`,
-      );
-      runs.push(row);
-    }
-  const totalS = round((performance.now() - benchStarted) / 1000, 1);
-  const all = medians(runs);
-  const rows = all.filter((r) => r.source === 'maildir');
-  const imapRows = all.filter((r) => r.source === 'imap');
+}
 
-  const ratios = [
-    compare(rows, 'platform_ms_per_item', 'platform time per item (ms, excl. model)'),
-    compare(rows, 'wall_ms_per_item', 'wall time per item (ms)'),
-    compare(rows, 'store_ms_per_item', 'store time per item (ms)'),
-    compare(rows, 'engine_ms_per_item', 'other platform time per item (ms, excl. model and store)'),
-    compare(rows, 'model_ms_per_item', 'model time per item (ms)'),
-    compare(rows, 'mean_input_chars_per_turn', 'mean input chars per turn'),
-    compare(rows, 'max_input_chars_per_turn', 'max input chars per turn'),
-    compare(rows, 'store_writes_per_item', 'store writes per item'),
-    compare(rows, 'peak_heap_mb', 'peak heap (MB)'),
-    compare(imapRows, 'platform_ms_per_item', 'IMAP: platform time per item (ms, excl. model)'),
-    compare(imapRows, 'round_trips_per_item', 'IMAP: round trips per item'),
-  ].filter((r): r is Ratio => r !== null);
-
+function notes(rows: SizeResult[]): string[] {
   const out: string[] = [];
-  out.push(
-    `## Engine benchmark (inbox-triage, offline model, JSON-file store, page size ${DEFAULT_PAGE_SIZE})`,
-    '',
-  );
-  out.push(
-    `Seed 0x${seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); one fresh child process per run; ${repeats} run(s) of each variant, interleaved; the median run shown (by platform ms/item); total ${totalS} s.`,
-    '',
-  );
-  out.push(table(all), '');
-  for (const r of all) {
-    const kinds = Object.entries(r.kinds)
+  const list = (o: Record<string, number>) =>
+    Object.entries(o)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
-    const writes = Object.entries(r.store_writes_by_collection)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-    const calls = Object.entries(r.store_calls)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-    const commands = r.commands_by_name
-      ? ` IMAP commands: ${Object.entries(r.commands_by_name)
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ')}.`
-      : '';
+  for (const r of rows) {
+    if (r.source === 'floor') continue;
+    const commands = r.commands_by_name ? ` IMAP commands: ${list(r.commands_by_name)}.` : '';
     out.push(
-      `- ${r.source} N=${r.n}: mail ${kinds}.${commands} Store calls (run only): ${calls}; writes by collection: ${writes}. ` +
-        `Run record at the end: ${r.run_record_kb} KB.`,
+      `- ${variantName(r)} N=${r.n}: mail ${list(r.kinds)}.${commands} Store calls (run only): ${list(r.store_calls)}; ` +
+        `writes by collection: ${list(r.store_writes_by_collection)}. Run record at the end: ${r.run_record_kb} KB.`,
     );
     if (r.handled !== r.n)
       out.push(`  - WARNING: ${r.handled} of ${r.n} items accounted for in the run counts.`);
     if (r.error) out.push(`  - run error: ${r.error}`);
   }
-  out.push('', '### Flatness (largest size vs the next, flat = within 1.5x)', '');
-  if (ratios.length === 0) out.push('- Need at least two sizes to compare.');
-  for (const r of ratios) out.push(`- ${describeRatio(r)}`);
-  const time = ratios.find((r) => r.metric.startsWith('platform time'));
-  const input = ratios.find((r) => r.metric.startsWith('mean input'));
-  const inputMax = ratios.find((r) => r.metric.startsWith('max input'));
-  if (time && input && inputMax) {
-    out.push(
-      '',
-      `**Verdict:** time per item ${time.verdict === 'grew' ? 'did NOT stay flat' : 'stayed flat'} (${time.ratio}x); ` +
-        `input per turn ${input.verdict === 'grew' || inputMax.verdict === 'grew' ? 'did NOT stay flat' : 'stayed flat'} ` +
-        `(mean ${input.ratio}x, max ${inputMax.ratio}x), N=${time.from_n} -> N=${time.to_n}.`,
-    );
-  }
-  const engine = ratios.find((r) => r.metric.startsWith('other platform'));
-  if (engine && engine.verdict === 'grew')
-    out.push(
-      '',
-      `Note: the engine's own time per item outside the model and the store grew ${engine.ratio}x ` +
-        `(${engine.from} -> ${engine.to} ms); store I/O time per item hides part of that in the platform total.`,
-    );
-  for (const r of all) {
+  return out;
+}
+
+function profiles(rows: SizeResult[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
     if (!r.profile) continue;
     out.push(
       '',
-      `### CPU profile ${r.source} N=${r.n} (${r.profile.total_ms} ms sampled; ${r.profile.file})`,
+      `### CPU profile ${variantName(r)} N=${r.n} (${r.profile.total_ms} ms sampled; ${r.profile.file})`,
       '',
     );
     out.push('Self time by area:', '');
@@ -627,7 +193,78 @@ async function parent(plan: BenchPlan): Promise<number> {
     for (const e of r.profile.top_project_inclusive.slice(0, 10))
       out.push(`- ${e.name}: ${e.ms} ms (${e.share}%)`);
   }
-  for (const e of errors) out.push('', `**${e.source} N=${e.n} failed:** ${e.error}`);
+  return out;
+}
+
+async function parent(plan: BenchPlan): Promise<number> {
+  const profileDir = plan.profile ? await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-prof-')) : null;
+  const dynalite = plan.stores.includes('dynamodb') ? await startDynaliteServer() : null;
+  const runs: SizeResult[] = [];
+  const errors: { n: number; variant: string; error: string }[] = [];
+  const benchStarted = performance.now();
+  const variants = variantsOf(plan);
+  try {
+    // Interleaved: each repeat runs every variant once, so load on a shared machine hits all alike.
+    for (let repeat = 1; repeat <= plan.repeats; repeat += 1)
+      for (const v of variants) {
+        process.stderr.write(`bench: ${repeat}/${plan.repeats} ${variantName(v)} N=${v.n} ... `);
+        const outcome = await runChild(v, plan, dynalite?.endpoint ?? null, repeat === 1 ? profileDir : null);
+        if (!outcome.result) {
+          process.stderr.write(`failed (${outcome.error ?? 'unknown'})\n`);
+          errors.push({ n: v.n, variant: variantName(v), error: outcome.error ?? 'unknown' });
+          continue;
+        }
+        const row = outcome.result;
+        if (profileDir && repeat === 1 && (await readdir(profileDir)).includes(profileName(v)))
+          row.profile = await summariseProfile(path.join(profileDir, profileName(v)));
+        const resumed = row.resume
+          ? `, ${row.resume.answers} answers resumed in ${row.resume.wall_s.toFixed(2)} s`
+          : '';
+        process.stderr.write(
+          `${(row.wall_ms / 1000).toFixed(2)} s run${resumed}, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`,
+        );
+        runs.push(row);
+      }
+  } finally {
+    await dynalite?.stop();
+  }
+  const totalS = round((performance.now() - benchStarted) / 1000, 1);
+  const rows = medians(runs);
+  const flat = growth(rows);
+  const sizes = [...new Set(rows.map((r) => r.n))].sort((a, b) => a - b);
+
+  const out: string[] = [
+    `## Engine benchmark (inbox-triage, offline model, page size ${DEFAULT_PAGE_SIZE})`,
+    '',
+    `Seed 0x${plan.seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); load average ` +
+      `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run; ${plan.repeats} run(s) of each ` +
+      `variant, interleaved; the median run shown (by platform ms/item) with min–max; total ${totalS} s. ` +
+      'Platform ms/item is wall time outside the offline model; for the floor, the bare Strands agent with ' +
+      'tools of the same names answering from memory (the mail read before the clock starts). × floor: over ' +
+      "the floor's at the same N.",
+    '',
+    mainTable(rows),
+    '',
+  ];
+  if (rows.some((r) => r.resume))
+    out.push(
+      '### Resume: every question of the one interrupt answered (decide path), then the run resumed',
+      '',
+      'Answer: the suggested action when offered, else skip. Round trips: the times a person is asked and the ' +
+        'run paused and resumed; one interrupt per unsure item would need one per answer (counted, not driven).',
+      '',
+      resumeTable(rows),
+      '',
+    );
+  if (flat.length > 0)
+    out.push(
+      `### Flat growth (platform ms/item; target: max / min ≤ ${FLAT_TARGET}×)`,
+      '',
+      growthTable(flat, sizes),
+      '',
+    );
+  out.push(...notes(rows), ...profiles(rows));
+  for (const e of errors) out.push('', `**${e.variant} N=${e.n} failed:** ${e.error}`);
   process.stdout.write(`${out.join('\n')}\n`);
 
   await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
@@ -637,16 +274,20 @@ async function parent(plan: BenchPlan): Promise<number> {
     node: process.version,
     platform: `${os.platform()} ${os.arch()}`,
     cpus: os.cpus().length,
-    seed,
-    sizes,
-    imap_sizes: imapSizes,
-    repeats,
+    load_average_1m_at_end: round(os.loadavg()[0]!, 2),
+    seed: plan.seed,
+    sizes: plan.sizes,
+    imap_sizes: plan.imapSizes,
+    stores: plan.stores,
+    floor: plan.floor,
+    resume_stores: plan.resumeStores,
+    repeats: plan.repeats,
     page_size: DEFAULT_PAGE_SIZE,
-    flat_factor: FLAT_FACTOR,
+    flat_target: FLAT_TARGET,
     total_s: totalS,
-    rows: all,
+    rows,
+    flat_growth: flat,
     runs,
-    flatness: ratios,
     errors,
   };
   // Formatted like the rest of the repository, so `npm run format:check` stays green after a bench.
@@ -662,49 +303,93 @@ async function parent(plan: BenchPlan): Promise<number> {
 // Entry
 // ---------------------------------------------------------------------------
 
-function parseSizes(text: string): number[] {
+function parseSizes(flag: string, text: string): number[] {
   const sizes = text.split(',').map((s) => Number(s.trim()));
   if (sizes.length === 0 || sizes.some((s) => !Number.isInteger(s) || s <= 0))
-    throw new Error(`--sizes wants positive integers separated by commas, got "${text}"`);
+    throw new Error(`${flag} wants positive integers separated by commas, got "${text}"`);
   return sizes;
+}
+
+function parseStores(text: string): StoreKind[] {
+  const stores = text.split(',').map((s) => s.trim());
+  const unknown = stores.find((s) => !STORE_KINDS.includes(s as StoreKind));
+  if (unknown !== undefined)
+    throw new Error(`--stores wants some of ${STORE_KINDS.join(', ')}, got "${unknown}"`);
+  return stores as StoreKind[];
 }
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
+      help: { type: 'boolean', default: false },
       sizes: { type: 'string' },
-      child: { type: 'string' },
-      json: { type: 'boolean', default: false },
+      'imap-sizes': { type: 'string' },
+      stores: { type: 'string' },
+      repeats: { type: 'string' },
+      'no-floor': { type: 'boolean', default: false },
+      'no-resume': { type: 'boolean', default: false },
+      'resume-stores': { type: 'string' },
       seed: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
+      child: { type: 'string' },
       source: { type: 'string', default: 'maildir' },
-      'imap-sizes': { type: 'string' },
-      repeats: { type: 'string' },
+      store: { type: 'string', default: 'json' },
+      'dynamodb-endpoint': { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const seed = values.seed !== undefined ? Number(values.seed) : DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new Error(`--seed wants an integer, got "${values.seed}"`);
   if (values.child !== undefined) {
-    const [n] = parseSizes(values.child);
+    const [n] = parseSizes('--child', values.child);
     const source = values.source;
-    if (source !== 'maildir' && source !== 'imap')
-      throw new Error(`--source wants maildir or imap, got "${source}"`);
-    const result = await measure(n!, seed, values.keep, source);
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${table([result])}\n`);
+    if (source !== 'maildir' && source !== 'imap' && source !== 'floor')
+      throw new Error(`--source wants maildir, imap or floor, got "${source}"`);
+    const [store] = source === 'floor' ? (['none'] as const) : parseStores(values.store);
+    const result = await measure(n!, seed, {
+      source,
+      store: store!,
+      dynamodbEndpoint: values['dynamodb-endpoint'],
+      resume: !values['no-resume'],
+      keep: values.keep,
+    });
+    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${mainTable([result])}\n`);
     return 0;
   }
-  const sizes = values.sizes !== undefined ? parseSizes(values.sizes) : DEFAULT_SIZES;
+  const sizes = values.sizes !== undefined ? parseSizes('--sizes', values.sizes) : DEFAULT_SIZES;
+  const imapText = values['imap-sizes'];
   const imapSizes =
-    values['imap-sizes'] === undefined
-      ? DEFAULT_IMAP_SIZES
-      : values['imap-sizes'] === ''
-        ? []
-        : parseSizes(values['imap-sizes']);
+    imapText === undefined ? DEFAULT_IMAP_SIZES : imapText === '' ? [] : parseSizes('--imap-sizes', imapText);
+  const stores = values.stores !== undefined ? parseStores(values.stores) : [...STORE_KINDS];
   const repeats = values.repeats !== undefined ? Number(values.repeats) : DEFAULT_REPEATS;
   if (!Number.isInteger(repeats) || repeats < 1)
     throw new Error(`--repeats wants a positive integer, got "${values.repeats}"`);
-  return parent({ sizes, imapSizes, repeats, seed, profile: values.profile, keep: values.keep });
+  return parent({
+    sizes,
+    imapSizes,
+    stores,
+    floor: !values['no-floor'],
+    resumeStores: values['no-resume']
+      ? []
+      : values['resume-stores'] !== undefined
+        ? parseStores(values['resume-stores'])
+        : DEFAULT_RESUME_STORES,
+    repeats,
+    seed,
+    profile: values.profile,
+    keep: values.keep,
+  });
 }
 
-process.exitCode = await main();
+try {
+  process.exitCode = await main();
+} catch (error) {
+  // Bad flags: one line, nothing run or written.
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 2;
+}

@@ -9,6 +9,7 @@ import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/s
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
+import { MemoryStore } from '../../bench/memory-store.ts';
 import type { Store } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 
@@ -175,6 +176,11 @@ describeStoreContract('JsonFileStore', async () => {
     teardown: () => fs.rm(dir, { recursive: true, force: true }),
   };
 });
+
+describeStoreContract('MemoryStore (the engine bench’s in-memory variant)', async () => ({
+  store: new MemoryStore(),
+  teardown: async () => {},
+}));
 
 describeStoreContract('DynamoDbStore (dynalite)', async () => {
   const { dynalite, client } = await freshDynalite();

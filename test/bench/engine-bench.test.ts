@@ -1,0 +1,131 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { startDynaliteServer } from '../../bench/bench-dynamo.ts';
+import { growth, medians } from '../../bench/engine-report.ts';
+import { measure, type SizeResult } from '../../bench/engine-run.ts';
+import { DEFAULT_SEED } from '../../bench/generate-mail.ts';
+
+const N = 30;
+const RESULTS = path.resolve('bench/results/engine.json');
+
+describe('npm run bench', () => {
+  it('runs the bare Strands floor with the same tool calls as the engine over the same inbox, and no store', async () => {
+    const engine = await measure(N, DEFAULT_SEED, {
+      source: 'maildir',
+      store: 'memory',
+      resume: false,
+      keep: false,
+    });
+    const floor = await measure(N, DEFAULT_SEED, {
+      source: 'floor',
+      store: 'none',
+      resume: false,
+      keep: false,
+    });
+
+    expect(engine.status).toBe('waiting');
+    expect(floor.acted).toBe(N);
+    expect(floor.tool_calls).toBe(engine.tool_calls);
+    // 3 pages of 10: recall_rules, 4 fetch_items (the last one empty), 30 submit_action, finish_batch.
+    expect(floor.tool_calls).toBe(1 + 4 + N + 1);
+    // The engine pauses on its one interrupt at finish_batch; the floor has no gate and closes with a text turn.
+    expect(floor.turns).toBe(engine.turns + 1);
+    expect(floor.store_writes).toBe(0);
+  });
+
+  it('answers every question of the one interrupt through decide, resumes the run, and counts its writes', async () => {
+    const run = await measure(N, DEFAULT_SEED, {
+      source: 'maildir',
+      store: 'memory',
+      resume: true,
+      keep: false,
+    });
+
+    expect(run.deferred).toBeGreaterThan(1);
+    expect(run.resume).toMatchObject({
+      answers: run.deferred,
+      status_after: 'completed',
+      round_trips: 1,
+      round_trips_one_interrupt_per_call: run.deferred,
+    });
+    expect(run.resume!.store_writes_per_answer).toBeGreaterThan(0);
+  });
+
+  it('runs the engine on the DynamoDB store against dynalite, the same work as on JSON files', async () => {
+    const dynalite = await startDynaliteServer();
+    try {
+      const opts = { source: 'maildir' as const, resume: false, keep: false };
+      const dynamo = await measure(10, DEFAULT_SEED, {
+        ...opts,
+        store: 'dynamodb',
+        dynamodbEndpoint: dynalite.endpoint,
+      });
+      const json = await measure(10, DEFAULT_SEED, { ...opts, store: 'json' });
+
+      expect(dynamo.store).toBe('dynamodb');
+      expect(dynamo.status).toBe('waiting');
+      expect([dynamo.acted, dynamo.deferred]).toEqual([json.acted, json.deferred]);
+      expect(dynamo.store_writes).toBeGreaterThan(0);
+    } finally {
+      await dynalite.stop();
+    }
+  });
+
+  it('reports each variant against the floor at the same N and its growth against the 1.3x target', () => {
+    const row = (
+      source: SizeResult['source'],
+      store: SizeResult['store'],
+      n: number,
+      ms: number,
+      resumeS = 0,
+    ) =>
+      ({
+        source,
+        store,
+        n,
+        platform_ms_per_item: ms,
+        wall_ms: ms * n,
+        resume: resumeS ? { wall_s: resumeS } : null,
+      }) as unknown as SizeResult;
+    const rows = medians([
+      row('floor', 'none', 10, 0.2),
+      row('floor', 'none', 1000, 0.25),
+      row('maildir', 'json', 10, 2, 0.5),
+      row('maildir', 'json', 10, 3, 0.1),
+      row('maildir', 'json', 10, 9, 0.2),
+      row('maildir', 'json', 1000, 3.5),
+    ]);
+
+    const json10 = rows.find((r) => r.store === 'json' && r.n === 10)!;
+    expect(json10.platform_ms_per_item).toBe(3);
+    expect(json10.spread?.platform_ms_per_item).toEqual([2, 9]);
+    expect(json10.x_floor).toBe(15);
+    // The resume's median is its own: 0.2 s, from another run than the platform time's median.
+    expect(json10.resume?.wall_s).toBe(0.2);
+    expect(json10.spread?.resume_s).toEqual([0.1, 0.5]);
+    expect(growth(rows)).toEqual([
+      { variant: 'bare Strands floor', ms_per_item: { 10: 0.2, 1000: 0.25 }, max_over_min: 1.25, flat: true },
+      { variant: 'maildir, JSON files', ms_per_item: { 10: 3, 1000: 3.5 }, max_over_min: 1.17, flat: true },
+    ]);
+  });
+
+  it('refuses an unknown store with one line and runs nothing', () => {
+    const before = readFileSync(RESULTS, 'utf8');
+    const out = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/engine.ts', '--stores', 'json,sqlite'],
+      {
+        encoding: 'utf8',
+      },
+    );
+
+    expect(out.status).toBe(2);
+    expect(out.stderr.trim().split('\n')).toEqual([
+      'bench: --stores wants some of json, memory, dynamodb, got "sqlite"',
+    ]);
+    expect(out.stdout).toBe('');
+    expect(readFileSync(RESULTS, 'utf8')).toBe(before);
+  });
+});
