@@ -31,3 +31,20 @@ export async function listPending(store: Store): Promise<Decision[]> {
 export async function decisionsOf(store: Store, interrupt: InterruptRecord): Promise<Decision[]> {
   return Promise.all(interrupt.decision_ids.map((id) => getDecision(store, id)));
 }
+
+/**
+ * Whether any question of the interrupt still waits for its answer. Read from the last
+ * question back, a few at a time, stopping at the first pending one: a person answering
+ * in order is told "not yet" by one read, so answering n questions costs about n reads in
+ * all, not n².
+ */
+export async function anyPending(store: Store, interrupt: InterruptRecord): Promise<boolean> {
+  const ids = [...interrupt.decision_ids].reverse();
+  for (let i = 0; i < ids.length; i += PENDING_PROBE) {
+    const decisions = await Promise.all(ids.slice(i, i + PENDING_PROBE).map((id) => getDecision(store, id)));
+    if (decisions.some((d) => d.status === 'pending')) return true;
+  }
+  return false;
+}
+
+const PENDING_PROBE = 4;

@@ -6,7 +6,7 @@ import { VersionConflictError, errorMessage } from '../errors/index.ts';
 import { log } from '../logging/log.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { decisionsOf, getInterrupt } from './decision-repository.ts';
+import { anyPending, decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { DispatchReason, Step } from './dispatch.ts';
 import { olderThan, STEP_LEASE_MS } from './dispatch-timing.ts';
@@ -100,8 +100,7 @@ async function takeWhenSettled(deps: EngineDeps, runId: string): Promise<{ run: 
   const run = await getRun(deps.store, runId);
   if (run.status !== 'waiting' || !run.interrupt_id) return { run, took: false };
   const interrupt = await getInterrupt(deps.store, run.interrupt_id);
-  const decisions = await decisionsOf(deps.store, interrupt);
-  if (decisions.some((d) => d.status === 'pending')) return { run, took: false };
+  if (await anyPending(deps.store, interrupt)) return { run, took: false };
   readGraph(run); // a paused graph this build cannot read is refused before the run is touched
   const taken = await takeForResume(deps, run, interrupt);
   return taken ? { run: taken, took: true } : { run: await getRun(deps.store, runId), took: false };
