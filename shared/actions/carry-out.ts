@@ -86,6 +86,7 @@ export async function carryOutMany(
   decided: readonly Decided[],
   hold: readonly SourceItem[] = [],
 ): Promise<CarriedOut> {
+  if (decided.length === 0 && hold.length === 0) return { results: [], unavailable: null, notHeld: [] };
   const taken = await claimOutcomes(ctx.store, [
     ...decided.map(({ item, choice }) => claimOf(ctx, item, choice.action, 'acting')),
     ...hold.map((item) => claimOf(ctx, item, null, 'held')),

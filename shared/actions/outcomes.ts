@@ -46,6 +46,9 @@ export async function claimOutcome(
   return (await claimOutcomes(store, [claim]))[0]!;
 }
 
+/** How many records a batch reads side by side. */
+const READ_BATCH = 32;
+
 /**
  * Claims many items in one durable write (a second one only for items this run holds or
  * that were released, which are taken over); null for each item another run has.
@@ -63,14 +66,23 @@ export async function claimOutcomes(
   const claimed: (ItemOutcome | null)[] = created.map((r) =>
     r.ok ? ItemOutcomeSchema.parse(r.record) : null,
   );
-  const retake: { index: number; current: ItemOutcome }[] = [];
+  const taken: number[] = [];
   for (const [index, result] of created.entries()) {
     if (result.ok) continue;
     if (!(result.error instanceof RecordExistsError)) throw result.error;
-    const current = await getOutcome(store, records[index]!.workflow_id, records[index]!.item_id);
-    if (current && isFreeFor(current, records[index]!.run_id)) retake.push({ index, current });
+    taken.push(index);
   }
-  const taken = await commitAll(
+  const retake: { index: number; current: ItemOutcome }[] = [];
+  for (let i = 0; i < taken.length; i += READ_BATCH) {
+    const batch = taken.slice(i, i + READ_BATCH);
+    const currents = await Promise.all(
+      batch.map((index) => getOutcome(store, records[index]!.workflow_id, records[index]!.item_id)),
+    );
+    for (const [k, current] of currents.entries())
+      if (current && isFreeFor(current, records[batch[k]!]!.run_id))
+        retake.push({ index: batch[k]!, current });
+  }
+  const updated = await commitAll(
     store,
     retake.map(({ index, current }) => ({
       kind: 'update' as const,
@@ -79,7 +91,7 @@ export async function claimOutcomes(
       expectedVersion: current.version,
     })),
   );
-  for (const [k, result] of taken.entries()) {
+  for (const [k, result] of updated.entries()) {
     // A version conflict: another run took it meanwhile, or the run was failed.
     if (result.ok) claimed[retake[k]!.index] = ItemOutcomeSchema.parse(result.record);
     else if (!(result.error instanceof VersionConflictError)) throw result.error;

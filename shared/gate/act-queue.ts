@@ -1,6 +1,6 @@
 /**
- * Decided items wait here to be carried out together: a page of them is claimed in one
- * durable write and recorded in another, and a source that does better in batches (IMAP:
+ * Decided items wait here to be carried out together: a batch of them (five pages, by
+ * default) is claimed in one durable write and recorded in another, and a source that does better in batches (IMAP:
  * one MOVE per folder instead of one per message) gets them in one `performMany`.
  *
  * Nothing is claimed while an item waits: a process that dies with a full queue leaves
@@ -17,12 +17,16 @@ import {
 import type { SourceItem } from '../sources/source.ts';
 import type { RunContext } from '../run-state/run-context.ts';
 
+/** How many decided items wait, by default, before they are carried out together: five pages' worth. */
+export const DEFAULT_ACT_BATCH = 50;
+
 /**
  * How many decided items wait before they are carried out together: the source's own
- * batch (IMAP: 100), else a page (they are carried out when the next page is fetched).
+ * batch (IMAP: 100), else DEFAULT_ACT_BATCH. Each batch costs two durable writes (its
+ * claims, then its record), whatever its size.
  */
 function batchOf(ctx: RunContext): number {
-  return Math.max(1, ctx.source.actBatch ?? ctx.pageSize);
+  return Math.max(1, ctx.source.actBatch ?? DEFAULT_ACT_BATCH);
 }
 
 /**
@@ -46,8 +50,7 @@ export async function submitDecided(
  */
 export async function beforeTool(ctx: RunContext, toolName: string): Promise<void> {
   if (ctx.sourceLost) throw ctx.sourceLost;
-  const pageEnds = toolName === 'fetch_items' && ctx.source.actBatch === undefined;
-  if (toolName === 'finish_batch' || pageEnds || ctx.decided.length >= batchOf(ctx)) await flushDecided(ctx);
+  if (toolName === 'finish_batch' || ctx.decided.length >= batchOf(ctx)) await flushDecided(ctx);
 }
 
 /** Carries out everything queued, and writes the holds of the items set aside, in one batch. */

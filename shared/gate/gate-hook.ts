@@ -176,6 +176,10 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
   const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
   const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
   const decided: Decided[] = [];
+  const reread = await rereadAll(
+    ctx,
+    deferred.filter((d) => !ctx.items.has(d.item_id)),
+  );
   for (const entry of deferred) {
     const answer = response.answers.find((a) => a.item_id === entry.item_id);
     // No answer for an item is never a licence to act: it is skipped.
@@ -192,7 +196,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       skipReason: answer?.reason ?? null,
       ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     };
-    const item = ctx.items.get(entry.item_id) ?? (await reread(ctx, entry));
+    const item = ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? null;
     if (item) decided.push({ item, choice });
     else await recordVanished(ctx, entry, choice);
   }
@@ -204,11 +208,26 @@ function resolveAction(action: string, entry: DeferredItem): string {
   return action === 'approve_suggested' ? entry.suggested_action : action;
 }
 
-async function reread(ctx: RunContext, entry: DeferredItem) {
-  const read = await ctx.source.read(entry.ref);
-  if (!read.ok) return null;
-  if (read.item.id === entry.item_id) return read.item;
-  return distinctId(read.item) === entry.item_id ? { ...read.item, id: entry.item_id } : null;
+/** The items set aside before a pause, read again (a page at a time, side by side), by item id; one gone is absent. */
+async function rereadAll(
+  ctx: RunContext,
+  entries: readonly DeferredItem[],
+): Promise<Map<string, SourceItem>> {
+  const found = new Map<string, SourceItem>();
+  for (let i = 0; i < entries.length; i += ctx.pageSize) {
+    const page = entries.slice(i, i + ctx.pageSize);
+    const reads = ctx.source.readMany
+      ? await ctx.source.readMany(page.map((e) => e.ref))
+      : await Promise.all(page.map((e) => ctx.source.read(e.ref)));
+    for (const [k, read] of reads.entries()) {
+      const entry = page[k]!;
+      if (!read.ok) continue;
+      if (read.item.id === entry.item_id) found.set(entry.item_id, read.item);
+      else if (distinctId(read.item) === entry.item_id)
+        found.set(entry.item_id, { ...read.item, id: entry.item_id });
+    }
+  }
+  return found;
 }
 
 /** The item left the source while the run waited: nothing is done, and the audit says so. */
