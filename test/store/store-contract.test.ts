@@ -11,6 +11,7 @@ import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { commitAll, type Store, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { dynamoDbLocalMissing, startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
 type Fixture = { store: Store; teardown(): Promise<void> };
 
@@ -238,6 +239,23 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
     },
   };
 });
+
+// The real DynamoDB engine (transactions included), where it can run: see test/support/dynamodb-local.ts.
+const noDynamoDbLocal = dynamoDbLocalMissing();
+if (noDynamoDbLocal === undefined)
+  describeStoreContract('DynamoDbStore (DynamoDB Local)', async () => {
+    const local = await startDynamoDbLocal();
+    const client = dynaliteClient(local.endpoint);
+    await ensureTable(client, 'handoff-contract');
+    return {
+      store: new DynamoDbStore(createDocumentClient(client), 'handoff-contract'),
+      teardown: async () => {
+        client.destroy();
+        await local.stop();
+      },
+    };
+  });
+else describe.skip(`Store contract: DynamoDbStore (DynamoDB Local): ${noDynamoDbLocal}`, () => {});
 
 describe('DynamoDbStore status index', () => {
   it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {
