@@ -74,7 +74,7 @@ class TimedOfflineModel extends OfflineModel {
   }
 }
 
-type StoreMethod = Exclude<keyof Store, 'listRunsOf' | 'commit'>;
+type StoreMethod = Exclude<keyof Store, 'listRunsOf' | 'commit' | 'getMany'>;
 const WRITES: readonly StoreMethod[] = ['create', 'update', 'put', 'delete'];
 
 /** A Store that counts (and times) every call by method and collection, then delegates. */
