@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors/index.ts';
-import { getRecord, listRecords } from '../store/records.ts';
+import { getRecord, getRecords, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
 
@@ -28,6 +28,12 @@ export async function listPending(store: Store): Promise<Decision[]> {
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/** The interrupt's decisions, in its order, read in one request where the store can. */
 export async function decisionsOf(store: Store, interrupt: InterruptRecord): Promise<Decision[]> {
-  return Promise.all(interrupt.decision_ids.map((id) => getDecision(store, id)));
+  const decisions = await getRecords(store, 'decisions', DecisionSchema, interrupt.decision_ids);
+  return decisions.map((decision, i) => {
+    if (!decision)
+      throw new NotFoundError(`no decision "${interrupt.decision_ids[i]}": see \`handoff pending\``);
+    return decision;
+  });
 }

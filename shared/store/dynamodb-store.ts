@@ -5,6 +5,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -27,6 +28,8 @@ import {
 import { INDEXED_STATUSES, fromItem, key, toItem } from './dynamodb-items.ts';
 
 const TABLE_WAIT_MS = 120_000;
+const BATCH_GET_KEYS = 100;
+const BATCH_GET_RETRIES = 8;
 
 /**
  * The sparse index of records waiting on something: `gsi1pk` = `<collection>#<status>`,
@@ -70,6 +73,30 @@ export class DynamoDbStore implements Store {
       new GetCommand({ TableName: this.tableName, Key: key(collection, id), ConsistentRead: true }),
     );
     return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  /** Many records in one BatchGetItem per 100 ids (strongly consistent), retrying unprocessed keys. */
+  async getMany(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]> {
+    const found = new Map<string, JsonRecord>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += BATCH_GET_KEYS) {
+      let keys = unique.slice(start, start + BATCH_GET_KEYS).map((id) => key(collection, id));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt > BATCH_GET_RETRIES)
+          throw new HandoffError(`DynamoDB left ${keys.length} reads of ${collection} unprocessed.`);
+        if (attempt > 0)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(20 * 2 ** attempt, 1_000)));
+        const out = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          const record = fromItem(item);
+          found.set(record.id, record);
+        }
+        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof keys;
+      }
+    }
+    return ids.map((id) => found.get(id));
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {

@@ -45,6 +45,16 @@ describe('DynamoDbStore.commit on an endpoint without transactions (dynalite)', 
     await dynalite.stop();
   });
 
+  it('reads 150 records in two BatchGetItem requests, in the order asked', async () => {
+    const { store, sent } = await countedStore(client);
+    const ids = Array.from({ length: 150 }, (_, i) => `r${i}`);
+    await store.commit(ids.map((id): Write => ({ kind: 'put', collection: 'runs', record: { id } })));
+    sent.length = 0;
+    const records = await store.getMany('runs', [...ids].reverse());
+    expect(records.map((r) => r?.id)).toEqual([...ids].reverse());
+    expect(sent).toEqual(['BatchGetCommand', 'BatchGetCommand']);
+  });
+
   it('asks for a transaction once, then writes runs of puts 25 to a request and each create on its own', async () => {
     const { store, sent } = await countedStore(client);
     expect((await store.commit(page(30))).every((r) => r.ok)).toBe(true);

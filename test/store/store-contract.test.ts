@@ -9,7 +9,7 @@ import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/s
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
-import { commitAll, type Store, type Write } from '../../shared/store/store.ts';
+import { commitAll, getAll, type Store, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { dynamoDbLocalMissing, startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
@@ -155,6 +155,20 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       await store().create('audit', { id: '%2Ex', which: 'escaped' });
       expect(await store().get('audit', '.x')).toMatchObject({ which: 'dot' });
       expect(await store().get('audit', '%2Ex')).toMatchObject({ which: 'escaped' });
+    });
+
+    it('reads many ids at once: in their order, undefined where missing, a repeated id twice', async () => {
+      await store().create('proposals', { id: 'gm1', n: 1 });
+      await store().put('proposals', { id: 'gm2', n: 2 });
+      const ids = ['gm2', 'nope', 'gm1', 'gm2'];
+      expect(await getAll(store(), 'proposals', ids)).toEqual([
+        { id: 'gm2', n: 2 },
+        undefined,
+        { id: 'gm1', n: 1, version: 1 },
+        { id: 'gm2', n: 2 },
+      ]);
+      expect(await getAll(store(), 'rules', ['gm1'])).toEqual([undefined]);
+      expect(await getAll(store(), 'proposals', [])).toEqual([]);
     });
 
     it('commits many writes: results in order, a failed condition reported with the stored record, the rest landed', async () => {
