@@ -1,6 +1,6 @@
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
-import { getRecord } from '../store/records.ts';
+import { getRecord, getRecords } from '../store/records.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 
@@ -23,6 +23,21 @@ export async function getOutcome(
   itemId: string,
 ): Promise<ItemOutcome | undefined> {
   return getRecord(store, 'outcomes', ItemOutcomeSchema, outcomeId(workflowId, itemId));
+}
+
+/** The stored outcomes of many items of a workflow (undefined where none), in one read where the store can. */
+export async function getOutcomes(
+  store: Store,
+  workflowId: string,
+  itemIds: readonly string[],
+): Promise<Map<string, ItemOutcome | undefined>> {
+  const outcomes = await getRecords(
+    store,
+    'outcomes',
+    ItemOutcomeSchema,
+    itemIds.map((id) => outcomeId(workflowId, id)),
+  );
+  return new Map(itemIds.map((id, i) => [id, outcomes[i]]));
 }
 
 /** Whether another run has the item: it has an outcome, or another run holds it. */
