@@ -78,11 +78,22 @@ export async function claimOutcomes(
   const claimed: (ItemOutcome | null)[] = created.map((r) =>
     r.ok ? ItemOutcomeSchema.parse(r.record) : null,
   );
-  const retake: { index: number; current: ItemOutcome }[] = [];
+  const lost: number[] = [];
   for (const [index, result] of created.entries()) {
     if (result.ok) continue;
     if (!(result.error instanceof RecordExistsError)) throw result.error;
-    const current = await getOutcome(store, records[index]!.workflow_id, records[index]!.item_id);
+    lost.push(index);
+  }
+  // The claims in the way, read in one request where the store can.
+  const stored = await getRecords(
+    store,
+    'outcomes',
+    ItemOutcomeSchema,
+    lost.map((index) => records[index]!.id),
+  );
+  const retake: { index: number; current: ItemOutcome }[] = [];
+  for (const [k, index] of lost.entries()) {
+    const current = stored[k];
     if (current && isFreeFor(current, records[index]!.run_id)) retake.push({ index, current });
   }
   const taken = await commitAll(

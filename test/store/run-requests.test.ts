@@ -54,7 +54,7 @@ describe('DynamoDB requests of a run', () => {
     await dynalite.stop();
   });
 
-  it("reads a page's claims in one request and an interrupt's decisions in one per answer", async () => {
+  it("reads a page's claims, an interrupt's decisions and the claims a resume takes back in one request each", async () => {
     // Prepare: 30 messages (three pages of 10), 6 of them unsure.
     const { store, sent } = await countedStore(client);
     const messages = Array.from({ length: 30 }, (_, i) =>
@@ -80,5 +80,8 @@ describe('DynamoDB requests of a run', () => {
     // Each answer reads the interrupt's decisions once, not once per decision.
     expect(count(sent, 'GetCommand', 'decisions')).toBeLessThanOrEqual(6 * 2);
     expect(count(sent, 'BatchGetCommand', 'decisions')).toBeLessThanOrEqual(6 + 1);
+    // Resuming re-claims the 6 held items: the claims in the way are read in one request.
+    expect(count(sent, 'GetCommand', 'outcomes')).toBe(0);
+    expect(count(sent, 'BatchGetCommand', 'outcomes')).toBeLessThanOrEqual(1);
   });
 });
