@@ -52,7 +52,7 @@ const BRIDGE = `
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 const [socketPath, jarDir] = process.argv.slice(1);
-const java = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-inMemory', '-port', '8000'], { cwd: jarDir, stdio: ['ignore', 'ignore', 'inherit'] });
+const java = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-inMemory', '-sharedDb', '-port', '8000'], { cwd: jarDir, stdio: ['ignore', 'ignore', 'inherit'] });
 java.on('exit', (code) => { console.error('DynamoDB Local exited with ' + code); process.exit(1); });
 net.createServer((inbound) => {
   const outbound = net.connect(8000, '127.0.0.1');
