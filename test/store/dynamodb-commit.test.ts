@@ -55,6 +55,17 @@ describe('DynamoDbStore.commit on an endpoint without transactions (dynalite)', 
     expect(sent).toEqual(['BatchGetCommand', 'BatchGetCommand']);
   });
 
+  it('refuses a commit holding a reserved field name in one line, and writes none of it', async () => {
+    const { store, sent } = await countedStore(client);
+    const writes: Write[] = [
+      { kind: 'create', collection: 'runs', record: { id: 'fine' } },
+      { kind: 'put', collection: 'runs', record: { id: 'bad', gsi1pk: 'mine' } },
+    ];
+    await expect(store.commit(writes)).rejects.toThrow(/^runs\/bad: .*reserved field names/);
+    expect(sent).toEqual([]);
+    expect(await store.get('runs', 'fine')).toBeUndefined();
+  });
+
   it('asks for a transaction once, then writes runs of puts 25 to a request and each create on its own', async () => {
     const { store, sent } = await countedStore(client);
     expect((await store.commit(page(30))).every((r) => r.ok)).toBe(true);
