@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  */
 const AWS_ADAPTERS = [
   'shared/aws/**',
-  'shared/store/dynamodb-store.ts',
+  'shared/store/dynamodb-*.ts',
   'shared/credentials/kms-cipher.ts',
   'shared/doctor/sns-check.ts',
   'shared/memory/agentcore-mirror.ts',

@@ -56,7 +56,14 @@ export interface LoopResult {
   imap_round_trips: number;
 }
 
-const READS = new Set(['GetCommand', 'GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
+const READS = new Set([
+  'GetCommand',
+  'GetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'TransactGetItemsCommand',
+]);
 const WRITES = new Set([
   'PutCommand',
   'PutItemCommand',
@@ -64,6 +71,8 @@ const WRITES = new Set([
   'UpdateItemCommand',
   'DeleteCommand',
   'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
 ]);
 const ARN = (service: string, rest: string) => `arn:aws:${service}:us-east-1:123456789012:${rest}`;
 const SCHEDULE = 'cron(0 8 * * ? *)';

@@ -6,7 +6,8 @@
  */
 import { distinctId, type SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
-import { getOutcome, takenByAnother } from './outcomes.ts';
+import type { ItemOutcome } from '../records/outcomes.ts';
+import { getOutcome, getOutcomes, takenByAnother } from './outcomes.ts';
 
 export type Sighting =
   /** Not handled yet: the item to offer, under the id it is claimed by. */
@@ -19,7 +20,8 @@ export type Sighting =
 /**
  * Places one item read from the source. `seen` holds the items already placed in this
  * pass, by claim id. Stable across runs: the same content always gets the same id. An
- * item held by this run, or released by a run that failed, is not taken.
+ * item held by this run, or released by a run that failed, is not taken. `known` holds
+ * outcomes already read (see `knownOutcomes`); any other id is read here.
  */
 export async function identify(
   store: Store,
@@ -27,10 +29,15 @@ export async function identify(
   runId: string,
   item: SourceItem,
   seen: ReadonlyMap<string, SourceItem>,
+  known: ReadonlyMap<string, ItemOutcome | undefined> = new Map(),
 ): Promise<Sighting> {
   for (const id of [item.id, distinctId(item)]) {
     const earlier = seen.get(id);
-    const outcome = earlier ? undefined : await getOutcome(store, workflowId, id);
+    const outcome = earlier
+      ? undefined
+      : known.has(id)
+        ? known.get(id)
+        : await getOutcome(store, workflowId, id);
     const claimed = takenByAnother(outcome, runId) ? outcome : undefined;
     if (!earlier && !claimed) return { kind: 'new', item: { ...item, id } };
     const owner = earlier?.fingerprint ?? claimed?.fingerprint;
@@ -43,4 +50,16 @@ export async function identify(
     return { kind: 'copy', key, of: earlier };
   }
   return { kind: 'handled' }; // two different contents with one fingerprint: never acted twice
+}
+
+/**
+ * The outcomes stored under the items' ids, read in one request where the store can, for
+ * `identify` to place a page of items without a read each.
+ */
+export async function knownOutcomes(
+  store: Store,
+  workflowId: string,
+  items: readonly SourceItem[],
+): Promise<Map<string, ItemOutcome | undefined>> {
+  return getOutcomes(store, workflowId, [...new Set(items.map((item) => item.id))]);
 }

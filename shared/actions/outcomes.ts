@@ -1,6 +1,6 @@
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
-import { getRecord } from '../store/records.ts';
+import { getRecord, getRecords } from '../store/records.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 
@@ -25,6 +25,21 @@ export async function getOutcome(
   return getRecord(store, 'outcomes', ItemOutcomeSchema, outcomeId(workflowId, itemId));
 }
 
+/** The stored outcomes of many items of a workflow (undefined where none), in one read where the store can. */
+export async function getOutcomes(
+  store: Store,
+  workflowId: string,
+  itemIds: readonly string[],
+): Promise<Map<string, ItemOutcome | undefined>> {
+  const outcomes = await getRecords(
+    store,
+    'outcomes',
+    ItemOutcomeSchema,
+    itemIds.map((id) => outcomeId(workflowId, id)),
+  );
+  return new Map(itemIds.map((id, i) => [id, outcomes[i]]));
+}
+
 /** Whether another run has the item: it has an outcome, or another run holds it. */
 export function takenByAnother(outcome: ItemOutcome | undefined, runId: string): boolean {
   return outcome !== undefined && !isFreeFor(outcome, runId);
@@ -46,9 +61,6 @@ export async function claimOutcome(
   return (await claimOutcomes(store, [claim]))[0]!;
 }
 
-/** How many records a batch reads side by side. */
-const READ_BATCH = 32;
-
 /**
  * Claims many items in one durable write (a second one only for items this run holds or
  * that were released, which are taken over); null for each item another run has.
@@ -66,21 +78,23 @@ export async function claimOutcomes(
   const claimed: (ItemOutcome | null)[] = created.map((r) =>
     r.ok ? ItemOutcomeSchema.parse(r.record) : null,
   );
-  const taken: number[] = [];
+  const lost: number[] = [];
   for (const [index, result] of created.entries()) {
     if (result.ok) continue;
     if (!(result.error instanceof RecordExistsError)) throw result.error;
-    taken.push(index);
+    lost.push(index);
   }
+  // The claims in the way, read in one request where the store can.
+  const stored = await getRecords(
+    store,
+    'outcomes',
+    ItemOutcomeSchema,
+    lost.map((index) => records[index]!.id),
+  );
   const retake: { index: number; current: ItemOutcome }[] = [];
-  for (let i = 0; i < taken.length; i += READ_BATCH) {
-    const batch = taken.slice(i, i + READ_BATCH);
-    const currents = await Promise.all(
-      batch.map((index) => getOutcome(store, records[index]!.workflow_id, records[index]!.item_id)),
-    );
-    for (const [k, current] of currents.entries())
-      if (current && isFreeFor(current, records[batch[k]!]!.run_id))
-        retake.push({ index: batch[k]!, current });
+  for (const [k, index] of lost.entries()) {
+    const current = stored[k];
+    if (current && isFreeFor(current, records[index]!.run_id)) retake.push({ index, current });
   }
   const updated = await commitAll(
     store,

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors/index.ts';
-import { getRecord, listRecords } from '../store/records.ts';
+import { getRecord, getRecords, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
 
@@ -28,23 +28,32 @@ export async function listPending(store: Store): Promise<Decision[]> {
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
+/** The interrupt's decisions, in its order, read in one request where the store can. */
 export async function decisionsOf(store: Store, interrupt: InterruptRecord): Promise<Decision[]> {
-  return Promise.all(interrupt.decision_ids.map((id) => getDecision(store, id)));
+  const decisions = await getRecords(store, 'decisions', DecisionSchema, interrupt.decision_ids);
+  return decisions.map((decision, i) => {
+    if (!decision)
+      throw new NotFoundError(`no decision "${interrupt.decision_ids[i]}": see \`handoff pending\``);
+    return decision;
+  });
 }
 
 /**
- * Whether any question of the interrupt still waits for its answer. Read from the last
- * question back, a few at a time, stopping at the first pending one: a person answering
- * in order is told "not yet" by one read, so answering n questions costs about n reads in
- * all, not n².
+ * Whether any question of the interrupt still waits for its answer. The last few questions
+ * are read first (one request where the store reads many at once), the rest only when
+ * those are all answered: a person answering in order is told "not yet" by that one read,
+ * so answering n questions costs about n reads in all, not n².
  */
 export async function anyPending(store: Store, interrupt: InterruptRecord): Promise<boolean> {
-  const ids = [...interrupt.decision_ids].reverse();
-  for (let i = 0; i < ids.length; i += PENDING_PROBE) {
-    const decisions = await Promise.all(ids.slice(i, i + PENDING_PROBE).map((id) => getDecision(store, id)));
-    if (decisions.some((d) => d.status === 'pending')) return true;
-  }
-  return false;
+  const ids = interrupt.decision_ids;
+  const pendingAmong = async (some: readonly string[]) => {
+    const found = await getRecords(store, 'decisions', DecisionSchema, some);
+    return found.some((d, i) => {
+      if (!d) throw new NotFoundError(`no decision "${some[i]}": see \`handoff pending\``);
+      return d.status === 'pending';
+    });
+  };
+  return (await pendingAmong(ids.slice(-PENDING_PROBE))) || pendingAmong(ids.slice(0, -PENDING_PROBE));
 }
 
 const PENDING_PROBE = 4;

@@ -5,6 +5,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -12,25 +13,23 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import {
-  HandoffError,
-  InvalidInputError,
-  RecordExistsError,
-  VersionConflictError,
-  isError,
-} from '../errors/index.ts';
+import { HandoffError, InvalidInputError, isError } from '../errors/index.ts';
 import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
-import type { Collection, JsonRecord, Store, Versioned } from './store.ts';
+import type { Collection, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
+import { DynamoDbCommitter, conditionOf, recordExists, versionConflict } from './dynamodb-commit.ts';
 import {
   KEY_ATTRIBUTES,
   RUNS_BY_WORKFLOW_INDEX,
   STATUS_INDEX as STATUS,
   TABLE_SCHEMA,
 } from './table-schema.ts';
+import { INDEXED_STATUSES, fromItem, key, toItem } from './dynamodb-items.ts';
 
 const TABLE_WAIT_MS = 120_000;
+const BATCH_GET_KEYS = 100;
+const BATCH_GET_RETRIES = 8;
 
 /**
  * The sparse index of records waiting on something: `gsi1pk` = `<collection>#<status>`,
@@ -38,10 +37,6 @@ const TABLE_WAIT_MS = 120_000;
  * when its status changes (every write replaces the whole item).
  */
 export const STATUS_INDEX = STATUS.name;
-const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
-  decisions: ['pending'],
-  runs: ['running', 'waiting'],
-};
 
 /** Wraps a DynamoDBClient with the marshalling this store expects (undefined values dropped, as JSON would). */
 export function createDocumentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -64,16 +59,44 @@ export function newDynamoClient(env: Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT
  * fields alongside. Reads are strongly consistent so read-then-update works.
  */
 export class DynamoDbStore implements Store {
+  private readonly committer: DynamoDbCommitter;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.committer = new DynamoDbCommitter(client, tableName, (collection, id) => this.get(collection, id));
+  }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
     const out = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: key(collection, id), ConsistentRead: true }),
     );
     return out.Item === undefined ? undefined : fromItem(out.Item);
+  }
+
+  /** Many records in one BatchGetItem per 100 ids (strongly consistent), retrying unprocessed keys. */
+  async getMany(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]> {
+    const found = new Map<string, JsonRecord>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += BATCH_GET_KEYS) {
+      let keys = unique.slice(start, start + BATCH_GET_KEYS).map((id) => key(collection, id));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt > BATCH_GET_RETRIES)
+          throw new HandoffError(`DynamoDB left ${keys.length} reads of ${collection} unprocessed.`);
+        if (attempt > 0)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(20 * 2 ** attempt, 1_000)));
+        const out = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          const record = fromItem(item);
+          found.set(record.id, record);
+        }
+        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof keys;
+      }
+    }
+    return ids.map((id) => found.get(id));
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
@@ -130,18 +153,13 @@ export class DynamoDbStore implements Store {
 
   async create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
     const next: Versioned<T> = { ...record, version: 1 };
+    const write = { kind: 'create', collection, record } as const;
     try {
       await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toItem(collection, next),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
+        new PutCommand({ TableName: this.tableName, Item: toItem(collection, next), ...conditionOf(write) }),
       );
     } catch (err) {
-      if (isConditionFailure(err)) {
-        throw new RecordExistsError(`${collection}/${record.id} already exists.`, { cause: err });
-      }
+      if (isConditionFailure(err)) throw recordExists(collection, record.id, err);
       throw err;
     }
     return next;
@@ -153,26 +171,15 @@ export class DynamoDbStore implements Store {
     expectedVersion: number,
   ): Promise<Versioned<T>> {
     const next: Versioned<T> = { ...record, version: expectedVersion + 1 };
+    const write = { kind: 'update', collection, record, expectedVersion } as const;
     try {
       await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toItem(collection, next),
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': expectedVersion },
-        }),
+        new PutCommand({ TableName: this.tableName, Item: toItem(collection, next), ...conditionOf(write) }),
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       // A follow-up read rather than ALL_OLD: DynamoDB Local emulators do not all support it.
-      const current = await this.get(collection, record.id);
-      const found = current === undefined ? 'missing' : `at version ${String(current.version)}`;
-      throw new VersionConflictError(
-        `${collection}/${record.id} is ${found}, not version ${expectedVersion}; re-read and retry.`,
-        current,
-        { cause: err },
-      );
+      throw versionConflict(write, await this.get(collection, record.id), err);
     }
     return next;
   }
@@ -183,6 +190,15 @@ export class DynamoDbStore implements Store {
 
   async delete(collection: Collection, id: string): Promise<void> {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key(collection, id) }));
+  }
+
+  /**
+   * Many writes as one TransactWriteItems per 100 (each write's condition on its own: a
+   * cancelled transaction is sent again without the writes whose condition failed); on an
+   * endpoint without transactions, batched puts and one request per create or update.
+   */
+  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
+    return this.committer.commit(writes);
   }
 }
 
@@ -265,53 +281,6 @@ async function tableStatus(client: DynamoDBClient, tableName: string): Promise<s
     if (errorName(err) === 'ResourceNotFoundException') return undefined;
     throw err;
   }
-}
-
-function key(collection: Collection, id: string): { pk: string; sk: string } {
-  if (typeof id !== 'string' || id === '')
-    throw new InvalidInputError('A record id must be a non-empty string.');
-  return { pk: collection, sk: id };
-}
-
-function toItem(collection: Collection, record: JsonRecord): Record<string, unknown> {
-  // pk/sk would be overwritten by the key, losing data; refuse instead.
-  if (RESERVED.some((name) => name in record)) {
-    throw new InvalidInputError(
-      `${collection}/${record.id}: ${RESERVED.map((n) => `'${n}'`).join(', ')} are reserved field names in DynamoDB.`,
-    );
-  }
-  return {
-    ...record,
-    ...key(collection, record.id),
-    ...statusKeys(collection, record),
-    ...workflowKeys(collection, record),
-  };
-}
-
-const RESERVED = KEY_ATTRIBUTES;
-
-/** The runs-by-workflow index's keys, on every run. */
-function workflowKeys(collection: Collection, record: JsonRecord): { gsi2pk?: string; gsi2sk?: string } {
-  if (collection !== 'runs' || typeof record.workflow_id !== 'string') return {};
-  const started = typeof record.started_at === 'string' ? record.started_at : '';
-  return { gsi2pk: `runs#${record.workflow_id}`, gsi2sk: `${started}#${record.id}` };
-}
-
-/** The status index's keys, for a record in an indexed status; none otherwise. */
-function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: string; gsi1sk?: string } {
-  const status = record.status;
-  if (typeof status !== 'string' || !INDEXED_STATUSES[collection]?.includes(status)) return {};
-  const since = record.created_at ?? record.started_at;
-  return {
-    gsi1pk: `${collection}#${status}`,
-    gsi1sk: `${typeof since === 'string' ? since : ''}#${record.id}`,
-  };
-}
-
-function fromItem(item: Record<string, unknown>): JsonRecord {
-  const record = { ...item };
-  for (const name of KEY_ATTRIBUTES) delete record[name];
-  return record as JsonRecord;
 }
 
 function isConditionFailure(err: unknown): boolean {

@@ -82,6 +82,11 @@ export class JsonFileStore implements Store {
     return readRecord(this.fileFor(collection, id));
   }
 
+  async getMany(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]> {
+    await this.recover();
+    return Promise.all(ids.map((id) => readRecord(this.fileFor(collection, id))));
+  }
+
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
     return (await this.list(collection)).filter((r) => r.status === status);
   }

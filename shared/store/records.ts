@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { HandoffError } from '../errors/index.ts';
-import type { Collection, JsonRecord, Store } from './store.ts';
+import { getAll, type Collection, type JsonRecord, type Store } from './store.ts';
 
 /** A record read back from the store that does not fit its schema: the store is damaged. */
 export class CorruptRecordError extends HandoffError {}
@@ -30,6 +30,17 @@ export async function getRecord<S extends z.ZodType>(
 ): Promise<z.infer<S> | undefined> {
   const raw = await store.get(collection, id);
   return raw === undefined ? undefined : parseRecord(schema, collection, raw);
+}
+
+/** Reads and validates the records of many ids in as few requests as the store allows; in the ids' order. */
+export async function getRecords<S extends z.ZodType>(
+  store: Store,
+  collection: Collection,
+  schema: S,
+  ids: readonly string[],
+): Promise<(z.infer<S> | undefined)[]> {
+  const raws = await getAll(store, collection, ids);
+  return raws.map((raw) => (raw === undefined ? undefined : parseRecord(schema, collection, raw)));
 }
 
 /** Reads and validates every record of a collection. */

