@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -77,14 +78,23 @@ const WRITES = new Set([
 const ARN = (service: string, rest: string) => `arn:aws:${service}:us-east-1:123456789012:${rest}`;
 const SCHEDULE = 'cron(0 8 * * ? *)';
 
-function startDynalite(): Promise<{ endpoint: string; server: Server }> {
+/**
+ * The DynamoDB the run uses: dynalite (no transactions: a commit falls back to one write per
+ * request), or with HANDOFF_BENCH_DYNAMODB=local the real DynamoDB Local (transactions; needs
+ * root and Java, see test/support/dynamodb-local.ts).
+ */
+async function startDynamoDb(): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  if (process.env.HANDOFF_BENCH_DYNAMODB === 'local') return startDynamoDbLocal();
   const dynalite = createRequire(import.meta.url)('dynalite') as (o: object) => Server;
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
-    ),
-  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: async () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 const context = (): Context =>
@@ -107,7 +117,7 @@ function http(method: string, target: string, body?: string): APIGatewayProxyEve
 /** Runs one scheduled run over an `n`-message IMAP mailbox and answers every question through the API. */
 export async function runLoop(n: number): Promise<LoopResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-lambda-'));
-  const { endpoint, server } = await startDynalite();
+  const { endpoint, stop } = await startDynamoDb();
   const linkKey = randomBytes(32);
   Object.assign(process.env, {
     HANDOFF_TABLE: 'handoff-bench',
@@ -324,8 +334,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
     return result;
   } finally {
     admin.destroy();
-    server.closeAllConnections();
-    server.close();
+    await stop();
     await rm(dir, { recursive: true, force: true });
   }
 }
