@@ -58,7 +58,7 @@ export function renderReport(r: Report): string {
     '## Per run: one scheduled run through the handlers',
     '',
     'Trigger → executor → every question answered through the decision page (GET + POST each) → resume → completer;',
-    'DynamoDB is dynalite (every request counted with its consumed capacity), EventBridge/SNS/Scheduler/KMS mocked, the mail on a local Dovecot over IMAP, the offline model.',
+    `DynamoDB is ${process.env.HANDOFF_BENCH_DYNAMODB === 'local' ? 'DynamoDB Local (HANDOFF_BENCH_DYNAMODB=local; transactions)' : 'dynalite (no transactions: a commit is one request per conditional write)'} (every request counted with its consumed capacity), EventBridge/SNS/Scheduler/KMS mocked, the mail on a local Dovecot over IMAP, the offline model.`,
     'Each run is the second in a fresh table (a 3-message run warms the handlers first). Per item = the run / its messages.',
     '',
     `| | ${sorted.map((s) => `run of ${s.items}`).join(' | ')} | ${sorted.map((s) => `per item (${s.items})`).join(' | ')} |`,
