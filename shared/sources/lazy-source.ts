@@ -34,9 +34,7 @@ export class LazySource implements ItemSource {
   async readMany(refs: readonly string[]): Promise<ReadResult[]> {
     const source = await this.source();
     if (source.readMany) return source.readMany(refs);
-    const results: ReadResult[] = [];
-    for (const ref of refs) results.push(await source.read(ref));
-    return results;
+    return Promise.all(refs.map((ref) => source.read(ref))); // a page's files read side by side
   }
 
   async perform(action: string, item: SourceItem, context: ActionContext): Promise<string> {
