@@ -1,7 +1,8 @@
 /**
  * Decided items wait here to be carried out together: a batch of them (five pages, by
- * default) is claimed in one durable write and recorded in another, and a source that does better in batches (IMAP:
- * one MOVE per folder instead of one per message) gets them in one `performMany`.
+ * default) is claimed in one durable write and recorded in another, and a source that
+ * does better in batches (IMAP: one MOVE per folder instead of one per message) gets
+ * them in one `performMany`. The holds of the items set aside go with the next batch.
  *
  * Nothing is claimed while an item waits: a process that dies with a full queue leaves
  * those items untouched and unclaimed, and the next run decides them again. The queue is
