@@ -124,7 +124,11 @@ export async function carryOutMany(
   for (const [i, { item, choice }] of decided.entries()) {
     const claim = claims[i];
     const result = results[i]!;
-    if (!claim || result.outcome === 'released') continue; // released: untouched, the next run takes it
+    if (!claim) continue;
+    if (result.outcome === 'released') {
+      settles.push(settleWrite(claim, 'released')); // untouched: the next run takes it
+      continue;
+    }
     if (result.outcome === 'acted') {
       recordMetric('ItemsActed');
       recordMetric('ItemLatency', perItem);

@@ -227,6 +227,12 @@ export class ImapSource implements ItemSource {
       const target = targets.get(action)!;
       const uids = group.map((i) => uidOf.get(i)!);
       const moved = await this.guard(() => client.messageMove(uids.join(','), target, { uid: true }));
+      // imapflow answers a failed MOVE with false, also when the connection dropped under it:
+      // then nothing is known done, and the messages are left for the next run, not called gone.
+      if (!moved && !client.usable)
+        throw new ImapUnavailableError(
+          `the connection to IMAP ${this.config.host}:${this.config.port} was lost`,
+        );
       for (const [k, i] of group.entries()) {
         // With UIDPLUS a MOVE names each message it moved; without, it moved what it found.
         const gone =
