@@ -7,10 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startDynalite } from '../test/support/dynalite-server.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -81,20 +79,10 @@ const SCHEDULE = 'cron(0 8 * * ? *)';
 /**
  * The DynamoDB the run uses: dynalite (no transactions: a commit falls back to one write per
  * request), or with HANDOFF_BENCH_DYNAMODB=local the real DynamoDB Local (transactions; needs
- * root and Java, see test/support/dynamodb-local.ts).
+ * Java, see test/support/dynamodb-local.ts).
  */
 async function startDynamoDb(): Promise<{ endpoint: string; stop(): Promise<void> }> {
-  if (process.env.HANDOFF_BENCH_DYNAMODB === 'local') return startDynamoDbLocal();
-  const dynalite = createRequire(import.meta.url)('dynalite') as (o: object) => Server;
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: async () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
+  return process.env.HANDOFF_BENCH_DYNAMODB === 'local' ? startDynamoDbLocal() : startDynalite();
 }
 
 const context = (): Context =>

@@ -47,6 +47,8 @@ export function encodeId(id: string): string {
 const STORE_LOCK = '.store.lock';
 /** The write-ahead journal: one line per commit, appended and synced before any record file changes. */
 const JOURNAL = '.journal';
+/** Enough bytes for the journal's first line (`{"journal":1,"boot":"<uuid>"}`). */
+const JOURNAL_HEAD_BYTES = 256;
 /** Past this size the journal is checkpointed: the record files it names are synced, then it is emptied. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
 
@@ -289,8 +291,8 @@ export class JsonFileStore implements Store {
    */
   private recover(): Promise<void> {
     this.recovered ??= (async () => {
-      const lines = await this.journalLines();
-      if (lines.boot !== null && lines.boot !== bootId()) {
+      const boot = await this.journalBoot(); // its first line only: the journal can be megabytes
+      if (boot !== null && boot !== bootId()) {
         await withLock(
           path.join(this.stateDir, STORE_LOCK),
           async () => {
@@ -330,6 +332,25 @@ export class JsonFileStore implements Store {
     try {
       await handle.write(`${JSON.stringify({ journal: 1, boot: bootId() })}\n`);
       await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The boot id in the journal's first line, read alone; null when there is no journal. */
+  private async journalBoot(): Promise<string | null> {
+    let handle;
+    try {
+      handle = await fs.open(path.join(this.stateDir, JOURNAL), 'r');
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return null;
+      throw err;
+    }
+    try {
+      const head = Buffer.alloc(JOURNAL_HEAD_BYTES);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      const firstLine = head.subarray(0, bytesRead).toString('utf8').split('\n')[0] ?? '';
+      return parseLine(firstLine, JournalHeadSchema)?.boot ?? null;
     } finally {
       await handle.close();
     }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import type { Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
-import { dynamoDbLocalMissing, startDynamoDbLocal } from '../support/dynamodb-local.ts';
+import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
 /** A store on a fresh table whose every request is counted by command name. */
 async function countedStore(client: DynamoDBClient) {
@@ -77,38 +77,34 @@ describe('DynamoDbStore.commit on an endpoint without transactions (dynalite)', 
   });
 });
 
-const noDynamoDbLocal = dynamoDbLocalMissing();
-(noDynamoDbLocal === undefined ? describe : describe.skip)(
-  `DynamoDbStore.commit on DynamoDB Local${noDynamoDbLocal ? `: ${noDynamoDbLocal}` : ''}`,
-  () => {
-    let local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
-    let client: DynamoDBClient;
-    beforeAll(async () => {
-      local = await startDynamoDbLocal();
-      client = dynaliteClient(local.endpoint);
-    });
-    afterAll(async () => {
-      client.destroy();
-      await local.stop();
-    });
+describe('DynamoDbStore.commit on DynamoDB Local', () => {
+  let local: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+  let client: DynamoDBClient;
+  beforeAll(async () => {
+    local = await startDynamoDbLocal();
+    client = dynaliteClient(local.endpoint);
+  });
+  afterAll(async () => {
+    client.destroy();
+    await local.stop();
+  });
 
-    it('writes 60 claims and their 60 audit entries as one transaction per 100 writes', async () => {
-      const { store, sent } = await countedStore(client);
-      const results = await store.commit(page(60));
-      expect(results.every((r) => r.ok)).toBe(true);
-      expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
-      expect(await store.get('audit', 'a59')).toEqual({ id: 'a59' });
-    });
+  it('writes 60 claims and their 60 audit entries as one transaction per 100 writes', async () => {
+    const { store, sent } = await countedStore(client);
+    const results = await store.commit(page(60));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
+    expect(await store.get('audit', 'a59')).toEqual({ id: 'a59' });
+  });
 
-    it('sends a cancelled transaction once more without the write whose condition failed', async () => {
-      const { store, sent } = await countedStore(client);
-      await store.create('outcomes', { id: 'o3', mine: false });
-      sent.length = 0;
-      const results = await store.commit(page(10));
-      expect(results.map((r) => r.ok)).toEqual(page(10).map((_, i) => i !== 3));
-      expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
-      expect(await store.get('outcomes', 'o3')).toEqual({ id: 'o3', mine: false, version: 1 });
-      expect(await store.get('outcomes', 'o4')).toEqual({ id: 'o4', version: 1 });
-    });
-  },
-);
+  it('sends a cancelled transaction once more without the write whose condition failed', async () => {
+    const { store, sent } = await countedStore(client);
+    await store.create('outcomes', { id: 'o3', mine: false });
+    sent.length = 0;
+    const results = await store.commit(page(10));
+    expect(results.map((r) => r.ok)).toEqual(page(10).map((_, i) => i !== 3));
+    expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
+    expect(await store.get('outcomes', 'o3')).toEqual({ id: 'o3', mine: false, version: 1 });
+    expect(await store.get('outcomes', 'o4')).toEqual({ id: 'o4', version: 1 });
+  });
+});

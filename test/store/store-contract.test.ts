@@ -12,7 +12,7 @@ import { loadEnv } from '../../shared/config/env.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
 import { commitAll, getAll, type Store, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
-import { dynamoDbLocalMissing, startDynamoDbLocal } from '../support/dynamodb-local.ts';
+import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
 type Fixture = { store: Store; teardown(): Promise<void> };
 
@@ -260,22 +260,19 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
   };
 });
 
-// The real DynamoDB engine (transactions included), where it can run: see test/support/dynamodb-local.ts.
-const noDynamoDbLocal = dynamoDbLocalMissing();
-if (noDynamoDbLocal === undefined)
-  describeStoreContract('DynamoDbStore (DynamoDB Local)', async () => {
-    const local = await startDynamoDbLocal();
-    const client = dynaliteClient(local.endpoint);
-    await ensureTable(client, 'handoff-contract');
-    return {
-      store: new DynamoDbStore(createDocumentClient(client), 'handoff-contract'),
-      teardown: async () => {
-        client.destroy();
-        await local.stop();
-      },
-    };
-  });
-else describe.skip(`Store contract: DynamoDbStore (DynamoDB Local): ${noDynamoDbLocal}`, () => {});
+// The real DynamoDB engine (transactions included): see test/support/dynamodb-local.ts.
+describeStoreContract('DynamoDbStore (DynamoDB Local)', async () => {
+  const local = await startDynamoDbLocal();
+  const client = dynaliteClient(local.endpoint);
+  await ensureTable(client, 'handoff-contract');
+  return {
+    store: new DynamoDbStore(createDocumentClient(client), 'handoff-contract'),
+    teardown: async () => {
+      client.destroy();
+      await local.stop();
+    },
+  };
+});
 
 describe('DynamoDbStore status index', () => {
   it('reads pending decisions and running runs through the sparse index, not the whole collection', async () => {

