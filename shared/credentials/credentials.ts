@@ -5,8 +5,7 @@ import type { Collection, Store } from '../store/store.ts';
 import { SealedSchema, type CredentialCipher } from './cipher.ts';
 import type { Secret } from './secret.ts';
 
-// Not yet in COLLECTIONS; the cast goes when store.ts lists it.
-const COLLECTION = 'credentials' as Collection;
+const COLLECTION: Collection = 'credentials';
 
 /** Credential names read like environment variables: LINEAR_API_KEY. */
 export const CREDENTIAL_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;

@@ -12,8 +12,7 @@ import {
   type ServerEntryInput,
 } from './servers.ts';
 
-// Not yet in COLLECTIONS; the cast goes when store.ts lists it.
-const COLLECTION = 'tool_servers' as Collection;
+const COLLECTION: Collection = 'tool_servers';
 const SCHEMA_VERSION = 1;
 
 const TemplatesSchema = z.record(z.string(), z.record(z.string(), z.unknown()));

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import type { Collection } from '../store/store.ts';
 import { errorMessage } from '../errors/index.ts';
 
-// Not yet in COLLECTIONS; the casts go when store.ts lists them.
-export const SESSIONS = 'sessions' as Collection;
-export const USAGE = 'usage' as Collection;
+export const SESSIONS: Collection = 'sessions';
+export const USAGE: Collection = 'usage';
 
 /**
  * The entries of a run's session trace, in the order they happened. Text fields

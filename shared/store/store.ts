@@ -22,6 +22,16 @@ export const COLLECTIONS = [
   'tool_servers',
   'sessions',
   'usage',
+  'source_watermarks',
+  'profile',
+  'skills',
+  'agents',
+  'artifacts',
+  'schedules',
+  'chats',
+  // Platform-wide (the reserved `_platform` workspace): the workspaces and the API keys.
+  'workspaces',
+  'api_keys',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

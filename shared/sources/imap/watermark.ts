@@ -7,8 +7,7 @@
 import { z } from 'zod';
 import type { Collection, Store } from '../../store/store.ts';
 
-// Not yet in COLLECTIONS; the cast goes when store.ts lists it.
-const WATERMARKS = 'source_watermarks' as Collection;
+const WATERMARKS: Collection = 'source_watermarks';
 
 const StatusSchema = z.object({ uid_validity: z.string(), uid_next: z.number().int() });
 
