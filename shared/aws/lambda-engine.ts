@@ -15,6 +15,7 @@ import { NotifyError, type Notifier } from '../notify/notifier.ts';
 import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_OPTIONAL_VARS)[number]>;
 
@@ -31,6 +32,7 @@ export function engineForLambda(
   env: EngineEnv,
   clients: LambdaClients,
   linkKey: LinkKey = linkKeyFor(env, clients),
+  workspace: string = DEFAULT_WORKSPACE,
 ): EngineDeps {
   const settings: EngineDeps['settings'] = {
     confidenceThreshold: env.CONFIDENCE_THRESHOLD,
@@ -40,10 +42,11 @@ export function engineForLambda(
   };
   const store = storeForLambda(env, clients.dynamodb);
   return {
+    workspace,
     store,
     models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
     notifier: notifierForLambda(env, clients),
-    links: new DecisionLinks(linkKey, () => settings.uiBaseUrl),
+    links: new DecisionLinks(linkKey, () => settings.uiBaseUrl, workspace),
     // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
     credentials: kmsOnlyCredentials(env.AWS_REGION, store),
     mirror: mirrorFor(env),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InvalidInputError } from '../errors/index.ts';
 import type { Step } from '../runs/dispatch.ts';
 import type { WorkflowChange } from '../web/workflow-routes.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 /** The `source` of every event Handoff puts on its bus. */
 export const EVENT_SOURCE = 'handoff';
@@ -15,12 +16,16 @@ export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
 export interface StepDetail {
   run_id: string;
   node: Step;
+  /** The run's workspace id (absent in events from before workspaces: `default`). */
+  workspace?: string;
 }
 
 /** The detail of a `handoff.workflow` event. */
 export interface WorkflowDetail {
   workflow_id: string;
   change: WorkflowChange;
+  /** The workflow's workspace id (absent: `default`). */
+  workspace?: string;
 }
 
 // Every Step, checked by the compiler, without loading the graph SDK that dispatch.ts imports.
@@ -28,20 +33,23 @@ const STEP_SET: Record<Step, true> = { executor: true, completer: true, resume: 
 const STEP_NAMES = Object.keys(STEP_SET) as [Step, ...Step[]];
 
 const id = z.string().min(1).max(256);
+/** A workspace id in an event; events from before workspaces carry none and mean `default`. */
+const workspace = z.string().min(1).max(64).default(DEFAULT_WORKSPACE);
 
 export const ScheduleInputSchema = z.object({
   workflow_id: id,
   schedule: z.string().min(1),
   /** When the schedule fired (Scheduler fills `<aws.scheduler.scheduled-time>` in); keys the run. */
   scheduled_time: z.iso.datetime().optional(),
+  workspace,
 });
 export const StepEventSchema = z.object({
   'detail-type': z.literal(STEP_DETAIL_TYPE),
-  detail: z.object({ run_id: id, node: z.enum(STEP_NAMES) }),
+  detail: z.object({ run_id: id, node: z.enum(STEP_NAMES), workspace }),
 });
 export const WorkflowEventSchema = z.object({
   'detail-type': z.literal(WORKFLOW_DETAIL_TYPE),
-  detail: z.object({ workflow_id: id, change: z.enum(['saved', 'removed']) }),
+  detail: z.object({ workflow_id: id, change: z.enum(['saved', 'removed']), workspace }),
 });
 /** A Lambda async invocation record (on-failure destination), as a function or inside an EventBridge event. */
 export const FailureRecordSchema = z.object({

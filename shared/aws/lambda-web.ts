@@ -6,7 +6,7 @@ import type { LinkKey } from '../links/link-key.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { createApp, type AppDeps } from '../web/app.ts';
 import { createRunLauncher, type RunLauncher } from '../web/run-launcher.ts';
-import { registerWorkflowRoutes, type WorkflowChangeListener } from '../web/workflow-routes.ts';
+import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
 
 export interface LambdaWebOptions {
   engine: EngineDeps;
@@ -25,8 +25,7 @@ export interface LambdaWebOptions {
  */
 export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: RunLauncher } {
   const launcher = createRunLauncher(opts.engine);
-  // `onWorkflowChange` is for createApp once it registers the workflow routes itself.
-  const deps: AppDeps & { onWorkflowChange?: WorkflowChangeListener } = {
+  const deps: AppDeps = {
     engine: opts.engine,
     env: opts.env,
     runner: launcher,
@@ -38,10 +37,7 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
     // Besides UI_BASE_URL (the custom domain, if the stack was given one): API Gateway's own name.
     hosts: (c) => [gatewayDomainName(c)],
   };
-  const app = createApp(deps);
-  if (!servesWorkflowRoutes(app))
-    registerWorkflowRoutes(app, { engine: opts.engine, onChange: opts.onWorkflowChange, inLambda: true });
-  return { app, launcher };
+  return { app: createApp(deps), launcher };
 }
 
 /** The domain name API Gateway received the request at (hono's Lambda bindings), if any. */
@@ -49,10 +45,6 @@ function gatewayDomainName(c: HonoContext): string | undefined {
   const bindings = c.env as { requestContext?: { domainName?: unknown } } | undefined;
   const name = bindings?.requestContext?.domainName;
   return typeof name === 'string' ? name : undefined;
-}
-
-function servesWorkflowRoutes(app: Hono): boolean {
-  return app.routes.some((r) => r.method === 'PUT' && r.path === '/api/workflows/:id');
 }
 
 export type WebHandler = (

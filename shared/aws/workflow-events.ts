@@ -11,8 +11,8 @@ export function workflowEvents(
   client: ClientRef<EventBridgeClient>,
   busName: string,
 ): WorkflowChangeListener {
-  return async (workflowId, change) => {
-    const detail: WorkflowDetail = { workflow_id: workflowId, change };
+  return async (workflowId, change, workspace) => {
+    const detail: WorkflowDetail = { workflow_id: workflowId, change, workspace };
     await putEntries(client, [
       {
         EventBusName: busName,

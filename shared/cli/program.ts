@@ -18,6 +18,8 @@ import { registerServerCommands } from './commands/server.ts';
 import { registerSourceCommands } from './commands/sources.ts';
 import { registerStoreCommands } from './commands/store.ts';
 import { registerWorkflowCommands } from './commands/workflows.ts';
+import { registerKeyCommands } from './commands/keys.ts';
+import { registerWorkspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './output.ts';
 
 /** The `handoff` command line. */
@@ -38,7 +40,27 @@ export function buildProgram(): Command {
   registerInspectCommand(program);
   registerUsageCommand(program);
   registerDoctorCommand(program);
+  registerWorkspaceCommands(program);
+  registerKeyCommands(program);
+  addWorkspaceOption(program);
   return program;
+}
+
+/**
+ * Every command takes `--workspace NAME` (before or after its own arguments); it stands for
+ * HANDOFF_WORKSPACE, so the one context every command reads works in that workspace.
+ */
+function addWorkspaceOption(program: Command): void {
+  const describe = 'the workspace to work in (default: HANDOFF_WORKSPACE, else "default")';
+  program.option('--workspace <name>', describe);
+  const all = (command: Command): Command[] => [command, ...command.commands.flatMap(all)];
+  for (const command of program.commands.flatMap(all))
+    if (!command.options.some((o) => o.long === '--workspace'))
+      command.option('--workspace <name>', describe);
+  program.hook('preAction', (_program, action) => {
+    const chosen = (action.opts().workspace ?? program.opts().workspace) as string | undefined;
+    if (chosen !== undefined) process.env.HANDOFF_WORKSPACE = chosen;
+  });
 }
 
 /** Runs the CLI: one line on stderr and a non-zero exit for anything that went wrong. */

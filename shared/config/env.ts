@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   HANDOFF_API_KEY: z.string().optional(),
+  /** The workspace the CLI works in (`--workspace` wins); unset, `default`. */
+  HANDOFF_WORKSPACE: z.string().optional(),
   HANDOFF_WEBHOOK_SECRET: z.string().optional(),
   /** When set, every web page needs a login with this password (decision links still open alone). */
   HANDOFF_UI_PASSWORD: z.string().optional(),

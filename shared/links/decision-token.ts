@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RecordExistsError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 /**
  * Deep-link tokens for one decision: signed (HMAC-SHA256), URL-safe, expiring, and
@@ -14,6 +15,8 @@ export interface TokenClaims {
   e: number;
   /** A random nonce: what is recorded when the token is spent. */
   n: string;
+  /** The decision's workspace id; absent for `default` (and in links from before workspaces). */
+  w?: string;
 }
 
 export type TokenCheck =
@@ -24,23 +27,30 @@ function mac(key: Buffer, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url');
 }
 
-/** A token for one decision that expires at `expiresAt`. */
-export function signDecisionToken(key: Buffer, decisionId: string, expiresAt: Date): string {
+/** A token for one decision of one workspace (by id) that expires at `expiresAt`. */
+export function signDecisionToken(
+  key: Buffer,
+  decisionId: string,
+  expiresAt: Date,
+  workspace: string = DEFAULT_WORKSPACE,
+): string {
   const claims: TokenClaims = {
     d: decisionId,
     e: Math.floor(expiresAt.getTime() / 1000),
     n: randomBytes(12).toString('base64url'),
+    ...(workspace === DEFAULT_WORKSPACE ? {} : { w: workspace }),
   };
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return `${payload}.${mac(key, payload)}`;
 }
 
-/** Checks signature, expiry and that the token is for this decision. Does not spend it. */
+/** Checks signature, expiry and that the token is for this decision of this workspace. Does not spend it. */
 export function verifyDecisionToken(
   key: Buffer,
   token: string,
   decisionId: string,
   now = new Date(),
+  workspace: string = DEFAULT_WORKSPACE,
 ): TokenCheck {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return { ok: false, reason: 'malformed' };
@@ -57,7 +67,8 @@ export function verifyDecisionToken(
   if (typeof claims.d !== 'string' || typeof claims.e !== 'number' || typeof claims.n !== 'string')
     return { ok: false, reason: 'malformed' };
   if (claims.e * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
-  if (claims.d !== decisionId) return { ok: false, reason: 'other_decision' };
+  if (claims.d !== decisionId || (claims.w ?? DEFAULT_WORKSPACE) !== workspace)
+    return { ok: false, reason: 'other_decision' };
   return { ok: true, claims };
 }
 

@@ -9,6 +9,8 @@ import type { Dispatcher } from './dispatch.ts';
 
 /** What the run engine needs from its host (CLI, local server, Lambda). Made once, passed in. */
 export interface EngineDeps {
+  /** The id of the workspace this engine works in; `store` holds only its records. */
+  workspace: string;
   store: Store;
   models: ModelFactory;
   notifier: Notifier;

@@ -9,10 +9,11 @@ import { settingsNotifier } from '../notify/settings-notifier.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { openStore } from '../store/open-store.ts';
 import type { EngineDeps } from './deps.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export const DEFAULT_PAGE_SIZE = 10;
 
-/** The engine as configured by the environment; hosts call this once. */
+/** The engine of one workspace (`overrides.workspace`, else `default`) as the environment configures it. */
 export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): EngineDeps {
   const settings: EngineDeps['settings'] = {
     confidenceThreshold: env.CONFIDENCE_THRESHOLD,
@@ -20,8 +21,10 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
     pageSize: DEFAULT_PAGE_SIZE,
   };
-  const store = overrides.store ?? openStore(env);
+  const workspace = overrides.workspace ?? DEFAULT_WORKSPACE;
+  const store = overrides.store ?? openStore(env, workspace);
   return {
+    workspace,
     store,
     models: modelFactory(env),
     notifier: settingsNotifier(store, env),
@@ -29,6 +32,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     links: new DecisionLinks(
       new FileLinkKey(env.HANDOFF_STATE_DIR),
       async () => (await readStoredSettings(store))?.ui_base_url ?? settings.uiBaseUrl,
+      workspace,
     ),
     credentials: credentialsFor(env, store),
     mirror: mirrorFor(env),

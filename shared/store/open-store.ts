@@ -3,10 +3,15 @@ import type { Env } from '../config/env.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable, newDynamoClient } from './dynamodb-store.ts';
 import { JsonFileStore } from './json-file-store.ts';
 import type { Store } from './store.ts';
+import { workspaceDir } from '../workspaces/layout.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
-/** The store the environment asks for: DynamoDB when USE_DYNAMODB is set, JSON files otherwise. */
-export function openStore(env: Env): Store {
-  if (!env.USE_DYNAMODB) return new JsonFileStore(env.HANDOFF_STATE_DIR);
+/**
+ * The store of one workspace (by id; `_platform` for the platform's own records), as the
+ * environment asks: DynamoDB when USE_DYNAMODB is set, else the workspace's JSON files.
+ */
+export function openStore(env: Env, workspaceId: string = DEFAULT_WORKSPACE): Store {
+  if (!env.USE_DYNAMODB) return new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR, workspaceId));
   return new DynamoDbStore(createDocumentClient(newDynamoClient(env)), env.HANDOFF_TABLE);
 }
 

@@ -38,6 +38,10 @@ import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts'
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
+import { currentScope, workspaceScope } from './workspace-scope.ts';
+import { registerWorkspaceApi, registerWorkspaceSwitch } from './workspace-routes.ts';
+import { isStoredKeyShape, verifyApiKey } from '../workspaces/api-keys.ts';
+import type { Platform } from '../workspaces/platform.ts';
 
 /** Largest request body accepted (decisions, webhooks). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -89,6 +93,11 @@ export interface AppDeps {
    * default the loopback names; Lambda: API Gateway's domain name.
    */
   hosts?: HostRules['hosts'];
+  /**
+   * The workspaces, when this app serves more than one (the local server, the Lambda API):
+   * each request works in the one it names. Without it, only `default` (the engine's).
+   */
+  platform?: Platform | undefined;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -104,7 +113,14 @@ export function createApp(deps: AppDeps): Hono {
   const linkKey = deps.linkKey ?? new FileLinkKey(env.HANDOFF_STATE_DIR);
   const initialUiBase = engine.settings.uiBaseUrl;
   const web: WebDeps = {
-    engine,
+    // The request's own workspace engine (outside a request: the one the app was made with).
+    get engine() {
+      return currentScope()?.engine ?? engine;
+    },
+    get workspace() {
+      return currentScope()?.workspace;
+    },
+    platform: deps.platform,
     env,
     runner,
     linkKey,
@@ -138,6 +154,9 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.use((c, next) => (c.req.method === 'POST' ? limit(c, next) : next()));
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  const inWorkspace = workspaceScope(deps.platform, engine, fail);
+  // The API and event streams pick their workspace after the bearer check (a key may be scoped).
+  app.use((c, next) => (isApiPath(c.req.path) ? next() : inWorkspace(c, next)));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return fail(c, error.status as ContentfulStatusCode, error.message);
     if (error instanceof NotFoundError) return fail(c, 404, error.message);
@@ -153,29 +172,36 @@ export function createApp(deps: AppDeps): Hono {
   registerPageRoutes(app, web);
   registerDecideRoutes(app, web);
   registerManageRoutes(app, web);
+  registerWorkspaceSwitch(app, web);
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
-  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
-  app.use('/events/*', bearer(env, true));
+  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false));
+  app.use('/events/*', bearer(env, deps.platform, true));
+  app.use('/api/*', inWorkspace);
+  app.use('/events/*', inWorkspace);
   registerWorkflowRoutes(app, {
-    engine,
+    web,
     onChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
 
+  registerWorkspaceApi(app, web);
+
   app.get('/api/workflows', async (c) =>
-    c.json((await listWorkflows(engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger }))),
+    c.json(
+      (await listWorkflows(web.engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger })),
+    ),
   );
 
   app.post('/api/workflows/:id/runs', async (c) => {
-    const run = await createRunFor(engine, c.req.param('id'), { kind: 'manual', detail: null });
-    runner.launch(run);
+    const run = await createRunFor(web.engine, c.req.param('id'), { kind: 'manual', detail: null });
+    runner.launch(run, web.engine);
     return c.json({ run_id: run.id }, 202);
   });
 
-  app.get('/api/runs/:id', async (c) => c.json(summarise(await getRun(engine.store, c.req.param('id')))));
+  app.get('/api/runs/:id', async (c) => c.json(summarise(await getRun(web.engine.store, c.req.param('id')))));
 
-  app.get('/api/pending', async (c) => c.json((await listPending(engine.store)).map(toPendingJson)));
+  app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 
   app.post('/api/decisions/:id', limit, async (c) => {
     let raw: unknown;
@@ -190,11 +216,11 @@ export function createApp(deps: AppDeps): Hono {
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
       return fail(c, 400, `body ${where}${issue?.message ?? 'is not valid'} ${DECISION_SHAPE}`);
     }
-    return c.json(await decide(engine, c.req.param('id'), body.data.action, body.data.note ?? null));
+    return c.json(await decide(web.engine, c.req.param('id'), body.data.action, body.data.note ?? null));
   });
 
   app.get('/events/:runId', async (c) => {
-    const runId = (await getRun(engine.store, c.req.param('runId'))).id; // 404 for an unknown run
+    const runId = (await getRun(web.engine.store, c.req.param('runId'))).id; // 404 for an unknown run
     return streamRunWhereLive(c, web.liveFeed, runId);
   });
 
@@ -214,15 +240,36 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** Requires `Authorization: Bearer <HANDOFF_API_KEY>` (or `?key=` where EventSource needs it); fails closed. */
-function bearer(env: Env, allowQueryKey: boolean): MiddlewareHandler {
+/** The API and the event streams: authenticated by a bearer key before their workspace is chosen. */
+function isApiPath(path: string): boolean {
+  return path.startsWith('/api/') || path.startsWith('/events/');
+}
+
+/**
+ * Requires `Authorization: Bearer <key>` (or `?key=` where EventSource needs it); fails
+ * closed. The key is HANDOFF_API_KEY (every workspace) or, with workspaces, one made by
+ * `handoff keys add` (limited to its workspace, noted for the workspace check).
+ */
+function bearer(env: Env, platform: Platform | undefined, allowQueryKey: boolean): MiddlewareHandler {
   return async (c, next) => {
     const expected = env.HANDOFF_API_KEY;
-    if (!expected) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
+    if (!expected && !platform) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
     const header = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
     const given = header ?? (allowQueryKey ? c.req.query('key') : undefined);
-    if (given === undefined || !sameSecret(given, expected))
+    if (given === undefined) return fail(c, 401, 'missing or wrong bearer token');
+    if (platform && isStoredKeyShape(given)) {
+      const key = await verifyApiKey(platform.store, given);
+      if (!key) return fail(c, 401, 'missing or wrong bearer token');
+      c.set('keyWorkspace', key.workspace);
+    } else if (!expected) {
+      return fail(
+        c,
+        401,
+        'the API takes keys made by `handoff keys add`, or set HANDOFF_API_KEY on the server',
+      );
+    } else if (!sameSecret(given, expected)) {
       return fail(c, 401, 'missing or wrong bearer token');
+    }
     await next();
     return undefined;
   };

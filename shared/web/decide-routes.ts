@@ -26,9 +26,10 @@ import { decisionPage, recordedPage, type DecisionAccess } from './pages/decisio
 import { messagePage } from './pages/layout.ts';
 import { loadMessage } from './pages/message.ts';
 import type { WebDeps } from './web-deps.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export interface DecideRouteDeps {
-  engine: EngineDeps;
+  readonly engine: EngineDeps;
   linkKey: LinkKey;
   /** When true a signed link is the only way in (a public deployment without a login). */
   requireToken: boolean;
@@ -39,11 +40,22 @@ type Access = { ok: true; token: string | null } | { ok: false; status: 403; mes
 const ONLY_BY_LINK = 'This page opens from the link in your notification. Nothing was changed.';
 
 async function tokenAccess(deps: DecideRouteDeps, decisionId: string, token: string): Promise<Access> {
-  const check: TokenCheck = verifyDecisionToken(await deps.linkKey.get(), token, decisionId);
+  const check: TokenCheck = verifyDecisionToken(
+    await deps.linkKey.get(),
+    token,
+    decisionId,
+    new Date(),
+    deps.engine.workspace,
+  );
   if (!check.ok) return { ok: false, status: 403, message: explainToken(check.reason) };
   if (await deps.engine.store.get('tokens', check.claims.n))
     return { ok: false, status: 403, message: explainToken('spent') };
   return { ok: true, token };
+}
+
+/** `&workspace=<id>` outside the default workspace, for a link that must open in the same one. */
+function workspaceQuery(workspace: string): string {
+  return workspace === DEFAULT_WORKSPACE ? '' : `&workspace=${encodeURIComponent(workspace)}`;
 }
 
 /** True when this deployment opens decisions only from signed links. */
@@ -57,7 +69,7 @@ function refused(c: Context, message: string): Response | Promise<Response> {
 
 /** Registers GET and POST `/decide/:id`. */
 export function registerDecideRoutes(app: Hono, web: WebDeps): void {
-  const deps: DecideRouteDeps = { engine: web.engine, linkKey: web.linkKey, requireToken: web.requireToken };
+  const deps: DecideRouteDeps = web;
 
   app.get('/decide/:id', async (c) => {
     const id = c.req.param('id');
@@ -104,7 +116,13 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       if (token) {
-        const check = verifyDecisionToken(await deps.linkKey.get(), token, id);
+        const check = verifyDecisionToken(
+          await deps.linkKey.get(),
+          token,
+          id,
+          new Date(),
+          web.engine.workspace,
+        );
         if (!check.ok || !(await spendToken(web.engine.store, check.claims)))
           return refused(c, explainToken('spent'));
       }
@@ -113,7 +131,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const following = (await listPending(web.engine.store)).find((d) => d.run_id === decision.run_id);
         const next = following
-          ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at))}`
+          ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at), web.engine.workspace)}${workspaceQuery(web.engine.workspace)}`
           : null;
         return c.html(recordedPage(await getDecision(web.engine.store, id), result.run_status, next));
       }

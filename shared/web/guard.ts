@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import { messagePage, type Visitor } from './pages/layout.ts';
 import type { Session } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
+import { listPending } from '../runs/decision-repository.ts';
 
 export type Admission =
   { ok: true; visitor: Visitor; session: Session } | { ok: false; response: Response | Promise<Response> };
@@ -65,5 +66,17 @@ export async function formFields(c: Context): Promise<Record<string, string>> {
 }
 
 async function visitorOf(web: WebDeps, session: Session): Promise<Visitor> {
-  return { csrf: await web.sessions.csrfFor(session), canLogOut: web.sessions.passwordSet };
+  const visitor: Visitor = { csrf: await web.sessions.csrfFor(session), canLogOut: web.sessions.passwordSet };
+  const { platform, workspace } = web;
+  if (platform && workspace) {
+    const all = await Promise.all(
+      (await platform.registry.list()).map(async (w) => ({
+        id: w.id,
+        name: w.name,
+        pending: (await listPending(platform.engineFor(w.id).store)).length,
+      })),
+    );
+    visitor.workspaces = { current: { id: workspace.id, name: workspace.name }, all };
+  }
+  return visitor;
 }

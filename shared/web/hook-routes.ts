@@ -29,8 +29,8 @@ function fail(c: Context, status: ContentfulStatusCode, message: string): Respon
 
 /** Registers the webhook route; `limit` bounds the body. */
 export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
-  const { engine, runner } = web;
   app.post('/hooks/:workflowId', limit, async (c) => {
+    const engine = web.engine; // the workspace the hook's URL names (`?workspace=`), else default
     const found = await findWorkflow(engine.store, c.req.param('workflowId'));
     const workflow = found instanceof NotFoundError ? null : found;
     const secret = await secretFor(web, workflow);
@@ -62,7 +62,7 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
       if (!(error instanceof RecordExistsError) || !runId) throw error;
       return c.json({ run_id: runId, duplicate: true }, 200);
     }
-    runner.launch(run);
+    web.runner.launch(run, engine);
     return c.json({ run_id: run.id }, 202);
   });
 }

@@ -16,12 +16,11 @@ import { applySettings, settingDefaults, type WebDeps } from './web-deps.ts';
 async function renderSettings(c: Context, web: WebDeps, errors: Record<string, string>, status: 200 | 422) {
   const admitted = await admit(c, web);
   if (!admitted.ok) return admitted.response;
-  const store = web.engine.store;
   const defaults = settingDefaults(web);
   const [settings, workflows, pending] = await Promise.all([
-    getSettings(store, defaults),
-    listWorkflows(store),
-    listPending(store),
+    getSettings(web.engine.store, defaults),
+    listWorkflows(web.engine.store),
+    listPending(web.engine.store),
   ]);
   const data = {
     current: settings,
@@ -44,16 +43,14 @@ const MEMORY_NOTICES: Record<string, string> = {
 
 /** Registers Memory, Settings, login and logout. */
 export function registerManageRoutes(app: Hono, web: WebDeps): void {
-  const store = web.engine.store;
-
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const [rules, workflows, pending, proposals] = await Promise.all([
-      listRules(store),
-      listWorkflows(store),
-      listPending(store),
-      listProposals(store),
+      listRules(web.engine.store),
+      listWorkflows(web.engine.store),
+      listPending(web.engine.store),
+      listProposals(web.engine.store),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
@@ -66,7 +63,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const id = c.req.param('id');
     const accept = c.req.param('choice') === 'accept';
     try {
-      await (accept ? acceptProposal(store, id) : dismissProposal(store, id));
+      await (accept ? acceptProposal(web.engine.store, id) : dismissProposal(web.engine.store, id));
     } catch (error) {
       if (error instanceof InvalidInputError || error instanceof NotFoundError)
         return c.redirect('/memory?undecided=1', 303); // already decided or gone: nothing changed
@@ -79,7 +76,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(store, web.engine.mirror, c.req.param('id'));
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
@@ -103,7 +100,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
       for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
       return renderSettings(c, web, errors, 422);
     }
-    applySettings(web, await saveSettings(store, parsed.data));
+    applySettings(web, await saveSettings(web.engine.store, parsed.data));
     return c.redirect('/settings?saved=1', 303);
   });
 

@@ -15,7 +15,7 @@ import { readStoredSettings } from '../settings/settings.ts';
 import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
-import { activityPage } from './pages/activity.ts';
+import { activityPage, type PendingItem } from './pages/activity.ts';
 import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
@@ -35,22 +35,46 @@ async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
 }
 
+/** The waiting decisions of every workspace (or of the app's one), each with its workflow's name. */
+async function pendingEverywhere(web: WebDeps): Promise<PendingItem[]> {
+  const { platform } = web;
+  const workspaces = platform
+    ? (await platform.registry.list()).map((w) => ({
+        label: { id: w.id, name: w.name },
+        engine: platform.engineFor(w.id),
+      }))
+    : [{ label: null, engine: web.engine }];
+  const perWorkspace = await Promise.all(
+    workspaces.map(async ({ label, engine }) => {
+      const [pending, workflows] = await Promise.all([
+        listPending(engine.store),
+        listWorkflows(engine.store),
+      ]);
+      const names = new Map(workflows.map((w) => [w.id, w.name]));
+      return pending.map((decision) => ({
+        decision,
+        workspace: label,
+        workflowName: names.get(decision.workflow_id) ?? decision.workflow_id,
+      }));
+    }),
+  );
+  return perWorkspace.flat();
+}
+
 function notFound(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
 }
 
 /** Registers the reading pages and "Run now". */
 export function registerPageRoutes(app: Hono, web: WebDeps): void {
-  const store = web.engine.store;
-
   app.get('/', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const [workflows, runs, pending, stored] = await Promise.all([
-      listWorkflows(store),
-      listRuns(store),
-      listPending(store),
-      readStoredSettings(store),
+      listWorkflows(web.engine.store),
+      listRuns(web.engine.store),
+      listPending(web.engine.store),
+      readStoredSettings(web.engine.store),
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
     const data = { workflows, runs, pending: pending.length, threshold };
@@ -63,7 +87,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const workflowId = admitted.form.workflow_id ?? '';
     try {
       const run = await createRunFor(web.engine, workflowId, { kind: 'manual', detail: null });
-      web.runner.launch(run);
+      web.runner.launch(run, web.engine);
       return c.redirect(`/runs/${encodeURIComponent(run.id)}`, 303);
     } catch (error) {
       if (error instanceof NotFoundError) return notFound(c, error.message);
@@ -75,11 +99,11 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   const sourcePage = async (c: Context, check: boolean) => {
     const admitted = check ? await admitForm(c, web) : await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await getWorkflow(store, c.req.param('id') ?? '').catch(() => null);
+    const workflow = await getWorkflow(web.engine.store, c.req.param('id') ?? '').catch(() => null);
     if (!workflow) return notFound(c, `There is no workflow "${c.req.param('id')}".`);
     const [result, pending] = await Promise.all([
       check ? checkSource(workflow, { credentials: web.engine.credentials }) : null,
-      listPending(store),
+      listPending(web.engine.store),
     ]);
     const data = { workflow, check: result, pending: pending.length };
     return c.html(sourceCheckPage(admitted.visitor, data));
@@ -90,26 +114,25 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [decisions, names, recorded] = await Promise.all([
-      listDecisions(store),
-      workflowNames(web),
+    const [decisions, pending, recorded] = await Promise.all([
+      listDecisions(web.engine.store),
+      pendingEverywhere(web),
       answeredFrom(c, web),
     ]);
-    const pending = decisions.filter((d) => d.status === 'pending');
     const recent = decisions
       .filter((d) => d.status !== 'pending')
       .sort((a, b) => (b.answer?.at ?? b.expires_at).localeCompare(a.answer?.at ?? a.expires_at))
       .slice(0, 10);
-    return c.html(activityPage(admitted.visitor, { pending, recent, names, recorded }));
+    return c.html(activityPage(admitted.visitor, { pending, recent, recorded }));
   });
 
   app.get('/runs', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const [runs, names, pending] = await Promise.all([
-      listRuns(store),
+      listRuns(web.engine.store),
       workflowNames(web),
-      listPending(store),
+      listPending(web.engine.store),
     ]);
     return c.html(runsPage(admitted.visitor, runs.slice(0, 200), names, pending.length));
   });
@@ -120,14 +143,14 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     // The feed first, then the run: the page's state is never older than the last event it
     // includes, so the live stream (which resumes after that event) cannot skip the end.
     const events = feed.history(c.req.param('id') ?? '');
-    const run = await getRun(store, c.req.param('id')).catch(() => null);
+    const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
     const [workflow, audit, decisions, recorded, session] = await Promise.all([
-      getWorkflow(store, run.workflow_id).catch(() => null),
-      listAudit(store, { runId: run.id }),
-      listDecisions(store),
+      getWorkflow(web.engine.store, run.workflow_id).catch(() => null),
+      listAudit(web.engine.store, { runId: run.id }),
+      listDecisions(web.engine.store),
       answeredFrom(c, web),
-      readSession(store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
+      readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
     ]);
     const data = {
       run,
@@ -147,7 +170,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/runs/:id/events', async (c) => {
     const admitted = await admit(c, web, 'stream');
     if (!admitted.ok) return admitted.response;
-    const run = await getRun(store, c.req.param('id')).catch(() => null);
+    const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return c.text('no such run', 404);
     return streamRunWhereLive(c, web.liveFeed, run.id, c.req.query('after'));
   });

@@ -7,8 +7,8 @@ import { errorMessage } from '../errors/index.ts';
 
 /** Executes created runs after the HTTP answer has gone out. */
 export interface RunLauncher {
-  /** Starts working the run in the background; never throws. */
-  launch(run: Run): void;
+  /** Starts working the run in the background (in `engine`'s workspace, default the launcher's); never throws. */
+  launch(run: Run, engine?: EngineDeps): void;
   /** Resolves once no launched run is in flight (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -20,10 +20,10 @@ export interface RunLauncher {
 export function createRunLauncher(engine: EngineDeps, log: (line: string) => void = logLine): RunLauncher {
   const inFlight = new Set<Promise<void>>();
   return {
-    launch(run) {
-      const work: Promise<void> = executeRun(engine, run)
+    launch(run, runEngine = engine) {
+      const work: Promise<void> = executeRun(runEngine, run)
         .then(() => undefined)
-        .catch((error: unknown) => giveUp(engine, run, error, log))
+        .catch((error: unknown) => giveUp(runEngine, run, error, log))
         .finally(() => inFlight.delete(work));
       inFlight.add(work);
     },

@@ -76,7 +76,7 @@ export function startScheduler(
         (r) => r.workflow_id === workflowId && r.status === 'running',
       );
       if (running) return log(`handoff: ${workflowId}: schedule fired while a run is still running; skipped`);
-      launcher.launch(await createRunFor(engine, workflowId, { kind: 'schedule', detail: schedule }));
+      launcher.launch(await createRunFor(engine, workflowId, { kind: 'schedule', detail: schedule }), engine);
     } catch (error) {
       log(`handoff: ${workflowId}: scheduled run could not start: ${message(error)}`);
     }

@@ -17,6 +17,8 @@ import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import { createApp } from './app.ts';
 import { createRunLauncher } from './run-launcher.ts';
 import { startScheduler } from './scheduler.ts';
+import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
+import type { Platform } from '../workspaces/platform.ts';
 
 /** Hosts the local server may bind to: it speaks plain HTTP, so loopback only. */
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -31,6 +33,8 @@ export interface ServeOptions {
   host?: string;
   /** Where the "what to do next" block goes (default stdout). */
   print?: (text: string) => void;
+  /** Every workspace (the CLI's); without it the server serves `engine`'s workspace alone. */
+  platform?: Platform;
 }
 
 /** A running local server. */
@@ -53,7 +57,13 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const launcher = createRunLauncher(opts.engine);
   let url = '';
   const uiBaseUrlDefault = () => opts.env.UI_BASE_URL ?? url;
-  const app = createApp({ engine: opts.engine, env, runner: launcher, uiBaseUrlDefault });
+  const app = createApp({
+    engine: opts.engine,
+    env,
+    runner: launcher,
+    uiBaseUrlDefault,
+    platform: opts.platform,
+  });
   const requests = new Set<Promise<unknown>>();
   const server = serveNode({
     hostname: host,
@@ -78,7 +88,12 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   // Links point at the Settings page's UI base URL, else UI_BASE_URL, else this server.
   const stored = await readStoredSettings(opts.engine.store);
   opts.engine.settings.uiBaseUrl = stored?.ui_base_url ?? uiBaseUrlDefault();
-  const scheduler = startScheduler(opts.engine, launcher);
+  opts.platform?.configure((engine) => {
+    if (engine !== opts.engine) engine.settings.uiBaseUrl = uiBaseUrlDefault();
+  });
+  const scheduler = opts.platform
+    ? startWorkspaceSchedulers(opts.platform, launcher)
+    : startScheduler(opts.engine, launcher);
   print(nextSteps(url, demo, generatedKey));
 
   let closing: Promise<void> | undefined;

@@ -4,10 +4,17 @@ import type { EngineDeps } from '../runs/deps.ts';
 import type { Settings, StoredSettings } from '../settings/settings.ts';
 import type { RunLauncher } from './run-launcher.ts';
 import type { Sessions } from './session.ts';
+import type { Platform } from '../workspaces/platform.ts';
+import type { Workspace } from '../workspaces/registry.ts';
 
-/** What the pages are built from (made once in createApp). */
+/** What the pages are built from (made once in createApp; `engine` follows the request). */
 export interface WebDeps {
-  engine: EngineDeps;
+  /** The engine of the request's workspace (outside a request: the app's own). */
+  readonly engine: EngineDeps;
+  /** The request's workspace; undefined outside a request. */
+  readonly workspace: Workspace | undefined;
+  /** Every workspace, when the app serves more than one. */
+  platform: Platform | undefined;
   env: Env;
   runner: RunLauncher;
   linkKey: LinkKey;

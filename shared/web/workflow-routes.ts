@@ -16,10 +16,15 @@ import type { Workflow } from '../workflows/schema.ts';
 
 export type WorkflowChange = 'saved' | 'removed';
 /** Told after a workflow was saved or removed; a failure fails the request (PUT/DELETE may be retried). */
-export type WorkflowChangeListener = (workflowId: string, change: WorkflowChange) => Promise<void>;
+export type WorkflowChangeListener = (
+  workflowId: string,
+  change: WorkflowChange,
+  workspace: string,
+) => Promise<void>;
 
 export interface WorkflowRouteDeps {
-  engine: EngineDeps;
+  /** `web.engine`: the request's workspace. */
+  web: { readonly engine: EngineDeps };
   onChange: WorkflowChangeListener;
   /** Served by a Lambda function: a workflow whose source needs local folders is refused (400). */
   inLambda?: boolean;
@@ -52,17 +57,19 @@ export function registerWorkflowRoutes(app: Hono, deps: WorkflowRouteDeps): void
       throw new InvalidInputError(`body: id "${workflow.id}" does not match the path's workflow id "${id}"`);
     const problem = deps.inLambda ? lambdaSourceProblem(workflow.source.type) : null;
     if (problem) throw new HTTPException(400, { message: problem });
-    const existed = (await deps.engine.store.get('workflows', id)) !== undefined;
-    await saveWorkflow(deps.engine.store, workflow);
-    await deps.onChange(id, 'saved');
+    const { engine } = deps.web;
+    const existed = (await engine.store.get('workflows', id)) !== undefined;
+    await saveWorkflow(engine.store, workflow);
+    await deps.onChange(id, 'saved', engine.workspace);
     const summary: WorkflowSummary = { id: workflow.id, name: workflow.name, trigger: workflow.trigger };
     return c.json(summary, existed ? 200 : 201);
   });
 
   app.delete('/api/workflows/:id', async (c) => {
     const id = c.req.param('id');
-    await deleteWorkflow(deps.engine.store, id); // NotFoundError: 404
-    await deps.onChange(id, 'removed');
+    const { engine } = deps.web;
+    await deleteWorkflow(engine.store, id); // NotFoundError: 404
+    await deps.onChange(id, 'removed', engine.workspace);
     return c.body(null, 204);
   });
 }

@@ -63,7 +63,7 @@ describe('EventBridge', () => {
     await expect(dispatcher.dispatch({ run_id: 'run_1', node: 'resume' })).rejects.toThrow(
       /refused 1 event.*ThrottlingException Rate exceeded/,
     );
-    await expect(workflowEvents(new EventBridgeClient(region), 'bus')('inbox', 'saved')).rejects.toThrow(
+    await expect(workflowEvents(new EventBridgeClient(region), 'bus')('inbox', 'saved', 'default')).rejects.toThrow(
       /ThrottlingException/,
     );
   });

@@ -89,6 +89,7 @@ export async function engineFixture(opts: {
   const workflow = parseWorkflow(workflowYaml(maildir, opts.workflowExtra), 'inbox.yaml');
   await saveWorkflow(store, workflow);
   const deps: EngineDeps = {
+    workspace: 'default',
     store,
     models: async () => opts.model(),
     notifier: { notify: async (notice) => void notices.push(notice) },

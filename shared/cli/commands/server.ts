@@ -10,10 +10,10 @@ export function registerServerCommands(program: Command): void {
     .option('--port <N>', 'port to listen on (default: $PORT, else 3000; 0 picks a free one)')
     .action(async (options: { port?: string }) => {
       const chosen = options.port === undefined ? undefined : parsePort(options.port);
-      const { env, engine } = await cliContext();
+      const { env, engine, platform } = await cliContext();
       const port = chosen ?? env.PORT;
       const { serve } = await import('../../web/serve.ts');
-      const server = await serve({ env, engine, port });
+      const server = await serve({ env, engine, port, platform });
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (received: NodeJS.Signals) => {
           process.off('SIGINT', stop);

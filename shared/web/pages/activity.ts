@@ -1,34 +1,45 @@
-/** Activity (`/activity`): every decision waiting across workflows, answerable inline with a note. */
+/**
+ * Activity (`/activity`): every decision waiting across workflows and workspaces (each
+ * labelled with its workspace), answerable inline with a note.
+ */
 import { html } from 'hono/html';
 import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
-import { shell, type Visitor } from './layout.ts';
+import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';
 
+/** A waiting decision with the workspace it belongs to (null: the page's own, with no workspaces). */
+export interface PendingItem {
+  decision: Decision;
+  workspace: WorkspaceLabel | null;
+  workflowName: string;
+}
+
 export interface ActivityData {
-  pending: Decision[];
+  /** Waiting decisions of every workspace. */
+  pending: PendingItem[];
   /** Recently answered or expired decisions, newest first. */
   recent: Decision[];
-  names: Map<string, string>;
   recorded: Decision | null;
 }
 
-function row(d: Decision, visitor: Visitor, names: Map<string, string>): Html {
+function row(item: PendingItem, visitor: Visitor): Html {
+  const d = item.decision;
   const options = [...new Set([...d.options, 'skip'])];
-  const noteId = `note-${d.id}`;
+  const noteId = `note-${item.workspace?.id ?? ''}-${d.id}`;
+  const where = item.workspace ? `?workspace=${encodeURIComponent(item.workspace.id)}` : '';
   return html`<li class="question">
     <div class="question-head">
       <span class="pending">Waiting</span>
-      <a class="question-subject" href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
+      ${item.workspace ? html`<span class="workspace-label">${item.workspace.name}</span>` : ''}
+      <a class="question-subject" href="/decide/${d.id}${where}">${d.subject || '(no subject)'}</a>
     </div>
-    <p class="muted small">
-      ${d.sender} · ${names.get(d.workflow_id) ?? d.workflow_id} · asked ${when(d.created_at)}
-    </p>
+    <p class="muted small">${d.sender} · ${item.workflowName} · asked ${when(d.created_at)}</p>
     <p>
       Suggests <strong>${label(d.suggested_action)}</strong> at confidence ${score(d.confidence)}:
       <span class="verbatim-inline">${d.reasoning}</span>
     </p>
-    <form class="inline-answer" method="post" action="/decide/${d.id}">
+    <form class="inline-answer" method="post" action="/decide/${d.id}${where}">
       ${csrfField(visitor)}<input type="hidden" name="next" value="/activity" />
       <label class="visually-hidden" for="${noteId}">Note for “${d.subject}”</label>
       <input
@@ -95,7 +106,7 @@ export function activityPage(visitor: Visitor, data: ActivityData): Html {
             </p>`
       }
       <ul class="questions">
-        ${data.pending.map((d) => row(d, visitor, data.names))}
+        ${data.pending.map((item) => row(item, visitor))}
       </ul>
       ${recentList(data.recent)}`,
   });

@@ -14,6 +14,14 @@ export interface Visitor {
   csrf: string;
   /** True when a password is configured (so there is something to log out of). */
   canLogOut: boolean;
+  /** The workspace the pages show and every workspace with its waiting decisions (when there are workspaces). */
+  workspaces?: { current: WorkspaceLabel; all: (WorkspaceLabel & { pending: number })[] };
+}
+
+/** A workspace as the pages name it. */
+export interface WorkspaceLabel {
+  id: string;
+  name: string;
 }
 
 export interface ShellOptions {
@@ -49,17 +57,41 @@ function head(title: string, scripts: string[]): Html {
   </head>`;
 }
 
-/** The sidebar; the inspector swaps it in place when the count of waiting decisions changes. */
+/** The workspace switcher: a plain form (works without JavaScript) that remembers the choice. */
+function switcher(visitor: Visitor): Html | string {
+  const workspaces = visitor.workspaces;
+  if (!workspaces) return '';
+  return html`<form class="workspace-switcher" method="post" action="/workspace">
+    ${csrfField(visitor)}
+    <label for="workspace-select">Workspace</label>
+    <select id="workspace-select" name="workspace">
+      ${workspaces.all.map(
+        (w) =>
+          html`<option value="${w.name}" ${w.id === workspaces.current.id ? html`selected` : ''}>
+            ${w.name}${w.pending > 0 ? ` (${w.pending} waiting)` : ''}
+          </option>`,
+      )}
+    </select>
+    <button class="button" type="submit">Switch</button>
+  </form>`;
+}
+
+/**
+ * The sidebar; the inspector swaps it in place when the count of waiting decisions changes.
+ * With workspaces, the Activity badge counts the decisions waiting in all of them.
+ */
 export function sidebar(nav: NavKey, visitor: Visitor, pending: number): Html {
+  const waiting = visitor.workspaces ? visitor.workspaces.all.reduce((n, w) => n + w.pending, 0) : pending;
   return html`<nav class="sidebar" id="nav" aria-label="Main">
     <div class="sidebar-inner">
       <a class="brand" href="/"><span class="brand-mark" aria-hidden="true"></span>Handoff</a>
+      ${switcher(visitor)}
       <ul>
         ${LINKS.map(
           (l) =>
             html`<li>
               <a href="${l.href}" ${l.key === nav ? html`aria-current="page"` : ''}
-                >${l.text}${l.key === 'activity' ? pendingBadge(pending) : ''}</a
+                >${l.text}${l.key === 'activity' ? pendingBadge(waiting) : ''}</a
               >
             </li>`,
         )}

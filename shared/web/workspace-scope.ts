@@ -1,0 +1,97 @@
+/**
+ * Which workspace a request works in, and the engine that goes with it. The API names it
+ * in the `X-Handoff-Workspace` header (absent: `default`, or the only workspace a scoped
+ * key may see); pages remember the one picked in the sidebar's switcher (a cookie), and a
+ * link may carry `?workspace=`. The request's engine is kept in an AsyncLocalStorage for
+ * the length of the request, so `web.engine` is always the request's own.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { errorMessage, NotFoundError } from '../errors/index.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import type { Platform } from '../workspaces/platform.ts';
+import type { Workspace } from '../workspaces/registry.ts';
+
+export const WORKSPACE_HEADER = 'X-Handoff-Workspace';
+export const WORKSPACE_COOKIE = 'handoff_workspace';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Set by the bearer check: the workspace id a stored API key is limited to (null: all). */
+    keyWorkspace: string | null;
+  }
+}
+
+export interface RequestScope {
+  workspace: Workspace;
+  engine: EngineDeps;
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/** The request's workspace and engine, or undefined outside a request. */
+export function currentScope(): RequestScope | undefined {
+  return scopes.getStore();
+}
+
+const DEFAULT_ONLY: Workspace = { id: DEFAULT_WORKSPACE, name: DEFAULT_WORKSPACE, created_at: '' };
+
+/**
+ * Runs the rest of the request in its workspace. Without a platform (an app made around
+ * one engine) only `default` exists. An unknown workspace, or one a scoped key may not
+ * see, is a 404 that does not say whether it exists.
+ */
+export function workspaceScope(
+  platform: Platform | undefined,
+  base: EngineDeps,
+  fail: (c: Context, status: 404, message: string) => Response,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const isApi = c.req.path.startsWith('/api/') || c.req.path.startsWith('/events/');
+    const keyWorkspace = c.get('keyWorkspace') ?? null;
+    const named =
+      c.req.header(WORKSPACE_HEADER) ??
+      c.req.query('workspace') ??
+      (isApi ? undefined : getCookie(c, WORKSPACE_COOKIE));
+    let scope: RequestScope;
+    try {
+      scope = await resolveScope(platform, base, named, keyWorkspace);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      if (!isApi && named !== undefined && c.req.header(WORKSPACE_HEADER) === undefined) {
+        // A switcher cookie naming a workspace that has since gone: forget it, use the default.
+        setCookie(c, WORKSPACE_COOKIE, '', { path: '/', maxAge: 0 });
+        scope = await resolveScope(platform, base, undefined, keyWorkspace);
+      } else return fail(c, 404, errorMessage(error));
+    }
+    await scopes.run(scope, () => next());
+    return undefined;
+  };
+}
+
+async function resolveScope(
+  platform: Platform | undefined,
+  base: EngineDeps,
+  named: string | undefined,
+  keyWorkspace: string | null,
+): Promise<RequestScope> {
+  if (!platform) {
+    if (named !== undefined && named !== DEFAULT_WORKSPACE)
+      throw new NotFoundError(`no workspace "${named}"`);
+    return { workspace: DEFAULT_ONLY, engine: base };
+  }
+  let workspace: Workspace;
+  if (named === undefined && keyWorkspace !== null)
+    workspace = (await platform.registry.list()).find((w) => w.id === keyWorkspace)!;
+  else workspace = await platform.resolve(named);
+  if (!workspace || (keyWorkspace !== null && workspace.id !== keyWorkspace))
+    throw new NotFoundError(`no workspace "${named}"`);
+  return { workspace, engine: platform.engineFor(workspace.id) };
+}
+
+/** Remembers the workspace picked in the switcher (a cookie for pages; the API uses the header). */
+export function rememberWorkspace(c: Context, name: string, secure: boolean): void {
+  setCookie(c, WORKSPACE_COOKIE, name, { path: '/', httpOnly: true, sameSite: 'Lax', secure });
+}

@@ -1,0 +1,76 @@
+/**
+ * The platform around the workspaces: the registry of workspaces, the API keys, and an
+ * engine for each workspace, all from one environment. Locally the state directory is
+ * migrated first (once per process), so single-workspace state lands in `default`.
+ */
+import type { Env } from '../config/env.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { engineFromEnv } from '../runs/wire.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { migrateStateDir } from './migrate-state-dir.ts';
+import { DEFAULT_WORKSPACE, PLATFORM_WORKSPACE } from './names.ts';
+import { WorkspaceRegistry, type Workspace } from './registry.ts';
+
+export interface Platform {
+  /** The platform's own records (workspaces, API keys). */
+  store: Store;
+  registry: WorkspaceRegistry;
+  /** The engine of a workspace (by id), made once and kept. */
+  engineFor(workspaceId: string): EngineDeps;
+  /** Applies `adjust` to every engine made so far and to each one made later (a server's link base). */
+  configure(adjust: (engine: EngineDeps) => void): void;
+  /** The workspace a name (or, absent, the default) stands for; NotFoundError for an unknown one. */
+  resolve(name: string | undefined): Promise<Workspace>;
+}
+
+const migrated = new Map<string, Promise<number>>();
+
+/** Migrates a pre-workspace state directory once per process (a no-op on DynamoDB). */
+export function prepareState(env: Env): Promise<number> {
+  if (env.USE_DYNAMODB) return Promise.resolve(0);
+  let done = migrated.get(env.HANDOFF_STATE_DIR);
+  if (!done) {
+    done = migrateStateDir(env.HANDOFF_STATE_DIR);
+    migrated.set(env.HANDOFF_STATE_DIR, done);
+  }
+  return done;
+}
+
+/**
+ * The platform of this environment. `makeEngine` builds a workspace's engine (default:
+ * `engineFromEnv`); `base`, when given, is the default workspace's engine, reused.
+ */
+export async function openPlatform(
+  env: Env,
+  opts: { makeEngine?: (workspaceId: string) => EngineDeps; base?: EngineDeps; store?: Store } = {},
+): Promise<Platform> {
+  await prepareState(env);
+  const store = opts.store ?? openStore(env, PLATFORM_WORKSPACE);
+  const registry = new WorkspaceRegistry(store);
+  const makeEngine = opts.makeEngine ?? ((workspace) => engineFromEnv(env, { workspace }));
+  const engines = new Map<string, EngineDeps>();
+  const adjustments: ((engine: EngineDeps) => void)[] = [];
+  if (opts.base) engines.set(opts.base.workspace, opts.base);
+  return {
+    store,
+    registry,
+    engineFor(workspaceId) {
+      let engine = engines.get(workspaceId);
+      if (!engine) {
+        engine = makeEngine(workspaceId);
+        for (const adjust of adjustments) adjust(engine);
+        engines.set(workspaceId, engine);
+      }
+      return engine;
+    },
+    configure(adjust) {
+      adjustments.push(adjust);
+      for (const engine of engines.values()) adjust(engine);
+    },
+    async resolve(name) {
+      if (name === undefined) return (await registry.list()).find((w) => w.id === DEFAULT_WORKSPACE)!;
+      return registry.resolve(name);
+    },
+  };
+}
