@@ -215,7 +215,7 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /** Requires `Authorization: Bearer <HANDOFF_API_KEY>` (or `?key=` where EventSource needs it); fails closed. */
-function bearer(env: Env, allowQueryKey: boolean): MiddlewareHandler {
+export function bearer(env: Env, allowQueryKey: boolean): MiddlewareHandler {
   return async (c, next) => {
     const expected = env.HANDOFF_API_KEY;
     if (!expected) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
