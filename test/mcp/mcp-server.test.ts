@@ -117,7 +117,9 @@ describe('handoff mcp over stdio (a real child process, the official client)', (
     const waiting = await cliJson<{ status: string }>(['run', 'inbox'], state.env);
     expect(waiting.status).toBe('waiting');
     const confirming = mcpClient(async (request) => {
-      const params = request.params as { requestedSchema: { properties: { q1: { default?: string } } } };
+      const params = request.params as unknown as {
+        requestedSchema: { properties: { q1: { default?: string } } };
+      };
       return { action: 'accept', content: { q1: params.requestedSchema.properties.q1.default ?? 'skip' } };
     });
     client = confirming;
