@@ -19,7 +19,7 @@ import { askHost } from './ask-host.ts';
 import { pendingOf, settle } from './settle.ts';
 
 /** How long the person has to answer one question set in the host, by default. */
-export const DEFAULT_ASK_TIMEOUT_MS = 600_000;
+export const DEFAULT_ASK_TIMEOUT_MS = 300_000;
 
 export interface McpServerOptions {
   /** How long the host's person has to answer, before every question is skipped. */

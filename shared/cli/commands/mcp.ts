@@ -12,7 +12,7 @@ export function registerMcpCommand(program: Command): void {
     .option(
       '--ask-timeout <SECONDS>',
       'how long the person has to answer in the host before items are skipped',
-      '600',
+      '300',
     )
     .action(async (options: { http?: boolean; port?: string; askTimeout: string }) => {
       const askTimeoutMs = parseSeconds(options.askTimeout) * 1000;
