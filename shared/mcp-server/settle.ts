@@ -1,4 +1,4 @@
-import { AlreadyDecidedError } from '../errors/index.ts';
+import { AlreadyDecidedError, InvalidInputError } from '../errors/index.ts';
 import { decide } from '../runs/decide.ts';
 import { getDecision, listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
@@ -35,11 +35,11 @@ export async function settle(
   reply: HostReply,
 ): Promise<{ run: Run; settled: Settled[] }> {
   const settled: Settled[] = [];
-  const leftOver: Decision[] = [];
+  const leftOver: { d: Decision; why?: string }[] = [];
   for (const d of decisions) {
     const answer = reply.kind === 'answered' ? reply.answers.get(d.id) : undefined;
     if (!answer) {
-      leftOver.push(d);
+      leftOver.push({ d });
       continue;
     }
     try {
@@ -52,6 +52,10 @@ export async function settle(
         reason: null,
       });
     } catch (error) {
+      if (error instanceof InvalidInputError) {
+        leftOver.push({ d, why: error.message }); // an answer the decision cannot take (say, a suggestion the workflow does not declare) is no answer
+        continue;
+      }
       if (!(error instanceof AlreadyDecidedError)) throw error;
       settled.push({
         decision_id: d.id,
@@ -62,10 +66,11 @@ export async function settle(
       });
     }
   }
-  const reason =
+  const unanswered =
     reply.kind === 'unreachable' ? reply.reason : 'the person left it unanswered in the MCP host';
   const at = new Date().toISOString();
-  for (const d of leftOver) {
+  for (const { d, why } of leftOver) {
+    const reason = why ?? unanswered;
     const current = await getDecision(engine.store, d.id);
     const skipped =
       current.status === 'pending' &&

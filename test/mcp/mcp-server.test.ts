@@ -59,6 +59,10 @@ describe('handoff mcp over stdio (a real child process, the official client)', (
     expect(workflows).toMatchObject([{ id: 'inbox', confidence_threshold: 0.7 }]);
     expect(workflows[0]!.actions).toContainEqual({ name: 'delete', irreversible: true });
 
+    const unknown = await client.callTool({ name: 'run_workflow', arguments: { workflow_id: 'nope' } });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.stringify(unknown.content)).toContain('nope');
+
     const first = await call<RunReply>(client, 'run_workflow', { workflow_id: 'inbox' });
 
     expect(forms).toHaveLength(1); // one question set for the run
