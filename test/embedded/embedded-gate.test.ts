@@ -206,9 +206,39 @@ describe('the gate embedded in a host agent', () => {
 
     expect(resumed.stopReason).toBe('endTurn');
     expect(bodies).toEqual({ create_ticket: 0, delete_repo: 1 });
-    expect(gate.records.map((r) => [r.tool, r.outcome])).toEqual([
+    expect(gate.records.map((r) => [r.tool, r.outcome]).sort()).toEqual([
       ['create_ticket', 'skipped'],
       ['delete_repo', 'acted'],
+    ]);
+  });
+
+  it('a paused agent resumes from a snapshot in a new agent with a new gate, and acts only on the approved call', async () => {
+    const calls = [ticket('Maybe', 0.2), deletion('old-repo', 0.99)];
+    const first = hostAgent(calls, {});
+    const paused = await first.agent.invoke('go');
+    expect(paused.stopReason).toBe('interrupt');
+    const stored = JSON.parse(JSON.stringify(first.agent.takeSnapshot({ preset: 'session' })));
+
+    const second = hostAgent(calls, {}); // another process: nothing of the first survives but the snapshot
+    second.agent.loadSnapshot(stored);
+    const interrupt = paused.interrupts![0]!;
+    const ticketId = (interrupt.reason as { questions: { id: string; tool: string }[] }).questions.find(
+      (q) => q.tool === 'create_ticket',
+    )!.id;
+    await second.agent.invoke([
+      {
+        interruptResponse: {
+          interruptId: interrupt.id,
+          response: { answers: [{ id: ticketId, action: 'approve' }] },
+        },
+      },
+    ]);
+
+    expect(first.bodies).toEqual({ create_ticket: 0, delete_repo: 0 });
+    expect(second.bodies).toEqual({ create_ticket: 1, delete_repo: 0 });
+    expect(second.gate.records.map((r) => [r.tool, r.outcome, r.decided_by]).sort()).toEqual([
+      ['create_ticket', 'acted', 'human'],
+      ['delete_repo', 'skipped', null],
     ]);
   });
 
