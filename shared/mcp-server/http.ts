@@ -52,6 +52,15 @@ export async function serveMcpHttp(opts: {
           },
           404,
         );
+      if (c.req.method !== 'POST')
+        return c.json(
+          {
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'no MCP session: POST initialize first' },
+            id: null,
+          },
+          400,
+        );
       const server = opts.build();
       const transport: WebStandardStreamableHTTPServerTransport =
         new WebStandardStreamableHTTPServerTransport({

@@ -193,6 +193,8 @@ describe('handoff mcp --http (streamable HTTP on loopback, the API bearer key)',
     });
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toEqual({ error: 'missing or wrong bearer token' });
+    const stray = await fetch(http.url, { headers: { Authorization: `Bearer ${KEY}` } });
+    expect(stray.status).toBe(400); // the key is right, but there is no session to stream
     expect(http.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
