@@ -10,6 +10,7 @@ import {
 import { registerDecisionCommands } from './commands/decisions.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
 import { registerInspectCommand } from './commands/inspect.ts';
+import { registerMcpCommand } from './commands/mcp.ts';
 import { registerUsageCommand } from './commands/usage.ts';
 import { registerIntegrationCommands } from './commands/integrations.ts';
 import { registerRuleCommands } from './commands/rules.ts';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerInspectCommand(program);
   registerUsageCommand(program);
   registerDoctorCommand(program);
+  registerMcpCommand(program);
   registerWorkspaceCommands(program);
   registerKeyCommands(program);
   addWorkspaceOption(program);

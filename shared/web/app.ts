@@ -250,7 +250,7 @@ function isApiPath(path: string): boolean {
  * closed. The key is HANDOFF_API_KEY (every workspace) or, with workspaces, one made by
  * `handoff keys add` (limited to its workspace, noted for the workspace check).
  */
-function bearer(env: Env, platform: Platform | undefined, allowQueryKey: boolean): MiddlewareHandler {
+export function bearer(env: Env, platform: Platform | undefined, allowQueryKey: boolean): MiddlewareHandler {
   return async (c, next) => {
     const expected = env.HANDOFF_API_KEY;
     if (!expected && !platform) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
