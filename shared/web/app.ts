@@ -201,6 +201,9 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/api/runs/:id', async (c) => c.json(summarise(await getRun(web.engine.store, c.req.param('id')))));
 
+  // Names and when each was set, never values (as `handoff credentials --json`).
+  app.get('/api/credentials', async (c) => c.json(await web.engine.credentials.list()));
+
   app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 
   app.post('/api/decisions/:id', limit, async (c) => {

@@ -22,7 +22,7 @@ const ERRORS: Record<string, string> = {
   BadRequest: 'The request body is not what this route takes.',
   Unauthorized:
     'Missing or wrong bearer token (local server; on AWS, API Gateway refuses unsigned calls itself).',
-  NotFound: 'No such workflow, run or decision.',
+  NotFound: 'No such workflow, run or decision, or no such workspace for this key.',
   Conflict: 'The decision was already answered or expired, or someone else answered it just now.',
   TooLarge: 'The request body is too large.',
   Unprocessable: 'The input is well-formed but not acceptable (an invalid workflow, an action not offered).',
@@ -248,6 +248,45 @@ const PATHS: Record<string, Json> = {
       },
     },
   },
+  '/api/workspaces': {
+    get: {
+      operationId: 'listWorkspaces',
+      summary: 'The workspaces the key may see, each with its waiting decisions',
+      responses: {
+        '200': ok('Workspaces.', {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'name', 'pending'],
+            properties: { id: { type: 'string' }, name: { type: 'string' }, pending: { type: 'integer' } },
+          },
+        }),
+        '401': error('Unauthorized'),
+      },
+    },
+  },
+  '/api/credentials': {
+    get: {
+      operationId: 'listCredentials',
+      summary: "The workspace's credential names (never their values)",
+      responses: {
+        '200': ok('Credentials, by name.', {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'cipher', 'updated_at'],
+            properties: {
+              name: { type: 'string' },
+              cipher: { type: 'string' },
+              updated_at: { type: 'string' },
+            },
+          },
+        }),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+      },
+    },
+  },
   '/api/pending': {
     get: {
       operationId: 'listPending',
@@ -286,8 +325,11 @@ export function openApiDocument(): Record<string, unknown> {
       title: 'Handoff API',
       version: '1',
       description:
-        'Workflows, runs and the questions they ask. Locally: `Authorization: Bearer <HANDOFF_API_KEY>`. ' +
-        'On AWS, API Gateway authorises `/api/*` callers (IAM, SigV4) before the app sees them.',
+        'Workflows, runs and the questions they ask. Locally: `Authorization: Bearer <key>` (HANDOFF_API_KEY, ' +
+        'or a key made by `handoff keys add`, which may be limited to one workspace). ' +
+        'On AWS, API Gateway authorises `/api/*` callers (IAM, SigV4) before the app sees them. ' +
+        'Every route works in the workspace named by the `X-Handoff-Workspace` header (absent: `default`, ' +
+        'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
     paths: PATHS,

@@ -7,6 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { InvalidInputError } from '../errors/index.ts';
 import { COLLECTIONS } from '../store/store.ts';
 import { encodeId } from '../store/json-file-store.ts';
 import { WORKSPACES_DIR, workspaceDir } from './layout.ts';
@@ -22,7 +23,7 @@ export async function migrateStateDir(stateDir: string): Promise<number> {
   const staging = `${target}.migrating`;
   if (legacy.length === 0 && !(await exists(staging))) return 0;
   if (legacy.length > 0 && (await exists(target)))
-    throw new Error(
+    throw new InvalidInputError(
       `${stateDir} holds records both at its top and in ${WORKSPACES_DIR}/${DEFAULT_WORKSPACE}: move one of them away by hand`,
     );
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
