@@ -3,15 +3,15 @@ import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import type { StepDetail } from '../shared/aws/lambda-events.ts';
-import { engineForLambda } from '../shared/aws/lambda-engine.ts';
+import { lambdaEngines } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { stepHandler, type StepResult } from '../shared/aws/lambda-handlers.ts';
 
 const observed = observability('executor');
 const env = lambdaEnvFor('executor');
-const engine = engineForLambda(env, lambdaClients(env));
+const engineOf = lambdaEngines(env, lambdaClients(env));
 
 export const handler = middy<EventBridgeEvent<'handoff.step', StepDetail>, StepResult>()
   .use(observed.middlewares)
-  .handler(stepHandler(engine, 'executor'));
+  .handler(stepHandler(engineOf, 'executor'));

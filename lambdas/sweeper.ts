@@ -1,7 +1,7 @@
 /** Every few minutes (EventBridge schedule): expire overdue decisions, re-send lost dispatches. */
 import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
-import { engineForLambda } from '../shared/aws/lambda-engine.ts';
+import { lambdaEngines, lambdaPlatform } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { sweepRuns } from '../shared/aws/lambda-handlers.ts';
@@ -9,8 +9,9 @@ import type { SweepResult } from '../shared/runs/sweep.ts';
 
 const observed = observability('sweeper');
 const env = lambdaEnvFor('sweeper');
-const engine = engineForLambda(env, lambdaClients(env));
+const clients = lambdaClients(env);
+const platform = lambdaPlatform(env, clients, lambdaEngines(env, clients));
 
 export const handler = middy<unknown, SweepResult>()
   .use(observed.middlewares)
-  .handler(() => sweepRuns(engine));
+  .handler(async () => sweepRuns(await platform));

@@ -3,6 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Env } from '../config/env.ts';
 import { createDocumentClient, DynamoDbStore, newDynamoClient } from '../store/dynamodb-store.ts';
 import type { Store } from '../store/store.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export type ClientEnv = Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT'>;
 
@@ -21,6 +22,7 @@ export function dynamoClient(env: ClientEnv): DynamoDBClient {
 export function storeForLambda(
   env: ClientEnv & Pick<Env, 'HANDOFF_TABLE'>,
   client: DynamoDBClient = dynamoClient(env),
+  workspace: string = DEFAULT_WORKSPACE,
 ): Store {
-  return new DynamoDbStore(createDocumentClient(client), env.HANDOFF_TABLE);
+  return new DynamoDbStore(createDocumentClient(client), env.HANDOFF_TABLE, { workspace });
 }

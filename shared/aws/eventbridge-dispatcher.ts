@@ -3,6 +3,7 @@ import { HandoffError } from '../errors/index.ts';
 import { clientOf, type ClientRef } from './lazy-client.ts';
 import type { Dispatcher } from '../runs/dispatch.ts';
 import { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
@@ -26,10 +27,12 @@ export class EventBridgeDispatcher implements Dispatcher {
   constructor(
     private readonly client: ClientRef<EventBridgeClient>,
     private readonly busName: string,
+    /** The workspace of the runs this dispatcher moves: the next function works in it too. */
+    private readonly workspace: string = DEFAULT_WORKSPACE,
   ) {}
 
   async dispatch(step: StepDetail): Promise<void> {
-    const detail: StepDetail = { run_id: step.run_id, node: step.node };
+    const detail: StepDetail = { run_id: step.run_id, node: step.node, workspace: this.workspace };
     await putEntries(this.client, [
       {
         EventBusName: this.busName,

@@ -15,7 +15,9 @@ import { NotifyError, type Notifier } from '../notify/notifier.ts';
 import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
-import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import { DEFAULT_WORKSPACE, PLATFORM_WORKSPACE } from '../workspaces/names.ts';
+import { openPlatform, type Platform } from '../workspaces/platform.ts';
+import type { Env } from '../config/env.ts';
 
 export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_OPTIONAL_VARS)[number]>;
 
@@ -40,7 +42,7 @@ export function engineForLambda(
     uiBaseUrl: env.UI_BASE_URL,
     pageSize: DEFAULT_PAGE_SIZE,
   };
-  const store = storeForLambda(env, clients.dynamodb);
+  const store = storeForLambda(env, clients.dynamodb, workspace);
   return {
     workspace,
     store,
@@ -50,10 +52,34 @@ export function engineForLambda(
     // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
     credentials: kmsOnlyCredentials(env.AWS_REGION, store),
     mirror: mirrorFor(env),
-    dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME),
+    dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
     emit,
     settings,
   };
+}
+
+/** The engine of each workspace a function meets, made on first use and kept (per container). */
+export type EngineOf = (workspace: string) => EngineDeps;
+
+/** {@link engineForLambda} per workspace, each made once. */
+export function lambdaEngines(env: EngineEnv, clients: LambdaClients, linkKey?: LinkKey): EngineOf {
+  const engines = new Map<string, EngineDeps>();
+  return (workspace) => {
+    let engine = engines.get(workspace);
+    if (!engine) {
+      engine = engineForLambda(env, clients, linkKey ?? linkKeyFor(env, clients), workspace);
+      engines.set(workspace, engine);
+    }
+    return engine;
+  };
+}
+
+/** The platform (workspaces, API keys) over the table, its engines from `engineOf`. */
+export function lambdaPlatform(env: EngineEnv, clients: LambdaClients, engineOf: EngineOf): Promise<Platform> {
+  return openPlatform(env as Env, {
+    store: storeForLambda(env, clients.dynamodb, PLATFORM_WORKSPACE),
+    makeEngine: engineOf,
+  });
 }
 
 /**

@@ -2,7 +2,8 @@
  * What the engine's functions do with their event: parse it (zod), call the engine, say
  * what happened. The files in lambdas/ only wire these to their clients.
  */
-import type { EngineDeps } from '../runs/deps.ts';
+import type { Platform } from '../workspaces/platform.ts';
+import type { EngineOf } from './lambda-engine.ts';
 import { log } from '../logging/log.ts';
 import type { Step } from '../runs/dispatch.ts';
 import { runStep } from '../runs/run-loop.ts';
@@ -19,8 +20,9 @@ export type TriggerResult = RunSummary & { duplicate: boolean };
  * dispatched. Keyed on (workflow, scheduled time): a second delivery of the same firing
  * starts no second run.
  */
-export async function triggerScheduledRun(engine: EngineDeps, event: unknown): Promise<TriggerResult> {
+export async function triggerScheduledRun(engineOf: EngineOf, event: unknown): Promise<TriggerResult> {
   const input = parseEvent(ScheduleInputSchema, event, 'a schedule input {workflow_id, schedule}');
+  const engine = engineOf(input.workspace);
   const trigger = { kind: 'schedule' as const, detail: input.schedule };
   const { run, duplicate } = input.scheduled_time
     ? await startRunOnce(
@@ -43,7 +45,7 @@ export type StepResult = RunSummary | { ignored: true; reason: string };
  * another node is logged and ignored (a routing mistake must not fail the run); a
  * duplicate or late delivery finds the run moved on and changes nothing.
  */
-export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => Promise<StepResult> {
+export function stepHandler(engineOf: EngineOf, own: Step): (event: unknown) => Promise<StepResult> {
   return async (event) => {
     const { detail } = parseEvent(StepEventSchema, event, 'a handoff.step event');
     if (detail.node !== own) {
@@ -51,7 +53,7 @@ export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => 
       log.warn(reason, { run_id: detail.run_id });
       return { ignored: true, reason };
     }
-    const run = await runStep(engine, detail.run_id, own);
+    const run = await runStep(engineOf(detail.workspace), detail.run_id, own);
     log.info(`${own} step of run ${run.id}: ${run.status}`, { run_id: run.id, workflow_id: run.workflow_id });
     return summarise(run);
   };
@@ -61,8 +63,14 @@ export function stepHandler(engine: EngineDeps, own: Step): (event: unknown) => 
  * The sweeper function, every few minutes: expires overdue decisions (their runs resume)
  * and re-sends, or fails with the reason, dispatches that were lost between functions.
  */
-export async function sweepRuns(engine: EngineDeps): Promise<SweepResult> {
-  const result = await sweep(engine);
+export async function sweepRuns(platform: Platform): Promise<SweepResult> {
+  const result: SweepResult = { expired: 0, resent: [], failed: [] };
+  for (const workspace of await platform.registry.list()) {
+    const swept = await sweep(platform.engineFor(workspace.id));
+    result.expired += swept.expired;
+    result.resent.push(...swept.resent);
+    result.failed.push(...swept.failed);
+  }
   if (result.resent.length || result.failed.length)
     log.warn(
       `sweep re-sent ${result.resent.join(', ') || 'none'}; failed ${result.failed.join(', ') || 'none'}`,

@@ -64,6 +64,7 @@ export class DynamoDbStore implements Store {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    _options: { workspace?: string } = {},
   ) {
     this.committer = new DynamoDbCommitter(client, tableName, (collection, id) => this.get(collection, id));
   }

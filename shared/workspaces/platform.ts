@@ -39,13 +39,14 @@ export function prepareState(env: Env): Promise<number> {
 
 /**
  * The platform of this environment. `makeEngine` builds a workspace's engine (default:
- * `engineFromEnv`); `base`, when given, is the default workspace's engine, reused.
+ * `engineFromEnv`); `base`, when given, is the default workspace's engine, reused; `store`,
+ * when given, holds the platform's records (else the environment's `_platform` store).
  */
 export async function openPlatform(
   env: Env,
   opts: { makeEngine?: (workspaceId: string) => EngineDeps; base?: EngineDeps; store?: Store } = {},
 ): Promise<Platform> {
-  await prepareState(env);
+  if (!opts.store) await prepareState(env); // a store handed in is the host's (Lambda: DynamoDB)
   const store = opts.store ?? openStore(env, PLATFORM_WORKSPACE);
   const registry = new WorkspaceRegistry(store);
   const makeEngine = opts.makeEngine ?? ((workspace) => engineFromEnv(env, { workspace }));

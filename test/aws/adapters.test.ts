@@ -44,7 +44,7 @@ const workflow = (trigger: Workflow['trigger']) => ({ id: 'inbox', name: 'Inbox'
 describe('EventBridge', () => {
   it('dispatches a step as one handoff.step entry, and throws when the entry is refused', async () => {
     eventBridge.on(PutEventsCommand).resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
-    const dispatcher = new EventBridgeDispatcher(new EventBridgeClient(region), 'bus');
+    const dispatcher = new EventBridgeDispatcher(new EventBridgeClient(region), 'bus', 'team-b');
     await dispatcher.dispatch({ run_id: 'run_1', node: 'completer' });
     expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
       Entries: [
@@ -52,7 +52,8 @@ describe('EventBridge', () => {
           EventBusName: 'bus',
           Source: 'handoff',
           DetailType: 'handoff.step',
-          Detail: JSON.stringify({ run_id: 'run_1', node: 'completer' }),
+          // The run's workspace travels with the step: the next function works in it.
+          Detail: JSON.stringify({ run_id: 'run_1', node: 'completer', workspace: 'team-b' }),
         },
       ],
     });
@@ -63,9 +64,9 @@ describe('EventBridge', () => {
     await expect(dispatcher.dispatch({ run_id: 'run_1', node: 'resume' })).rejects.toThrow(
       /refused 1 event.*ThrottlingException Rate exceeded/,
     );
-    await expect(workflowEvents(new EventBridgeClient(region), 'bus')('inbox', 'saved', 'default')).rejects.toThrow(
-      /ThrottlingException/,
-    );
+    await expect(
+      workflowEvents(new EventBridgeClient(region), 'bus')('inbox', 'saved', 'default'),
+    ).rejects.toThrow(/ThrottlingException/);
   });
 });
 

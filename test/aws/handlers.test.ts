@@ -13,6 +13,7 @@ import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 import { failureRecord, UI } from './support.ts';
+import { defaultOnly } from '../support/dispatch-fixture.ts';
 
 let fixture: EngineFixture;
 afterEach(() => fixture?.cleanup());
@@ -37,15 +38,38 @@ describe('step functions', () => {
     await dispatched();
     const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
     const before = await getRun(fixture.store, run.id);
-    const completer = stepHandler(fixture.deps, 'completer');
+    const completer = stepHandler(defaultOnly(fixture.deps), 'completer');
     expect(await completer(stepEvent(run.id, 'executor'))).toMatchObject({ ignored: true });
     expect(await getRun(fixture.store, run.id)).toEqual(before);
     await expect(completer({ detail: { run_id: run.id } })).rejects.toThrow(
       /^not a handoff.step event: detail-type/,
     );
-    await expect(triggerScheduledRun(fixture.deps, { workflow_id: 'inbox' })).rejects.toThrow(
+    await expect(triggerScheduledRun(defaultOnly(fixture.deps), { workflow_id: 'inbox' })).rejects.toThrow(
       /^not a schedule input .*schedule/,
     );
+  });
+});
+
+describe('workspaces on AWS', () => {
+  it("runs a step in the workspace its event names (none: default), and a schedule's run in its workspace", async () => {
+    await dispatched();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    const asked: string[] = [];
+    const engineOf = (workspace: string) => (asked.push(workspace), fixture.deps);
+    await stepHandler(
+      engineOf,
+      'executor',
+    )({
+      ...stepEvent(run.id, 'executor'),
+      detail: { run_id: run.id, node: 'executor', workspace: 'team-b' },
+    });
+    await stepHandler(engineOf, 'completer')(stepEvent(run.id, 'completer'));
+    await triggerScheduledRun(engineOf, {
+      workflow_id: 'inbox',
+      schedule: 'rate(1 hour)',
+      workspace: 'team-c',
+    });
+    expect(asked).toEqual(['team-b', 'default', 'team-c']);
   });
 });
 
@@ -58,7 +82,7 @@ describe('step-failed', () => {
     const late = await recordStepFailure(fixture.deps, failureRecord(stepEvent(run.id, 'completer'), 'x'));
     expect(late).toMatchObject({ marked: false, why: 'moved_on' });
 
-    await stepHandler(fixture.deps, 'executor')(stepEvent(run.id, 'executor'));
+    await stepHandler(defaultOnly(fixture.deps), 'executor')(stepEvent(run.id, 'executor'));
     expect((await getRun(fixture.store, run.id)).status).toBe('waiting');
     const waiting = await failRun(fixture.deps, run.id, 'SNS is down', { step: 'executor' });
     expect(waiting).toMatchObject({ marked: false, why: 'waiting' });

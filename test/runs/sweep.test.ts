@@ -11,7 +11,7 @@ import { createRun } from '../../shared/runs/lifecycle.ts';
 import { changeRun } from '../support/run-record.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { sweep } from '../../shared/runs/sweep.ts';
-import { dispatchFixture } from '../support/dispatch-fixture.ts';
+import { defaultOnly, dispatchFixture } from '../support/dispatch-fixture.ts';
 import type { EngineFixture } from '../support/engine-fixture.ts';
 
 let fixture: EngineFixture;
@@ -142,10 +142,10 @@ describe('a scheduled trigger delivered twice starts one run', () => {
 
   it('keys the run on (workflow, scheduled time): the same firing again is a duplicate', async () => {
     const { sent } = await dispatched();
-    const first = await triggerScheduledRun(fixture.deps, input('2026-11-30T08:00:00Z'));
+    const first = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
     expect(first).toMatchObject({ status: 'running', duplicate: false });
     expect(first.run_id).toBe(scheduledRunId('inbox', '2026-11-30T08:00:00Z'));
-    const again = await triggerScheduledRun(fixture.deps, input('2026-11-30T08:00:00Z'));
+    const again = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
     expect(again).toMatchObject({ run_id: first.run_id, duplicate: true });
     expect(await listRuns(fixture.store)).toHaveLength(1);
     expect((await listAudit(fixture.store)).filter((e) => e.outcome === 'run_started')).toHaveLength(1);
@@ -158,7 +158,7 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     await runStep(fixture.deps, first.run_id, 'executor');
     expect(await fixture.store.list('tickets')).toHaveLength(1);
 
-    const next = await triggerScheduledRun(fixture.deps, input('2026-12-01T08:00:00Z'));
+    const next = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-12-01T08:00:00Z'));
     expect(next).toMatchObject({ duplicate: false });
     expect(next.run_id).not.toBe(first.run_id);
   });
@@ -168,14 +168,14 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     const time = '2026-11-30T08:00:00Z';
     const id = scheduledRunId('inbox', time);
     await createRun(fixture.store, 'inbox', { kind: 'schedule', detail: SCHEDULE }, id); // then it died
-    expect(await triggerScheduledRun(fixture.deps, input(time))).toMatchObject({
+    expect(await triggerScheduledRun(defaultOnly(fixture.deps), input(time))).toMatchObject({
       duplicate: true,
       status: 'running',
     });
     expect(sent).toEqual([]); // started moments ago: the first delivery may still be running it
 
     await changeRun(fixture.store, id, () => ({ started_at: new Date(Date.now() - 120_000).toISOString() }));
-    expect(await triggerScheduledRun(fixture.deps, input(time))).toMatchObject({ duplicate: true });
+    expect(await triggerScheduledRun(defaultOnly(fixture.deps), input(time))).toMatchObject({ duplicate: true });
     expect(sent).toEqual([{ run_id: id, node: 'executor' }]);
     expect(await listRuns(fixture.store)).toHaveLength(1);
   });

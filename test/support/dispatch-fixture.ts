@@ -1,3 +1,4 @@
+import type { EngineDeps } from '../../shared/runs/deps.ts';
 import type { Step } from '../../shared/runs/dispatch.ts';
 import type { Store } from '../../shared/store/store.ts';
 import { engineFixture, mail, type EngineFixture } from './engine-fixture.ts';
@@ -44,4 +45,12 @@ export async function dispatchFixture(store?: Store): Promise<DispatchFixture> {
     },
   };
   return { fixture, sent, failing };
+}
+
+/** The engine of `default` for a Lambda handler; any other workspace fails the test. */
+export function defaultOnly(engine: EngineDeps): (workspace: string) => EngineDeps {
+  return (workspace) => {
+    if (workspace !== 'default') throw new Error(`expected the default workspace, got ${workspace}`);
+    return engine;
+  };
 }
