@@ -19,6 +19,8 @@ import { registerSourceCommands } from './commands/sources.ts';
 import { registerStoreCommands } from './commands/store.ts';
 import { registerWorkflowCommands } from './commands/workflows.ts';
 import { EXIT } from './output.ts';
+import { registerArtifactCommands } from './commands/artifacts.ts';
+import { registerScheduleCommands } from './commands/schedules.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -38,6 +40,8 @@ export function buildProgram(): Command {
   registerInspectCommand(program);
   registerUsageCommand(program);
   registerDoctorCommand(program);
+  registerArtifactCommands(program);
+  registerScheduleCommands(program);
   return program;
 }
 
