@@ -47,7 +47,14 @@ export interface ScheduleView {
 
 /** `2026-10-25 08:00 CET`: a firing as a person in `timeZone` reads it. */
 export function localTime(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
+  const us = partsIn('en-US', at, timeZone);
+  // en-US names American zones (EST), en-GB European ones (CET); elsewhere both say GMT+9.
+  const parts = /^GMT[+-]/.test(us.zone) ? partsIn('en-GB', at, timeZone) : us;
+  return `${parts.date} ${parts.zone}`;
+}
+
+function partsIn(locale: string, at: Date, timeZone: string): { date: string; zone: string } {
+  const parts = new Intl.DateTimeFormat(locale, {
     timeZone,
     year: 'numeric',
     month: '2-digit',
@@ -58,7 +65,10 @@ export function localTime(at: Date, timeZone: string): string {
     timeZoneName: 'short',
   }).formatToParts(at);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${get('timeZoneName')}`;
+  return {
+    date: `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}`,
+    zone: get('timeZoneName'),
+  };
 }
 
 /**
