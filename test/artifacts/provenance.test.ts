@@ -55,7 +55,10 @@ it('a draft and a ticket a person decided are artifacts of the run, with the ite
   const drafted = bySender.get('tomi@fastmail.example')!;
   const ticketed = bySender.get('ana@partnerco.example')!;
   await cliJson(['decide', ticketed.decision_id, 'file_ticket'], env);
-  await cliJson(['decide', drafted.decision_id, 'draft_reply', '--note', 'Thanks, I will read it Friday.'], env);
+  await cliJson(
+    ['decide', drafted.decision_id, 'draft_reply', '--note', 'Thanks, I will read it Friday.'],
+    env,
+  );
 
   const listed = await cliJson<ArtifactJson[]>(['artifacts', '--run', run.run_id], env);
   expect(listed.map((a) => a.kind).sort()).toEqual(['draft', 'report', 'ticket']);
@@ -146,7 +149,9 @@ it('the competitor-watch template keeps a digest of its run: what was archived a
   const filed = body.indexOf('## File ticket (1)');
   expect(archived).toBeGreaterThan(0);
   expect(filed).toBeGreaterThan(0);
-  expect(body).toMatch(/- \*\*Rivalry Weekly #57: this week in project-tracking tools\*\* \(decided by the agent\): \S/);
+  expect(body).toMatch(
+    /- \*\*Rivalry Weekly #57: this week in project-tracking tools\*\* \(decided by the agent\): \S/,
+  );
   expect(body).toMatch(/- \*\*Google Alert - Trackly pricing\*\* \(decided by you\)/);
   const ticket = listed.find((a) => a.kind === 'ticket')!;
   expect(ticket.decision_id).toBe(asked!.decision_id);
