@@ -40,11 +40,12 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
       readProfile(store),
       listPending(store),
     ]);
-    const [op, id] = [
-      c.req.query('paused') ? 'Paused' : c.req.query('resumed') ? 'Resumed' : null,
-      c.req.query('paused') ?? c.req.query('resumed'),
-    ];
-    const notice = op ? `${op} the schedule of ${id}.` : null;
+    const [paused, resumed] = [c.req.query('paused'), c.req.query('resumed')];
+    const notice = paused
+      ? `Paused the schedule of ${paused}.`
+      : resumed
+        ? `Resumed the schedule of ${resumed}.`
+        : null;
     return c.html(
       schedulesPage(admitted.visitor, {
         schedules,
