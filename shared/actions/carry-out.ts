@@ -14,6 +14,7 @@ import { crashPoint } from '../config/processes.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { auditIdOf, claimOutcomes, settleWrite } from './outcomes.ts';
 import { errorMessage } from '../errors/index.ts';
+import { artifactOf, artifactWrite, type Produced } from '../artifacts/artifacts.ts';
 
 export interface Choice {
   action: string;
@@ -30,6 +31,8 @@ export interface Choice {
   skipReason?: string | null;
   /** The specialist the item was handed to, which made (or asked about) this call. */
   agent?: string;
+  /** The decision a person answered, when the person decided (the provenance of what it produced). */
+  decisionId?: string;
 }
 
 export interface CarryOutContext {
@@ -96,12 +99,13 @@ export async function carryOutMany(
   crashPoint('carry-out:claimed'); // claimed, nothing done: recovery fails these claims, never acts
   const acting = decided.flatMap((d, i) => (claims[i] && actsOnSource(d.choice) ? [i] : []));
   const started = performance.now();
+  const produced = new Map<number, Produced>(); // what each action made (a draft, a ticket)
   const performed = await performAll(
     ctx.source,
     acting.map((i) => ({
       action: decided[i]!.choice.action,
       item: decided[i]!.item,
-      context: contextFor(ctx, decided[i]!.choice),
+      context: contextFor(ctx, decided[i]!.choice, (p) => produced.set(i, p)),
     })),
   );
   const perItem = (performance.now() - started) / Math.max(1, acting.length);
@@ -119,6 +123,7 @@ export async function carryOutMany(
   }
   const entries: Write[] = [];
   const settles: Write[] = [];
+  const artifacts: Write[] = []; // recorded with the audit entries: one durable write per page
   // A batch's entries are stamped a millisecond apart, so the log reads in decision order.
   const stampedFrom = Date.now();
   for (const [i, { item, choice }] of decided.entries()) {
@@ -138,6 +143,7 @@ export async function carryOutMany(
       run_id: ctx.runId,
       workflow_id: ctx.workflowId,
       item_id: item.id,
+      subject: item.subject,
       outcome: result.outcome,
       action: choice.action,
       decided_by: choice.expired ? null : choice.decidedBy,
@@ -154,8 +160,10 @@ export async function carryOutMany(
       record: { ...entry, at: new Date(stampedFrom + entries.length).toISOString() },
     });
     settles.push(settleWrite(claim, result.outcome));
+    const made = result.outcome === 'acted' ? produced.get(i) : undefined;
+    if (made) artifacts.push(artifactWrite(artifactOf(made, provenanceOf(ctx, item, choice))));
   }
-  await record(ctx.store, entries, settles);
+  await record(ctx.store, [...entries, ...artifacts], settles);
   return { results, unavailable, notHeld };
 }
 
@@ -193,13 +201,27 @@ function actsOnSource(choice: Choice): boolean {
   return !choice.expired && choice.action !== 'skip';
 }
 
-function contextFor(ctx: CarryOutContext, choice: Choice): ActionContext {
+function contextFor(
+  ctx: CarryOutContext,
+  choice: Choice,
+  produced: (artifact: Produced) => void,
+): ActionContext {
   return {
     store: ctx.store,
     workflowId: ctx.workflowId,
     runId: ctx.runId,
     note: choice.note,
     reasoning: choice.reasoning,
+    produced,
+  };
+}
+
+function provenanceOf(ctx: CarryOutContext, item: SourceItem, choice: Choice) {
+  return {
+    workflowId: ctx.workflowId,
+    runId: ctx.runId,
+    itemId: item.id,
+    decisionId: choice.decidedBy === 'human' ? (choice.decisionId ?? null) : null,
   };
 }
 

@@ -12,6 +12,14 @@ import type { Store } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
+import { readProfile } from '../profile/profile.ts';
+import { isPaused } from '../schedules/schedules.ts';
+
+/** How the schedule is kept besides the workflow: paused or not, and the profile's time zone. */
+export interface ScheduleSettings {
+  paused: boolean;
+  timeZone: string;
+}
 
 /** Where a workflow's schedule goes and what it invokes. */
 export interface ScheduleSyncOptions {
@@ -47,13 +55,15 @@ export function scheduleNameFor(workflowId: string): string {
  * Makes EventBridge Scheduler match the workflow: one schedule per workflow with
  * `trigger.schedule` (created, or updated when it exists), none otherwise (deleted; a
  * schedule that is already gone is fine). The expression is the workflow's own
- * `cron(...)`/`rate(...)` string, in UTC, fired on time (no flexible window).
+ * `cron(...)`/`rate(...)` string, read in the profile's time zone, fired on time (no
+ * flexible window), and `State: DISABLED` while the schedule is paused.
  */
 export async function syncSchedule(
   client: SchedulerClient,
   opts: ScheduleSyncOptions,
   workflow: Workflow | null,
   workflowId: string,
+  settings: ScheduleSettings = { paused: false, timeZone: 'UTC' },
 ): Promise<ScheduleSyncResult> {
   const name = scheduleNameFor(workflowId);
   const expression = workflow?.trigger.schedule?.trim();
@@ -76,9 +86,9 @@ export async function syncSchedule(
     GroupName: opts.groupName,
     Description: `Handoff: ${workflow.name}`.slice(0, 512),
     ScheduleExpression: expression,
-    ScheduleExpressionTimezone: 'UTC',
+    ScheduleExpressionTimezone: settings.timeZone,
     FlexibleTimeWindow: { Mode: 'OFF' },
-    State: 'ENABLED',
+    State: settings.paused ? 'DISABLED' : 'ENABLED',
     Target: { Arn: opts.targetArn, RoleArn: opts.roleArn, Input: JSON.stringify(input) },
   };
   try {
@@ -96,8 +106,9 @@ function errorName(error: unknown): string | undefined {
 }
 
 /**
- * The schedule-sync function: a workflow was saved or removed. The store says what is
- * current (so events arriving out of order still end right), and the schedule follows.
+ * The schedule-sync function: a workflow was saved or removed, or its schedule paused or
+ * resumed. The store says what is current (so events arriving out of order still end
+ * right), and the schedule follows.
  */
 export async function syncWorkflowSchedule(
   store: Store,
@@ -112,7 +123,11 @@ export async function syncWorkflowSchedule(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id);
+  const settings: ScheduleSettings = {
+    paused: workflow !== null && (await isPaused(store, workflow.id)),
+    timeZone: (await readProfile(store)).time_zone,
+  };
+  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id, settings);
   return { workflow_id: detail.workflow_id, schedule };
 }
 

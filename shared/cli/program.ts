@@ -22,6 +22,8 @@ import { registerWorkflowCommands } from './commands/workflows.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerWorkspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './output.ts';
+import { registerArtifactCommands } from './commands/artifacts.ts';
+import { registerScheduleCommands } from './commands/schedules.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -45,6 +47,8 @@ export function buildProgram(): Command {
   registerWorkspaceCommands(program);
   registerKeyCommands(program);
   addWorkspaceOption(program);
+  registerArtifactCommands(program);
+  registerScheduleCommands(program);
   return program;
 }
 

@@ -194,6 +194,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       ruleSource: null,
       expired: answer?.by !== 'human',
       skipReason: answer?.reason ?? null,
+      ...(answer?.by === 'human' ? { decisionId: answer.decision_id } : {}),
       ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     };
     const item = ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? null;

@@ -21,6 +21,8 @@ export const AuditEntrySchema = z.object({
   run_id: z.string(),
   workflow_id: z.string(),
   item_id: z.string().nullable(),
+  /** The item's subject, for a person reading the log or the run's digest (absent in older entries). */
+  subject: z.string().optional(),
   outcome: OutcomeSchema,
   action: z.string().nullable(),
   decided_by: DecidedBySchema.nullable(),

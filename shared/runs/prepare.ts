@@ -21,6 +21,7 @@ import { recordRun, runRecorder } from '../recorder/record-run.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 import { errorMessage } from '../errors/index.ts';
+import { recordRunReport } from '../artifacts/report.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -95,6 +96,7 @@ export async function prepareRun(
       run,
       ctx.ledger.deferred().map((d) => d.item_id),
     );
+    await recordRunReport(deps.store, run, workflow, summary); // the run's report, or its digest
     await auditRunFinished(deps.store, run, summary);
     // Items set aside unasked are still "new" for the next run: keep the trigger reading then.
     if (ctx.ledger.deferred().length === 0) await source.markSeen?.();

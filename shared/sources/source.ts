@@ -1,5 +1,6 @@
 import { HandoffError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
+import type { Produced } from '../artifacts/artifacts.ts';
 
 /**
  * The source cannot be reached (say an IMAP connection dropped): nothing is known to have
@@ -53,6 +54,8 @@ export interface ActionContext {
   runId: string;
   note: string | null;
   reasoning: string | null;
+  /** Told what the action made (a draft, a ticket), so the run records it as an artifact. */
+  produced?: (artifact: Produced) => void;
 }
 
 /** One action for one item, as `performMany` takes them. */

@@ -56,5 +56,12 @@ export async function fileTicketFor(item: SourceItem, context: ActionContext): P
     title: item.subject || '(no subject)',
     body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
   });
+  context.produced?.({
+    kind: 'ticket',
+    title: ticket.title,
+    contentType: 'text/plain; charset=utf-8',
+    body: `${ticket.title}\n\n${ticket.body}`,
+    pointer: `tickets/${ticket.id}`,
+  });
   return `ticket ${ticket.id} filed`;
 }

@@ -121,6 +121,16 @@ export class DynamoDbStore implements Store {
     });
   }
 
+  /** The records whose id starts with `prefix`: one Query, `begins_with` on the sort key. */
+  async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
+    return this.queryAll({
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': collection, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+
   /** A workflow's runs, newest first: one Query on the runs-by-workflow index. */
   async listRunsOf(workflowId: string): Promise<JsonRecord[]> {
     return this.queryAll({

@@ -61,6 +61,12 @@ export interface Store {
    * (DynamoDB: the runs-by-workflow index). Without it, callers list and filter.
    */
   listRunsOf?(workflowId: string): Promise<JsonRecord[]>;
+  /**
+   * Optional: the records of the collection whose id starts with `prefix`, where the backend
+   * can read just those (DynamoDB: one Query with `begins_with` on the sort key). Without it,
+   * `listByIdPrefix` lists and filters.
+   */
+  listByIdPrefix?(collection: Collection, prefix: string): Promise<JsonRecord[]>;
   /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
   /**
@@ -130,4 +136,14 @@ export async function getAll(
   if (ids.length === 0) return [];
   if (store.getMany) return store.getMany(collection, ids);
   return Promise.all(ids.map((id) => store.get(collection, id)));
+}
+
+/** The records whose id starts with `prefix`: the backend's keyed read where it has one, else list and filter. */
+export async function listByIdPrefix(
+  store: Store,
+  collection: Collection,
+  prefix: string,
+): Promise<JsonRecord[]> {
+  if (store.listByIdPrefix) return store.listByIdPrefix(collection, prefix);
+  return (await store.list(collection)).filter((r) => r.id.startsWith(prefix));
 }

@@ -32,6 +32,8 @@ import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
 import { registerManageRoutes } from './manage-routes.ts';
+import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
+import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
@@ -173,6 +175,8 @@ export function createApp(deps: AppDeps): Hono {
   registerDecideRoutes(app, web);
   registerManageRoutes(app, web);
   registerWorkspaceSwitch(app, web);
+  registerArtifactPages(app, web);
+  registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false));
@@ -184,6 +188,8 @@ export function createApp(deps: AppDeps): Hono {
     onChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
+  registerArtifactApi(app, web);
+  registerScheduleApi(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
   registerWorkspaceApi(app, web);
 

@@ -4,6 +4,8 @@
  * WorkflowSummary, `{"error": ...}`); test/aws/openapi.test.ts checks every `/api`
  * route the app serves is described here.
  */
+import { OUTPUT_PATHS, OUTPUT_SCHEMAS } from './openapi-outputs.ts';
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -332,7 +334,7 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: PATHS,
+    paths: { ...PATHS, ...OUTPUT_PATHS },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -343,7 +345,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
         },
       },
-      schemas: SCHEMAS,
+      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS },
       responses: Object.fromEntries(
         Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
       ),

@@ -4,6 +4,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { listAudit } from '../audit/audit.ts';
+import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
@@ -145,12 +146,13 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const events = feed.history(c.req.param('id') ?? '');
     const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
-    const [workflow, audit, decisions, recorded, session] = await Promise.all([
+    const [workflow, audit, decisions, recorded, session, artifacts] = await Promise.all([
       getWorkflow(web.engine.store, run.workflow_id).catch(() => null),
       listAudit(web.engine.store, { runId: run.id }),
       listDecisions(web.engine.store),
       answeredFrom(c, web),
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
+      listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const data = {
       run,
@@ -162,6 +164,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       recorded,
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),
+      artifacts,
     };
     return c.html(inspectorPage(admitted.visitor, data));
   });

@@ -12,6 +12,8 @@ import { listWorkflows } from '../workflows/repository.ts';
 import { toCronExpression } from '../workflows/schema.ts';
 import { oneLine, type RunLauncher } from './run-launcher.ts';
 import { errorMessage } from '../errors/index.ts';
+import { readProfile } from '../profile/profile.ts';
+import { isPaused } from '../schedules/schedules.ts';
 
 /** How often workflows are re-read and housekeeping runs. */
 export const SCHEDULER_PERIOD_MS = 60_000;
@@ -42,14 +44,16 @@ export interface Scheduler {
 
 interface Job {
   schedule: string;
+  timeZone: string;
   cron: Cron;
 }
 
 /**
  * Starts the scheduler: a refresh and a sweep now, then every `periodMs`. On a fire,
  * a run is created with trigger `{kind: 'schedule', detail: <schedule>}` and handed to
- * `launcher`; a fire is skipped while a run of the same workflow is still running.
- * Schedules are EventBridge expressions, so they are evaluated in UTC.
+ * `launcher`; a fire is skipped while a run of the same workflow is still running, and
+ * while its schedule is paused (`handoff schedules pause`). Schedules are EventBridge
+ * expressions, read in the profile's time zone (default UTC).
  */
 export function startScheduler(
   engine: EngineDeps,
@@ -72,6 +76,7 @@ export function startScheduler(
   const fire = async (workflowId: string, schedule: string): Promise<void> => {
     if (stopped) return;
     try {
+      if (await isPaused(engine.store, workflowId)) return; // paused: this firing is let go
       const running = (await listRuns(engine.store)).some(
         (r) => r.workflow_id === workflowId && r.status === 'running',
       );
@@ -84,11 +89,12 @@ export function startScheduler(
 
   const reconcile = async (): Promise<void> => {
     const workflows = await listWorkflows(engine.store);
+    const timeZone = (await readProfile(engine.store)).time_zone;
     if (stopped) return;
     const wanted = new Map<string, string>();
     for (const w of workflows) if (w.trigger.schedule !== undefined) wanted.set(w.id, w.trigger.schedule);
     for (const [id, job] of jobs) {
-      if (wanted.get(id) === job.schedule) continue;
+      if (wanted.get(id) === job.schedule && job.timeZone === timeZone) continue;
       job.cron.stop();
       jobs.delete(id);
     }
@@ -99,10 +105,10 @@ export function startScheduler(
         log(`handoff: ${id}: schedule "${schedule}" cannot be run by the local scheduler; not scheduled`);
         continue;
       }
-      const cron = new Cron(pattern, { timezone: 'UTC', protect: true, unref: true }, () =>
+      const cron = new Cron(pattern, { timezone: timeZone, protect: true, unref: true }, () =>
         track(fire(id, schedule)),
       );
-      jobs.set(id, { schedule, cron });
+      jobs.set(id, { schedule, timeZone, cron });
     }
   };
 

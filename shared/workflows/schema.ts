@@ -218,6 +218,8 @@ export const WorkflowSchema = z
         { error: 'must be a list' },
       )
       .optional(),
+    /** On: the completer records a Markdown digest of each run (an artifact), item by item. */
+    digest: z.boolean({ error: 'must be true or false' }).optional(),
     /** Off when absent: the executor decides every item itself. */
     specialists: z
       .array(SpecialistSchema, { error: 'must be a list' })

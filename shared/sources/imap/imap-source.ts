@@ -9,6 +9,7 @@ import { HandoffError, InvalidInputError } from '../../errors/index.ts';
 import type { ImapSourceConfig } from '../../workflows/schema.ts';
 import { replyMessage } from '../maildir/actions.ts';
 import { fileTicketFor } from '../tickets.ts';
+import { draftArtifact } from '../../artifacts/artifacts.ts';
 import { parseMail, type MailItem } from '../maildir/maildir.ts';
 import { toSourceItem } from '../maildir/maildir-source.ts';
 import type { ActRequest, ActResult, ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
@@ -258,7 +259,11 @@ export class ImapSource implements ItemSource {
       texts.push(replyMessage(parsed, body, from).text);
     }
     await this.guard(() => appendAll(client, target, texts, ['\\Draft', '\\Seen']));
-    for (const i of drafts) results[i] = { ok: true, detail: `draft saved to ${target}` };
+    for (const [k, i] of drafts.entries()) {
+      const { item, context } = requests[i]!;
+      context.produced?.(draftArtifact(item, texts[k]!, `imap://${this.config.host}/${target}`));
+      results[i] = { ok: true, detail: `draft saved to ${target}` };
+    }
   }
 
   /**

@@ -17,6 +17,8 @@ export interface MoveResult {
 export interface DraftResult {
   draft_path: string;
   message_id: string;
+  /** The draft as written (RFC 5322). */
+  text: string;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function draftReply(
     await rename(tmp, dest);
     return dest;
   });
-  return { draft_path: draftPath, message_id: messageId };
+  return { draft_path: draftPath, message_id: messageId, text };
 }
 
 /**

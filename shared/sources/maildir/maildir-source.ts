@@ -2,6 +2,7 @@ import { InvalidInputError } from '../../errors/index.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { archive, deleteMessage, draftReply, MaildirFolders } from './actions.ts';
 import { fileTicketFor } from '../tickets.ts';
+import { draftArtifact } from '../../artifacts/artifacts.ts';
 import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
@@ -58,7 +59,9 @@ export class MaildirSource implements ItemSource {
       case 'draft_reply': {
         const mail = this.mails.get(item.ref) ?? (await this.reread(item));
         const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
-        return `draft written to ${(await draftReply(this.root, mail, body, undefined, this.folders)).draft_path}`;
+        const draft = await draftReply(this.root, mail, body, undefined, this.folders);
+        context.produced?.(draftArtifact(item, draft.text, draft.draft_path));
+        return `draft written to ${draft.draft_path}`;
       }
       case 'file_ticket': {
         return fileTicketFor(item, context);

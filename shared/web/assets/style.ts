@@ -192,6 +192,12 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
   .graph { gap: 1.25rem; }
   .node + .node::before { content: none; }
 }
+/* Artifacts: where one came from; Schedules: the next firings. */
+.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .3rem 1rem; margin: 0 0 1rem; }
+.facts dt { font-weight: 600; color: var(--muted); }
+.facts dd { margin: 0; }
+.firings { margin: 0; padding-left: 1.1rem; }
+[data-artifacts] td[data-label="Size"], [data-artifacts] td[data-label="Created"] { white-space: nowrap; }
 /* Phones: a table of runs stacks each row into a card, each cell under its column's name. */
 @media (max-width: 40rem) {
   .table-stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }

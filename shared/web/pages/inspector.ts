@@ -11,6 +11,8 @@ import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../rec
 import type { Decision, Run } from '../../records/runs.ts';
 import { describeAnswer, describeCounts } from '../../runs/views.ts';
 import { shell, type Visitor } from './layout.ts';
+import type { Artifact } from '../../artifacts/artifacts.ts';
+import { artifactsTable } from './artifacts.ts';
 import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
 import { flash, label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
@@ -27,6 +29,8 @@ export interface InspectorData {
   live: 'sse' | 'poll';
   /** Each handoff of an item to a specialist, from the run's recorded trace. */
   handoffs?: HandoffPair[];
+  /** What the run produced (drafts, tickets, its report or digest). */
+  artifacts?: Artifact[];
 }
 
 /** One handoff: its call item and, once control passed, its output item. */
@@ -191,6 +195,16 @@ function trace(data: InspectorData): Html {
   </section>`;
 }
 
+/** What the run produced; nothing while it has produced nothing. */
+function produced(artifacts: Artifact[], workflowName: string): Html | string {
+  if (artifacts.length === 0) return '';
+  const names = new Map(artifacts.map((a) => [a.workflow_id, workflowName]));
+  return html`<section aria-labelledby="artifacts-title" data-run-artifacts>
+    <h2 id="artifacts-title">Artifacts: ${plural(artifacts.length, 'thing')} this run produced</h2>
+    ${artifactsTable(artifacts, names, false)}
+  </section>`;
+}
+
 /** The inspector page. */
 export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
   const { run } = data;
@@ -223,7 +237,8 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
       <p class="summary" data-run-summary>
         ${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}
       </p>
-      ${questions(data.decisions)} ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data)}
+      ${questions(data.decisions)} ${produced(data.artifacts ?? [], data.workflowName)}
+      ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data)}
     </div>`,
   });
 }

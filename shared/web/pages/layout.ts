@@ -1,13 +1,14 @@
 /**
  * The page shell: a sidebar (Overview, Activity with the amber count of waiting
- * decisions, Runs, Memory, Settings) and the page's main column; on a narrow
+ * decisions, Runs, Artifacts, Schedules, Memory, Settings) and the page's main column; on a narrow
  * screen the sidebar is a bar across the top. Styles and scripts
  * come only from /assets (the CSP allows nothing inline).
  */
 import { html } from 'hono/html';
 import { csrfField, pendingBadge, type Html } from './ui.ts';
 
-export type NavKey = 'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'none';
+export type NavKey =
+  'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'none' | 'artifacts' | 'schedules';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -41,6 +42,8 @@ const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
   { key: 'runs', href: '/runs', text: 'Runs' },
+  { key: 'artifacts', href: '/artifacts', text: 'Artifacts' },
+  { key: 'schedules', href: '/schedules', text: 'Schedules' },
   { key: 'memory', href: '/memory', text: 'Memory' },
   { key: 'settings', href: '/settings', text: 'Settings' },
 ];

@@ -118,6 +118,14 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   const parsed = answered[0]!;
   expect(parsed.text).toContain('Thanks, will look.');
   expect(await messageIds(dovecot, 'INBOX')).toContain(first!.item_id); // a draft leaves the original in place
+  // The draft is an artifact of the run: the message as appended, with the item and the decision.
+  const artifacts = await cliJson<
+    { id: string; kind: string; item_id: string; decision_id: string; pointer: string }[]
+  >(['artifacts', '--run', run.run_id], env);
+  const draft = artifacts.find((a) => a.kind === 'draft' && a.item_id === first!.item_id)!;
+  expect(draft).toMatchObject({ decision_id: first!.decision_id, pointer: 'imap://127.0.0.1/Drafts' });
+  const kept = await cliJson<{ body: string }>(['artifacts', 'show', draft.id], env);
+  expect((await simpleParser(kept.body)).messageId).toBe(parsed.messageId);
 
   const audit = await expectNeverTwiceNeverUndecided();
   expect(audit).toContainEqual(

@@ -1,0 +1,111 @@
+/**
+ * Artifacts over HTTP: the Artifacts page and each artifact's page and download (session),
+ * and `GET /api/artifacts[?run=ID]`, `/api/artifacts/:id`, `/api/artifacts/:id/download`
+ * (bearer key; registered after the API guard).
+ */
+import type { Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import {
+  artifactSummary,
+  downloadName,
+  getArtifact,
+  listArtifacts,
+  type Artifact,
+} from '../artifacts/artifacts.ts';
+import { NotFoundError } from '../errors/index.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { getRun } from '../runs/run-repository.ts';
+import type { Store } from '../store/store.ts';
+import { listWorkflows } from '../workflows/repository.ts';
+import { admit } from './guard.ts';
+import { messagePage } from './pages/layout.ts';
+import { artifactPage, artifactsPage } from './pages/artifacts.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** The artifacts of the workspace, or of one run (404 for a run that does not exist). */
+async function artifactsFor(store: Store, runId: string | undefined): Promise<Artifact[]> {
+  if (runId !== undefined) await getRun(store, runId); // NotFoundError: 404
+  return listArtifacts(store, runId === undefined ? {} : { runId });
+}
+
+/**
+ * The artifact's content as a file: its own (safe, text) type, never shown in place
+ * (`Content-Disposition: attachment`), never sniffed as something else.
+ */
+export function downloadResponse(c: Context, artifact: Artifact): Response {
+  if (artifact.body === null)
+    throw new NotFoundError(
+      `artifact "${artifact.id}" keeps no copy of its content (${artifact.size} bytes); it is at ${artifact.pointer ?? 'its source'}`,
+    );
+  return c.body(artifact.body, 200, {
+    'Content-Type': artifact.content_type,
+    'Content-Disposition': `attachment; filename="${downloadName(artifact)}"`,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
+}
+
+/** Registers the Artifacts pages (`/artifacts`, `/artifacts/:id`, `/artifacts/:id/download`). */
+export function registerArtifactPages(app: Hono, web: WebDeps): void {
+  const missing = (c: Context, message: string) =>
+    c.html(messagePage('Not found', message, { href: '/artifacts', text: 'Back to the artifacts' }), 404);
+
+  app.get('/artifacts', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const store = web.engine.store;
+    const runId = c.req.query('run') || undefined;
+    const artifacts = await artifactsFor(store, runId).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (!artifacts) return missing(c, `There is no run "${runId}".`);
+    const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
+    const names = new Map(workflows.map((w) => [w.id, w.name]));
+    return c.html(
+      artifactsPage(admitted.visitor, { artifacts, names, runId: runId ?? null, pending: pending.length }),
+    );
+  });
+
+  app.get('/artifacts/:id', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const store = web.engine.store;
+    const artifact = await getArtifact(store, c.req.param('id')).catch(() => null);
+    if (!artifact) return missing(c, `There is no artifact "${c.req.param('id')}".`);
+    const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
+    const name = workflows.find((w) => w.id === artifact.workflow_id)?.name ?? artifact.workflow_id;
+    return c.html(artifactPage(admitted.visitor, { artifact, workflowName: name, pending: pending.length }));
+  });
+
+  app.get('/artifacts/:id/download', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const artifact = await getArtifact(web.engine.store, c.req.param('id')).catch(() => null);
+    if (!artifact) return missing(c, `There is no artifact "${c.req.param('id')}".`);
+    if (artifact.body === null)
+      return missing(
+        c,
+        `This artifact keeps no copy of its content; it is at ${artifact.pointer ?? 'its source'}.`,
+      );
+    return downloadResponse(c, artifact);
+  });
+}
+
+/** Registers `/api/artifacts*`; errors become `{"error": ...}` through the app's handler. */
+export function registerArtifactApi(app: Hono, web: WebDeps): void {
+  app.get('/api/artifacts', async (c) => {
+    const runId = c.req.query('run');
+    if (runId === '') throw new HTTPException(400, { message: '?run= needs a run id (see `handoff runs`)' });
+    return c.json((await artifactsFor(web.engine.store, runId)).map(artifactSummary));
+  });
+
+  app.get('/api/artifacts/:id', async (c) => {
+    const { version: _version, ...artifact } = await getArtifact(web.engine.store, c.req.param('id'));
+    return c.json(artifact);
+  });
+
+  app.get('/api/artifacts/:id/download', async (c) =>
+    downloadResponse(c, await getArtifact(web.engine.store, c.req.param('id'))),
+  );
+}

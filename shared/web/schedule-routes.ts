@@ -1,0 +1,87 @@
+/**
+ * Schedules over HTTP: the Schedules page with its Pause / Resume forms (session + CSRF),
+ * and `GET /api/schedules`, `POST /api/schedules/:workflow/pause|resume` (bearer key;
+ * registered after the API guard). A change is announced like a saved workflow (on AWS:
+ * a `handoff.workflow` event, whose sync sets the EventBridge schedule DISABLED or ENABLED).
+ */
+import type { Hono } from 'hono';
+import { NotFoundError } from '../errors/index.ts';
+import { readProfile } from '../profile/profile.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedules.ts';
+import { admit, admitForm } from './guard.ts';
+import { messagePage } from './pages/layout.ts';
+import { schedulesPage } from './pages/schedules.ts';
+import type { WebDeps } from './web-deps.ts';
+import type { WorkflowChangeListener } from './workflow-routes.ts';
+
+const OPS = ['pause', 'resume'] as const;
+
+/** Pauses or resumes, then tells the listener (AWS: the schedule follows the store). */
+async function change(
+  web: WebDeps,
+  onChange: WorkflowChangeListener,
+  workflowId: string,
+  op: (typeof OPS)[number],
+): Promise<ScheduleView> {
+  const view = await setPaused(web.engine.store, workflowId, op === 'pause');
+  await onChange(workflowId, 'saved', web.engine.workspace);
+  return view;
+}
+
+/** Registers the Schedules page and its forms. */
+export function registerSchedulePages(app: Hono, web: WebDeps, onChange: WorkflowChangeListener): void {
+  app.get('/schedules', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const store = web.engine.store;
+    const [schedules, profile, pending] = await Promise.all([
+      listSchedules(store),
+      readProfile(store),
+      listPending(store),
+    ]);
+    const [paused, resumed] = [c.req.query('paused'), c.req.query('resumed')];
+    const notice = paused
+      ? `Paused the schedule of ${paused}.`
+      : resumed
+        ? `Resumed the schedule of ${resumed}.`
+        : null;
+    return c.html(
+      schedulesPage(admitted.visitor, {
+        schedules,
+        timeZone: profile.time_zone,
+        pending: pending.length,
+        notice,
+      }),
+    );
+  });
+
+  for (const op of OPS)
+    app.post(`/schedules/:workflow/${op}`, async (c) => {
+      const admitted = await admitForm(c, web);
+      if (!admitted.ok) return admitted.response;
+      const workflowId = c.req.param('workflow');
+      try {
+        await change(web, onChange, workflowId, op);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        return c.html(
+          messagePage('Not found', error.message, { href: '/schedules', text: 'Back to the schedules' }),
+          404,
+        );
+      }
+      return c.redirect(
+        `/schedules?${op === 'pause' ? 'paused' : 'resumed'}=${encodeURIComponent(workflowId)}`,
+        303,
+      );
+    });
+}
+
+/** Registers `/api/schedules*`; errors become `{"error": ...}` (404 for an unknown or unscheduled workflow). */
+export function registerScheduleApi(app: Hono, web: WebDeps, onChange: WorkflowChangeListener): void {
+  app.get('/api/schedules', async (c) => c.json(await listSchedules(web.engine.store)));
+  for (const op of OPS)
+    app.post(`/api/schedules/:workflow/${op}`, async (c) =>
+      c.json(await change(web, onChange, c.req.param('workflow'), op)),
+    );
+}

@@ -1,0 +1,117 @@
+/**
+ * Pausing a schedule on AWS: the API (as the API function serves it, on DynamoDB) records
+ * the pause and puts a `handoff.workflow` event on the bus; the schedule-sync function,
+ * handed that event, sets the EventBridge Scheduler schedule `State: DISABLED` (and
+ * ENABLED on resume), read in the profile's time zone. EventBridge and Scheduler are
+ * mocked at the command level and their requests asserted; DynamoDB is dynalite.
+ */
+import { promises as fs } from 'node:fs';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-jest';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
+import { syncWorkflowSchedule } from '../../shared/aws/schedule-sync.ts';
+import { workflowEvents } from '../../shared/aws/workflow-events.ts';
+import { saveProfile } from '../../shared/profile/profile.ts';
+import type { EngineDeps } from '../../shared/runs/deps.ts';
+import type { DynamoDbStore } from '../../shared/store/dynamodb-store.ts';
+import { dynaliteTables } from '../support/dynalite.ts';
+import { addDemoWorkflow, makeEngine } from '../web/support.ts';
+import { ARNS, BUS, deliver, GROUP, UI } from './support.ts';
+
+const eventBridge = mockClient(EventBridgeClient);
+const scheduler = mockClient(SchedulerClient);
+const OPTS = { groupName: GROUP, targetArn: ARNS.trigger, roleArn: ARNS.schedulerRole };
+const SCHEDULE = 'cron(0 8 ? * MON-FRI *)';
+const newStore = dynaliteTables('handoff-schedules');
+
+let dir: string;
+let engine: EngineDeps;
+let store: DynamoDbStore;
+
+beforeAll(async () => {
+  const made = await makeEngine({ UI_BASE_URL: UI });
+  dir = made.dir;
+  store = await newStore();
+  engine = { ...made.engine, store };
+  await addDemoWorkflow(engine, dir, { id: 'watch', name: 'Watch', trigger: { schedule: SCHEDULE } });
+  await saveProfile(store, { time_zone: 'Europe/Paris' });
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+it('pausing over the API disables the EventBridge schedule; resuming enables it, in the profile time zone', async () => {
+  eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e1' }] });
+  scheduler
+    .on(CreateScheduleCommand)
+    .resolvesOnce({ ScheduleArn: 'arn' }) // then it exists
+    .rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
+  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+  const { app } = lambdaWebApp({
+    engine,
+    env: (await makeEngine({ UI_BASE_URL: UI })).env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
+  });
+  const sync = async () => {
+    const entries = eventBridge.commandCalls(PutEventsCommand).flatMap((c) => c.args[0].input.Entries ?? []);
+    return syncWorkflowSchedule(
+      store,
+      new SchedulerClient({ region: 'us-east-1' }),
+      OPTS,
+      deliver(entries.at(-1)!),
+    );
+  };
+
+  const paused = await app.request(`${UI}/api/schedules/watch/pause`, { method: 'POST' });
+  expect(paused.status).toBe(200);
+  expect(await paused.json()).toMatchObject({
+    workflow_id: 'watch',
+    paused: true,
+    time_zone: 'Europe/Paris',
+  });
+  expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
+    Entries: [
+      expect.objectContaining({
+        EventBusName: BUS,
+        DetailType: 'handoff.workflow',
+        Detail: JSON.stringify({ workflow_id: 'watch', change: 'saved' }),
+      }),
+    ],
+  });
+  expect(await sync()).toEqual({ workflow_id: 'watch', schedule: 'created' });
+  expect(scheduler).toHaveReceivedCommandWith(CreateScheduleCommand, {
+    Name: 'watch',
+    GroupName: GROUP,
+    ScheduleExpression: SCHEDULE,
+    ScheduleExpressionTimezone: 'Europe/Paris',
+    State: 'DISABLED',
+  });
+
+  const resumed = await app.request(`${UI}/api/schedules/watch/resume`, { method: 'POST' });
+  expect(resumed.status).toBe(200);
+  expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 2);
+  expect(await sync()).toEqual({ workflow_id: 'watch', schedule: 'updated' });
+  expect(scheduler).toHaveReceivedCommandWith(UpdateScheduleCommand, {
+    Name: 'watch',
+    ScheduleExpressionTimezone: 'Europe/Paris',
+    State: 'ENABLED',
+  });
+
+  // A workflow without a schedule: 404, one line, and nothing is announced.
+  await addDemoWorkflow(engine, dir);
+  const refused = await app.request(`${UI}/api/schedules/inbox-triage/pause`, { method: 'POST' });
+  expect(refused.status).toBe(404);
+  expect(await refused.json()).toEqual({
+    error: 'workflow "inbox-triage" has no schedule (trigger.schedule), so there is nothing to pause',
+  });
+  expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 2);
+});
