@@ -2,21 +2,24 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { lambdaClients } from '../shared/aws/clients.ts';
-import { engineForLambda, linkKeyFor } from '../shared/aws/lambda-engine.ts';
+import { lambdaEngines, lambdaPlatform, linkKeyFor } from '../shared/aws/lambda-engine.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { lambdaWebApp, lambdaWebHandler } from '../shared/aws/lambda-web.ts';
 import { SecretValue } from '../shared/aws/secret-value.ts';
 import { workflowEvents } from '../shared/aws/workflow-events.ts';
+import { DEFAULT_WORKSPACE } from '../shared/workspaces/names.ts';
 
 const observed = observability('api');
 const env = lambdaEnvFor('api');
 const clients = lambdaClients(env);
 const linkKey = linkKeyFor(env, clients);
-const engine = engineForLambda(env, clients, linkKey);
+const engineOf = lambdaEngines(env, clients, linkKey);
+const engine = engineOf(DEFAULT_WORKSPACE);
+const platform = lambdaPlatform(env, clients, engineOf);
 const apiKey = new SecretValue(clients.secrets, env.API_KEY_SECRET_ARN);
 const onWorkflowChange = workflowEvents(clients.eventBridge, env.EVENT_BUS_NAME);
-const { app, launcher } = lambdaWebApp({ engine, env, linkKey, onWorkflowChange });
+const { app, launcher } = lambdaWebApp({ engine, platform, env, linkKey, onWorkflowChange });
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(observed.middlewares)

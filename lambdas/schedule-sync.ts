@@ -6,10 +6,17 @@ import type { WorkflowDetail } from '../shared/aws/lambda-events.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { schedulerClient, syncWorkflowSchedule } from '../shared/aws/schedule-sync.ts';
+import type { Store } from '../shared/store/store.ts';
 
 const observed = observability('schedule-sync');
 const env = lambdaEnvFor('schedule-sync');
-const store = storeForLambda(env);
+const stores = new Map<string, Store>();
+/** Each workspace's store, made once per container. */
+const storeOf = (workspace: string): Store => {
+  let store = stores.get(workspace);
+  if (!store) stores.set(workspace, (store = storeForLambda(env, undefined, workspace)));
+  return store;
+};
 const scheduler = schedulerClient(env.AWS_REGION);
 const target = {
   groupName: env.SCHEDULE_GROUP_NAME,
@@ -19,4 +26,4 @@ const target = {
 
 export const handler = middy<EventBridgeEvent<'handoff.workflow', WorkflowDetail>>()
   .use(observed.middlewares)
-  .handler((event) => syncWorkflowSchedule(store, scheduler, target, event));
+  .handler((event) => syncWorkflowSchedule(storeOf, scheduler, target, event));

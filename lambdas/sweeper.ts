@@ -14,4 +14,4 @@ const platform = lambdaPlatform(env, clients, lambdaEngines(env, clients));
 
 export const handler = middy<unknown, SweepResult>()
   .use(observed.middlewares)
-  .handler(async () => sweepRuns(await platform));
+  .handler(() => sweepRuns(platform));

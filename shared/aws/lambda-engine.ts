@@ -16,8 +16,7 @@ import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
 import { DEFAULT_WORKSPACE, PLATFORM_WORKSPACE } from '../workspaces/names.ts';
-import { openPlatform, type Platform } from '../workspaces/platform.ts';
-import type { Env } from '../config/env.ts';
+import { platformOver, type Platform } from '../workspaces/platform.ts';
 
 export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_OPTIONAL_VARS)[number]>;
 
@@ -75,11 +74,8 @@ export function lambdaEngines(env: EngineEnv, clients: LambdaClients, linkKey?: 
 }
 
 /** The platform (workspaces, API keys) over the table, its engines from `engineOf`. */
-export function lambdaPlatform(env: EngineEnv, clients: LambdaClients, engineOf: EngineOf): Promise<Platform> {
-  return openPlatform(env as Env, {
-    store: storeForLambda(env, clients.dynamodb, PLATFORM_WORKSPACE),
-    makeEngine: engineOf,
-  });
+export function lambdaPlatform(env: EngineEnv, clients: LambdaClients, engineOf: EngineOf): Platform {
+  return platformOver(storeForLambda(env, clients.dynamodb, PLATFORM_WORKSPACE), engineOf);
 }
 
 /**

@@ -7,9 +7,12 @@ import type { EngineDeps } from '../runs/deps.ts';
 import { createApp, type AppDeps } from '../web/app.ts';
 import { createRunLauncher, type RunLauncher } from '../web/run-launcher.ts';
 import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
+import type { Platform } from '../workspaces/platform.ts';
 
 export interface LambdaWebOptions {
   engine: EngineDeps;
+  /** The workspaces; each request works in the one `X-Handoff-Workspace` (or `?workspace=`) names. */
+  platform?: Platform;
   /** The app reads its secrets (API key, webhook secret) from here per request. */
   env: Env;
   linkKey: LinkKey;
@@ -27,6 +30,7 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
   const launcher = createRunLauncher(opts.engine);
   const deps: AppDeps = {
     engine: opts.engine,
+    platform: opts.platform,
     env: opts.env,
     runner: launcher,
     linkKey: opts.linkKey,

@@ -14,6 +14,7 @@ import type { Workflow } from '../workflows/schema.ts';
 import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
 import { readProfile } from '../profile/profile.ts';
 import { isPaused } from '../schedules/schedules.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 /** How the schedule is kept besides the workflow: paused or not, and the profile's time zone. */
 export interface ScheduleSettings {
@@ -36,6 +37,8 @@ export interface ScheduleInput {
   schedule: string;
   /** When it fired: Scheduler replaces SCHEDULED_TIME with it. Every delivery of one firing starts one run. */
   scheduled_time?: string;
+  /** The workflow's workspace id (absent in schedules made before workspaces: `default`). */
+  workspace?: string;
 }
 
 /** The Scheduler context attribute replaced by the time the schedule fired, e.g. 2026-11-30T08:00:00Z. */
@@ -45,10 +48,14 @@ export type ScheduleSyncResult = 'created' | 'updated' | 'deleted' | 'absent';
 
 const NAME_OK = /^[0-9a-zA-Z._-]{1,64}$/;
 
-/** The schedule's name in the group: the workflow id (a slug fits), else a stable hash of it. */
-export function scheduleNameFor(workflowId: string): string {
-  if (NAME_OK.test(workflowId)) return workflowId;
-  return `wf-${createHash('sha256').update(workflowId).digest('hex').slice(0, 32)}`;
+/**
+ * The schedule's name in the group: the workflow id (a slug fits), prefixed `<workspace>.`
+ * outside the default workspace; else a stable hash of the two.
+ */
+export function scheduleNameFor(workflowId: string, workspace: string = DEFAULT_WORKSPACE): string {
+  const name = workspace === DEFAULT_WORKSPACE ? workflowId : `${workspace}.${workflowId}`;
+  if (NAME_OK.test(name)) return name;
+  return `wf-${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -64,8 +71,9 @@ export async function syncSchedule(
   workflow: Workflow | null,
   workflowId: string,
   settings: ScheduleSettings = { paused: false, timeZone: 'UTC' },
+  workspace: string = DEFAULT_WORKSPACE,
 ): Promise<ScheduleSyncResult> {
-  const name = scheduleNameFor(workflowId);
+  const name = scheduleNameFor(workflowId, workspace);
   const expression = workflow?.trigger.schedule?.trim();
   if (!workflow || !expression) {
     try {
@@ -80,6 +88,7 @@ export async function syncSchedule(
     workflow_id: workflow.id,
     schedule: expression,
     scheduled_time: SCHEDULED_TIME,
+    workspace,
   };
   const request: CreateScheduleCommandInput = {
     Name: name,
@@ -111,12 +120,13 @@ function errorName(error: unknown): string | undefined {
  * right), and the schedule follows.
  */
 export async function syncWorkflowSchedule(
-  store: Store,
+  storeOf: (workspace: string) => Store,
   scheduler: SchedulerClient,
   opts: ScheduleSyncOptions,
   event: unknown,
 ): Promise<{ workflow_id: string; schedule: ScheduleSyncResult }> {
   const { detail } = parseEvent(WorkflowEventSchema, event, 'a handoff.workflow event');
+  const store = storeOf(detail.workspace);
   let workflow: Workflow | null = null;
   try {
     workflow = await getWorkflow(store, detail.workflow_id);
@@ -127,7 +137,7 @@ export async function syncWorkflowSchedule(
     paused: workflow !== null && (await isPaused(store, workflow.id)),
     timeZone: (await readProfile(store)).time_zone,
   };
-  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id, settings);
+  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id, settings, detail.workspace);
   return { workflow_id: detail.workflow_id, schedule };
 }
 

@@ -39,20 +39,28 @@ export function prepareState(env: Env): Promise<number> {
 
 /**
  * The platform of this environment. `makeEngine` builds a workspace's engine (default:
- * `engineFromEnv`); `base`, when given, is the default workspace's engine, reused; `store`,
- * when given, holds the platform's records (else the environment's `_platform` store).
+ * `engineFromEnv`); `base`, when given, is the default workspace's engine, reused. The
+ * state directory is migrated first where needed.
  */
 export async function openPlatform(
   env: Env,
-  opts: { makeEngine?: (workspaceId: string) => EngineDeps; base?: EngineDeps; store?: Store } = {},
+  opts: { makeEngine?: (workspaceId: string) => EngineDeps; base?: EngineDeps } = {},
 ): Promise<Platform> {
-  if (!opts.store) await prepareState(env); // a store handed in is the host's (Lambda: DynamoDB)
-  const store = opts.store ?? openStore(env, PLATFORM_WORKSPACE);
-  const registry = new WorkspaceRegistry(store);
+  await prepareState(env);
   const makeEngine = opts.makeEngine ?? ((workspace) => engineFromEnv(env, { workspace }));
+  return platformOver(openStore(env, PLATFORM_WORKSPACE), makeEngine, opts.base);
+}
+
+/** The platform over its own store (`_platform`), each workspace's engine made by `makeEngine` once. */
+export function platformOver(
+  store: Store,
+  makeEngine: (workspaceId: string) => EngineDeps,
+  base?: EngineDeps,
+): Platform {
+  const registry = new WorkspaceRegistry(store);
   const engines = new Map<string, EngineDeps>();
   const adjustments: ((engine: EngineDeps) => void)[] = [];
-  if (opts.base) engines.set(opts.base.workspace, opts.base);
+  if (base) engines.set(base.workspace, base);
   return {
     store,
     registry,

@@ -184,7 +184,11 @@ describe('the loop on AWS (in-process)', () => {
     expect(saved.statusCode).toBe(201);
     const [changed] = entries('handoff.workflow');
     expect(changed).toMatchObject({ EventBusName: BUS, Source: 'handoff' });
-    expect(JSON.parse(changed!.Detail!)).toEqual({ workflow_id: 'inbox-triage', change: 'saved' });
+    expect(JSON.parse(changed!.Detail!)).toEqual({
+      workflow_id: 'inbox-triage',
+      change: 'saved',
+      workspace: 'default',
+    });
 
     expect(await h.scheduleSync(deliver(changed!), ctx())).toEqual({
       workflow_id: 'inbox-triage',
@@ -203,6 +207,7 @@ describe('the loop on AWS (in-process)', () => {
           workflow_id: 'inbox-triage',
           schedule: SCHEDULE,
           scheduled_time: '<aws.scheduler.scheduled-time>',
+          workspace: 'default',
         }),
       },
     });
@@ -223,7 +228,11 @@ describe('the loop on AWS (in-process)', () => {
     expect(again).toMatchObject({ run_id: runId, duplicate: true });
     expect((await listRuns(store)).filter((r) => r.workflow_id === 'inbox-triage')).toHaveLength(1);
     expect(executorEntry).toMatchObject({ EventBusName: BUS, Source: 'handoff', DetailType: 'handoff.step' });
-    expect(JSON.parse(executorEntry.Detail!)).toEqual({ run_id: runId, node: 'executor' });
+    expect(JSON.parse(executorEntry.Detail!)).toEqual({
+      run_id: runId,
+      node: 'executor',
+      workspace: 'default',
+    });
     expect((await getRun(store, runId)).trigger).toEqual({ kind: 'schedule', detail: SCHEDULE });
 
     const paused = await h.executor(deliver(executorEntry), ctx());
@@ -356,7 +365,7 @@ describe('the loop on AWS (in-process)', () => {
     const second = await h.trigger(input, ctx());
     expect(second.status).toBe('running');
     const stuck = deliver<'handoff.step', StepDetail>(lastStep('executor'));
-    expect(stuck.detail).toEqual({ run_id: second.run_id, node: 'executor' });
+    expect(stuck.detail).toEqual({ run_id: second.run_id, node: 'executor', workspace: 'default' });
 
     const record = failureRecord(stuck, 'Task timed out after 900.00 seconds');
     const published = sns.commandCalls(PublishCommand).length;
@@ -408,14 +417,22 @@ describe('the loop on AWS (in-process)', () => {
     // The trigger node ran in the webhook function before it answered (the unread mail above):
     // the executor step is on the bus.
     expect(run).toMatchObject({ status: 'running', dispatch: { node: 'executor' } });
-    expect(JSON.parse(lastStep('executor').Detail!)).toEqual({ run_id, node: 'executor' });
+    expect(JSON.parse(lastStep('executor').Detail!)).toEqual({
+      run_id,
+      node: 'executor',
+      workspace: 'default',
+    });
   });
 
   it('removing the workflow over the API deletes its schedule', async () => {
     const removed = await h.api(httpEvent('DELETE', '/api/workflows/inbox-triage'), ctx());
     expect(removed.statusCode).toBe(204);
     const changed = entries('handoff.workflow').at(-1)!;
-    expect(JSON.parse(changed.Detail!)).toEqual({ workflow_id: 'inbox-triage', change: 'removed' });
+    expect(JSON.parse(changed.Detail!)).toEqual({
+      workflow_id: 'inbox-triage',
+      change: 'removed',
+      workspace: 'default',
+    });
     expect(await h.scheduleSync(deliver(changed), ctx())).toEqual({
       workflow_id: 'inbox-triage',
       schedule: 'deleted',

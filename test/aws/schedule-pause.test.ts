@@ -61,10 +61,14 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
     linkKey: { get: async () => Buffer.alloc(32, 1) },
     onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
   });
+  const defaultStoreOnly = (only: typeof store) => (workspace: string) => {
+    expect(workspace).toBe('default');
+    return only;
+  };
   const sync = async () => {
     const entries = eventBridge.commandCalls(PutEventsCommand).flatMap((c) => c.args[0].input.Entries ?? []);
     return syncWorkflowSchedule(
-      store,
+      defaultStoreOnly(store),
       new SchedulerClient({ region: 'us-east-1' }),
       OPTS,
       deliver(entries.at(-1)!),
@@ -83,7 +87,7 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
       expect.objectContaining({
         EventBusName: BUS,
         DetailType: 'handoff.workflow',
-        Detail: JSON.stringify({ workflow_id: 'watch', change: 'saved' }),
+        Detail: JSON.stringify({ workflow_id: 'watch', change: 'saved', workspace: 'default' }),
       }),
     ],
   });
