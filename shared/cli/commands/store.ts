@@ -23,7 +23,11 @@ export function registerStoreCommands(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const report = await migrateStore(loadEnv());
       if (options.json)
-        return printJson(report ?? { store: 'json', found: 0, moved: 0, already_moved: 0, skipped: 0 });
+        return printJson(
+          report
+            ? { store: 'dynamodb', ...report }
+            : { store: 'json', found: 0, moved: 0, already_moved: 0, skipped: 0 },
+        );
       if (!report)
         return console.log('Nothing to migrate: the JSON file store has no table (USE_DYNAMODB is not set).');
       console.log(
