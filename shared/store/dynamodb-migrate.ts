@@ -77,10 +77,13 @@ export async function migrateTable(
     const items = page.Items ?? [];
     report.found += items.length;
     for (let start = 0; start < items.length; start += PARALLEL) {
-      const outcomes = await Promise.all(
+      // Every move of the batch ends before a failure is thrown: nothing is left in flight.
+      const settled = await Promise.allSettled(
         items.slice(start, start + PARALLEL).map((item) => moveItem(client, tableName, workspace, item)),
       );
-      for (const outcome of outcomes) report[outcome] += 1;
+      for (const result of settled) if (result.status === 'fulfilled') report[result.value] += 1;
+      const failed = settled.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
