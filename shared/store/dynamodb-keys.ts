@@ -26,14 +26,11 @@ export const PLATFORM_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>
 /** Partitions per sharded collection per workspace: each takes up to DynamoDB's per-partition write rate. */
 export const SHARDS = 8;
 /**
- * Collections written once or more per item (the claim and settle of an outcome, an audit
- * entry, a decision per unsure item): spread over SHARDS partitions per workspace.
+ * Collections written once or more per item of every run (the claim and settle of an
+ * outcome, an audit entry): spread over SHARDS partitions per workspace. Decisions (one per
+ * unsure item) stay whole: answering one lists them, and one Query beats eight.
  */
-export const SHARDED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
-  'audit',
-  'outcomes',
-  'decisions',
-]);
+export const SHARDED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>(['audit', 'outcomes']);
 
 const WORKSPACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
