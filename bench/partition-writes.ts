@@ -1,7 +1,8 @@
 /**
  * Counts the items a DynamoDB client writes by partition key: every write request (PutItem,
  * UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems) taken apart into its items, each
- * counted under its `pk`, and under its index keys (`gsi1pk`, `gsi2pk`) when it has them.
+ * counted under its `pk`, and under its index keys (`gsi1pk`, `gsi2pk`) when it has them. A
+ * request counts once it is done, or failed its condition (which still takes write capacity).
  * Used by the load simulation (lambda-load.ts).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -61,15 +62,24 @@ export function countWrites(client: DynamoDBClient): WriteCounts {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
-      if (WRITES.test(command)) {
+      if (!WRITES.test(command)) return next(args);
+      const tally = () => {
         counts.requests += 1;
         for (const item of writtenItems(command, args.input as Attributes)) {
           counts.itemWrites += 1;
           add(counts.byKey, text(item[TABLE_SCHEMA.partitionKey]));
           for (const index of TABLE_SCHEMA.indexes) add(counts.byIndexKey, text(item[index.partitionKey]));
         }
+      };
+      try {
+        const out = await next(args);
+        tally();
+        return out;
+      } catch (error) {
+        // A failed condition still takes the partition's write capacity; a refused request does not.
+        if ((error as Error).name === 'ConditionalCheckFailedException') tally();
+        throw error;
       }
-      return next(args);
     },
     { step: 'build', name: 'benchCountPartitionWrites' },
   );
