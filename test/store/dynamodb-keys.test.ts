@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadEnv } from '../../shared/config/env.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 import { SHARDS, partitionKeys, shardOf } from '../../shared/store/dynamodb-keys.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
@@ -181,6 +183,9 @@ describe('DynamoDB key layout by workspace', () => {
       /^Workspace 'a#b' is not a valid name: use 1-64 letters, digits/,
     );
     expect(new DynamoDbStore(docs, 't').workspace).toBe('default');
+    const env = loadEnv({ USE_DYNAMODB: 'true', DYNAMODB_ENDPOINT: dynalite.endpoint });
+    expect((openStore(env, 'team-x') as DynamoDbStore).workspace).toBe('team-x');
+    expect(() => openStore(env, 'team x')).toThrow(InvalidInputError);
     expect(new DynamoDbStore(docs, 't', { workspace: '_platform' }).workspace).toBe('_platform');
   });
 });

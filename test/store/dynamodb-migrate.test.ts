@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -146,6 +147,35 @@ describe('handoff store migrate (DynamoDB)', () => {
     expect(await scan(docs, table)).toEqual(done);
   });
 
+  it('moves the platform collections into _platform and leaves a key it does not know where it is', async () => {
+    const table = `handoff-legacy-${randomUUID()}`;
+    await ensureTable(client, table);
+    const docs = createDocumentClient(client);
+    const items = [
+      { pk: 'api_keys', sk: 'key-1', id: 'key-1', workspace: 'default', version: 1 },
+      { pk: 'workspaces', sk: 'default', id: 'default', version: 1 },
+      { pk: 'not-a-collection', sk: 'x', id: 'x' },
+    ];
+    await docs.send(
+      new BatchWriteCommand({ RequestItems: { [table]: items.map((Item) => ({ PutRequest: { Item } })) } }),
+    );
+
+    expect(await migrateTable(docs, table)).toMatchObject({ found: 3, moved: 2, skipped: 1 });
+    const platform = new DynamoDbStore(docs, table, { workspace: '_platform' });
+    expect(await platform.get('api_keys', 'key-1')).toEqual({
+      id: 'key-1',
+      workspace: 'default',
+      version: 1,
+    });
+    expect(await platform.get('workspaces', 'default')).toEqual({ id: 'default', version: 1 });
+    expect(await new DynamoDbStore(docs, table).get('api_keys', 'key-1')).toBeUndefined();
+    expect((await scan(docs, table)).map((i) => i.pk).sort()).toEqual([
+      '_platform#api_keys',
+      '_platform#workspaces',
+      'not-a-collection',
+    ]);
+  });
+
   it('runs from the command line: counts as JSON, then a plain line saying there is nothing left', async () => {
     const { table } = await legacyTable();
     const env = {
@@ -170,6 +200,16 @@ describe('handoff store migrate (DynamoDB)', () => {
     expect(again.stdout.trim()).toBe(
       `Nothing to migrate: table ${table} is already in the workspace layout.`,
     );
+
+    const json = await runCli(['store', 'migrate', '--json'], { HANDOFF_STATE_DIR: os.tmpdir() });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      store: 'json',
+      found: 0,
+      moved: 0,
+      already_moved: 0,
+      skipped: 0,
+    });
 
     const missing = await runCli(['store', 'migrate'], { ...env, HANDOFF_TABLE: 'no-such-table' });
     expect(missing.code).toBe(1);
