@@ -135,10 +135,10 @@ function renderLoad(load: LoadResult): string[] {
   const { workspaces, workflows, items } = load.shape;
   return [
     '',
-    `## Load: ${workspaces} workspaces × ${workflows} workflows × ${items} items, writes per partition key`,
+    `## Load: ${workspaces} workspaces × ${workflows} workflows × ${items} items${load.shape.answer ? ', every question answered' : ''}, writes per partition key`,
     '',
     'Each workspace on its own store over one table on dynalite; each workflow one run over its own Maildir through the engine',
-    '(the offline model), every question answered through `decide` (which resumes the run). Every write request is taken apart',
+    `(the offline model), ${load.shape.answer ? 'every question answered through `decide` (which resumes the run)' : 'the runs left paused on their questions (`--load ...+answers` answers them)'}. Every write request is taken apart`,
     'into the items it writes (a batch or a transaction counts each), counted by partition key (bench/partition-writes.ts).',
     '',
     `${load.runs} runs, ${load.items} items, ${load.questions} questions, ${load.runs_not_completed} runs not completed, ${load.wall_s} s;`,

@@ -7,7 +7,7 @@
  * per partition key over 20 workspaces × 5 workflows × 200 items).
  *
  *   npm run bench:lambda                       # sizes 10,50; 7 import samples; load 20x5x200
- *   npm run bench:lambda -- --sizes 50 --samples 3 --load 4x5x50
+ *   npm run bench:lambda -- --sizes 50 --samples 3 --load 20x5x20+answers  # every question answered
  *   tsx bench/lambda.ts --child-load 20x5x200  # the load simulation alone, in this process
  *   tsx bench/lambda.ts --child 50             # one size, in this process (what the parent spawns)
  *   tsx bench/lambda.ts --report-only          # re-render lambda.md from lambda.json
@@ -73,10 +73,7 @@ async function main(): Promise<void> {
     options: {
       child: { type: 'string' },
       'child-load': { type: 'string' },
-      load: {
-        type: 'string',
-        default: `${DEFAULT_LOAD.workspaces}x${DEFAULT_LOAD.workflows}x${DEFAULT_LOAD.items}`,
-      },
+      load: { type: 'string', default: DEFAULT_LOAD },
       sizes: { type: 'string', default: '10,50' },
       samples: { type: 'string', default: '7' },
       'report-only': { type: 'boolean', default: false },

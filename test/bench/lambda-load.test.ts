@@ -50,7 +50,7 @@ describe('bench:lambda load simulation', () => {
   });
 
   it('runs every workspace’s workflows through the engine and finds no partition key hot', async () => {
-    const result = await runLoad({ workspaces: 3, workflows: 2, items: 8 });
+    const result = await runLoad({ workspaces: 3, workflows: 2, items: 8, answer: true });
 
     expect(result).toMatchObject({ runs: 6, items: 48, runs_not_completed: 0 });
     expect(result.questions).toBeGreaterThan(0);
@@ -65,9 +65,10 @@ describe('bench:lambda load simulation', () => {
   });
 
   it('refuses a load shape it cannot read, saying the form it wants', () => {
-    expect(parseShape('20x5x200')).toEqual({ workspaces: 20, workflows: 5, items: 200 });
+    expect(parseShape('20x5x200')).toEqual({ workspaces: 20, workflows: 5, items: 200, answer: false });
+    expect(parseShape('2x1x9+answers')).toEqual({ workspaces: 2, workflows: 1, items: 9, answer: true });
     expect(() => parseShape('20x5')).toThrow(
-      "--load must be WORKSPACESxWORKFLOWSxITEMS (e.g. 20x5x200), not '20x5'.",
+      "--load must be WORKSPACESxWORKFLOWSxITEMS, optionally +answers (e.g. 20x5x200+answers), not '20x5'.",
     );
   });
 });
