@@ -54,6 +54,8 @@ export interface KeyWrites {
 }
 
 export interface LoadResult {
+  /** When the simulation finished (it may be merged into a report measured at another time). */
+  measured_at: string;
   shape: LoadShape;
   runs: number;
   items: number;
@@ -147,6 +149,7 @@ export async function runLoad(shape: LoadShape): Promise<LoadResult> {
     before.set(collection, (before.get(collection) ?? 0) + writes);
   }
   return {
+    measured_at: new Date().toISOString(),
     shape,
     ...result,
     wall_s: round((performance.now() - started) / 1000, 1),
