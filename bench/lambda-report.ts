@@ -2,12 +2,15 @@
 import { renderBundles, type BundleReport } from './lambda-bundles.ts';
 import type { CostLine } from './lambda-cost.ts';
 import type { FunctionName, LoopResult } from './lambda-loop.ts';
+import type { LoadResult } from './lambda-load.ts';
 
 export interface Report {
   generated_at: string;
   machine: { node: string; cpus: number; loadavg_1m: number };
   bundles: BundleReport;
   runs: LoopResult[];
+  /** The load simulation (absent from reports made before it). */
+  load?: LoadResult;
   memory_mb: Record<FunctionName, number>;
   memory_from: string;
   cost_per_1000_items: { from_run_of: number; lines: CostLine[]; total_usd: number };
@@ -96,6 +99,7 @@ export function renderReport(r: Report): string {
         `(${large.decisions} questions, each opened and answered); see \`dynamodb_commands\` in lambda.json.`,
     );
   push('', `Memory sizes from ${r.memory_from}.`);
+  if (r.load) push(...renderLoad(r.load));
 
   const c = r.cost_per_1000_items;
   push(
@@ -122,4 +126,33 @@ export function renderReport(r: Report): string {
     '',
   );
   return out.join('\n');
+}
+
+const pct = (share: number) => `${(share * 100).toFixed(2)}%`;
+
+/** The load simulation's section: writes per partition key, the hottest key's share against the target. */
+function renderLoad(load: LoadResult): string[] {
+  const { workspaces, workflows, items } = load.shape;
+  return [
+    '',
+    `## Load: ${workspaces} workspaces × ${workflows} workflows × ${items} items${load.shape.answer ? ', every question answered' : ''}, writes per partition key`,
+    '',
+    'Each workspace on its own store over one table on dynalite; each workflow one run over its own Maildir through the engine',
+    `(the offline model), ${load.shape.answer ? 'every question answered through `decide` (which resumes the run)' : 'the runs left paused on their questions (`--load ...+answers` answers them)'}. Every write request is taken apart`,
+    'into the items it writes (a batch or a transaction counts each), counted by partition key and by the index keys the items',
+    'carry (bench/partition-writes.ts).',
+    '',
+    `Measured ${load.measured_at}: ${load.runs} runs, ${load.items} items, ${load.questions} questions, ${load.runs_not_completed} runs not completed, ${load.wall_s} s;`,
+    `${load.write_requests} write requests, ${load.item_writes} item writes (${num(load.item_writes_per_item)} per item) over ${load.partition_keys} partition keys.`,
+    '',
+    '| partition key | item writes | share |',
+    '|---|---:|---:|',
+    ...load.hottest.map((k) => `| \`${k.key}\` | ${k.writes} | ${pct(k.share)} |`),
+    '',
+    `**Hottest key: ${pct(load.hottest[0]?.share ?? 0)} of item writes (target ≤ ${pct(load.target)}): ${load.pass ? 'PASS' : 'FAIL'}.**`,
+    `The same writes keyed as before workspaces (\`pk\` = collection): \`${load.hottest_before.key}\` took ${pct(load.hottest_before.share)}.`,
+    load.hottest_index
+      ? `Index keys: the hottest, \`${load.hottest_index.key}\`, took ${pct(load.hottest_index.share)} of the index writes.`
+      : '',
+  ];
 }

@@ -3,10 +3,12 @@
  * self-contained (SDK bundled too), checks what a cold start loads against the 1.2 MB budget,
  * times cold imports next to the floor (lambda-bundles.ts), then runs a scheduled run through
  * the handlers per size (a child process each: dynalite + mocked AWS, see lambda-loop.ts)
- * and estimates the AWS cost per 1,000 items.
+ * and estimates the AWS cost per 1,000 items; then the load simulation (lambda-load.ts: writes
+ * per partition key over 20 workspaces × 5 workflows × 200 items).
  *
- *   npm run bench:lambda                       # sizes 10,50; 7 import samples
- *   npm run bench:lambda -- --sizes 50 --samples 3
+ *   npm run bench:lambda                       # sizes 10,50; 7 import samples; load 20x5x200
+ *   npm run bench:lambda -- --sizes 50 --samples 3 --load 20x5x20+answers  # every question answered
+ *   tsx bench/lambda.ts --child-load 20x5x200  # the load simulation alone, in this process
  *   tsx bench/lambda.ts --child 50             # one size, in this process (what the parent spawns)
  *   tsx bench/lambda.ts --report-only          # re-render lambda.md from lambda.json
  *
@@ -22,16 +24,17 @@ import { format, resolveConfig } from 'prettier';
 import { costFor, memorySizes, PRICE_NOTES, PRICES } from './lambda-cost.ts';
 import { measureBundles } from './lambda-bundles.ts';
 import { runLoop, type LoopResult } from './lambda-loop.ts';
+import { DEFAULT_LOAD, parseShape, runLoad, type LoadResult } from './lambda-load.ts';
 import { renderReport, type Report } from './lambda-report.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
 
-function runChild(n: number): Promise<LoopResult> {
+function runChild<T = LoopResult>(n: number | string, flag = '--child'): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', String(n)],
+      ['--import', 'tsx', fileURLToPath(import.meta.url), flag, String(n)],
       {
         cwd: PROJECT_DIR,
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -46,7 +49,7 @@ function runChild(n: number): Promise<LoopResult> {
         .reverse()
         .find((l) => l.startsWith('{'));
       if (status !== 0 || !line) reject(new Error(`the run over ${n} messages exited ${status}`));
-      else resolve(JSON.parse(line) as LoopResult);
+      else resolve(JSON.parse(line) as T);
     });
   });
 }
@@ -69,6 +72,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       child: { type: 'string' },
+      'child-load': { type: 'string' },
+      load: { type: 'string', default: DEFAULT_LOAD },
       sizes: { type: 'string', default: '10,50' },
       samples: { type: 'string', default: '7' },
       'report-only': { type: 'boolean', default: false },
@@ -86,7 +91,12 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(await runLoop(Number(values.child)))}\n`);
     process.exit(0); // mocked clients and sockets may keep the loop alive
   }
+  if (values['child-load'] !== undefined) {
+    process.stdout.write(`${JSON.stringify(await runLoad(parseShape(values['child-load'])))}\n`);
+    process.exit(0);
+  }
   const sizes = values.sizes.split(',').map(Number);
+  parseShape(values.load); // refuse a bad --load before minutes of measuring
   const samples = Number(values.samples);
 
   const bundles = await measureBundles(samples);
@@ -96,6 +106,8 @@ async function main(): Promise<void> {
     process.stderr.write(`Scheduled run over ${n} messages through the handlers ...\n`);
     runs.push(await runChild(n));
   }
+  process.stderr.write(`Load simulation ${values.load} (workspaces x workflows x items) on dynalite ...\n`);
+  const load = await runChild<LoadResult>(values.load, '--child-load');
   const memory = await memorySizes(path.join(PROJECT_DIR, 'lib', 'functions.ts'));
   const largest = runs.reduce((a, b) => (b.items > a.items ? b : a));
   const cost = costFor(largest, memory.sizes, 1000);
@@ -108,6 +120,7 @@ async function main(): Promise<void> {
     },
     bundles,
     runs,
+    load,
     memory_mb: memory.sizes,
     memory_from: memory.from,
     cost_per_1000_items: {
@@ -120,7 +133,7 @@ async function main(): Promise<void> {
     ),
   };
   process.stdout.write(await writeResults(report));
-  if (bundles.functions.some((r) => !r.deployed.pass)) process.exitCode = 1;
+  if (bundles.functions.some((r) => !r.deployed.pass) || !load.pass) process.exitCode = 1;
 }
 
 await main();

@@ -9,9 +9,12 @@ import {
   TABLE_SCHEMA,
 } from '../shared/store/table-schema.ts';
 
-/** Records waiting on something (pending decisions, running and waiting runs); the store writes and reads it. */
+/**
+ * Records waiting on something (pending decisions, running and waiting runs, unsettled claims),
+ * keyed by workspace; the store writes and reads it.
+ */
 export const PENDING_INDEX = STATUS_INDEX.name;
-/** A workflow's runs, newest first (`handoff runs --workflow ID`). */
+/** A workspace's runs of one workflow, newest first (`handoff runs --workflow ID`). */
 export const RUNS_BY_WORKFLOW_INDEX = BY_WORKFLOW.name;
 /** Epoch seconds after which DynamoDB may delete the item (expired decisions, spent links). */
 export const TTL_ATTRIBUTE = TABLE_SCHEMA.ttlAttribute;

@@ -18,7 +18,7 @@ export function dynamoClient(env: ClientEnv): DynamoDBClient {
   return dynamo;
 }
 
-/** The deployment's DynamoDB store (table HANDOFF_TABLE) over the container's client. */
+/** The deployment's DynamoDB store (table HANDOFF_TABLE) of one workspace over the container's client. */
 export function storeForLambda(
   env: ClientEnv & Pick<Env, 'HANDOFF_TABLE'>,
   client: DynamoDBClient = dynamoClient(env),

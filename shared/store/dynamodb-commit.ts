@@ -64,13 +64,14 @@ export class DynamoDbCommitter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly workspace: string,
     private readonly readBack: ReadBack,
   ) {}
 
   /** The writes' results in order; a failed condition is a result, any other error throws. */
   async commit(writes: readonly Write[]): Promise<WriteResult[]> {
     // Every item is built (and refused, if bad) before anything is sent.
-    const prepared = writes.map(prepare);
+    const prepared = writes.map((write) => prepare(this.workspace, write));
     const results: WriteResult[] = new Array<WriteResult>(prepared.length);
     for (const chunk of transactionChunks(prepared)) {
       if (this.transactions !== false) {
@@ -178,7 +179,7 @@ export class DynamoDbCommitter {
 /** Codes of a cancelled transaction's reasons worth sending again. */
 const RETRYABLE = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
-function prepare(write: Write): Prepared {
+function prepare(workspace: string, write: Write): Prepared {
   const stored =
     write.kind === 'create'
       ? { ...write.record, version: 1 }
@@ -188,7 +189,7 @@ function prepare(write: Write): Prepared {
   return {
     write,
     stored,
-    item: toItem(write.collection, stored),
+    item: toItem(workspace, write.collection, stored),
     key: `${write.collection}\u0000${write.record.id}`,
   };
 }

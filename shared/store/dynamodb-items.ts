@@ -1,26 +1,33 @@
 /**
- * How a record becomes a DynamoDB item of the store's one table and back: `pk` =
- * collection, `sk` = id, the index keys derived from the record, the fields alongside.
+ * How a record becomes a DynamoDB item of the store's one table and back: the key and
+ * index keys of one workspace (dynamodb-keys.ts), the record's fields alongside.
  */
 import { InvalidInputError } from '../errors/index.ts';
 import type { Collection, JsonRecord } from './store.ts';
 import { KEY_ATTRIBUTES } from './table-schema.ts';
+import { partitionKey, statusPartition, workflowPartition } from './dynamodb-keys.ts';
 
 /** The statuses the sparse status index holds, per collection. */
 export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
   decisions: ['pending'],
   runs: ['running', 'waiting'],
+  // Claims not yet settled: the sweeper and a failed run look for these, never at every outcome.
+  outcomes: ['acting', 'held'],
 };
 
-/** The primary key of a record; refuses an empty id. */
-export function key(collection: Collection, id: string): { pk: string; sk: string } {
+/** The primary key of a record of `workspace`; refuses an empty id. */
+export function key(workspace: string, collection: Collection, id: string): { pk: string; sk: string } {
   if (typeof id !== 'string' || id === '')
     throw new InvalidInputError('A record id must be a non-empty string.');
-  return { pk: collection, sk: id };
+  return { pk: partitionKey(workspace, collection, id), sk: id };
 }
 
-/** The item to store for a record: its fields, its key and its index keys. */
-export function toItem(collection: Collection, record: JsonRecord): Record<string, unknown> {
+/** The item to store for a record of `workspace`: its fields, its key and its index keys. */
+export function toItem(
+  workspace: string,
+  collection: Collection,
+  record: JsonRecord,
+): Record<string, unknown> {
   // pk/sk would be overwritten by the key, losing data; refuse instead.
   if (RESERVED.some((name) => name in record)) {
     throw new InvalidInputError(
@@ -29,28 +36,36 @@ export function toItem(collection: Collection, record: JsonRecord): Record<strin
   }
   return {
     ...record,
-    ...key(collection, record.id),
-    ...statusKeys(collection, record),
-    ...workflowKeys(collection, record),
+    ...key(workspace, collection, record.id),
+    ...statusKeys(workspace, collection, record),
+    ...workflowKeys(workspace, collection, record),
   };
 }
 
 const RESERVED = KEY_ATTRIBUTES;
 
 /** The runs-by-workflow index's keys, on every run. */
-function workflowKeys(collection: Collection, record: JsonRecord): { gsi2pk?: string; gsi2sk?: string } {
+function workflowKeys(
+  workspace: string,
+  collection: Collection,
+  record: JsonRecord,
+): { gsi2pk?: string; gsi2sk?: string } {
   if (collection !== 'runs' || typeof record.workflow_id !== 'string') return {};
   const started = typeof record.started_at === 'string' ? record.started_at : '';
-  return { gsi2pk: `runs#${record.workflow_id}`, gsi2sk: `${started}#${record.id}` };
+  return { gsi2pk: workflowPartition(workspace, record.workflow_id), gsi2sk: `${started}#${record.id}` };
 }
 
 /** The status index's keys, for a record in an indexed status; none otherwise. */
-function statusKeys(collection: Collection, record: JsonRecord): { gsi1pk?: string; gsi1sk?: string } {
+function statusKeys(
+  workspace: string,
+  collection: Collection,
+  record: JsonRecord,
+): { gsi1pk?: string; gsi1sk?: string } {
   const status = record.status;
   if (typeof status !== 'string' || !INDEXED_STATUSES[collection]?.includes(status)) return {};
-  const since = record.created_at ?? record.started_at;
+  const since = record.created_at ?? record.started_at ?? record.at;
   return {
-    gsi1pk: `${collection}#${status}`,
+    gsi1pk: statusPartition(workspace, collection, status),
     gsi1sk: `${typeof since === 'string' ? since : ''}#${record.id}`,
   };
 }

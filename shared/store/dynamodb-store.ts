@@ -26,13 +26,20 @@ import {
   TABLE_SCHEMA,
 } from './table-schema.ts';
 import { INDEXED_STATUSES, fromItem, key, toItem } from './dynamodb-items.ts';
+import {
+  DEFAULT_WORKSPACE,
+  checkWorkspace,
+  partitionKeys,
+  statusPartition,
+  workflowPartition,
+} from './dynamodb-keys.ts';
 
 const TABLE_WAIT_MS = 120_000;
 const BATCH_GET_KEYS = 100;
 const BATCH_GET_RETRIES = 8;
 
 /**
- * The sparse index of records waiting on something: `gsi1pk` = `<collection>#<status>`,
+ * The sparse index of records waiting on something: `gsi1pk` = `<workspace>#<collection>#<status>`,
  * `gsi1sk` = when it started, set only for the statuses below. A record leaves the index
  * when its status changes (every write replaces the whole item).
  */
@@ -54,24 +61,40 @@ export function newDynamoClient(env: Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT
   });
 }
 
+/** Options of a DynamoDbStore. */
+export interface DynamoDbStoreOptions {
+  /** The workspace every read and write belongs to (default `default`). */
+  workspace?: string;
+}
+
 /**
- * A Store on one DynamoDB table: `pk` = collection, `sk` = record id, the record's
- * fields alongside. Reads are strongly consistent so read-then-update works.
+ * A Store on one DynamoDB table, scoped to one workspace: every key begins with it
+ * (dynamodb-keys.ts: `pk` = `<workspace>#<collection>[#<shard>]`, `sk` = record id), the
+ * record's fields alongside. Reads are strongly consistent so read-then-update works.
  */
 export class DynamoDbStore implements Store {
+  /** The workspace this store reads and writes. */
+  readonly workspace: string;
   private readonly committer: DynamoDbCommitter;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    _options: { workspace?: string } = {},
+    options: DynamoDbStoreOptions = {},
   ) {
-    this.committer = new DynamoDbCommitter(client, tableName, (collection, id) => this.get(collection, id));
+    this.workspace = checkWorkspace(options.workspace ?? DEFAULT_WORKSPACE);
+    this.committer = new DynamoDbCommitter(client, tableName, this.workspace, (collection, id) =>
+      this.get(collection, id),
+    );
   }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
     const out = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: key(collection, id), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: key(this.workspace, collection, id),
+        ConsistentRead: true,
+      }),
     );
     return out.Item === undefined ? undefined : fromItem(out.Item);
   }
@@ -81,7 +104,7 @@ export class DynamoDbStore implements Store {
     const found = new Map<string, JsonRecord>();
     const unique = [...new Set(ids)];
     for (let start = 0; start < unique.length; start += BATCH_GET_KEYS) {
-      let keys = unique.slice(start, start + BATCH_GET_KEYS).map((id) => key(collection, id));
+      let keys = unique.slice(start, start + BATCH_GET_KEYS).map((id) => key(this.workspace, collection, id));
       for (let attempt = 0; keys.length > 0; attempt++) {
         if (attempt > BATCH_GET_RETRIES)
           throw new HandoffError(`DynamoDB left ${keys.length} reads of ${collection} unprocessed.`);
@@ -100,13 +123,19 @@ export class DynamoDbStore implements Store {
     return ids.map((id) => found.get(id));
   }
 
+  /** One Query per partition of the collection (one, or one per shard, side by side). */
   async list(collection: Collection): Promise<JsonRecord[]> {
-    return this.queryAll({
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': 'pk' },
-      ExpressionAttributeValues: { ':pk': collection },
-      ConsistentRead: true,
-    });
+    const parts = await Promise.all(
+      partitionKeys(this.workspace, collection).map((pk) =>
+        this.queryAll({
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.partitionKey },
+          ExpressionAttributeValues: { ':pk': pk },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return parts.flat();
   }
 
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
@@ -117,27 +146,32 @@ export class DynamoDbStore implements Store {
       IndexName: STATUS_INDEX,
       KeyConditionExpression: '#g = :g',
       ExpressionAttributeNames: { '#g': 'gsi1pk' },
-      ExpressionAttributeValues: { ':g': `${collection}#${status}` },
+      ExpressionAttributeValues: { ':g': statusPartition(this.workspace, collection, status) },
     });
   }
 
-  /** The records whose id starts with `prefix`: one Query, `begins_with` on the sort key. */
+  /** The records whose id starts with `prefix`: one Query per partition, `begins_with` on the sort key. */
   async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
-    return this.queryAll({
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': collection, ':prefix': prefix },
-      ConsistentRead: true,
-    });
+    const pages = await Promise.all(
+      partitionKeys(this.workspace, collection).map((pk) =>
+        this.queryAll({
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return pages.flat();
   }
 
-  /** A workflow's runs, newest first: one Query on the runs-by-workflow index. */
+  /** A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index. */
   async listRunsOf(workflowId: string): Promise<JsonRecord[]> {
     return this.queryAll({
       IndexName: RUNS_BY_WORKFLOW_INDEX.name,
       KeyConditionExpression: '#g = :g',
       ExpressionAttributeNames: { '#g': RUNS_BY_WORKFLOW_INDEX.partitionKey },
-      ExpressionAttributeValues: { ':g': `runs#${workflowId}` },
+      ExpressionAttributeValues: { ':g': workflowPartition(this.workspace, workflowId) },
       ScanIndexForward: false,
     });
   }
@@ -167,7 +201,11 @@ export class DynamoDbStore implements Store {
     const write = { kind: 'create', collection, record } as const;
     try {
       await this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: toItem(collection, next), ...conditionOf(write) }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(this.workspace, collection, next),
+          ...conditionOf(write),
+        }),
       );
     } catch (err) {
       if (isConditionFailure(err)) throw recordExists(collection, record.id, err);
@@ -185,7 +223,11 @@ export class DynamoDbStore implements Store {
     const write = { kind: 'update', collection, record, expectedVersion } as const;
     try {
       await this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: toItem(collection, next), ...conditionOf(write) }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(this.workspace, collection, next),
+          ...conditionOf(write),
+        }),
       );
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
@@ -196,11 +238,15 @@ export class DynamoDbStore implements Store {
   }
 
   async put(collection: Collection, record: JsonRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: toItem(collection, record) }));
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: toItem(this.workspace, collection, record) }),
+    );
   }
 
   async delete(collection: Collection, id: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key(collection, id) }));
+    await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: key(this.workspace, collection, id) }),
+    );
   }
 
   /**
@@ -278,7 +324,11 @@ async function enableTtl(client: DynamoDBClient, tableName: string): Promise<voi
   }
 }
 
-async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+/**
+ * The table's status (ACTIVE, CREATING, ...), undefined when there is no such table; refuses
+ * (InvalidInputError) a table whose key is not the store's.
+ */
+export async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
   try {
     const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const keys = out.Table?.KeySchema?.map((k) => `${k.AttributeName ?? ''}:${k.KeyType ?? ''}`).join(',');

@@ -12,8 +12,9 @@ export interface IndexDefinition {
 }
 
 /**
- * Records waiting on something (pending decisions, running and waiting runs): `gsi1pk` =
- * `<collection>#<status>`, `gsi1sk` = when it started. Sparse: set only while waiting.
+ * Records waiting on something (pending decisions, running and waiting runs, unsettled
+ * claims): `gsi1pk` = `<workspace>#<collection>#<status>`, `gsi1sk` = when it started.
+ * Sparse: set only while waiting.
  */
 export const STATUS_INDEX = {
   name: 'pending',
@@ -21,14 +22,17 @@ export const STATUS_INDEX = {
   sortKey: 'gsi1sk',
 } as const satisfies IndexDefinition;
 
-/** A workflow's runs by time: `gsi2pk` = `runs#<workflow id>`, `gsi2sk` = `<started_at>#<run id>`. */
+/** A workflow's runs by time: `gsi2pk` = `<workspace>#runs#<workflow id>`, `gsi2sk` = `<started_at>#<run id>`. */
 export const RUNS_BY_WORKFLOW_INDEX = {
   name: 'runs-by-workflow',
   partitionKey: 'gsi2pk',
   sortKey: 'gsi2sk',
 } as const satisfies IndexDefinition;
 
-/** The single table: `pk` = collection, `sk` = record id; every key attribute is a string. */
+/**
+ * The single table: `pk` = `<workspace>#<collection>` (sharded collections add `#<shard>`:
+ * see dynamodb-keys.ts), `sk` = record id; every key attribute is a string.
+ */
 export const TABLE_SCHEMA = {
   partitionKey: 'pk',
   sortKey: 'sk',

@@ -175,7 +175,7 @@ describe('on DynamoDB', () => {
     expect(sent).toEqual([
       expect.objectContaining({
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': 'artifacts', ':prefix': 'run_b1.' },
+        ExpressionAttributeValues: { ':pk': 'default#artifacts', ':prefix': 'run_b1.' },
       }),
     ]);
   });

@@ -7,17 +7,22 @@ import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
 /** A store on a fresh table whose every request is counted by command name. */
-async function countedStore(client: DynamoDBClient) {
-  const table = `handoff-commit-${randomUUID()}`;
+async function countedStore(
+  client: DynamoDBClient,
+  workspace?: string,
+  table = `handoff-commit-${randomUUID()}`,
+) {
   await ensureTable(client, table);
   const docs = createDocumentClient(client);
   const sent: string[] = [];
+  const inputs: Record<string, unknown>[] = [];
   const send = docs.send.bind(docs);
-  docs.send = ((command: object) => {
+  docs.send = ((command: { input: Record<string, unknown> }) => {
     sent.push(command.constructor.name);
+    inputs.push(command.input);
     return send(command as never);
   }) as typeof docs.send;
-  return { store: new DynamoDbStore(docs, table), sent };
+  return { store: new DynamoDbStore(docs, table, workspace ? { workspace } : {}), sent, inputs, table };
 }
 
 const page = (n: number): Write[] => [
@@ -106,5 +111,20 @@ describe('DynamoDbStore.commit on DynamoDB Local', () => {
     expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
     expect(await store.get('outcomes', 'o3')).toEqual({ id: 'o3', mine: false, version: 1 });
     expect(await store.get('outcomes', 'o4')).toEqual({ id: 'o4', version: 1 });
+  });
+
+  it("keys a workspace's transaction under that workspace: a neighbour's claim on the same ids cancels nothing", async () => {
+    const neighbour = await countedStore(client, 'team-a');
+    await neighbour.store.commit(page(10));
+    const { store, sent, inputs } = await countedStore(client, 'team-b', neighbour.table);
+    const results = await store.commit(page(10));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(sent).toEqual(['TransactWriteCommand']);
+    const items = (inputs[0] as { TransactItems: { Put: { Item: { pk: string; sk: string } } }[] })
+      .TransactItems;
+    expect(items).toHaveLength(20);
+    for (const { Put } of items) expect(Put.Item.pk).toMatch(/^team-b#(outcomes|audit)#[0-7]$/);
+    expect(await store.get('outcomes', 'o3')).toEqual({ id: 'o3', version: 1 });
+    expect((await neighbour.store.list('outcomes')).length).toBe(10);
   });
 });

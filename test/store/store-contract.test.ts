@@ -260,6 +260,29 @@ describeStoreContract('DynamoDbStore (dynalite)', async () => {
   };
 });
 
+// The same contract in a workspace that shares its table with a busy neighbour holding the
+// contract's ids in every collection it touches: a leak fails a create or a list.
+describeStoreContract("DynamoDbStore (dynalite, workspace 'team-b' beside a busy 'default')", async () => {
+  const { dynalite, client } = await freshDynalite();
+  const table = `handoff-test-${randomUUID()}`;
+  await ensureTable(client, table);
+  const docs = createDocumentClient(client);
+  const neighbour = new DynamoDbStore(docs, table);
+  const at = '2026-11-30T08:00:00.000Z';
+  const ids = ['r1', 'r2', 'r3', 'r4', 'r5', 's1', 't1', 't2', 't3', 't4', 'sd1', 'sd2', 'rs1', 'd1'];
+  for (const collection of ['runs', 'settings', 'tickets', 'outcomes', 'decisions', 'audit'] as const)
+    for (const id of [...ids, 'c-taken', 'c-moved', 'c-due', 'gm1', '.x'])
+      await neighbour.put(collection, { id, status: 'pending', created_at: at, started_at: at, version: 7 });
+  await neighbour.put('runs', { id: 'n-run', status: 'running', started_at: at });
+  return {
+    store: new DynamoDbStore(docs, table, { workspace: 'team-b' }),
+    teardown: async () => {
+      client.destroy();
+      await dynalite.stop();
+    },
+  };
+});
+
 // The real DynamoDB engine (transactions included): see test/support/dynamodb-local.ts.
 describeStoreContract('DynamoDbStore (DynamoDB Local)', async () => {
   const local = await startDynamoDbLocal();
@@ -300,7 +323,7 @@ describe('DynamoDbStore status index', () => {
           TableName: table,
           IndexName: 'pending',
           KeyConditionExpression: 'gsi1pk = :g',
-          ExpressionAttributeValues: { ':g': { S: 'decisions#pending' } },
+          ExpressionAttributeValues: { ':g': { S: 'default#decisions#pending' } },
         }),
       );
       expect(raw.ScannedCount).toBe(1); // the 20 answered ones are not in the index at all

@@ -1,0 +1,69 @@
+/**
+ * The key layout of the store's one table. Every key begins with the workspace, so one
+ * workspace's records never share a partition with another's:
+ *
+ * - `pk` = `<workspace>#<collection>`; for the high-volume collections (SHARDED_COLLECTIONS:
+ *   a write or more per item) `<workspace>#<collection>#<shard>`, the shard derived from the
+ *   id, so a `get` by id still knows its key and a `list` queries every shard;
+ * - `sk` = the record's id;
+ * - the status index: `gsi1pk` = `<workspace>#<collection>#<status>`;
+ * - the runs-by-workflow index: `gsi2pk` = `<workspace>#runs#<workflow id>`.
+ *
+ * The layout before workspaces (`pk` = the bare collection) is read only by
+ * `handoff store migrate` (dynamodb-migrate.ts).
+ */
+import { createHash } from 'node:crypto';
+import { InvalidInputError } from '../errors/index.ts';
+import type { Collection } from './store.ts';
+
+export { DEFAULT_WORKSPACE, PLATFORM_WORKSPACE } from '../workspaces/names.ts';
+/** Collections of the platform workspace, wherever the layout before workspaces kept them. */
+export const PLATFORM_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>(['workspaces', 'api_keys']);
+
+/** Partitions per sharded collection per workspace: each takes up to DynamoDB's per-partition write rate. */
+export const SHARDS = 8;
+/**
+ * Collections written once or more per item of every run (the claim and settle of an
+ * outcome, an audit entry): spread over SHARDS partitions per workspace. Decisions (one per
+ * unsure item) stay whole: answering one lists them, and one Query beats eight.
+ */
+export const SHARDED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>(['audit', 'outcomes']);
+
+const WORKSPACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+
+/** The workspace name, checked: 1–64 letters, digits, `_`, `.` or `-` (never `#`, the key separator). */
+export function checkWorkspace(workspace: string): string {
+  if (!WORKSPACE_NAME.test(workspace))
+    throw new InvalidInputError(
+      `Workspace '${workspace}' is not a valid name: use 1-64 letters, digits, '_', '.' or '-' (not starting with '.' or '-').`,
+    );
+  return workspace;
+}
+
+/** The shard of an id: a stable hash, the same in every process. */
+export function shardOf(id: string): number {
+  return createHash('sha1').update(id).digest().readUInt32BE(0) % SHARDS;
+}
+
+/** The partition key holding the record `id` of `collection` in `workspace`. */
+export function partitionKey(workspace: string, collection: Collection, id: string): string {
+  return SHARDED_COLLECTIONS.has(collection)
+    ? `${workspace}#${collection}#${shardOf(id)}`
+    : `${workspace}#${collection}`;
+}
+
+/** Every partition key a collection of a workspace may use (one, or one per shard). */
+export function partitionKeys(workspace: string, collection: Collection): string[] {
+  if (!SHARDED_COLLECTIONS.has(collection)) return [`${workspace}#${collection}`];
+  return Array.from({ length: SHARDS }, (_, shard) => `${workspace}#${collection}#${shard}`);
+}
+
+/** The status index's partition key for the records of `collection` in `status`. */
+export function statusPartition(workspace: string, collection: Collection, status: string): string {
+  return `${workspace}#${collection}#${status}`;
+}
+
+/** The runs-by-workflow index's partition key for one workflow's runs. */
+export function workflowPartition(workspace: string, workflowId: string): string {
+  return `${workspace}#runs#${workflowId}`;
+}
