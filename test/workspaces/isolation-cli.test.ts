@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { cliJson, runCli } from '../support/cli.ts';
+import { startDynalite } from '../support/dynalite.ts';
 
 interface Pending {
   decision_id: string;
@@ -28,8 +29,20 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 
-describe('workspaces from the terminal', () => {
+describe.each(['JSON files', 'DynamoDB'])('workspaces from the terminal (%s)', (backend) => {
+  let store: Record<string, string>;
+  let dynalite: { endpoint: string; stop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    dynalite = backend === 'DynamoDB' ? await startDynalite() : undefined;
+    store = dynalite
+      ? { ...env, USE_DYNAMODB: 'true', DYNAMODB_ENDPOINT: dynalite.endpoint, HANDOFF_TABLE: 'h-ws' }
+      : { HANDOFF_STATE_DIR: path.join(dir, 'isolation-state') };
+    expect((await runCli(['store', 'init'], store)).code).toBe(0);
+  });
+  afterAll(() => dynalite?.stop());
+
   it('keeps rules, runs and questions inside their workspace', async () => {
+    const env = store;
     expect(await cliJson(['workspaces', 'add', 'team-b'], env)).toMatchObject({ name: 'team-b' });
     await cliJson(['workflows', 'add', path.join(dir, 'a.yaml')], env);
     await cliJson(['workflows', 'add', path.join(dir, 'b.yaml'), '--workspace', 'team-b'], env);
@@ -65,6 +78,13 @@ describe('workspaces from the terminal', () => {
       ['team-b', 1],
     ]);
     expect(listed.find((w) => w.name === 'team-b')!.pending).toBe(askedInB.length);
+  }, 90_000);
+});
+
+describe('managing workspaces and keys', () => {
+  beforeAll(async () => {
+    await cliJson(['workspaces', 'add', 'team-b'], env);
+    await cliJson(['workflows', 'add', path.join(dir, 'b.yaml'), '--workspace', 'team-b'], env);
   });
 
   it('renames and deletes only an empty workspace; bad names and unknown workspaces are one line', async () => {
