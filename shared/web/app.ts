@@ -34,6 +34,9 @@ import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-
 import { registerManageRoutes } from './manage-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
+import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
+import { createSpeech, type Speech } from '../speech/speech.ts';
+import { pageApiCall } from './guard.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
@@ -89,6 +92,8 @@ export interface AppDeps {
    * default the loopback names; Lambda: API Gateway's domain name.
    */
   hosts?: HostRules['hosts'];
+  /** Hears and speaks for the Talk page and the speech API; default: HANDOFF_SPEECH_PROVIDER's. */
+  speech?: Speech;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -136,7 +141,7 @@ export function createApp(deps: AppDeps): Hono {
     if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
       c.res.headers.set('Cache-Control', 'no-store');
   });
-  app.use((c, next) => (c.req.method === 'POST' ? limit(c, next) : next()));
+  app.use((c, next) => (c.req.method === 'POST' && !isSpeechUpload(c.req.path) ? limit(c, next) : next()));
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return fail(c, error.status as ContentfulStatusCode, error.message);
@@ -155,7 +160,7 @@ export function createApp(deps: AppDeps): Hono {
   registerManageRoutes(app, web);
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
-  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false));
+  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false, web));
   app.use('/events/*', bearer(env, true));
   registerWorkflowRoutes(app, {
     engine,
@@ -199,6 +204,7 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   registerHookRoutes(app, web, limit);
+  registerSpeechRoutes(app, web, deps.speech ?? createSpeech(env));
 
   return app;
 }
@@ -214,9 +220,13 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** Requires `Authorization: Bearer <HANDOFF_API_KEY>` (or `?key=` where EventSource needs it); fails closed. */
-function bearer(env: Env, allowQueryKey: boolean): MiddlewareHandler {
+/**
+ * Requires `Authorization: Bearer <HANDOFF_API_KEY>` (or `?key=` where EventSource needs it); fails closed.
+ * With `web`, a page's own call (its session and CSRF token in `X-CSRF-Token`, no Authorization) passes too.
+ */
+function bearer(env: Env, allowQueryKey: boolean, web?: WebDeps): MiddlewareHandler {
   return async (c, next) => {
+    if (web && !c.req.header('Authorization') && (await pageApiCall(c, web))) return next();
     const expected = env.HANDOFF_API_KEY;
     if (!expected) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
     const header = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];
