@@ -46,15 +46,21 @@ export class AwsSpeech implements SpeechProvider {
     this.transcribeClient =
       options.transcribe ??
       onFirstUse(
-        async () => new (await import('@aws-sdk/client-transcribe-streaming')).TranscribeStreamingClient(region),
+        async () =>
+          new (await import('@aws-sdk/client-transcribe-streaming')).TranscribeStreamingClient(region),
       );
     this.pollyClient =
-      options.polly ?? onFirstUse(async () => new (await import('@aws-sdk/client-polly')).PollyClient(region));
+      options.polly ??
+      onFirstUse(async () => new (await import('@aws-sdk/client-polly')).PollyClient(region));
   }
 
   async status(): Promise<ProviderStatus> {
     if (!this.options.region)
-      return { name: this.name, usable: false, detail: 'set AWS_REGION (and AWS credentials) to use Transcribe and Polly' };
+      return {
+        name: this.name,
+        usable: false,
+        detail: 'set AWS_REGION (and AWS credentials) to use Transcribe and Polly',
+      };
     return {
       name: this.name,
       usable: true,
@@ -81,11 +87,14 @@ export class AwsSpeech implements SpeechProvider {
           if (result.IsPartial) continue;
           const best = result.Alternatives?.[0];
           if (best?.Transcript) finals.push(best.Transcript);
-          for (const item of best?.Items ?? []) if (typeof item.Confidence === 'number') confidences.push(item.Confidence);
+          for (const item of best?.Items ?? [])
+            if (typeof item.Confidence === 'number') confidences.push(item.Confidence);
         }
       }
       const text = finals.join(' ').trim();
-      const confidence = confidences.length ? confidences.reduce((a, b) => a + b, 0) / confidences.length : undefined;
+      const confidence = confidences.length
+        ? confidences.reduce((a, b) => a + b, 0) / confidences.length
+        : undefined;
       return { text, provider: this.name, ...(confidence === undefined ? {} : { confidence }) };
     } catch (error) {
       throw new SpeechUnavailableError(`Amazon Transcribe failed: ${errorMessage(error)}`, { cause: error });

@@ -53,7 +53,8 @@ export class GroqSpeech implements SpeechProvider {
       return form;
     });
     const body = (await response.json()) as { text?: unknown };
-    if (typeof body.text !== 'string') throw new SpeechUnavailableError('Groq Whisper answered without a text');
+    if (typeof body.text !== 'string')
+      throw new SpeechUnavailableError('Groq Whisper answered without a text');
     return { text: body.text.trim(), provider: this.name };
   }
 
@@ -91,7 +92,9 @@ export class GroqSpeech implements SpeechProvider {
     } catch (error) {
       const failure = classifyProviderError(error);
       const where = failure.kind === 'refused' ? ` (nothing listens at ${this.options.baseUrl})` : '';
-      throw new SpeechUnavailableError(`Groq ${route} failed${where}: ${errorMessage(error)}`, { cause: error });
+      throw new SpeechUnavailableError(`Groq ${route} failed${where}: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -24,10 +24,22 @@ export interface IntentContext {
 const SYNONYMS: Record<string, string[]> = {
   archive: ['archive it', 'archive', 'archive this', 'archive that'],
   delete: ['delete it', 'delete', 'delete this', 'trash it', 'bin it'],
-  file_ticket: ['file a ticket', 'file ticket', 'open a ticket', 'make a ticket', 'create a ticket', 'ticket it'],
+  file_ticket: [
+    'file a ticket',
+    'file ticket',
+    'open a ticket',
+    'make a ticket',
+    'create a ticket',
+    'ticket it',
+  ],
   draft_reply: ['draft a reply', 'draft reply', 'write a reply', 'reply to it', 'draft an answer'],
   skip: ['leave it', 'leave it alone', 'skip', 'skip it', 'ignore it', 'do nothing'],
-  approve_suggested: ['do what you suggested', 'go with your suggestion', 'approve the suggestion', 'as you suggested'],
+  approve_suggested: [
+    'do what you suggested',
+    'go with your suggestion',
+    'approve the suggestion',
+    'as you suggested',
+  ],
 };
 
 const CONTROL: Record<'why' | 'next' | 'stop' | 'yes' | 'no', string[]> = {
@@ -107,8 +119,9 @@ export function parseIntent(transcript: string, context: IntentContext): VoiceIn
       irreversible: context.irreversible.has(best.action) || context.irreversible.has(effective),
     };
   }
+  const plain = text.replace(/,/g, '');
   for (const [kind, phrases] of Object.entries(CONTROL) as [keyof typeof CONTROL, string[]][]) {
-    const match = longestPrefix(text, phrases);
+    const match = longestPrefix(plain, phrases);
     if (match && trailing(match.rest)?.note === null) return { kind };
   }
   return { kind: 'none' };

@@ -106,7 +106,8 @@ export class LocalSpeech implements SpeechProvider {
   async status(): Promise<ProviderStatus> {
     const missing: string[] = [];
     if (!(await onPath(POCKETSPHINX))) missing.push(`${POCKETSPHINX} (package pocketsphinx)`);
-    if (!existsSync(path.join(this.modelDir, 'en-us'))) missing.push(`the US English model (package pocketsphinx-en-us)`);
+    if (!existsSync(path.join(this.modelDir, 'en-us')))
+      missing.push(`the US English model (package pocketsphinx-en-us)`);
     if (!(await onPath(ESPEAK))) missing.push(`${ESPEAK} (package espeak-ng)`);
     if (missing.length > 0)
       return { name: this.name, usable: false, detail: `missing ${missing.join(', ')}: ${INSTALL}` };
@@ -120,15 +121,39 @@ export class LocalSpeech implements SpeechProvider {
       });
     });
     const phrases = (options.vocabulary ?? vocabulary(DEFAULT_OPTIONS))
-      .map((p) => p.toLowerCase().replace(/[^a-z' ]/g, ' ').trim().replace(/\s+/g, ' '))
+      .map((p) =>
+        p
+          .toLowerCase()
+          .replace(/[^a-z' ]/g, ' ')
+          .trim()
+          .replace(/\s+/g, ' '),
+      )
       .filter((p) => p !== '' && p.split(' ').every((w) => words.has(w)));
     const dir = await mkdtemp(path.join(tmpdir(), 'handoff-speech-'));
     try {
       const wav = path.join(dir, 'in.wav');
       const grammar = path.join(dir, 'talk.jsgf');
-      await Promise.all([writeFile(wav, encodeWav(audio.pcm, audio.sampleRate)), writeFile(grammar, jsgf(phrases))]);
-      const model = ['-hmm', path.join(this.modelDir, 'en-us'), '-dict', path.join(this.modelDir, 'cmudict-en-us.dict')];
-      const out = await this.sphinx(['-infile', wav, '-logfn', '/dev/null', '-time', 'yes', ...model, '-jsgf', grammar]);
+      await Promise.all([
+        writeFile(wav, encodeWav(audio.pcm, audio.sampleRate)),
+        writeFile(grammar, jsgf(phrases)),
+      ]);
+      const model = [
+        '-hmm',
+        path.join(this.modelDir, 'en-us'),
+        '-dict',
+        path.join(this.modelDir, 'cmudict-en-us.dict'),
+      ];
+      const out = await this.sphinx([
+        '-infile',
+        wav,
+        '-logfn',
+        '/dev/null',
+        '-time',
+        'yes',
+        ...model,
+        '-jsgf',
+        grammar,
+      ]);
       const lines = out.trim().split('\n');
       const text = lines[0]?.trim() ?? '';
       if (text === '') return { text: '', confidence: 0, provider: this.name };
@@ -175,7 +200,10 @@ function unavailable(program: string, error: unknown): SpeechUnavailableError {
   return new SpeechUnavailableError(
     code === 'ENOENT'
       ? `${program} is not installed: ${INSTALL}`
-      : `${program} failed: ${String((error as { stderr?: unknown }).stderr ?? error).trim().split('\n').pop()}`,
+      : `${program} failed: ${String((error as { stderr?: unknown }).stderr ?? error)
+          .trim()
+          .split('\n')
+          .pop()}`,
     { cause: error },
   );
 }

@@ -75,11 +75,16 @@ export function createSpeech(
       const words = text.trim();
       if (words === '') throw new InvalidInputError('there is no text to speak: send {"text": "…"}');
       if (words.length > MAX_SPEAK_CHARS)
-        throw new InvalidInputError(`the text is ${words.length} characters; speech takes at most ${MAX_SPEAK_CHARS}`);
+        throw new InvalidInputError(
+          `the text is ${words.length} characters; speech takes at most ${MAX_SPEAK_CHARS}`,
+        );
       return providerFor(chosen).speak(words, options);
     },
     async status() {
-      return { provider: chosen, providers: await Promise.all(SPEECH_PROVIDERS.map((n) => providerFor(n).status())) };
+      return {
+        provider: chosen,
+        providers: await Promise.all(SPEECH_PROVIDERS.map((n) => providerFor(n).status())),
+      };
     },
   };
 }

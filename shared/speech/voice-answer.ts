@@ -38,7 +38,9 @@ async function irreversibleOptions(deps: EngineDeps, decision: Decision): Promis
 }
 
 function spoken(action: string, decision: Decision): string {
-  return (action === 'approve_suggested' ? actionDone(decision.suggested_action) : actionDone(action)).toLowerCase();
+  return (
+    action === 'approve_suggested' ? actionDone(decision.suggested_action) : actionDone(action)
+  ).toLowerCase();
 }
 
 /**
@@ -54,7 +56,10 @@ export async function answerByVoice(
 ): Promise<VoiceAnswer> {
   const decision = await getDecision(deps.store, decisionId);
   if (decision.status !== 'pending')
-    throw new AlreadyDecidedError(`decision ${decisionId} was already ${decision.status}; nothing was changed`, decision);
+    throw new AlreadyDecidedError(
+      `decision ${decisionId} was already ${decision.status}; nothing was changed`,
+      decision,
+    );
   const options = allowedActions(decision);
   const irreversible = await irreversibleOptions(deps, decision);
   if (confirm !== null && !(options.includes(confirm) && irreversible.has(confirm)))
@@ -98,7 +103,11 @@ export async function answerByVoice(
       return { transcript, intent: 'why', message: decision.reasoning };
     case 'next':
     case 'stop':
-      return { transcript, intent: intent.kind, message: intent.kind === 'next' ? 'Next.' : 'Stopped listening.' };
+      return {
+        transcript,
+        intent: intent.kind,
+        message: intent.kind === 'next' ? 'Next.' : 'Stopped listening.',
+      };
     case 'yes':
     case 'no':
       return { transcript, intent: intent.kind, message: 'There is nothing to confirm; nothing was done.' };

@@ -58,7 +58,8 @@ export function decodeWav(file: Buffer): Wav {
     const size = file.readUInt32LE(offset + 4);
     const body = offset + 8;
     if (id === 'fmt ') {
-      if (size < 16 || body + 16 > file.length) throw new InvalidInputError(`${NOT_WAV}: its fmt chunk is cut short`);
+      if (size < 16 || body + 16 > file.length)
+        throw new InvalidInputError(`${NOT_WAV}: its fmt chunk is cut short`);
       const encoding = file.readUInt16LE(body);
       if (encoding !== 1 && encoding !== 0xfffe)
         throw new InvalidInputError(`the WAV audio is compressed (format ${encoding}); send 16-bit PCM`);
@@ -88,7 +89,8 @@ export function checkSpeechWav(wav: Wav, maxSeconds: number = MAX_SPEECH_SECONDS
     throw new InvalidInputError(
       `the audio is ${wav.sampleRate} Hz, ${wav.channels} channel(s), ${wav.bitsPerSample}-bit; send 16000 Hz mono 16-bit PCM`,
     );
-  if (wav.pcm.length === 0) throw new InvalidInputError('the recording is empty: hold the talk button while you speak');
+  if (wav.pcm.length === 0)
+    throw new InvalidInputError('the recording is empty: hold the talk button while you speak');
   const seconds = wav.pcm.length / BYTES_PER_SECOND;
   if (seconds > maxSeconds)
     throw new InvalidInputError(

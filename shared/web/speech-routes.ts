@@ -20,7 +20,10 @@ export const MAX_SPEECH_BODY_BYTES = MAX_SPEECH_SECONDS * BYTES_PER_SECOND + 409
 export const SPEECH_TIMEOUT_MS = 20_000;
 
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
-const SpeakBody = z.strictObject({ text: z.string({ error: 'must be a string' }), voice: z.string().optional() });
+const SpeakBody = z.strictObject({
+  text: z.string({ error: 'must be a string' }),
+  voice: z.string().optional(),
+});
 
 /** True for the routes that take a recording (they have their own, audio-sized body limit). */
 export function isSpeechUpload(path: string): boolean {
@@ -33,7 +36,10 @@ function withinTime<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new SpeechTimeoutError(`speech took longer than ${SPEECH_TIMEOUT_MS / 1000} s; nothing was done`)),
+      () =>
+        reject(
+          new SpeechTimeoutError(`speech took longer than ${SPEECH_TIMEOUT_MS / 1000} s; nothing was done`),
+        ),
       SPEECH_TIMEOUT_MS,
     );
   });
@@ -57,11 +63,17 @@ async function wavBody(c: Context): Promise<Buffer | Response> {
 /** Registers the speech routes (behind the app's `/api/*` authentication). */
 export function registerSpeechRoutes(app: Hono, web: WebDeps, speech: Speech): void {
   // Only hearing is time-limited: an answer, once being recorded, is never cut off halfway.
-  const timed: Speech = { ...speech, transcribe: (wav, options) => withinTime(speech.transcribe(wav, options)) };
+  const timed: Speech = {
+    ...speech,
+    transcribe: (wav, options) => withinTime(speech.transcribe(wav, options)),
+  };
   const upload: MiddlewareHandler = bodyLimit({
     maxSize: MAX_SPEECH_BODY_BYTES,
     onError: (c) =>
-      c.json({ error: `the recording is too large: speech takes at most ${MAX_SPEECH_SECONDS} s of 16 kHz audio` }, 413),
+      c.json(
+        { error: `the recording is too large: speech takes at most ${MAX_SPEECH_SECONDS} s of 16 kHz audio` },
+        413,
+      ),
   });
 
   app.get('/api/speech/status', async (c) => c.json(await speech.status()));
@@ -89,7 +101,8 @@ export function registerSpeechRoutes(app: Hono, web: WebDeps, speech: Speech): v
       return c.json({ error: 'body must be JSON like {"text": "Archive the newsletter?"}' }, 400);
     }
     const body = SpeakBody.safeParse(raw);
-    if (!body.success) return c.json({ error: 'body must be JSON like {"text": "Archive the newsletter?"}' }, 400);
+    if (!body.success)
+      return c.json({ error: 'body must be JSON like {"text": "Archive the newsletter?"}' }, 400);
     try {
       const options = body.data.voice ? { voice: body.data.voice } : {};
       const audio = await withinTime(speech.speak(body.data.text, options));
