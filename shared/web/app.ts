@@ -35,6 +35,7 @@ import { registerManageRoutes } from './manage-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
+import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
@@ -52,6 +53,7 @@ const CSP = {
   styleSrc: ["'self'"],
   scriptSrc: ["'self'"],
   imgSrc: ["'self'", 'data:'],
+  mediaSrc: ["'self'", 'blob:'], // the Talk page plays what /api/speech/speak returned
   connectSrc: ["'self'"],
   formAction: ["'self'"],
   frameAncestors: ["'none'"],
@@ -158,6 +160,7 @@ export function createApp(deps: AppDeps): Hono {
   registerPageRoutes(app, web);
   registerDecideRoutes(app, web);
   registerManageRoutes(app, web);
+  registerTalkRoutes(app, web);
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, false, web));

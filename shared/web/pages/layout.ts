@@ -7,7 +7,7 @@
 import { html } from 'hono/html';
 import { csrfField, pendingBadge, type Html } from './ui.ts';
 
-export type NavKey = 'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'none';
+export type NavKey = 'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'talk' | 'none';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -33,6 +33,7 @@ const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
   { key: 'runs', href: '/runs', text: 'Runs' },
+  { key: 'talk', href: '/talk', text: 'Talk' },
   { key: 'memory', href: '/memory', text: 'Memory' },
   { key: 'settings', href: '/settings', text: 'Settings' },
 ];
