@@ -119,7 +119,7 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
         ${count === 0 ? 'Nothing is waiting for you.' : `${plural(count, 'decision')} waiting.`}
       </p>
       <div class="talk-controls">
-        <button class="button button-amber talk-button" type="button" data-talk-button aria-pressed="false">
+        <button class="button button-primary talk-button" type="button" data-talk-button aria-pressed="false">
           Talk
         </button>
         <button class="button" type="button" data-read>Read it to me</button>
