@@ -48,7 +48,12 @@ export async function measure(provider: SpeechProvider, parallel = 2): Promise<A
       const wav = decodeWav(await speakToWav(u.text, u.voice, u.speed));
       const started = performance.now();
       const result = await provider.transcribe(wav, { vocabulary: vocabulary(BENCH_OPTIONS) });
-      heard[i] = { ...u, transcript: result.text, got: intentOf(result.text), ms: performance.now() - started };
+      heard[i] = {
+        ...u,
+        transcript: result.text,
+        got: intentOf(result.text),
+        ms: performance.now() - started,
+      };
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));

@@ -20,4 +20,6 @@ console.log(
   `commands: ${report.correct}/${report.commands} correct (${pct(report.correct, report.commands)}), ${report.wrong} wrong, ${report.wrongIrreversible} wrong irreversible`,
 );
 console.log(`out of vocabulary: ${report.falseAnswers}/${report.outOfVocabulary} answered something`);
-console.log(`latency per utterance: median ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms (one at a time)`);
+console.log(
+  `latency per utterance: median ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms (one at a time)`,
+);

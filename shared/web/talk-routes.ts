@@ -21,7 +21,14 @@ export function registerTalkRoutes(app: Hono, web: WebDeps): void {
     const runId = pending[0]?.run_id;
     const run = runId ? await getRun(store, runId).catch(() => null) : ((await listRuns(store))[0] ?? null);
     const events = run ? feed.history(run.id) : [];
-    const data = { pending, irreversible, run, events, provider: web.env.HANDOFF_SPEECH_PROVIDER, live: web.liveFeed };
+    const data = {
+      pending,
+      irreversible,
+      run,
+      events,
+      provider: web.env.HANDOFF_SPEECH_PROVIDER,
+      live: web.liveFeed,
+    };
     return c.html(talkPage(admitted.visitor, data));
   });
 }

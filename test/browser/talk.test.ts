@@ -28,7 +28,10 @@ const browsers: Browser[] = [];
 async function microphoneFile(name: string, text: string): Promise<string> {
   const speech = decodeWav(await speakToWav(text, 'en-us', 160));
   const file = path.join(dir, `${name}.wav`);
-  await fs.writeFile(file, encodeWav(Buffer.concat([Buffer.alloc(16000), speech.pcm, Buffer.alloc(32000 * 4)])));
+  await fs.writeFile(
+    file,
+    encodeWav(Buffer.concat([Buffer.alloc(16000), speech.pcm, Buffer.alloc(32000 * 4)])),
+  );
   return file;
 }
 
@@ -62,7 +65,9 @@ async function holdTalk(page: Page): Promise<string> {
   await page.waitForFunction(
     (previous) => {
       type Doc = { querySelector(s: string): { textContent: string | null } | null };
-      const text = (globalThis as unknown as { document: Doc }).document.querySelector('[data-talk-status]')?.textContent ?? '';
+      const text =
+        (globalThis as unknown as { document: Doc }).document.querySelector('[data-talk-status]')
+          ?.textContent ?? '';
       return text !== previous && !/Listening|Thinking/.test(text);
     },
     before,
@@ -96,7 +101,10 @@ describe('Talk, by voice', () => {
     const reply = await holdTalk(page);
     expect(reply).toMatch(/^Done: archived/);
     expect(await page.locator('[data-talk-heard]').textContent()).toContain('archive it');
-    expect((await getDecision(served.engine.store, first.id)).answer).toMatchObject({ action: 'archive', by: 'human' });
+    expect((await getDecision(served.engine.store, first.id)).answer).toMatchObject({
+      action: 'archive',
+      by: 'human',
+    });
     expect(await page.locator(`[data-decision="${first.id}"]`).count()).toBe(0); // on to the next one
     expect(problems).toEqual([]);
   }, 60_000);
@@ -105,7 +113,10 @@ describe('Talk, by voice', () => {
     const next = (await listPending(served.engine.store))[0]!;
     const page = await speaking('leave', 'leave it');
     expect(await holdTalk(page)).toMatch(/^Done: left alone/);
-    expect((await getDecision(served.engine.store, next.id)).answer).toMatchObject({ action: 'skip', by: 'human' });
+    expect((await getDecision(served.engine.store, next.id)).answer).toMatchObject({
+      action: 'skip',
+      by: 'human',
+    });
     await screenshot(page, 'talk-1280');
   }, 60_000);
 
@@ -138,7 +149,9 @@ describe('Talk, with the keyboard', () => {
     const human = audit.filter((a) => a.decided_by === 'human');
     expect(human.find((a) => a.action === 'archive')).toBeDefined();
     expect(human.filter((a) => a.outcome === 'declined').length).toBeGreaterThanOrEqual(2);
-    expect(await new A11yChecker(browsers[0]!).seriousViolations(`${served.url}/talk`, page.context())).toEqual([]);
+    expect(
+      await new A11yChecker(browsers[0]!).seriousViolations(`${served.url}/talk`, page.context()),
+    ).toEqual([]);
   }, 90_000);
 
   it('says the assistant is not available when its routes are not there', async () => {

@@ -43,7 +43,10 @@ function card(d: Decision, irreversible: Set<string>, index: number): Html {
     data-subject="${d.subject}"
     data-reasoning="${d.reasoning}"
     data-suggested="${label(d.suggested_action)}"
-    data-options="${options.filter((o) => o !== 'approve_suggested').map(label).join(', ')}"
+    data-options="${options
+      .filter((o) => o !== 'approve_suggested')
+      .map(label)
+      .join(', ')}"
     ${index > 0 ? html`hidden` : ''}
     aria-labelledby="q-${index}"
   >
@@ -94,7 +97,9 @@ function runGraph(data: TalkData): Html {
         </li>`;
       })}
     </ol>
-    <p class="muted small">${data.run ? html`<a href="/runs/${data.run.id}">Open this run</a>` : 'No run yet.'}</p>
+    <p class="muted small">
+      ${data.run ? html`<a href="/runs/${data.run.id}">Open this run</a>` : 'No run yet.'}
+    </p>
   </section>`;
 }
 
@@ -110,10 +115,10 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
       aria-describedby="talk-help"
     >
       <p id="talk-help" class="muted">
-        Hold <strong>Talk</strong> (or press and hold Space on it) and say an answer: “archive it”, “file a ticket”,
-        “draft a reply”, “leave it”; “why” repeats the reasoning, “next” moves on. Add a note after a comma:
-        “archive it, newsletters can go”. Anything that cannot be undone asks for a “yes” first. With nothing
-        waiting, what you say goes to the assistant.
+        Hold <strong>Talk</strong> (or press and hold Space on it) and say an answer: “archive it”, “file a
+        ticket”, “draft a reply”, “leave it”; “why” repeats the reasoning, “next” moves on. Add a note after a
+        comma: “archive it, newsletters can go”. Anything that cannot be undone asks for a “yes” first. With
+        nothing waiting, what you say goes to the assistant.
       </p>
       <p class="talk-count" data-talk-count>
         ${count === 0 ? 'Nothing is waiting for you.' : `${plural(count, 'decision')} waiting.`}
@@ -123,14 +128,21 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
           Talk
         </button>
         <button class="button" type="button" data-read>Read it to me</button>
-        <button class="button" type="button" data-next ${count < 2 ? html`disabled` : ''}>Next question</button>
+        <button class="button" type="button" data-next ${count < 2 ? html`disabled` : ''}>
+          Next question
+        </button>
       </div>
       <p class="talk-status" role="status" aria-live="polite" data-talk-status>Ready.</p>
       <p class="talk-heard muted small" data-talk-heard></p>
       <div data-talk-cards>
         ${data.pending.map((d, i) => card(d, data.irreversible.get(d.workflow_id) ?? new Set(), i))}
       </div>
-      <section class="talk-assistant" aria-labelledby="assistant-title" data-assistant ${count > 0 ? html`hidden` : ''}>
+      <section
+        class="talk-assistant"
+        aria-labelledby="assistant-title"
+        data-assistant
+        ${count > 0 ? html`hidden` : ''}
+      >
         <h2 id="assistant-title">The assistant</h2>
         <ol class="plain-list" data-assistant-log></ol>
       </section>
