@@ -53,7 +53,6 @@ const CSP = {
   styleSrc: ["'self'"],
   scriptSrc: ["'self'"],
   imgSrc: ["'self'", 'data:'],
-  mediaSrc: ["'self'", 'blob:'], // the Talk page plays what /api/speech/speak returned
   connectSrc: ["'self'"],
   formAction: ["'self'"],
   frameAncestors: ["'none'"],

@@ -98,6 +98,10 @@ describe('Talk, by voice', () => {
     expect(await cssValue(card.locator('.pending'), 'borderTopColor')).toBe('rgb(245, 158, 11)'); // amber: waiting
     expect(await page.locator('[data-node="executor"]').getAttribute('class')).toContain('node-paused');
 
+    await page.locator('[data-read]').focus();
+    await page.keyboard.press('Enter'); // "Read it to me": the question, spoken through /api/speech/speak
+    await page.locator('[data-talk][data-spoke]').waitFor();
+
     const reply = await holdTalk(page);
     expect(reply).toMatch(/^Done: archived/);
     expect(await page.locator('[data-talk-heard]').textContent()).toContain('archive it');
@@ -118,6 +122,22 @@ describe('Talk, by voice', () => {
       by: 'human',
     });
     await screenshot(page, 'talk-1280');
+  }, 60_000);
+
+  it('says so, and decides nothing, when Talk is released at once (an empty recording)', async () => {
+    const waiting = await listPending(served.engine.store);
+    const page = await speaking('empty', 'archive it');
+    await page.locator('[data-talk-button]').focus();
+    await page.keyboard.down(' ');
+    await page.keyboard.up(' ');
+    await page.waitForFunction(() => {
+      type Doc = { querySelector(s: string): { textContent: string | null } | null };
+      const text =
+        (globalThis as unknown as { document: Doc }).document.querySelector('[data-talk-status]')
+          ?.textContent ?? '';
+      return /empty|did not catch/.test(text);
+    });
+    expect((await listPending(served.engine.store)).map((d) => d.id)).toEqual(waiting.map((d) => d.id));
   }, 60_000);
 
   it('answers nothing when the microphone says an unrelated sentence', async () => {

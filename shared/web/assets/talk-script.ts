@@ -49,12 +49,16 @@ export const TALK_JS = `'use strict';
     });
   }
 
-  // ---- speaking
+  // ---- speaking: played through Web Audio (the CSP allows no media element sources)
+  var output = null;
+  function hush() {
+    if (player) { try { player.stop(); } catch (error) { /* already stopped */ } player = null; }
+    if (window.speechSynthesis) window.speechSynthesis.cancel();
+  }
   function speak(text) {
     if (!text) return Promise.resolve();
-    if (player) { player.pause(); player = null; }
+    hush();
     if (browserEngines && window.speechSynthesis) {
-      window.speechSynthesis.cancel();
       window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
       return Promise.resolve();
     }
@@ -62,10 +66,20 @@ export const TALK_JS = `'use strict';
       body: JSON.stringify({ text: text.slice(0, 3000) }) })
       .then(function (r) {
         if (r.status !== 200) { say((r.body && r.body.error) || 'Speech is not available.'); return; }
-        return r.response.blob().then(function (blob) {
-          player = new Audio(URL.createObjectURL(blob));
-          root.setAttribute('data-spoke', String(Date.now()));
-          return player.play().catch(function () { /* autoplay refused: the text is on the page */ });
+        return r.response.arrayBuffer().then(function (bytes) {
+          output = output || new AudioContext();
+          if (output.state === 'suspended') output.resume();
+          return output.decodeAudioData(bytes);
+        }).then(function (audio) {
+          return new Promise(function (resolve) {
+            var node = output.createBufferSource();
+            node.buffer = audio;
+            node.connect(output.destination);
+            node.onended = resolve;
+            player = node;
+            root.setAttribute('data-spoke', String(Date.now()));
+            node.start();
+          });
         });
       })
       .catch(function () { say('Speech is not available.'); });
@@ -120,7 +134,7 @@ export const TALK_JS = `'use strict';
 
   function press() {
     if (recording) return;
-    if (player) player.pause();
+    hush();
     button.setAttribute('aria-pressed', 'true');
     say('Listening\\u2026 release to send.');
     recording = startRecording();
@@ -167,7 +181,7 @@ export const TALK_JS = `'use strict';
       if (result.action) return answered(card, result.message);
       if (result.intent === 'why') return reply(card.getAttribute('data-reasoning'));
       if (result.intent === 'next') { move(1); return readCurrent(); }
-      if (result.intent === 'stop') { if (player) player.pause(); return say(result.message); }
+      if (result.intent === 'stop') { hush(); return say(result.message); }
       return reply(result.message);
     });
   }
