@@ -132,6 +132,26 @@ describe('the speech API', () => {
   });
 });
 
+describe('the Talk page calling the API', () => {
+  it('passes with its session and CSRF token, and is refused without the token', async () => {
+    const { app } = await paused();
+    const page = await app.request('/talk');
+    expect(page.status).toBe(200);
+    const cookie = page.headers.get('Set-Cookie')!.split(';')[0]!;
+    const csrf = /data-csrf="([^"]+)"/.exec(await page.text())![1]!;
+    const withToken = await app.request('/api/speech/status', {
+      headers: { Cookie: cookie, 'X-CSRF-Token': csrf },
+    });
+    expect(withToken.status).toBe(200);
+    const without = await app.request('/api/speech/status', { headers: { Cookie: cookie } });
+    expect(without.status).toBe(401);
+    const wrong = await app.request('/api/speech/status', {
+      headers: { Cookie: cookie, 'X-CSRF-Token': 'x' },
+    });
+    expect(wrong.status).toBe(401);
+  });
+});
+
 describe('POST /api/decisions/:id/voice', () => {
   it('answers "archive it" and "leave it" through decide, and the run resumes with the skip declined', async () => {
     const { app, pending } = await paused();
