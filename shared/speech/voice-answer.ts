@@ -44,14 +44,15 @@ function spoken(action: string, decision: Decision): string {
 }
 
 /**
- * Answers decision `decisionId` from one recording (a WAV upload). `confirm` names the
+ * Answers decision `decisionId` from one recording (a WAV upload), or from what the page's
+ * own speech engine heard (`{transcript}`). `confirm` names the
  * irreversible option a previous utterance asked for; only a "yes" carries it out.
  */
 export async function answerByVoice(
   deps: EngineDeps,
   speech: Speech,
   decisionId: string,
-  wav: Buffer,
+  said: Buffer | { transcript: string },
   confirm: string | null,
 ): Promise<VoiceAnswer> {
   const decision = await getDecision(deps.store, decisionId);
@@ -66,7 +67,10 @@ export async function answerByVoice(
     throw new InvalidInputError(
       `confirm=${confirm} is not an irreversible option of decision ${decisionId}; nothing was changed`,
     );
-  const heard = await speech.transcribe(wav, { vocabulary: vocabulary(options) });
+  // A recording is heard here; a transcript comes from the page's own engine (the browser provider).
+  const heard = Buffer.isBuffer(said)
+    ? await speech.transcribe(said, { vocabulary: vocabulary(options) })
+    : { text: said.transcript.trim() };
   const intent: VoiceIntent = parseIntent(heard.text, {
     options,
     irreversible,

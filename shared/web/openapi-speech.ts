@@ -118,10 +118,20 @@ export const SPEECH_PATHS: Record<string, Json> = {
     ],
     post: {
       operationId: 'answerByVoice',
-      summary: 'Answer a decision by voice',
+      summary: 'Answer a decision by voice (a recording, or what the page’s own engine heard)',
       description:
         'A reversible option is answered at once (as POST /api/decisions/{id}); an irreversible one answers `confirm: true` and waits for a "yes". Speech that is none of the answers changes nothing.',
-      requestBody: { required: true, content: wav },
+      requestBody: {
+        required: true,
+        content: {
+          ...wav,
+          ...json({
+            type: 'object',
+            required: ['transcript'],
+            properties: { transcript: { type: 'string', maxLength: 1000 } },
+          }),
+        },
+      },
       responses: {
         '200': ok('What was heard and what was done.', ref('VoiceAnswer')),
         '404': error('NotFound'),

@@ -20,6 +20,7 @@ export const MAX_SPEECH_BODY_BYTES = MAX_SPEECH_SECONDS * BYTES_PER_SECOND + 409
 export const SPEECH_TIMEOUT_MS = 20_000;
 
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
+const HeardBody = z.strictObject({ transcript: z.string().max(1000) });
 const SpeakBody = z.strictObject({
   text: z.string({ error: 'must be a string' }),
   voice: z.string().optional(),
@@ -58,6 +59,27 @@ async function wavBody(c: Context): Promise<Buffer | Response> {
   if (!WAV_TYPES.has(type))
     return c.json({ error: `send the recording as Content-Type: audio/wav (got ${type || 'none'})` }, 415);
   return Buffer.from(await c.req.arrayBuffer());
+}
+
+function isJson(c: Context): boolean {
+  return (c.req.header('Content-Type') ?? '').toLowerCase().startsWith('application/json');
+}
+
+/** What the page's own engine heard (`HANDOFF_SPEECH_PROVIDER=browser`): `{"transcript": "archive it"}`. */
+async function heardBody(c: Context): Promise<{ transcript: string } | Response> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await c.req.text());
+  } catch {
+    raw = undefined;
+  }
+  const body = HeardBody.safeParse(raw);
+  if (!body.success)
+    return c.json(
+      { error: 'send a recording as audio/wav, or what the page heard as {"transcript": "archive it"}' },
+      400,
+    );
+  return body.data;
 }
 
 /** Registers the speech routes (behind the app's `/api/*` authentication). */
@@ -113,11 +135,11 @@ export function registerSpeechRoutes(app: Hono, web: WebDeps, speech: Speech): v
   });
 
   app.post('/api/decisions/:id/voice', upload, async (c) => {
-    const wav = await wavBody(c);
-    if (wav instanceof Response) return wav;
+    const said = isJson(c) ? await heardBody(c) : await wavBody(c);
+    if (said instanceof Response) return said;
     try {
       const confirm = c.req.query('confirm') || null;
-      return c.json(await answerByVoice(web.engine, timed, c.req.param('id'), wav, confirm));
+      return c.json(await answerByVoice(web.engine, timed, c.req.param('id'), said, confirm));
     } catch (error) {
       return speechFailure(c, error);
     }

@@ -270,6 +270,33 @@ describe('POST /api/decisions/:id/voice', () => {
     expect((await listPending(fixture.store)).map((d) => d.id)).toEqual(pending.map((d) => d.id));
   });
 
+  it('takes what the page’s own engine heard (the browser provider) as {"transcript"}, note and all', async () => {
+    const { app, pending } = await paused();
+    const id = encodeURIComponent(pending[0]!.id);
+    const json = { ...auth, 'Content-Type': 'application/json' };
+    const res = await app.request(`/api/decisions/${id}/voice`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ transcript: 'Archive it, newsletters can go.' }),
+    });
+    expect(await res.json()).toMatchObject({
+      intent: 'archive',
+      action: 'archive',
+      note: 'newsletters can go',
+    });
+    expect((await getDecision(fixture.store, pending[0]!.id)).answer).toMatchObject({
+      action: 'archive',
+      note: 'newsletters can go',
+    });
+    const bad = await app.request(`/api/decisions/${encodeURIComponent(pending[1]!.id)}/voice`, {
+      method: 'POST',
+      headers: json,
+      body: '{"text": "archive it"}',
+    });
+    expect(bad.status).toBe(400);
+    expect((await getDecision(fixture.store, pending[1]!.id)).status).toBe('pending');
+  });
+
   it('refuses a decision already answered, before hearing anything', async () => {
     const { app, pending } = await paused();
     const id = encodeURIComponent(pending[0]!.id);

@@ -132,9 +132,36 @@ export const TALK_JS = `'use strict';
     return new Blob([view.buffer], { type: 'audio/wav' });
   }
 
+  var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+  function pressBrowser() {
+    var state = { engine: new Recognition(), text: '' };
+    state.engine.lang = 'en-US';
+    state.engine.interimResults = false;
+    state.engine.onresult = function (event) {
+      for (var i = 0; i < event.results.length; i++) state.text += event.results[i][0].transcript + ' ';
+    };
+    state.engine.onend = function () {
+      var text = state.text.trim();
+      if (!text) return reply('I did not catch that; nothing was done.');
+      heardLine.textContent = 'Heard: \u201c' + text + '\u201d';
+      if (current()) return send(JSON.stringify({ transcript: text }), 'application/json');
+      return toAssistant(text);
+    };
+    state.engine.onerror = function (event) { say('The browser could not listen (' + event.error + ').'); };
+    state.engine.start();
+    state.stop = function () { state.engine.stop(); };
+    return state;
+  }
+
   function press() {
     if (recording) return;
     hush();
+    if (browserEngines && Recognition) {
+      button.setAttribute('aria-pressed', 'true');
+      say('Listening\u2026 release to send.');
+      recording = pressBrowser();
+      return;
+    }
     button.setAttribute('aria-pressed', 'true');
     say('Listening\\u2026 release to send.');
     recording = startRecording();
@@ -146,13 +173,14 @@ export const TALK_JS = `'use strict';
     var state = recording;
     recording = null;
     button.setAttribute('aria-pressed', 'false');
+    if (state.stop) { say('Thinking\u2026'); state.stop(); return; }
     state.ready.then(function () {
       state.stream.getTracks().forEach(function (t) { t.stop(); });
       return state.context.close();
     }).then(function () {
       root.removeAttribute('data-recording');
       say('Thinking\\u2026');
-      return send(wav(state.chunks));
+      return send(wav(state.chunks), 'audio/wav');
     }).catch(function () { /* said above */ });
   }
 
@@ -167,12 +195,12 @@ export const TALK_JS = `'use strict';
   button.addEventListener('click', function (e) { e.preventDefault(); });
 
   // ---- what was said
-  function send(audio) {
+  function send(said, type) {
     var card = current();
-    if (!card) return toAssistant(audio);
+    if (!card) return toAssistant(said);
     var path = '/api/decisions/' + encodeURIComponent(card.getAttribute('data-decision')) + '/voice' +
       (confirmFor ? '?confirm=' + encodeURIComponent(confirmFor) : '');
-    return api(path, { method: 'POST', headers: { 'Content-Type': 'audio/wav' }, body: audio }).then(function (r) {
+    return api(path, { method: 'POST', headers: { 'Content-Type': type }, body: said }).then(function (r) {
       if (r.status !== 200) { confirmFor = null; return reply((r.body && r.body.error) || 'That did not work; nothing was done.'); }
       var result = r.body;
       heardLine.textContent = result.transcript ? 'Heard: \\u201c' + result.transcript + '\\u201d' : 'Heard nothing I know.';
@@ -239,14 +267,16 @@ export const TALK_JS = `'use strict';
   root.querySelector('[data-next]').addEventListener('click', function () { move(1); readCurrent(); });
 
   // ---- the assistant (free speech when nothing is waiting)
-  function toAssistant(audio) {
+  function toAssistant(said) {
     var log = root.querySelector('[data-assistant-log]');
     function line(who, text) {
       var li = document.createElement('li');
       li.textContent = who + ': ' + text;
       log.appendChild(li);
     }
-    return api('/api/speech/transcribe', { method: 'POST', headers: { 'Content-Type': 'audio/wav' }, body: audio })
+    var heard = typeof said === 'string' ? Promise.resolve({ status: 200, body: { text: said } })
+      : api('/api/speech/transcribe', { method: 'POST', headers: { 'Content-Type': 'audio/wav' }, body: said });
+    return heard
       .then(function (r) {
         if (r.status !== 200) return reply((r.body && r.body.error) || 'I could not hear that.');
         var text = r.body.text;
