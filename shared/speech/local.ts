@@ -32,7 +32,7 @@ export const MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 const INSTALL = 'apt-get install -y pocketsphinx pocketsphinx-en-us espeak-ng';
 
 /** Below this share of the spoken audio covered by the grammar's words, the speech was something else. */
-export const AGREEMENT_FLOOR = 0.85;
+export const COVERAGE_FLOOR = 0.85;
 /** The vocabulary used when the caller names none: every built-in answer and control. */
 const DEFAULT_OPTIONS = ['archive', 'delete', 'file_ticket', 'draft_reply', 'skip', 'approve_suggested'];
 
@@ -42,7 +42,7 @@ export interface LocalSpeechOptions {
   voice?: string;
   /** espeak-ng words per minute. Default 165. */
   rate?: number;
-  agreementFloor?: number;
+  coverageFloor?: number;
 }
 
 /** The pronouncing dictionary, word → phones (first pronunciation), read once per process. */
@@ -162,7 +162,7 @@ export class LocalSpeech implements SpeechProvider {
         return word && !/^(<.*>|\[.*\])$/.test(word) ? [{ start: Number(start), end: Number(end) }] : [];
       });
       const confidence = Math.round(coverage(audio.pcm, segments) * 100) / 100;
-      const floor = this.options.agreementFloor ?? AGREEMENT_FLOOR;
+      const floor = this.options.coverageFloor ?? COVERAGE_FLOOR;
       return { text: confidence >= floor ? text : '', confidence, provider: this.name };
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ describe('the local provider (pocketsphinx held to the Talk vocabulary, espeak-n
 
   it('returns an empty transcript, with its low confidence, for a sentence the grammar would force onto a command', async () => {
     const wav = decodeWav(await speakToWav('I think we should get pizza tonight'));
-    const forced = await new LocalSpeech({ agreementFloor: 0 }).transcribe(wav, {});
+    const forced = await new LocalSpeech({ coverageFloor: 0 }).transcribe(wav, {});
     expect(forced.text).not.toBe(''); // held to the grammar, the recogniser always names some command…
     const heard = await new LocalSpeech().transcribe(wav, {});
     expect(heard).toEqual({ text: '', confidence: forced.confidence, provider: 'local' }); // …so it is rejected
