@@ -13,6 +13,7 @@ const AWS_ADAPTERS = [
   'shared/memory/agentcore-mirror.ts',
   'shared/integrations/agentcore-browser.ts',
   'shared/integrations/agentcore-code-interpreter.ts',
+  'shared/speech/aws-speech.ts',
 ];
 const AWS_ONLY_IN_ADAPTERS =
   'The AWS SDK may be imported only in adapter files (AWS_ADAPTERS in eslint.config.js).';

@@ -26,6 +26,9 @@ export const SWEEP_PERIOD = Duration.minutes(5);
  * its own Lambda, moved along by EventBridge; runs in DynamoDB; schedules in
  * EventBridge Scheduler; an HTTP API for people and other systems; SNS for notices.
  */
+/** The only AWS calls speech makes (the api function's grant). */
+export const SPEECH_ACTIONS = ['transcribe:StartStreamTranscription', 'polly:SynthesizeSpeech'] as const;
+
 export class HandoffStack extends Stack {
   constructor(scope: Construct, id: string, props: HandoffStackProps) {
     super(scope, id, props);
@@ -72,6 +75,7 @@ export class HandoffStack extends Stack {
       models: (f) => {
         if (props.modelProvider === 'bedrock') this.grantInvokeModels(f);
       },
+      speech: (f) => this.grantSpeech(f),
     };
     /** Function `name`, bound to what FUNCTION_BINDINGS (shared/aws/deployment.ts) says it uses. */
     const fn = (name: FunctionName, onFailure?: IDestination): LambdaFunction => {
@@ -141,6 +145,27 @@ export class HandoffStack extends Stack {
       value: secrets.apiKey.secretArn,
       description: 'Secret whose value is the bearer key for the event feed',
     });
+  }
+
+  /**
+   * Speech on AWS: exactly Transcribe streaming and Polly's SynthesizeSpeech. Neither call
+   * names a resource (Polly's only one is an optional lexicon), so the resource is `*`.
+   */
+  private grantSpeech(f: LambdaFunction): void {
+    f.addEnvironment('HANDOFF_SPEECH_PROVIDER', 'aws');
+    f.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...SPEECH_ACTIONS],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:RequestedRegion': this.region } },
+      }),
+    );
+    if (f.role)
+      Validations.of(f.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'transcribe:StartStreamTranscription has no resource type and polly:SynthesizeSpeech only an optional lexicon: both take "*".',
+      });
   }
 
   /** Bedrock model calls (Converse and InvokeModel, streaming or not) on any model or inference profile. */

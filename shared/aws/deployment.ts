@@ -31,6 +31,8 @@ export const BINDING_VARS = {
   schedules: ['SCHEDULE_GROUP_NAME', 'SCHEDULER_ROLE_ARN', 'TRIGGER_FUNCTION_ARN'],
   /** Bedrock model calls when the stack's provider is Bedrock (the model settings are common). */
   models: [],
+  /** Transcribe streaming and Polly for the Talk page (exactly the two calls speech makes). */
+  speech: ['HANDOFF_SPEECH_PROVIDER'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Binding = keyof typeof BINDING_VARS;
@@ -43,7 +45,7 @@ export const FUNCTION_BINDINGS = {
   completer: ['table', 'bus', 'topic', 'models'],
   resume: ['table', 'bus', 'topic', 'credentialsKey', 'models'],
   /** Decision pages verify links; `/events/*` wants the API key (`/api/*` is authorised by API Gateway). */
-  api: ['table', 'bus', 'linkKey', 'apiKey'],
+  api: ['table', 'bus', 'linkKey', 'apiKey', 'speech'],
   webhook: ['table', 'bus', 'webhookSecret'],
   'schedule-sync': ['tableRead', 'schedules'],
   /** Marks a run failed and tells the person: the topic, and where the run's page is. */

@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   GROQ_API_KEY: z.string().optional(),
   GROQ_BASE_URL: z.url().default('https://api.groq.com/openai/v1'),
+  /** Who hears and speaks on the Talk page: pocketsphinx + espeak-ng, Transcribe + Polly, Groq, or the page. */
+  HANDOFF_SPEECH_PROVIDER: z.enum(['local', 'aws', 'groq', 'browser']).default('local'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
   HANDOFF_API_KEY: z.string().optional(),

@@ -36,6 +36,10 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
+import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
+import { registerTalkRoutes } from './talk-routes.ts';
+import { createSpeech, type Speech } from '../speech/speech.ts';
+import { pageApiCall } from './guard.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
@@ -100,6 +104,8 @@ export interface AppDeps {
    * each request works in the one it names. Without it, only `default` (the engine's).
    */
   platform?: Platform | undefined;
+  /** Hears and speaks for the Talk page and the speech API; default: HANDOFF_SPEECH_PROVIDER's. */
+  speech?: Speech;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -154,7 +160,7 @@ export function createApp(deps: AppDeps): Hono {
     if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
       c.res.headers.set('Cache-Control', 'no-store');
   });
-  app.use((c, next) => (c.req.method === 'POST' ? limit(c, next) : next()));
+  app.use((c, next) => (c.req.method === 'POST' && !isSpeechUpload(c.req.path) ? limit(c, next) : next()));
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
   const inWorkspace = workspaceScope(deps.platform, engine, fail);
   // The API and event streams pick their workspace after the bearer check (a key may be scoped).
@@ -178,8 +184,10 @@ export function createApp(deps: AppDeps): Hono {
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
+  registerTalkRoutes(app, web);
+
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
-  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false));
+  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false, web));
   app.use('/events/*', bearer(env, deps.platform, true));
   app.use('/api/*', inWorkspace);
   app.use('/events/*', inWorkspace);
@@ -234,6 +242,7 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   registerHookRoutes(app, web, limit);
+  registerSpeechRoutes(app, web, deps.speech ?? createSpeech(env));
 
   return app;
 }
@@ -257,10 +266,17 @@ function isApiPath(path: string): boolean {
 /**
  * Requires `Authorization: Bearer <key>` (or `?key=` where EventSource needs it); fails
  * closed. The key is HANDOFF_API_KEY (every workspace) or, with workspaces, one made by
- * `handoff keys add` (limited to its workspace, noted for the workspace check).
+ * `handoff keys add` (limited to its workspace, noted for the workspace check). With `web`,
+ * a page's own call (its session and CSRF token in `X-CSRF-Token`, no Authorization) passes too.
  */
-export function bearer(env: Env, platform: Platform | undefined, allowQueryKey: boolean): MiddlewareHandler {
+export function bearer(
+  env: Env,
+  platform: Platform | undefined,
+  allowQueryKey: boolean,
+  web?: WebDeps,
+): MiddlewareHandler {
   return async (c, next) => {
+    if (web && !c.req.header('Authorization') && (await pageApiCall(c, web))) return next();
     const expected = env.HANDOFF_API_KEY;
     if (!expected && !platform) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
     const header = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '')?.[1];

@@ -57,6 +57,19 @@ export async function admitForm(c: Context, web: WebDeps): Promise<FormAdmission
   return { ok: true, session, form, visitor: await visitorOf(web, session) };
 }
 
+/**
+ * True when an API call comes from one of our pages: a session that may open pages (logged
+ * in, when a password is set) and its CSRF token in `X-CSRF-Token`. The Talk page calls the
+ * API this way; the cookie is SameSite=Strict and the token cannot be read by other sites.
+ */
+export async function pageApiCall(c: Context, web: WebDeps): Promise<boolean> {
+  const { sessions } = web;
+  if (!sessions.passwordSet && web.requireToken) return false;
+  const session = await sessions.read(c);
+  if (!session || (sessions.passwordSet && !session.auth)) return false;
+  return sessions.csrfValid(session, c.req.header('X-CSRF-Token'));
+}
+
 /** The string fields of a urlencoded or multipart body (files ignored). */
 export async function formFields(c: Context): Promise<Record<string, string>> {
   const body = await c.req.parseBody();

@@ -5,6 +5,7 @@
  * route the app serves is described here.
  */
 import { OUTPUT_PATHS, OUTPUT_SCHEMAS } from './openapi-outputs.ts';
+import { SPEECH_PATHS, SPEECH_SCHEMAS } from './openapi-speech.ts';
 
 type Json = Record<string, unknown>;
 
@@ -334,7 +335,7 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: { ...PATHS, ...OUTPUT_PATHS },
+    paths: { ...PATHS, ...OUTPUT_PATHS, ...SPEECH_PATHS },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -345,7 +346,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
         },
       },
-      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS },
+      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS, ...SPEECH_SCHEMAS },
       responses: Object.fromEntries(
         Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
       ),

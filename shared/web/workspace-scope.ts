@@ -54,7 +54,8 @@ export function workspaceScope(
     const named =
       c.req.header(WORKSPACE_HEADER) ??
       c.req.query('workspace') ??
-      (isApi ? undefined : getCookie(c, WORKSPACE_COOKIE));
+      // Pages, and a page's own API calls (no Authorization: its session), follow the switcher.
+      (isApi && c.req.header('Authorization') ? undefined : getCookie(c, WORKSPACE_COOKIE));
     let scope: RequestScope;
     try {
       scope = await resolveScope(platform, base, named, keyWorkspace);

@@ -58,6 +58,7 @@ function pages(): string[] {
     `/decide/${longMailDecision}`,
     '/memory',
     '/settings',
+    '/talk',
     '/runs/no-such-run', // a bare message page
   ];
 }

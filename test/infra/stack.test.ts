@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FUNCTION_SPECS, type FunctionName } from '../../lib/functions.ts';
-import { SWEEP_PERIOD } from '../../lib/handoff-stack.ts';
+import { SPEECH_ACTIONS, SWEEP_PERIOD } from '../../lib/handoff-stack.ts';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readParams } from '../../lib/params.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -203,8 +203,34 @@ describe('permissions', () => {
     for (const name of ALL) {
       const r = t.findResources('AWS::IAM::Role')[role(name)] as { Properties: Record<string, unknown> };
       expect(r.Properties.ManagedPolicyArns).toBeUndefined();
-      for (const s of statementsOfRole(t, role(name))) expect(s.Resource).not.toBe('*');
+      // The one exception: speech's two calls name no resource (see the next test).
+      for (const s of statementsOfRole(t, role(name)))
+        if (s.Resource === '*')
+          expect({ name, actions: actionsOf([s]).sort() }).toEqual({
+            name: 'api',
+            actions: [...SPEECH_ACTIONS].sort(),
+          });
     }
+  });
+
+  it('the api, and nothing else, gets exactly transcribe:StartStreamTranscription and polly:SynthesizeSpeech, in its region', () => {
+    expect(rolesAllowing(t, /^(transcribe|polly):/)).toEqual([role('api')]);
+    const speech = statementsOfRole(t, role('api')).filter((s) =>
+      actionsOf([s]).some((a) => /^(transcribe|polly):/.test(a)),
+    );
+    expect(speech).toHaveLength(1);
+    expect(actionsOf(speech).sort()).toEqual([
+      'polly:SynthesizeSpeech',
+      'transcribe:StartStreamTranscription',
+    ]);
+    expect(speech[0]).toMatchObject({
+      Effect: 'Allow',
+      Condition: { StringEquals: { 'aws:RequestedRegion': expect.anything() } },
+    });
+    const fn = t.findResources('AWS::Lambda::Function')[b.fn('api').id] as {
+      Properties: { Environment: { Variables: Record<string, unknown> } };
+    };
+    expect(fn.Properties.Environment.Variables.HANDOFF_SPEECH_PROVIDER).toBe('aws');
   });
 
   it('the trigger cannot publish notifications, read secrets or call models', () => {
@@ -763,6 +789,7 @@ describe('cdk-nag AwsSolutions', () => {
       [
         'AwsSolutions-APIG4',
         'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+        'AwsSolutions-IAM5[Resource::*]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/*]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/*]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/handoff-dev/*]',

@@ -2,12 +2,15 @@
 import type { Hono } from 'hono';
 import { INSPECTOR_JS, SETTINGS_JS } from './scripts.ts';
 import { APP_CSS, ICON_SVG } from './style.ts';
+import { TALK_JS, TALK_WORKLET_JS } from './talk-script.ts';
 
 const ASSETS: Record<string, { body: string; type: string }> = {
   'app.css': { body: APP_CSS, type: 'text/css; charset=utf-8' },
   'inspector.js': { body: INSPECTOR_JS, type: 'text/javascript; charset=utf-8' },
   'settings.js': { body: SETTINGS_JS, type: 'text/javascript; charset=utf-8' },
   'icon.svg': { body: ICON_SVG, type: 'image/svg+xml' },
+  'talk.js': { body: TALK_JS, type: 'text/javascript; charset=utf-8' },
+  'talk-worklet.js': { body: TALK_WORKLET_JS, type: 'text/javascript; charset=utf-8' },
 };
 
 /** Registers `GET /assets/:name`. */

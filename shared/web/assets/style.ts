@@ -177,6 +177,13 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .login { display: flex; flex-direction: column; gap: .6rem; align-items: flex-start; }
 
 /* Narrow screens: the sidebar becomes a bar across the top and the page is one column. */
+.talk-controls { display: flex; gap: .75rem; flex-wrap: wrap; align-items: center; margin: 1rem 0; }
+.talk-button { min-width: 8rem; min-height: 3rem; font-size: 1.1rem; margin-left: 0; }
+.talk-button[aria-pressed="true"] { outline: 3px solid var(--amber-ink); }
+.talk-status { font-weight: 600; }
+.tool-list { list-style: none; padding: 0; margin: .4rem 0 0; font-size: .8rem; }
+.tool { color: var(--muted); }
+.tool-running { color: #1d4ed8; }
 @media (max-width: 52rem) {
   .app { grid-template-columns: minmax(0, 1fr); grid-template-rows: auto 1fr; }
   .sidebar { padding: .6rem .75rem; }

@@ -8,7 +8,16 @@ import { html } from 'hono/html';
 import { csrfField, pendingBadge, type Html } from './ui.ts';
 
 export type NavKey =
-  'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'none' | 'artifacts' | 'schedules';
+  | 'overview'
+  | 'activity'
+  | 'memory'
+  | 'settings'
+  | 'runs'
+  | 'decision'
+  | 'none'
+  | 'artifacts'
+  | 'schedules'
+  | 'talk';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -44,6 +53,7 @@ const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'runs', href: '/runs', text: 'Runs' },
   { key: 'artifacts', href: '/artifacts', text: 'Artifacts' },
   { key: 'schedules', href: '/schedules', text: 'Schedules' },
+  { key: 'talk', href: '/talk', text: 'Talk' },
   { key: 'memory', href: '/memory', text: 'Memory' },
   { key: 'settings', href: '/settings', text: 'Settings' },
 ];

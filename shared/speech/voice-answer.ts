@@ -1,0 +1,128 @@
+/**
+ * Answering a decision by voice: the recording is transcribed, read as an intent for
+ * that decision, and a reversible option is answered through `decide` (the one way a
+ * decision is answered). An irreversible one waits for a second utterance, "yes",
+ * sent with `confirm` naming it. Anything else changes nothing and says so.
+ */
+import { AlreadyDecidedError, InvalidInputError } from '../errors/index.ts';
+import { allowedActions, decide } from '../runs/decide.ts';
+import { getDecision } from '../runs/decision-repository.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { actionDone } from '../runs/views.ts';
+import type { Decision } from '../records/runs.ts';
+import { getWorkflow } from '../workflows/repository.ts';
+import { parseIntent, phrasesFor, vocabulary, type VoiceIntent } from './intents.ts';
+import type { Speech } from './speech.ts';
+
+/** What `POST /api/decisions/:id/voice` returns. */
+export interface VoiceAnswer {
+  transcript: string;
+  /** The option chosen, or `why`, `next`, `stop`, `yes`, `no`, `none`. */
+  intent: string;
+  /** Set when the decision was answered: the action taken. */
+  action?: string;
+  /** True when the intent is irreversible: say "yes" (sent with `confirm=<intent>`) to go ahead. */
+  confirm?: true;
+  note?: string | null;
+  /** The run's status after an answer. */
+  run_status?: string;
+  /** One line for the person: what happened, or why nothing did. */
+  message: string;
+}
+
+/** The options of a decision that cannot be undone (declared irreversible by its workflow; `delete` when unknown). */
+async function irreversibleOptions(deps: EngineDeps, decision: Decision): Promise<Set<string>> {
+  const workflow = await getWorkflow(deps.store, decision.workflow_id).catch(() => null);
+  if (!workflow) return new Set(['delete']);
+  return new Set(workflow.actions.filter((a) => a.irreversible).map((a) => a.name));
+}
+
+function spoken(action: string, decision: Decision): string {
+  return (
+    action === 'approve_suggested' ? actionDone(decision.suggested_action) : actionDone(action)
+  ).toLowerCase();
+}
+
+/**
+ * Answers decision `decisionId` from one recording (a WAV upload), or from what the page's
+ * own speech engine heard (`{transcript}`). `confirm` names the
+ * irreversible option a previous utterance asked for; only a "yes" carries it out.
+ */
+export async function answerByVoice(
+  deps: EngineDeps,
+  speech: Speech,
+  decisionId: string,
+  said: Buffer | { transcript: string },
+  confirm: string | null,
+): Promise<VoiceAnswer> {
+  const decision = await getDecision(deps.store, decisionId);
+  if (decision.status !== 'pending')
+    throw new AlreadyDecidedError(
+      `decision ${decisionId} was already ${decision.status}; nothing was changed`,
+      decision,
+    );
+  const options = allowedActions(decision);
+  const irreversible = await irreversibleOptions(deps, decision);
+  if (confirm !== null && !(options.includes(confirm) && irreversible.has(confirm)))
+    throw new InvalidInputError(
+      `confirm=${confirm} is not an irreversible option of decision ${decisionId}; nothing was changed`,
+    );
+  // A recording is heard here; a transcript comes from the page's own engine (the browser provider).
+  const heard = Buffer.isBuffer(said)
+    ? await speech.transcribe(said, { vocabulary: vocabulary(options) })
+    : { text: said.transcript.trim() };
+  const intent: VoiceIntent = parseIntent(heard.text, {
+    options,
+    irreversible,
+    suggested: decision.suggested_action,
+  });
+  const transcript = heard.text;
+  const answer = async (action: string, note: string | null): Promise<VoiceAnswer> => {
+    const result = await decide(deps, decisionId, action, note);
+    return {
+      transcript,
+      intent: action,
+      action,
+      note,
+      run_status: result.run_status,
+      message: `Done: ${spoken(action, decision)}.`,
+    };
+  };
+
+  if (confirm !== null && intent.kind === 'yes') return answer(confirm, null);
+  if (confirm !== null && intent.kind === 'no')
+    return { transcript, intent: 'no', message: 'Cancelled; nothing was done.' };
+  switch (intent.kind) {
+    case 'answer':
+      if (intent.irreversible)
+        return {
+          transcript,
+          intent: intent.action,
+          confirm: true,
+          note: intent.note,
+          message: `That cannot be undone. Say "yes" to ${phrasesFor(intent.action)[0]}, or "no".`,
+        };
+      return answer(intent.action, intent.note);
+    case 'why':
+      return { transcript, intent: 'why', message: decision.reasoning };
+    case 'next':
+    case 'stop':
+      return {
+        transcript,
+        intent: intent.kind,
+        message: intent.kind === 'next' ? 'Next.' : 'Stopped listening.',
+      };
+    case 'yes':
+    case 'no':
+      return { transcript, intent: intent.kind, message: 'There is nothing to confirm; nothing was done.' };
+    default:
+      return {
+        transcript,
+        intent: 'none',
+        message:
+          transcript === ''
+            ? 'I did not catch an answer; nothing was done. Say, for example, "archive it" or "leave it".'
+            : `"${transcript}" is not one of the answers; nothing was done.`,
+      };
+  }
+}

@@ -1,0 +1,34 @@
+/** `GET /talk`: the Talk page (its calls go to the speech and decision API with the page's CSRF token). */
+import type { Hono } from 'hono';
+import { feed } from '../events/feed.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { getRun, listRuns } from '../runs/run-repository.ts';
+import { listWorkflows } from '../workflows/repository.ts';
+import { admit } from './guard.ts';
+import { talkPage } from './pages/talk.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** Registers the Talk page. */
+export function registerTalkRoutes(app: Hono, web: WebDeps): void {
+  app.get('/talk', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const store = web.engine.store;
+    const [pending, workflows] = await Promise.all([listPending(store), listWorkflows(store)]);
+    const irreversible = new Map(
+      workflows.map((w) => [w.id, new Set(w.actions.filter((a) => a.irreversible).map((a) => a.name))]),
+    );
+    const runId = pending[0]?.run_id;
+    const run = runId ? await getRun(store, runId).catch(() => null) : ((await listRuns(store))[0] ?? null);
+    const events = run ? feed.history(run.id) : [];
+    const data = {
+      pending,
+      irreversible,
+      run,
+      events,
+      provider: web.env.HANDOFF_SPEECH_PROVIDER,
+      live: web.liveFeed,
+    };
+    return c.html(talkPage(admitted.visitor, data));
+  });
+}
