@@ -14,6 +14,7 @@ import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
 import { GRAPH_SCHEMA_VERSION } from './graph-state.ts';
 import {
   dispatchTo,
+  type LibraryPin,
   EMPTY_COUNTS,
   RunSchema,
   type Answer,
@@ -36,12 +37,16 @@ async function write(store: Store, run: Run, change: Partial<Run>): Promise<Run>
   return RunSchema.parse(await store.update('runs', { ...run, ...change }, run.version));
 }
 
-/** Start: creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
+/**
+ * Start: creates a running run; with `id` given, a second create of the same id throws
+ * RecordExistsError. `pins`: the skill and agent versions it reads, for good.
+ */
 export async function createRun(
   store: Store,
   workflowId: string,
   trigger: RunTrigger,
   id = newId('run'),
+  pins: { skills: LibraryPin[]; agents: LibraryPin[] } = { skills: [], agents: [] },
 ): Promise<Run> {
   const run: Omit<Run, 'version'> = {
     id,
@@ -56,6 +61,8 @@ export async function createRun(
     owner: thisProcess(),
     started_at: new Date().toISOString(),
     finished_at: null,
+    ...(pins.skills.length > 0 ? { skills: pins.skills } : {}),
+    ...(pins.agents.length > 0 ? { agents: pins.agents } : {}),
   };
   return RunSchema.parse(await store.create('runs', run));
 }

@@ -157,6 +157,11 @@ const ActionSchema = z.strictObject({
   description: z.string({ error: 'must be a string' }).optional(),
 });
 
+/** A skill's or agent's name (see `handoff skills`, `handoff agents`). */
+const LibraryName = z.string({ error: 'must be a string' }).regex(/^[a-z][a-z0-9_-]{0,63}$/, {
+  message: 'must be a skill or agent name: lowercase letters, digits, "-" or "_"',
+});
+
 /** The name of the agent that runs the batch; no specialist may take it. */
 const EXECUTOR_NAME = 'executor';
 /** Each specialist is one more agent in the run and one more intent in route_item's schema. */
@@ -180,6 +185,12 @@ const SpecialistSchema = z.strictObject({
     .array(z.string({ error: 'must be a string' }), { error: 'must be a list' })
     .min(1, { message: 'needs at least one action (or leave it out for all of them)' })
     .optional(),
+  /** `primary` (default) or `fallback`: the model it decides with. */
+  model: z.enum(['primary', 'fallback'], { error: 'must be "primary" or "fallback"' }).optional(),
+  /** Registry entries whose read-only tools it reads with; absent: the workflow's. */
+  tools: z.array(z.string({ error: 'must be a string' }), { error: 'must be a list' }).optional(),
+  /** Skills it includes by name (see `handoff skills`). */
+  skills: z.array(LibraryName, { error: 'must be a list' }).optional(),
 });
 
 /** A workflow definition, as read from a YAML or JSON file. */
@@ -223,6 +234,10 @@ export const WorkflowSchema = z
       .array(SpecialistSchema, { error: 'must be a list' })
       .max(MAX_SPECIALISTS, { message: `at most ${MAX_SPECIALISTS} specialists` })
       .optional(),
+    /** Skills (named Markdown instructions) the executor includes, by name: see `handoff skills`. */
+    skills: z.array(LibraryName, { error: 'must be a list' }).optional(),
+    /** Named agent definitions used as specialists, by name: see `handoff agents`. */
+    agents: z.array(LibraryName, { error: 'must be a list' }).optional(),
   })
   .superRefine((w, ctx) => {
     if (w.source.type === 'event' && w.trigger.webhook !== true)
@@ -293,6 +308,21 @@ export const WorkflowSchema = z
         }
       });
     });
+    (w.agents ?? []).forEach((name, i) => {
+      if (names.has(name) || name === EXECUTOR_NAME)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['agents', i],
+          message: `"${name}" is already a specialist of this workflow (or the executor)`,
+        });
+      names.add(name);
+    });
+    if (names.size > MAX_SPECIALISTS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agents'],
+        message: `at most ${MAX_SPECIALISTS} specialists and agents together`,
+      });
   });
 
 /** A validated workflow. */
