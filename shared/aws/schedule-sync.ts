@@ -10,6 +10,7 @@ import { regionOption } from '../config/aws-region.ts';
 import { NotFoundError, isError } from '../errors/index.ts';
 import type { Store } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
+import { DEFAULT_TIME_ZONE, readProfile } from '../profile/profile.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
 
@@ -47,13 +48,15 @@ export function scheduleNameFor(workflowId: string): string {
  * Makes EventBridge Scheduler match the workflow: one schedule per workflow with
  * `trigger.schedule` (created, or updated when it exists), none otherwise (deleted; a
  * schedule that is already gone is fine). The expression is the workflow's own
- * `cron(...)`/`rate(...)` string, in UTC, fired on time (no flexible window).
+ * `cron(...)`/`rate(...)` string, read in `timeZone` (the profile's), fired on time (no
+ * flexible window).
  */
 export async function syncSchedule(
   client: SchedulerClient,
   opts: ScheduleSyncOptions,
   workflow: Workflow | null,
   workflowId: string,
+  timeZone: string = DEFAULT_TIME_ZONE,
 ): Promise<ScheduleSyncResult> {
   const name = scheduleNameFor(workflowId);
   const expression = workflow?.trigger.schedule?.trim();
@@ -76,7 +79,7 @@ export async function syncSchedule(
     GroupName: opts.groupName,
     Description: `Handoff: ${workflow.name}`.slice(0, 512),
     ScheduleExpression: expression,
-    ScheduleExpressionTimezone: 'UTC',
+    ScheduleExpressionTimezone: timeZone,
     FlexibleTimeWindow: { Mode: 'OFF' },
     State: 'ENABLED',
     Target: { Arn: opts.targetArn, RoleArn: opts.roleArn, Input: JSON.stringify(input) },
@@ -96,8 +99,10 @@ function errorName(error: unknown): string | undefined {
 }
 
 /**
- * The schedule-sync function: a workflow was saved or removed. The store says what is
- * current (so events arriving out of order still end right), and the schedule follows.
+ * The schedule-sync function: a workflow was saved or removed (or the profile's time zone
+ * changed: each scheduled workflow is announced again). The store says what is current (so
+ * events arriving out of order still end right), and the schedule follows, in the
+ * profile's time zone.
  */
 export async function syncWorkflowSchedule(
   store: Store,
@@ -112,7 +117,8 @@ export async function syncWorkflowSchedule(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id);
+  const { time_zone } = await readProfile(store);
+  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id, time_zone);
   return { workflow_id: detail.workflow_id, schedule };
 }
 

@@ -19,6 +19,10 @@ import { registerSourceCommands } from './commands/sources.ts';
 import { registerStoreCommands } from './commands/store.ts';
 import { registerWorkflowCommands } from './commands/workflows.ts';
 import { EXIT } from './output.ts';
+import { registerSkillCommands } from './commands/skills.ts';
+import { registerAgentCommands } from './commands/agents.ts';
+import { registerProfileCommands } from './commands/profile.ts';
+import { registerWorkspaceFileCommands } from './commands/workspace-file.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -38,6 +42,10 @@ export function buildProgram(): Command {
   registerInspectCommand(program);
   registerUsageCommand(program);
   registerDoctorCommand(program);
+  registerSkillCommands(program);
+  registerAgentCommands(program);
+  registerProfileCommands(program);
+  registerWorkspaceFileCommands(program);
   return program;
 }
 

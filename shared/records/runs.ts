@@ -108,6 +108,11 @@ export const InterruptSchema = z.object({
   decision_ids: z.array(z.string()),
   status: z.enum(['open', 'resumed']),
   created_at: z.string(),
+  /**
+   * Raised during the profile's quiet hours: when the person is to be told (the end of
+   * the quiet hours). Cleared once the notice went out; absent or null: told at once.
+   */
+  notice_due_at: z.string().nullable().optional(),
 });
 export type InterruptRecord = z.infer<typeof InterruptSchema>;
 

@@ -26,6 +26,7 @@ import {
 } from '../records/runs.ts';
 import { getRun, thisProcess } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
+import { quietUntil, readProfile } from '../profile/profile.ts';
 
 /*
  * The run lifecycle: the only module that writes a run's state. Each transition is one
@@ -149,7 +150,10 @@ export async function pauseRun(
 ): Promise<Paused> {
   const interruptId = stableId('int', run.id, raised.strandsInterruptId);
   const now = new Date();
-  const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
+  // In quiet hours the person is told when they end, and has the whole time to answer from then.
+  const quietEnd = quietUntil(await readProfile(deps.store), now);
+  const toldAt = quietEnd ?? now;
+  const expires = new Date(toldAt.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
   const decisions: Omit<Decision, 'version'>[] = raised.items.map((item) => ({
     id: stableId('dec', run.id, item.item_id),
     run_id: run.id,
@@ -178,6 +182,7 @@ export async function pauseRun(
     decision_ids: decisions.map((d) => d.id),
     status: 'open',
     created_at: now.toISOString(),
+    ...(quietEnd ? { notice_due_at: quietEnd.toISOString() } : {}),
   };
   // Every question and the interrupt in one durable write; a retry finds them made.
   await createOnce(deps.store, [
@@ -196,6 +201,13 @@ export async function pauseRun(
     count: decisions.length,
   });
   recordMetric('ItemsAsked', decisions.length);
+  if (quietEnd) {
+    deps.emit(run.id, 'asked', `Quiet hours: you will be told at ${quietEnd.toISOString()}`, {
+      interrupt_id: interruptId,
+      notice_due_at: quietEnd.toISOString(),
+    });
+    return { run: waiting, reached: true };
+  }
   try {
     await deps.notifier.notify({
       kind: 'asked',

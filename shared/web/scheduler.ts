@@ -9,6 +9,7 @@ import { expireDue, housekeeping, recoverCrashedRuns } from '../runs/housekeepin
 import { listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { listWorkflows } from '../workflows/repository.ts';
+import { readProfile } from '../profile/profile.ts';
 import { toCronExpression } from '../workflows/schema.ts';
 import { oneLine, type RunLauncher } from './run-launcher.ts';
 import { errorMessage } from '../errors/index.ts';
@@ -38,10 +39,13 @@ export interface Scheduler {
   sweep(): Promise<void>;
   /** Resolves when no refresh or sweep is in progress. */
   idle(): Promise<void>;
+  /** When the workflow's job fires next (null: it has no job), and the time zone it runs in. */
+  next(workflowId: string): { at: Date | null; timeZone: string } | null;
 }
 
 interface Job {
   schedule: string;
+  timeZone: string;
   cron: Cron;
 }
 
@@ -49,7 +53,8 @@ interface Job {
  * Starts the scheduler: a refresh and a sweep now, then every `periodMs`. On a fire,
  * a run is created with trigger `{kind: 'schedule', detail: <schedule>}` and handed to
  * `launcher`; a fire is skipped while a run of the same workflow is still running.
- * Schedules are EventBridge expressions, so they are evaluated in UTC.
+ * Schedules are EventBridge expressions, read in the profile's time zone (UTC by default);
+ * a changed time zone restarts the jobs at the next refresh.
  */
 export function startScheduler(
   engine: EngineDeps,
@@ -84,11 +89,12 @@ export function startScheduler(
 
   const reconcile = async (): Promise<void> => {
     const workflows = await listWorkflows(engine.store);
+    const { time_zone: timeZone } = await readProfile(engine.store);
     if (stopped) return;
     const wanted = new Map<string, string>();
     for (const w of workflows) if (w.trigger.schedule !== undefined) wanted.set(w.id, w.trigger.schedule);
     for (const [id, job] of jobs) {
-      if (wanted.get(id) === job.schedule) continue;
+      if (wanted.get(id) === job.schedule && job.timeZone === timeZone) continue;
       job.cron.stop();
       jobs.delete(id);
     }
@@ -99,10 +105,10 @@ export function startScheduler(
         log(`handoff: ${id}: schedule "${schedule}" cannot be run by the local scheduler; not scheduled`);
         continue;
       }
-      const cron = new Cron(pattern, { timezone: 'UTC', protect: true, unref: true }, () =>
+      const cron = new Cron(pattern, { timezone: timeZone, protect: true, unref: true }, () =>
         track(fire(id, schedule)),
       );
-      jobs.set(id, { schedule, cron });
+      jobs.set(id, { schedule, timeZone, cron });
     }
   };
 
@@ -142,6 +148,10 @@ export function startScheduler(
     sweep,
     async idle() {
       while (busy.size > 0) await Promise.allSettled([...busy]);
+    },
+    next(workflowId) {
+      const job = jobs.get(workflowId);
+      return job ? { at: job.cron.nextRun(), timeZone: job.timeZone } : null;
     },
   };
 }
