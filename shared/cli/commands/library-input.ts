@@ -9,13 +9,18 @@ const MAX_BYTES = 64 * 1024;
  * The text of `--file FILE`, else of stdin when it is piped; one line naming what is wrong
  * (missing file, too large, nothing given) otherwise.
  */
-export async function readFileOrStdin(file: string | undefined, what: string): Promise<{ text: string; from: string }> {
+export async function readFileOrStdin(
+  file: string | undefined,
+  what: string,
+  maxBytes = MAX_BYTES,
+): Promise<{ text: string; from: string }> {
+  const MAX = maxBytes;
   if (file !== undefined) {
     try {
       const handle = await open(file, 'r');
       try {
-        if ((await handle.stat()).size > MAX_BYTES)
-          throw new InvalidInputError(`${file}: larger than ${MAX_BYTES / 1024} KiB`);
+        if ((await handle.stat()).size > MAX)
+          throw new InvalidInputError(`${file}: larger than ${MAX / 1024} KiB`);
         return { text: await handle.readFile('utf8'), from: file };
       } finally {
         await handle.close();
@@ -33,7 +38,7 @@ export async function readFileOrStdin(file: string | undefined, what: string): P
   for await (const chunk of process.stdin) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buffer.length;
-    if (size > MAX_BYTES) throw new InvalidInputError(`stdin: larger than ${MAX_BYTES / 1024} KiB`);
+    if (size > MAX) throw new InvalidInputError(`stdin: larger than ${MAX / 1024} KiB`);
     chunks.push(buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
