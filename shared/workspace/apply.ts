@@ -61,8 +61,11 @@ export async function checkWorkspaceFile(
   if (Buffer.byteLength(text, 'utf8') > MAX_WORKSPACE_BYTES)
     fail([`larger than ${MAX_WORKSPACE_BYTES / 1024 / 1024} MiB`]);
   const doc = parseDocument(text, { prettyErrors: false });
-  if (doc.errors.length > 0)
-    fail(doc.errors.map((e) => `not valid YAML: ${e.message.split('\n')[0]} (line ${e.linePos?.[0]?.line ?? '?'})`));
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    const line = text.slice(0, yamlError.pos[0]).split('\n').length;
+    fail([`not valid YAML: ${(yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')} (line ${line})`]);
+  }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });
