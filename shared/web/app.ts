@@ -32,6 +32,7 @@ import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
 import { registerManageRoutes } from './manage-routes.ts';
+import { registerPlatformRoutes } from './platform-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
@@ -162,6 +163,7 @@ export function createApp(deps: AppDeps): Hono {
     onChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
+  registerPlatformRoutes(app, { engine, onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined) });
 
   app.get('/api/workflows', async (c) =>
     c.json((await listWorkflows(engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger }))),
