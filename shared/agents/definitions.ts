@@ -11,9 +11,12 @@ import { SkillNameSchema, skills } from '../skills/skills.ts';
 
 /** An agent's name is the intent the executor routes by, so it is snake_case like a specialist's. */
 export const AGENT_NAME = /^[a-z][a-z0-9_]{0,39}$/;
-const NAME_RULE = 'must be snake_case (lowercase letters, digits, _; starting with a letter), at most 40 characters';
+const NAME_RULE =
+  'must be snake_case (lowercase letters, digits, _; starting with a letter), at most 40 characters';
 
-export const AgentNameSchema = z.string({ error: 'must be an agent name' }).regex(AGENT_NAME, { error: NAME_RULE });
+export const AgentNameSchema = z
+  .string({ error: 'must be an agent name' })
+  .regex(AGENT_NAME, { error: NAME_RULE });
 
 const Text = z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' });
 
@@ -27,9 +30,12 @@ export const AgentContentSchema = z.strictObject({
   model: z.enum(['primary', 'fallback'], { error: 'must be "primary" or "fallback"' }).default('primary'),
   /** Registry entries whose read-only tools it reads with (see `handoff integrations`). */
   tools: z
-    .array(z.string({ error: 'must be a string' }).regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, {
-      error: 'must be the snake_case name of a registry entry (see `handoff integrations`)',
-    }), { error: 'must be a list' })
+    .array(
+      z.string({ error: 'must be a string' }).regex(/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/, {
+        error: 'must be the snake_case name of a registry entry (see `handoff integrations`)',
+      }),
+      { error: 'must be a list' },
+    )
     .default([]),
   /** The workflow's declared actions it may propose (skip is always allowed); absent: all. */
   actions: z

@@ -37,7 +37,8 @@ export interface RunGraphDeps {
  */
 export function buildRunGraph(deps: RunGraphDeps): RunGraph {
   const desk =
-    (deps.ctx.workflow.specialists ?? []).length > 0 ? new SpecialistDesk(deps.ctx, deps.model, deps.fallbackModel)
+    (deps.ctx.workflow.specialists ?? []).length > 0
+      ? new SpecialistDesk(deps.ctx, deps.model, deps.fallbackModel)
       : null;
   const executor = createExecutor(deps.ctx, deps.model, desk);
   narrateTools(executor, deps.ctx.emit);

@@ -121,12 +121,18 @@ export class VersionedLibrary<T> {
   /** Removes every version of `name`; NotFoundError when there is none. */
   async delete(store: Store, name: string): Promise<number> {
     const list = await this.versions(store, name);
-    if (list.length === 0) throw new NotFoundError(`no ${this.noun} "${name}": see \`handoff ${this.noun}s\``);
+    if (list.length === 0)
+      throw new NotFoundError(`no ${this.noun} "${name}": see \`handoff ${this.noun}s\``);
     for (const v of list) await store.delete(this.collection, `${name}@${v.version}`);
     return list.length;
   }
 
   private view(record: ReturnType<VersionedLibrary<T>['record']>): Versioned<T> {
-    return { name: record.name, version: record.revision, created_at: record.created_at, content: record.content };
+    return {
+      name: record.name,
+      version: record.revision,
+      created_at: record.created_at,
+      content: record.content,
+    };
   }
 }

@@ -59,8 +59,7 @@ export type ProfileInput = z.infer<typeof ProfileInputSchema>;
 /** The stored profile, or the defaults when none was saved. */
 export async function readProfile(store: Store): Promise<Profile> {
   return (
-    (await getRecord(store, 'profile', ProfileSchema, PROFILE_ID)) ??
-    ProfileSchema.parse({ id: PROFILE_ID })
+    (await getRecord(store, 'profile', ProfileSchema, PROFILE_ID)) ?? ProfileSchema.parse({ id: PROFILE_ID })
   );
 }
 
@@ -83,7 +82,8 @@ export async function saveProfile(store: Store, input: ProfileInput): Promise<Pr
 /** One line per problem of a profile change: `<field>: <what is wrong>`. */
 export function profileIssues(error: z.ZodError): string[] {
   return error.issues.map((i) => {
-    if (i.code === 'unrecognized_keys') return `${i.keys.join(', ')}: unknown field (allowed: name, time_zone, notify_channel, quiet_hours)`;
+    if (i.code === 'unrecognized_keys')
+      return `${i.keys.join(', ')}: unknown field (allowed: name, time_zone, notify_channel, quiet_hours)`;
     const path = i.path.map(String).join('.');
     return `${path || 'profile'}: ${i.message}`;
   });
@@ -104,8 +104,12 @@ export function parseQuietHours(text: string): QuietHours | null {
 
 /** Minutes since midnight of `date` in `timeZone`. */
 function minutesIn(date: Date, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
-    .formatToParts(date);
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(date);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   return get('hour') * 60 + get('minute');
 }

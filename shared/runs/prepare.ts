@@ -135,7 +135,9 @@ export async function prepareRun(
     : undefined;
   // Connected last, so nothing above can fail and leave a server running.
   const acts = actsInThisProcess(deps, run);
-  const servers = [...new Set([...(workflow.integrations ?? []), ...specialists.flatMap((s) => s.tools ?? [])])];
+  const servers = [
+    ...new Set([...(workflow.integrations ?? []), ...specialists.flatMap((s) => s.tools ?? [])]),
+  ];
   const integrations = await runIntegrations(deps.store, deps.credentials, {
     actions: acts ? workflow.actions.map((a) => a.name) : [],
     servers: acts ? servers : [],

@@ -11,7 +11,9 @@ import type { Store } from '../store/store.ts';
 /** Largest skill body: it goes into every prompt that includes it. */
 export const MAX_SKILL_BYTES = 16 * 1024;
 
-export const SkillNameSchema = z.string({ error: 'must be a skill name' }).regex(LIBRARY_NAME, { error: NAME_RULE });
+export const SkillNameSchema = z
+  .string({ error: 'must be a skill name' })
+  .regex(LIBRARY_NAME, { error: NAME_RULE });
 
 export const SkillContentSchema = z.strictObject({
   body: z

@@ -33,7 +33,13 @@ const limit = (bytes: number) =>
   });
 
 function profileJson(p: Profile) {
-  return { name: p.name, time_zone: p.time_zone, notify_channel: p.notify_channel, quiet_hours: p.quiet_hours, updated_at: p.updated_at };
+  return {
+    name: p.name,
+    time_zone: p.time_zone,
+    notify_channel: p.notify_channel,
+    quiet_hours: p.quiet_hours,
+    updated_at: p.updated_at,
+  };
 }
 
 async function jsonBody(c: Context): Promise<unknown> {
@@ -50,14 +56,17 @@ async function yamlBody(c: Context): Promise<unknown> {
   try {
     return parse(text, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
-    throw new HTTPException(400, { message: `body: not valid YAML or JSON: ${errorMessage(error).split('\n')[0]}` });
+    throw new HTTPException(400, {
+      message: `body: not valid YAML or JSON: ${errorMessage(error).split('\n')[0]}`,
+    });
   }
 }
 
 function versionQuery(c: Context): number | undefined {
   const v = c.req.query('version');
   if (v === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(v)) throw new InvalidInputError(`version must be a positive whole number, got "${v}"`);
+  if (!/^[1-9]\d*$/.test(v))
+    throw new InvalidInputError(`version must be a positive whole number, got "${v}"`);
   return Number(v);
 }
 
@@ -87,21 +96,33 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
   app.get('/api/skills', async (c) => {
     const list = [];
     for (const s of await skills.listLatest(store()))
-      list.push({ name: s.name, version: s.version, created_at: s.created_at, used_by: await skillUsers(store(), s.name) });
+      list.push({
+        name: s.name,
+        version: s.version,
+        created_at: s.created_at,
+        used_by: await skillUsers(store(), s.name),
+      });
     return c.json(list);
   });
   app.get('/api/skills/:name', async (c) => {
     const name = c.req.param('name');
     const skill = await skills.get(store(), name, versionQuery(c));
     const versions = (await skills.versions(store(), name)).map((v) => v.version);
-    return c.json({ name, version: skill.version, created_at: skill.created_at, body: skill.content.body, versions });
+    return c.json({
+      name,
+      version: skill.version,
+      created_at: skill.created_at,
+      body: skill.content.body,
+      versions,
+    });
   });
   app.put('/api/skills/:name', limit(64 * 1024), async (c) => {
     // Markdown as the body itself, or JSON {"body": "..."}.
     const json = /^application\/json\b/i.test(c.req.header('Content-Type') ?? '');
     const raw = json ? await jsonBody(c) : await c.req.text();
     const body = json ? (raw as { body?: unknown } | null)?.body : raw;
-    if (typeof body !== 'string') throw new InvalidInputError('body must be the Markdown, or JSON {"body": "..."}');
+    if (typeof body !== 'string')
+      throw new InvalidInputError('body must be the Markdown, or JSON {"body": "..."}');
     const { saved, created } = await saveSkill(store(), c.req.param('name'), body);
     return c.json({ name: saved.name, version: saved.version, created }, created ? 201 : 200);
   });
@@ -113,7 +134,13 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
   app.get('/api/agents', async (c) => {
     const list = [];
     for (const a of await agents.listLatest(store()))
-      list.push({ name: a.name, version: a.version, created_at: a.created_at, ...a.content, used_by: await agentUsers(store(), a.name) });
+      list.push({
+        name: a.name,
+        version: a.version,
+        created_at: a.created_at,
+        ...a.content,
+        used_by: await agentUsers(store(), a.name),
+      });
     return c.json(list);
   });
   app.get('/api/agents/:name', async (c) => {
@@ -132,7 +159,9 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
   });
 
   app.get('/api/workspace/export', async (c) => {
-    const file = await exportWorkspace(store(), { withLearnedRules: flag(c.req.query('with_learned_rules')) });
+    const file = await exportWorkspace(store(), {
+      withLearnedRules: flag(c.req.query('with_learned_rules')),
+    });
     return c.body(toYaml(file), 200, { 'Content-Type': 'application/yaml; charset=utf-8' });
   });
   app.post('/api/workspace/apply', limit(MAX_WORKSPACE_BYTES), async (c) => {
@@ -146,7 +175,10 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
       return c.json({ applied: result.applied, changes: result.changes });
     } catch (error) {
       if (!(error instanceof WorkspaceFileError)) throw error;
-      return c.json({ error: `${error.problems.length} problem(s); nothing was applied`, problems: error.problems }, 422);
+      return c.json(
+        { error: `${error.problems.length} problem(s); nothing was applied`, problems: error.problems },
+        422,
+      );
     }
   });
 }

@@ -64,7 +64,9 @@ export async function checkWorkspaceFile(
   const yamlError = doc.errors[0];
   if (yamlError) {
     const line = text.slice(0, yamlError.pos[0]).split('\n').length;
-    fail([`not valid YAML: ${(yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')} (line ${line})`]);
+    fail([
+      `not valid YAML: ${(yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')} (line ${line})`,
+    ]);
   }
   let data: unknown;
   try {
@@ -105,26 +107,52 @@ function duplicates(file: WorkspaceFile, workflows: readonly Workflow[]): string
     const first = new Map<string, number>();
     ids.forEach((id, i) => {
       const seen = first.get(id);
-      if (seen !== undefined) problems.push(`${section}.${i}.${field}: duplicate ${field} "${id}" (also ${section}.${seen})`);
+      if (seen !== undefined)
+        problems.push(`${section}.${i}.${field}: duplicate ${field} "${id}" (also ${section}.${seen})`);
       else first.set(id, i);
     });
   };
-  check('integrations', 'name', file.integrations.map((x) => x.name));
-  check('skills', 'name', file.skills.map((x) => x.name));
-  check('agents', 'name', file.agents.map((x) => x.name));
-  check('workflows', 'id', workflows.map((x) => x.id));
-  check('rules', 'id', file.rules.map((x) => x.id));
+  check(
+    'integrations',
+    'name',
+    file.integrations.map((x) => x.name),
+  );
+  check(
+    'skills',
+    'name',
+    file.skills.map((x) => x.name),
+  );
+  check(
+    'agents',
+    'name',
+    file.agents.map((x) => x.name),
+  );
+  check(
+    'workflows',
+    'id',
+    workflows.map((x) => x.id),
+  );
+  check(
+    'rules',
+    'id',
+    file.rules.map((x) => x.id),
+  );
   return problems;
 }
 
 /** What the file names must exist: in the file itself or already in the workspace. */
-async function references(store: Store, file: WorkspaceFile, workflows: readonly Workflow[]): Promise<string[]> {
+async function references(
+  store: Store,
+  file: WorkspaceFile,
+  workflows: readonly Workflow[],
+): Promise<string[]> {
   const problems: string[] = [];
   const fileSkills = file.skills.map((s) => s.name);
   const knownSkills = new Set([...fileSkills, ...(await skills.listLatest(store)).map((s) => s.name)]);
   file.agents.forEach((a, i) =>
     a.skills.forEach((s, j) => {
-      if (!knownSkills.has(s)) problems.push(`agents.${i}.skills.${j}: no skill "${s}" (add it under skills:)`);
+      if (!knownSkills.has(s))
+        problems.push(`agents.${i}.skills.${j}: no skill "${s}" (add it under skills:)`);
     }),
   );
   const fileEntries = new Map(file.integrations.map((x, i) => [x.name, { x, i }]));
@@ -147,9 +175,15 @@ async function references(store: Store, file: WorkspaceFile, workflows: readonly
     if (x.entry && !x.disabled)
       for (const c of requiredCredentials(x.entry)) needCredential(`integrations.${i}.entry.transport`, c);
   });
-  const workflowIds = new Set([...workflows.map((w) => w.id), ...(await store.list('workflows')).map((w) => w.id)]);
+  const workflowIds = new Set([
+    ...workflows.map((w) => w.id),
+    ...(await store.list('workflows')).map((w) => w.id),
+  ]);
   for (const [i, w] of workflows.entries()) {
-    const lines = await libraryProblems(store, w, { skills: fileSkills, agents: file.agents.map((a) => a.name) });
+    const lines = await libraryProblems(store, w, {
+      skills: fileSkills,
+      agents: file.agents.map((a) => a.name),
+    });
     problems.push(...lines.map((l) => `workflows.${i}.${l}`));
     w.actions.forEach((a, j) => {
       const server = serverOf(a.name);
@@ -190,10 +224,18 @@ export async function applyWorkspace(
 
   const profile = { ...current.profile, ...file.profile };
   if (note('profile', 'profile', current.profile, profile))
-    writes.push({ kind: 'put', collection: 'profile', record: ProfileSchema.parse({ id: PROFILE_ID, ...profile, updated_at: now }) });
+    writes.push({
+      kind: 'put',
+      collection: 'profile',
+      record: ProfileSchema.parse({ id: PROFILE_ID, ...profile, updated_at: now }),
+    });
   const settings = { ...current.settings, ...file.settings };
   if (note('settings', 'settings', current.settings, settings))
-    writes.push({ kind: 'put', collection: 'settings', record: StoredSettingsSchema.parse({ id: SETTINGS_ID, ...settings, updated_at: now }) });
+    writes.push({
+      kind: 'put',
+      collection: 'settings',
+      record: StoredSettingsSchema.parse({ id: SETTINGS_ID, ...settings, updated_at: now }),
+    });
   for (const x of file.integrations) {
     const before = current.integrations.find((c) => c.name === x.name);
     if (note('integration', x.name, before, x))
@@ -213,29 +255,51 @@ export async function applyWorkspace(
   for (const { name, ...content } of file.skills) {
     const latest = (await skills.versions(store, name)).at(-1);
     if (note('skill', name, latest?.content, content))
-      writes.push({ kind: 'create', collection: 'skills', record: skills.record(name, (latest?.version ?? 0) + 1, content) });
+      writes.push({
+        kind: 'create',
+        collection: 'skills',
+        record: skills.record(name, (latest?.version ?? 0) + 1, content),
+      });
   }
   for (const { name, ...content } of file.agents) {
     const latest = (await agents.versions(store, name)).at(-1);
     if (note('agent', name, latest?.content, content))
-      writes.push({ kind: 'create', collection: 'agents', record: agents.record(name, (latest?.version ?? 0) + 1, content) });
+      writes.push({
+        kind: 'create',
+        collection: 'agents',
+        record: agents.record(name, (latest?.version ?? 0) + 1, content),
+      });
   }
   const changedWorkflows: string[] = [];
   for (const w of workflows) {
-    if (note('workflow', w.id, current.workflows.find((c) => c.id === w.id), w)) {
+    if (
+      note(
+        'workflow',
+        w.id,
+        current.workflows.find((c) => c.id === w.id),
+        w,
+      )
+    ) {
       writes.push({ kind: 'put', collection: 'workflows', record: { ...w } });
       changedWorkflows.push(w.id);
     }
   }
   for (const r of file.rules) {
     const before = current.rules.find((c) => c.id === r.id);
-    if (note('rule', r.id, before, r)) writes.push({ kind: 'put', collection: 'rules', record: { ...r, superseded_by: null, mirror_ids: [] } });
+    if (note('rule', r.id, before, r))
+      writes.push({
+        kind: 'put',
+        collection: 'rules',
+        record: { ...r, superseded_by: null, mirror_ids: [] },
+      });
   }
   const timeZoneChanged = profile.time_zone !== current.profile.time_zone;
   if (!opts.dryRun && writes.length > 0) {
     const failed = (await commitAll(store, writes)).find((r) => !r.ok);
     if (failed && !failed.ok)
-      throw new InvalidInputError(`${fileName}: the workspace changed while applying (${failed.error.message}); apply again`);
+      throw new InvalidInputError(
+        `${fileName}: the workspace changed while applying (${failed.error.message}); apply again`,
+      );
   }
   return { changes, applied: !opts.dryRun, workflows: changedWorkflows, timeZoneChanged };
 }
@@ -255,6 +319,7 @@ function changedFields(before: unknown, after: unknown): string[] {
 export function describeChanges(changes: readonly Change[]): string[] {
   if (changes.length === 0) return ['No changes: the workspace already matches the file.'];
   return changes.map(
-    (c) => `${c.change === 'add' ? '+' : '~'} ${c.kind} ${c.name}${c.fields?.length ? ` (${c.fields.join(', ')})` : ''}`,
+    (c) =>
+      `${c.change === 'add' ? '+' : '~'} ${c.kind} ${c.name}${c.fields?.length ? ` (${c.fields.join(', ')})` : ''}`,
   );
 }

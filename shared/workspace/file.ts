@@ -52,8 +52,12 @@ export const WorkspaceFileSchema = z.strictObject({
   /** The credentials the workspace needs (set them with `handoff credentials set NAME`). */
   credentials: z.array(z.string(), { error: 'must be a list of names' }).default([]),
   integrations: z.array(FileIntegrationSchema, { error: 'must be a list' }).default([]),
-  skills: z.array(z.strictObject({ name: Name, ...SkillContentSchema.shape }), { error: 'must be a list' }).default([]),
-  agents: z.array(z.strictObject({ name: Name, ...AgentContentSchema.shape }), { error: 'must be a list' }).default([]),
+  skills: z
+    .array(z.strictObject({ name: Name, ...SkillContentSchema.shape }), { error: 'must be a list' })
+    .default([]),
+  agents: z
+    .array(z.strictObject({ name: Name, ...AgentContentSchema.shape }), { error: 'must be a list' })
+    .default([]),
   workflows: z.array(z.record(z.string(), z.unknown()), { error: 'must be a list of workflows' }).default([]),
   rules: z.array(FileRuleSchema, { error: 'must be a list' }).default([]),
 });
@@ -68,7 +72,10 @@ export function workflowCredentials(workflow: Workflow): string[] {
 }
 
 /** The workspace as a file's data (everything in a stable order, so the same state reads the same). */
-export async function exportWorkspace(store: Store, opts: { withLearnedRules?: boolean } = {}): Promise<WorkspaceFile> {
+export async function exportWorkspace(
+  store: Store,
+  opts: { withLearnedRules?: boolean } = {},
+): Promise<WorkspaceFile> {
   const profile = await readProfile(store);
   const settings = await readStoredSettings(store);
   const stored = (await store.list('tool_servers')).map((r) => r.id);
@@ -96,7 +103,8 @@ export async function exportWorkspace(store: Store, opts: { withLearnedRules?: b
     )
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   const credentials = new Set<string>();
-  for (const i of integrations) if (i.entry && !i.disabled) requiredCredentials(i.entry).forEach((c) => credentials.add(c));
+  for (const i of integrations)
+    if (i.entry && !i.disabled) requiredCredentials(i.entry).forEach((c) => credentials.add(c));
   for (const w of workflows) workflowCredentials(w).forEach((c) => credentials.add(c));
   return {
     version: WORKSPACE_FILE_VERSION,

@@ -33,7 +33,10 @@ describe('the profile time zone', () => {
   it('the local scheduler reads a schedule in the profile time zone, and follows a change', async () => {
     await saveProfile(engine.store, { time_zone: 'Asia/Tokyo' }); // UTC+9, no daylight saving
     await addDemoWorkflow(engine, dir, { id: 'morning', trigger: { schedule: 'cron(0 8 * * ? *)' } });
-    const scheduler = startScheduler(engine, createRunLauncher(engine), { periodMs: 3_600_000, log: () => {} });
+    const scheduler = startScheduler(engine, createRunLauncher(engine), {
+      periodMs: 3_600_000,
+      log: () => {},
+    });
     try {
       await scheduler.idle();
       const tokyo = scheduler.next('morning');
@@ -53,9 +56,18 @@ describe('the profile time zone', () => {
     scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/g/morning' });
     await saveProfile(engine.store, { time_zone: 'Europe/Paris' });
     await addDemoWorkflow(engine, dir, { id: 'morning', trigger: { schedule: 'cron(0 8 * * ? *)' } });
-    const opts = { groupName: 'g', targetArn: 'arn:aws:lambda:::function:trigger', roleArn: 'arn:aws:iam:::role/s' };
-    const event = { 'detail-type': WORKFLOW_DETAIL_TYPE, detail: { workflow_id: 'morning', change: 'saved' } };
-    expect(await syncWorkflowSchedule(engine.store, new SchedulerClient({ region: 'us-east-1' }), opts, event)).toEqual({
+    const opts = {
+      groupName: 'g',
+      targetArn: 'arn:aws:lambda:::function:trigger',
+      roleArn: 'arn:aws:iam:::role/s',
+    };
+    const event = {
+      'detail-type': WORKFLOW_DETAIL_TYPE,
+      detail: { workflow_id: 'morning', change: 'saved' },
+    };
+    expect(
+      await syncWorkflowSchedule(engine.store, new SchedulerClient({ region: 'us-east-1' }), opts, event),
+    ).toEqual({
       workflow_id: 'morning',
       schedule: 'created',
     });
@@ -81,7 +93,9 @@ describe('quiet hours', () => {
   it('knows when a window that crosses midnight ends, in the profile time zone', () => {
     const profile = { quiet_hours: { start: '22:00', end: '07:00' }, time_zone: 'Europe/Paris' };
     // 23:30 in Paris (winter, UTC+1): quiet until 07:00 Paris = 06:00 UTC the next day.
-    expect(quietUntil(profile, new Date('2026-12-01T22:30:00Z'))?.toISOString()).toBe('2026-12-02T06:00:00.000Z');
+    expect(quietUntil(profile, new Date('2026-12-01T22:30:00Z'))?.toISOString()).toBe(
+      '2026-12-02T06:00:00.000Z',
+    );
     expect(quietUntil(profile, new Date('2026-12-01T12:00:00Z'))).toBeNull();
   });
 

@@ -29,12 +29,16 @@ describe('skills and agents in a run', () => {
       'Be brief.',
       'Be brief and warm.',
     ]);
-    await expect(skills.get(engine.store, 'tone-of-voice', 7)).rejects.toThrow(/has no version 7 \(it has 1, 2\)/);
+    await expect(skills.get(engine.store, 'tone-of-voice', 7)).rejects.toThrow(
+      /has no version 7 \(it has 1, 2\)/,
+    );
   });
 
   it('refuses a workflow naming an unknown skill or agent, naming each', async () => {
     const workflow = await addDemoWorkflow(engine, dir);
-    await expect(saveWorkflow(engine.store, { ...workflow, skills: ['tone-of-voce'], agents: ['billing'] })).rejects.toThrow(
+    await expect(
+      saveWorkflow(engine.store, { ...workflow, skills: ['tone-of-voce'], agents: ['billing'] }),
+    ).rejects.toThrow(
       'skills.0: no skill "tone-of-voce" (add it: handoff skills add tone-of-voce --file FILE); agents.0: no agent "billing"',
     );
     expect((await getWorkflow(engine.store, workflow.id)).skills).toBeUndefined(); // unchanged
@@ -59,7 +63,10 @@ describe('skills and agents in a run', () => {
 
     await saveSkill(engine.store, 'tone-of-voice', 'A third text.');
     const workflow = await getWorkflow(engine.store, base.id);
-    const pinned = await resolveWorkflow(engine.store, workflow, { skills: stored.skills!, agents: stored.agents! });
+    const pinned = await resolveWorkflow(engine.store, workflow, {
+      skills: stored.skills!,
+      agents: stored.agents!,
+    });
     expect(pinned.workflow.specialists?.map((s) => s.name)).toEqual(['billing']);
     const prompt = executorPrompt(pinned.workflow, 0.7, skillTexts(pinned.workflow.skills, pinned.skills));
     expect(prompt).toContain('--- skill tone-of-voice (version 2) ---\nShort, warm sentences.');

@@ -16,11 +16,19 @@ describe('the platform API', () => {
     const put = await h.app.request('/api/profile', {
       method: 'PUT',
       headers: h.auth({ 'Content-Type': 'application/json' }),
-      body: JSON.stringify({ name: 'Ana', time_zone: 'Europe/Paris', quiet_hours: { start: '22:00', end: '07:00' } }),
+      body: JSON.stringify({
+        name: 'Ana',
+        time_zone: 'Europe/Paris',
+        quiet_hours: { start: '22:00', end: '07:00' },
+      }),
     });
     expect(put.status).toBe(200);
     const got = await h.app.request('/api/profile', { headers: h.auth() });
-    expect(await got.json()).toMatchObject({ name: 'Ana', time_zone: 'Europe/Paris', quiet_hours: { start: '22:00', end: '07:00' } });
+    expect(await got.json()).toMatchObject({
+      name: 'Ana',
+      time_zone: 'Europe/Paris',
+      quiet_hours: { start: '22:00', end: '07:00' },
+    });
     const bad = await h.app.request('/api/profile', {
       method: 'PUT',
       headers: h.auth({ 'Content-Type': 'application/json' }),
@@ -34,25 +42,49 @@ describe('the platform API', () => {
 
   it('PUT /api/skills/:name makes versions; GET shows one; DELETE removes them', async () => {
     const put = (body: string) =>
-      h.app.request('/api/skills/tone-of-voice', { method: 'PUT', headers: h.auth({ 'Content-Type': 'text/markdown' }), body });
+      h.app.request('/api/skills/tone-of-voice', {
+        method: 'PUT',
+        headers: h.auth({ 'Content-Type': 'text/markdown' }),
+        body,
+      });
     expect((await put('Be brief.')).status).toBe(201);
-    expect(await (await put('Be brief and warm.')).json()).toEqual({ name: 'tone-of-voice', version: 2, created: true });
+    expect(await (await put('Be brief and warm.')).json()).toEqual({
+      name: 'tone-of-voice',
+      version: 2,
+      created: true,
+    });
     expect((await put('Be brief and warm.')).status).toBe(200);
     const one = await h.app.request('/api/skills/tone-of-voice?version=1', { headers: h.auth() });
     expect(await one.json()).toMatchObject({ version: 1, body: 'Be brief.', versions: [1, 2] });
     expect((await h.app.request('/api/skills/nope', { headers: h.auth() })).status).toBe(404);
-    expect((await h.app.request('/api/skills/tone-of-voice', { method: 'DELETE', headers: h.auth() })).status).toBe(204);
+    expect(
+      (await h.app.request('/api/skills/tone-of-voice', { method: 'DELETE', headers: h.auth() })).status,
+    ).toBe(204);
     expect(await skills.listLatest(h.engine.store)).toEqual([]);
   });
 
   it('exports the workspace as YAML and applies a file: dry run first, problems as a 422 list', async () => {
     const exported = await h.app.request('/api/workspace/export', { headers: h.auth() });
     expect(exported.headers.get('Content-Type')).toMatch(/^application\/yaml/);
-    const text = (await exported.text()).replace('skills: []', 'skills:\n  - name: tone-of-voice\n    body: Be brief.');
-    const dry = await h.app.request('/api/workspace/apply?dry_run=1', { method: 'POST', headers: h.auth(), body: text });
-    expect(await dry.json()).toEqual({ applied: false, changes: [{ kind: 'skill', name: 'tone-of-voice', change: 'add' }] });
+    const text = (await exported.text()).replace(
+      'skills: []',
+      'skills:\n  - name: tone-of-voice\n    body: Be brief.',
+    );
+    const dry = await h.app.request('/api/workspace/apply?dry_run=1', {
+      method: 'POST',
+      headers: h.auth(),
+      body: text,
+    });
+    expect(await dry.json()).toEqual({
+      applied: false,
+      changes: [{ kind: 'skill', name: 'tone-of-voice', change: 'add' }],
+    });
     expect(await skills.listLatest(h.engine.store)).toEqual([]);
-    const applied = await h.app.request('/api/workspace/apply', { method: 'POST', headers: h.auth(), body: text });
+    const applied = await h.app.request('/api/workspace/apply', {
+      method: 'POST',
+      headers: h.auth(),
+      body: text,
+    });
     expect(await applied.json()).toMatchObject({ applied: true });
     expect((await skills.listLatest(h.engine.store)).map((s) => s.name)).toEqual(['tone-of-voice']);
     const bad = await h.app.request('/api/workspace/apply', {

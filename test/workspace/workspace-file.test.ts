@@ -31,7 +31,10 @@ describe('workspace.yml', () => {
   beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-ws-'));
     const env = stateA();
-    await fs.writeFile(path.join(dir, 'tone.md'), '# Tone of voice\n\nShort, warm sentences. No exclamation marks.\n');
+    await fs.writeFile(
+      path.join(dir, 'tone.md'),
+      '# Tone of voice\n\nShort, warm sentences. No exclamation marks.\n',
+    );
     await fs.writeFile(
       path.join(dir, 'billing.yaml'),
       'description: invoices, receipts and payment reminders\ninstructions: Archive receipts; ask about anything that asks for money.\nactions: [archive]\nskills: [tone-of-voice]\n',
@@ -43,9 +46,29 @@ describe('workspace.yml', () => {
     await ok(['skills', 'add', 'tone-of-voice', '--file', path.join(dir, 'tone.md')], env);
     await ok(['agents', 'add', 'billing', '--file', path.join(dir, 'billing.yaml')], env);
     await ok(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
-    await ok(['profile', 'set', '--name', 'Ana', '--time-zone', 'Europe/Paris', '--quiet-hours', '22:00-07:00'], env);
-    await ok(['rules', 'add', '--domain', 'vendor.example', '--action', 'archive', '--workflow', 'inbox', '--note', 'receipts'], env);
-    await ok(['integrations', 'add', 'docs_fetch', '--url', 'https://docs.example/mcp', '--title', 'Docs'], env);
+    await ok(
+      ['profile', 'set', '--name', 'Ana', '--time-zone', 'Europe/Paris', '--quiet-hours', '22:00-07:00'],
+      env,
+    );
+    await ok(
+      [
+        'rules',
+        'add',
+        '--domain',
+        'vendor.example',
+        '--action',
+        'archive',
+        '--workflow',
+        'inbox',
+        '--note',
+        'receipts',
+      ],
+      env,
+    );
+    await ok(
+      ['integrations', 'add', 'docs_fetch', '--url', 'https://docs.example/mcp', '--title', 'Docs'],
+      env,
+    );
     exported = await ok(['workspace', 'export'], env);
   }, 60_000);
 
@@ -55,10 +78,10 @@ describe('workspace.yml', () => {
     expect(exported).not.toMatch(/sealed|ciphertext/);
     const file = path.join(dir, 'workspace.yml');
     await fs.writeFile(file, exported);
-    const applied = await cliJson<{ applied: boolean; changes: { kind: string; name: string; change: string }[] }>(
-      ['workspace', 'apply', file],
-      stateB(),
-    );
+    const applied = await cliJson<{
+      applied: boolean;
+      changes: { kind: string; name: string; change: string }[];
+    }>(['workspace', 'apply', file], stateB());
     expect(applied.applied).toBe(true);
     expect(applied.changes).toEqual(
       expect.arrayContaining([
@@ -79,7 +102,12 @@ describe('workspace.yml', () => {
 
   it('--dry-run prints the diff and writes nothing', async () => {
     const file = path.join(dir, 'changed.yml');
-    await fs.writeFile(file, exported.replace('Short, warm sentences.', 'Short, plain sentences.').replace('name: Ana', 'name: Ana B'));
+    await fs.writeFile(
+      file,
+      exported
+        .replace('Short, warm sentences.', 'Short, plain sentences.')
+        .replace('name: Ana', 'name: Ana B'),
+    );
     const before = await snapshot(stateA().HANDOFF_STATE_DIR);
     const result = await runCli(['workspace', 'apply', file, '--dry-run'], stateA());
     expect(result.code).toBe(0);
@@ -89,9 +117,15 @@ describe('workspace.yml', () => {
 
     // Applied for real, the skill gets a second version and the first is kept.
     await ok(['workspace', 'apply', file], stateA());
-    const shown = await cliJson<{ version: number; versions: number[] }>(['skills', 'show', 'tone-of-voice'], stateA());
+    const shown = await cliJson<{ version: number; versions: number[] }>(
+      ['skills', 'show', 'tone-of-voice'],
+      stateA(),
+    );
     expect(shown).toMatchObject({ version: 2, versions: [1, 2] });
-    const old = await cliJson<{ body: string }>(['skills', 'show', 'tone-of-voice', '--version', '1'], stateA());
+    const old = await cliJson<{ body: string }>(
+      ['skills', 'show', 'tone-of-voice', '--version', '1'],
+      stateA(),
+    );
     expect(old.body).toContain('Short, warm sentences.');
   }, 60_000);
 
@@ -108,8 +142,12 @@ describe('workspace.yml', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^handoff: .*bad\.yml: workflows\.1\.id: duplicate id "inbox" \(also workflows\.0\)$/),
-        expect.stringMatching(/bad\.yml: integrations\.0\.entry\.transport: credential DOCS_TOKEN is not set/),
+        expect.stringMatching(
+          /^handoff: .*bad\.yml: workflows\.1\.id: duplicate id "inbox" \(also workflows\.0\)$/,
+        ),
+        expect.stringMatching(
+          /bad\.yml: integrations\.0\.entry\.transport: credential DOCS_TOKEN is not set/,
+        ),
         expect.stringMatching(/bad\.yml: agents\.0\.skills\.0: no skill "tone-of-voce"/),
         expect.stringMatching(/bad\.yml: workflows\.1\.skills\.0: no skill "tone-of-voce"/),
         'handoff: nothing was applied (4 problems)',

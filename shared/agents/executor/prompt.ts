@@ -77,7 +77,10 @@ export function skillLines(skills: readonly IncludedSkill[]): string[] {
   if (skills.length === 0) return [];
   return [
     'Follow these skills (named instructions you were given) as well:',
-    ...skills.flatMap((s) => [`--- skill ${s.name} (version ${s.version}) ---`, ...s.body.trim().split('\n')]),
+    ...skills.flatMap((s) => [
+      `--- skill ${s.name} (version ${s.version}) ---`,
+      ...s.body.trim().split('\n'),
+    ]),
     '--- end of skills ---',
   ];
 }

@@ -26,7 +26,8 @@ export function registerAgentCommands(program: Command): void {
           used_by: await agentUsers(engine.store, a.name),
         });
       if (options.json) return printJson(rows);
-      if (rows.length === 0) return console.log('No agents yet. Add one: handoff agents add NAME --file FILE.yaml');
+      if (rows.length === 0)
+        return console.log('No agents yet. Add one: handoff agents add NAME --file FILE.yaml');
       printTable(
         ['name', 'version', 'model', 'used by', 'description'],
         rows.map((r) => [r.name, r.version, r.model, r.used_by.join(', ') || '-', r.description]),
@@ -35,8 +36,13 @@ export function registerAgentCommands(program: Command): void {
 
   cmd
     .command('add NAME')
-    .description('save an agent from a YAML/JSON --file FILE (or stdin); a changed definition is a new version')
-    .option('--file <FILE>', 'the YAML or JSON file: description, instructions, model, tools, actions, skills')
+    .description(
+      'save an agent from a YAML/JSON --file FILE (or stdin); a changed definition is a new version',
+    )
+    .option(
+      '--file <FILE>',
+      'the YAML or JSON file: description, instructions, model, tools, actions, skills',
+    )
     .option('--json', 'print JSON')
     .action(async (name: string, options: { file?: string; json?: boolean }) => {
       const { text, from } = await readFileOrStdin(options.file, 'agent definition');
@@ -62,7 +68,13 @@ export function registerAgentCommands(program: Command): void {
       const agent = await agents.get(engine.store, name, version);
       const versions = (await agents.versions(engine.store, name)).map((v) => v.version);
       if (options.json)
-        return printJson({ name: agent.name, version: agent.version, created_at: agent.created_at, ...agent.content, versions });
+        return printJson({
+          name: agent.name,
+          version: agent.version,
+          created_at: agent.created_at,
+          ...agent.content,
+          versions,
+        });
       process.stdout.write(stringify(agent.content));
     });
 

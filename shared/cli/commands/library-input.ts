@@ -28,7 +28,9 @@ export async function readFileOrStdin(
     } catch (error) {
       if (error instanceof InvalidInputError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
-      throw new InvalidInputError(`${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? errorMessage(error)})`}`);
+      throw new InvalidInputError(
+        `${file}: ${code === 'ENOENT' ? 'file not found' : `cannot read it (${code ?? errorMessage(error)})`}`,
+      );
     }
   }
   if (process.stdin.isTTY)
@@ -42,7 +44,8 @@ export async function readFileOrStdin(
     chunks.push(buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new InvalidInputError(`no ${what} given: use --file FILE, or pipe it on stdin`);
+  if (text.trim() === '')
+    throw new InvalidInputError(`no ${what} given: use --file FILE, or pipe it on stdin`);
   return { text, from: 'stdin' };
 }
 
@@ -58,6 +61,7 @@ export function parseYamlText(text: string, from: string): unknown {
 /** `--version N` as a positive integer, or one line saying it is not. */
 export function versionOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidInputError(`--version must be a positive whole number, got "${value}"`);
+  if (!/^[1-9]\d*$/.test(value))
+    throw new InvalidInputError(`--version must be a positive whole number, got "${value}"`);
   return Number(value);
 }

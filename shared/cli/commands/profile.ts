@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
-import { parseQuietHours, readProfile, saveProfile, type Profile, type ProfileInput } from '../../profile/profile.ts';
+import {
+  parseQuietHours,
+  readProfile,
+  saveProfile,
+  type Profile,
+  type ProfileInput,
+} from '../../profile/profile.ts';
 import { NOTIFY_CHANNELS } from '../../settings/settings.ts';
 import { cliContext } from '../context.ts';
 import { printJson } from '../output.ts';
@@ -36,7 +42,9 @@ interface SetOptions {
 export function registerProfileCommands(program: Command): void {
   const cmd = program
     .command('profile')
-    .description('show your profile: name, time zone (schedules run in it), how you are notified, quiet hours')
+    .description(
+      'show your profile: name, time zone (schedules run in it), how you are notified, quiet hours',
+    )
     .enablePositionalOptions()
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
@@ -52,16 +60,22 @@ export function registerProfileCommands(program: Command): void {
     .option('--name <NAME>', 'your name ("" clears it)')
     .option('--time-zone <ZONE>', 'an IANA time zone, e.g. Europe/Paris; schedules are read in it')
     .option('--notify <CHANNEL>', `${NOTIFY_CHANNELS.join(', ')}, or default`)
-    .option('--quiet-hours <HH:MM-HH:MM>', 'questions raised then are notified when they end; "off" clears them')
+    .option(
+      '--quiet-hours <HH:MM-HH:MM>',
+      'questions raised then are notified when they end; "off" clears them',
+    )
     .option('--json', 'print JSON')
     .action(async (options: SetOptions) => {
       const change: ProfileInput = {};
       if (options.name !== undefined) change.name = options.name.trim() === '' ? null : options.name.trim();
       if (options.timeZone !== undefined) change.time_zone = options.timeZone;
       if (options.notify !== undefined) {
-        const channel = options.notify === 'default' ? null : NOTIFY_CHANNELS.find((c) => c === options.notify);
+        const channel =
+          options.notify === 'default' ? null : NOTIFY_CHANNELS.find((c) => c === options.notify);
         if (channel === undefined)
-          throw new InvalidInputError(`--notify must be one of ${NOTIFY_CHANNELS.join(', ')} or default, got "${options.notify}"`);
+          throw new InvalidInputError(
+            `--notify must be one of ${NOTIFY_CHANNELS.join(', ')} or default, got "${options.notify}"`,
+          );
         change.notify_channel = channel;
       }
       if (options.quietHours !== undefined) change.quiet_hours = parseQuietHours(options.quietHours);

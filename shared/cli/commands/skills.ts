@@ -24,7 +24,8 @@ export function registerSkillCommands(program: Command): void {
           used_by: await skillUsers(engine.store, s.name),
         });
       if (options.json) return printJson(rows);
-      if (rows.length === 0) return console.log('No skills yet. Add one: handoff skills add NAME --file FILE.md');
+      if (rows.length === 0)
+        return console.log('No skills yet. Add one: handoff skills add NAME --file FILE.md');
       printTable(
         ['name', 'version', 'used by', 'saved'],
         rows.map((r) => [r.name, r.version, r.used_by.join(', ') || '-', r.created_at]),

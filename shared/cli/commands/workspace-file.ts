@@ -22,7 +22,9 @@ export function registerWorkspaceFileCommands(program: Command): void {
     .option('--with-learned-rules', 'include the rules learned from your answers, not only those you set')
     .action(async (options: { withLearnedRules?: boolean }) => {
       const { engine } = await cliContext();
-      const file = await exportWorkspace(engine.store, { withLearnedRules: options.withLearnedRules ?? false });
+      const file = await exportWorkspace(engine.store, {
+        withLearnedRules: options.withLearnedRules ?? false,
+      });
       process.stdout.write(toYaml(file));
     });
 
@@ -46,7 +48,9 @@ export function registerWorkspaceFileCommands(program: Command): void {
       } catch (error) {
         if (!(error instanceof WorkspaceFileError)) throw error;
         for (const line of error.problems) process.stderr.write(`handoff: ${line}\n`);
-        process.stderr.write(`handoff: nothing was applied (${error.problems.length} problem${error.problems.length > 1 ? 's' : ''})\n`);
+        process.stderr.write(
+          `handoff: nothing was applied (${error.problems.length} problem${error.problems.length > 1 ? 's' : ''})\n`,
+        );
         process.exitCode = EXIT.failed;
       }
     });

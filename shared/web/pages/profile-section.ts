@@ -34,9 +34,14 @@ export function profileSection(visitor: Visitor, profile: Profile, errors: Recor
         ${fieldError(errors, 'time_zone')}
         <label for="profile_notify">Notify me by</label>
         <select id="profile_notify" name="notify_channel">
-          <option value="" ${profile.notify_channel === null ? html`selected` : ''}>the Settings channel</option>
+          <option value="" ${profile.notify_channel === null ? html`selected` : ''}>
+            the Settings channel
+          </option>
           ${NOTIFY_CHANNELS.map(
-            (ch) => html`<option value="${ch}" ${ch === profile.notify_channel ? html`selected` : ''}>${ch}</option>`,
+            (ch) =>
+              html`<option value="${ch}" ${ch === profile.notify_channel ? html`selected` : ''}>
+                ${ch}
+              </option>`,
           )}
         </select>
         ${fieldError(errors, 'notify_channel')}
