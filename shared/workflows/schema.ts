@@ -185,12 +185,6 @@ const SpecialistSchema = z.strictObject({
     .array(z.string({ error: 'must be a string' }), { error: 'must be a list' })
     .min(1, { message: 'needs at least one action (or leave it out for all of them)' })
     .optional(),
-  /** `primary` (default) or `fallback`: the model it decides with. */
-  model: z.enum(['primary', 'fallback'], { error: 'must be "primary" or "fallback"' }).optional(),
-  /** Registry entries whose read-only tools it reads with; absent: the workflow's. */
-  tools: z.array(z.string({ error: 'must be a string' }), { error: 'must be a list' }).optional(),
-  /** Skills it includes by name (see `handoff skills`). */
-  skills: z.array(LibraryName, { error: 'must be a list' }).optional(),
 });
 
 /** A workflow definition, as read from a YAML or JSON file. */
@@ -325,12 +319,25 @@ export const WorkflowSchema = z
       });
   });
 
-/** A validated workflow. */
-export type Workflow = z.infer<typeof WorkflowSchema>;
+/**
+ * A specialist of a run: as a workflow file declares it inline, or made from a named agent
+ * definition (`agents:`), which also brings its model tier, its tools and its skills.
+ */
+export type WorkflowSpecialist = z.infer<typeof SpecialistSchema> & {
+  /** `fallback`: decides with the fallback model. Default the primary one. */
+  model?: 'primary' | 'fallback' | undefined;
+  /** Registry entries whose read-only tools it reads with; absent: the workflow's. */
+  tools?: string[] | undefined;
+  /** Skills it includes by name. */
+  skills?: string[] | undefined;
+};
+
+/** A validated workflow (its specialists resolved, in a run, from its agents too). */
+export type Workflow = Omit<z.infer<typeof WorkflowSchema>, 'specialists'> & {
+  specialists?: WorkflowSpecialist[] | undefined;
+};
 /** One declared action of a workflow. */
 export type WorkflowAction = Workflow['actions'][number];
-/** One specialist of a workflow. */
-export type WorkflowSpecialist = NonNullable<Workflow['specialists']>[number];
 
 /** Why an EventBridge schedule expression is refused, or null when it is fine. */
 function scheduleProblem(schedule: string): string | null {
