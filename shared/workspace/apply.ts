@@ -18,7 +18,14 @@ import { skills } from '../skills/skills.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
 import { libraryProblems } from '../workflows/repository.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
-import { exportWorkspace, workflowCredentials, WorkspaceFileSchema, type WorkspaceFile } from './file.ts';
+import {
+  exportWorkspace,
+  FileRuleSchema,
+  workflowCredentials,
+  WorkspaceFileSchema,
+  type WorkspaceFile,
+} from './file.ts';
+import { listRules } from '../memory/rules-repository.ts';
 
 /** Largest workspace file read. */
 export const MAX_WORKSPACE_BYTES = 1024 * 1024;
@@ -86,9 +93,9 @@ export async function checkWorkspaceFile(
     if (result.success) workflows.push(result.data);
     else problems.push(...result.error.issues.map((issue) => issueLine(issue, ['workflows', i])));
   });
+  problems.push(...duplicates(raw));
   if (!parsed.success) fail(problems);
   const file = parsed.data!;
-  problems.push(...duplicates(file, workflows));
   problems.push(...(await references(store, file, workflows)));
   if (problems.length > 0) fail(problems);
   return { file, workflows };
@@ -101,42 +108,30 @@ function issueLine(issue: z.core.$ZodIssue, prefix: (string | number)[]): string
   return `${path || '(top)'}: ${issue.message}`;
 }
 
-function duplicates(file: WorkspaceFile, workflows: readonly Workflow[]): string[] {
+/** Two entries of a section with the same name or id, read from the raw file (so they are found even when other fields are wrong). */
+function duplicates(raw: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  const check = (section: string, field: string, ids: readonly string[]) => {
+  const sections = [
+    ['integrations', 'name'],
+    ['skills', 'name'],
+    ['agents', 'name'],
+    ['workflows', 'id'],
+    ['rules', 'id'],
+  ] as const;
+  for (const [section, field] of sections) {
+    const list = raw[section];
+    if (!Array.isArray(list)) continue;
     const first = new Map<string, number>();
-    ids.forEach((id, i) => {
+    list.forEach((entry: unknown, i) => {
+      const id =
+        entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>)[field] : undefined;
+      if (typeof id !== 'string') return;
       const seen = first.get(id);
       if (seen !== undefined)
         problems.push(`${section}.${i}.${field}: duplicate ${field} "${id}" (also ${section}.${seen})`);
       else first.set(id, i);
     });
-  };
-  check(
-    'integrations',
-    'name',
-    file.integrations.map((x) => x.name),
-  );
-  check(
-    'skills',
-    'name',
-    file.skills.map((x) => x.name),
-  );
-  check(
-    'agents',
-    'name',
-    file.agents.map((x) => x.name),
-  );
-  check(
-    'workflows',
-    'id',
-    workflows.map((x) => x.id),
-  );
-  check(
-    'rules',
-    'id',
-    file.rules.map((x) => x.id),
-  );
+  }
   return problems;
 }
 
@@ -284,13 +279,24 @@ export async function applyWorkspace(
       changedWorkflows.push(w.id);
     }
   }
+  // Rules are versioned records (learning supersedes them with a conditional update).
+  const storedRules = new Map((await listRules(store)).map((r) => [r.id, r]));
   for (const r of file.rules) {
-    const before = current.rules.find((c) => c.id === r.id);
-    if (note('rule', r.id, before, r))
+    const stored = storedRules.get(r.id);
+    const before = stored ? FileRuleSchema.parse(pick(stored, Object.keys(r))) : undefined;
+    if (!note('rule', r.id, before, r)) continue;
+    if (!stored)
       writes.push({
-        kind: 'put',
+        kind: 'create',
         collection: 'rules',
         record: { ...r, superseded_by: null, mirror_ids: [] },
+      });
+    else
+      writes.push({
+        kind: 'update',
+        collection: 'rules',
+        record: { ...stored, ...r, superseded_by: null },
+        expectedVersion: stored.version ?? 1,
       });
   }
   const timeZoneChanged = profile.time_zone !== current.profile.time_zone;
@@ -302,6 +308,10 @@ export async function applyWorkspace(
       );
   }
   return { changes, applied: !opts.dryRun, workflows: changedWorkflows, timeZoneChanged };
+}
+
+function pick(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, record[k]]));
 }
 
 /** Drops undefined fields, so two equal values compare equal however they were built. */

@@ -95,6 +95,7 @@ describe('the platform API', () => {
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as { problems: string[] }).problems).toEqual([
       'workspace.yml: version: must be 1',
+      'workspace.yml: skills.1.name: duplicate name "a" (also skills.0)',
     ]);
   });
 });
