@@ -6,7 +6,6 @@
 import type { Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { parse } from 'yaml';
 import { agents, saveAgent } from '../agents/definitions.ts';
 import { errorMessage, InvalidInputError } from '../errors/index.ts';
 import { agentUsers, deleteAgent, deleteSkill, skillUsers } from '../library/usage.ts';
@@ -14,8 +13,7 @@ import { readProfile, saveProfile, type Profile } from '../profile/profile.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { saveSkill, skills } from '../skills/skills.ts';
 import { listWorkflows } from '../workflows/repository.ts';
-import { applyWorkspace, MAX_WORKSPACE_BYTES, WorkspaceFileError } from '../workspace/apply.ts';
-import { exportWorkspace, toYaml } from '../workspace/file.ts';
+import { MAX_WORKSPACE_BYTES } from '../workspace/limits.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 
 export interface PlatformRouteDeps {
@@ -53,6 +51,8 @@ async function jsonBody(c: Context): Promise<unknown> {
 /** The body as YAML or JSON (JSON is YAML). */
 async function yamlBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
+  // The YAML parser loads with the first agent or workspace file sent, not with every cold start.
+  const { parse } = await import('yaml');
   try {
     return parse(text, { maxAliasCount: 100 }) as unknown;
   } catch (error) {
@@ -159,6 +159,7 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
   });
 
   app.get('/api/workspace/export', async (c) => {
+    const { exportWorkspace, toYaml } = await import('../workspace/file.ts');
     const file = await exportWorkspace(store(), {
       withLearnedRules: flag(c.req.query('with_learned_rules')),
     });
@@ -166,6 +167,7 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
   });
   app.post('/api/workspace/apply', limit(MAX_WORKSPACE_BYTES), async (c) => {
     const dryRun = flag(c.req.query('dry_run'));
+    const { applyWorkspace, WorkspaceFileError } = await import('../workspace/apply.ts');
     try {
       const result = await applyWorkspace(store(), await c.req.text(), 'workspace.yml', { dryRun });
       if (result.applied) {

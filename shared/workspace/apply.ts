@@ -27,8 +27,9 @@ import {
 } from './file.ts';
 import { listRules } from '../memory/rules-repository.ts';
 
-/** Largest workspace file read. */
-export const MAX_WORKSPACE_BYTES = 1024 * 1024;
+import { MAX_WORKSPACE_BYTES } from './limits.ts';
+
+export { MAX_WORKSPACE_BYTES };
 
 /** One difference between the file and the workspace. */
 export interface Change {
