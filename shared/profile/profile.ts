@@ -135,3 +135,14 @@ export function quietUntil(profile: Pick<Profile, 'quiet_hours' | 'time_zone'>, 
     next.setTime(next.getTime() + (minutesIn(next, profile.time_zone) < end ? 60_000 : -60_000));
   return next;
 }
+
+/** The profile as `handoff profile --json` and `GET /api/profile` show it. */
+export function profileView(p: Profile) {
+  return {
+    name: p.name,
+    time_zone: p.time_zone,
+    notify_channel: p.notify_channel,
+    quiet_hours: p.quiet_hours,
+    updated_at: p.updated_at,
+  };
+}

@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import { agents, saveAgent } from '../agents/definitions.ts';
 import { errorMessage, InvalidInputError } from '../errors/index.ts';
 import { agentUsers, deleteAgent, deleteSkill, skillUsers } from '../library/usage.ts';
-import { readProfile, saveProfile, type Profile } from '../profile/profile.ts';
+import { profileView, readProfile, saveProfile } from '../profile/profile.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { saveSkill, skills } from '../skills/skills.ts';
 import { listWorkflows } from '../workflows/repository.ts';
@@ -29,16 +29,6 @@ const limit = (bytes: number) =>
       throw new HTTPException(413, { message: `request body larger than ${bytes / 1024} KiB` });
     },
   });
-
-function profileJson(p: Profile) {
-  return {
-    name: p.name,
-    time_zone: p.time_zone,
-    notify_channel: p.notify_channel,
-    quiet_hours: p.quiet_hours,
-    updated_at: p.updated_at,
-  };
-}
 
 async function jsonBody(c: Context): Promise<unknown> {
   try {
@@ -82,7 +72,7 @@ async function rescheduleAll(deps: PlatformRouteDeps): Promise<void> {
 export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void {
   const store = () => deps.engine.store;
 
-  app.get('/api/profile', async (c) => c.json(profileJson(await readProfile(store()))));
+  app.get('/api/profile', async (c) => c.json(profileView(await readProfile(store()))));
   app.put('/api/profile', limit(16 * 1024), async (c) => {
     const before = await readProfile(store());
     const body = await jsonBody(c);
@@ -90,7 +80,7 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
       throw new InvalidInputError('body must be an object like {"time_zone": "Europe/Paris"}');
     const saved = await saveProfile(store(), body);
     if (saved.time_zone !== before.time_zone) await rescheduleAll(deps);
-    return c.json(profileJson(saved));
+    return c.json(profileView(saved));
   });
 
   app.get('/api/skills', async (c) => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import {
   parseQuietHours,
+  profileView,
   readProfile,
   saveProfile,
   type Profile,
@@ -10,17 +11,6 @@ import {
 import { NOTIFY_CHANNELS } from '../../settings/settings.ts';
 import { cliContext } from '../context.ts';
 import { printJson } from '../output.ts';
-
-/** The profile as `handoff profile --json` and `GET /api/profile` show it. */
-export function profileJson(p: Profile) {
-  return {
-    name: p.name,
-    time_zone: p.time_zone,
-    notify_channel: p.notify_channel,
-    quiet_hours: p.quiet_hours,
-    updated_at: p.updated_at,
-  };
-}
 
 function printProfile(p: Profile): void {
   const quiet = p.quiet_hours ? `${p.quiet_hours.start}-${p.quiet_hours.end}` : 'off';
@@ -50,7 +40,7 @@ export function registerProfileCommands(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();
       const profile = await readProfile(engine.store);
-      if (options.json) return printJson(profileJson(profile));
+      if (options.json) return printJson(profileView(profile));
       printProfile(profile);
     });
 
@@ -83,7 +73,7 @@ export function registerProfileCommands(program: Command): void {
         throw new InvalidInputError('nothing to change: give --name, --time-zone, --notify or --quiet-hours');
       const { engine } = await cliContext();
       const saved = await saveProfile(engine.store, change);
-      if (options.json) return printJson(profileJson(saved));
+      if (options.json) return printJson(profileView(saved));
       printProfile(saved);
     });
 }
