@@ -129,11 +129,14 @@ export function quietUntil(profile: Pick<Profile, 'quiet_hours' | 'time_zone'>, 
   const at = minutesIn(now, profile.time_zone);
   const inside = start < end ? at >= start && at < end : at >= start || at < end;
   if (!inside) return null;
-  // The wall-clock distance to the end; a daylight-saving jump inside it is corrected after.
-  const next = new Date(Math.floor(now.getTime() / 60_000) * 60_000 + ((end - at + 1440) % 1440) * 60_000);
-  for (let i = 0; i < 120 && minutesIn(next, profile.time_zone) !== end; i++)
-    next.setTime(next.getTime() + (minutesIn(next, profile.time_zone) < end ? 60_000 : -60_000));
-  return next;
+  // The wall-clock distance to the end; a daylight-saving change inside it moves the end by
+  // its shift (an hour, somewhere half an hour), so those are tried next.
+  const wall = Math.floor(now.getTime() / 60_000) * 60_000 + ((end - at + 1440) % 1440) * 60_000;
+  for (const shift of [0, -60, 60, -30, 30]) {
+    const candidate = new Date(wall + shift * 60_000);
+    if (candidate > now && minutesIn(candidate, profile.time_zone) === end) return candidate;
+  }
+  return new Date(wall); // the end falls in a skipped hour: the wall-clock distance is close enough
 }
 
 /** The profile as `handoff profile --json` and `GET /api/profile` show it. */

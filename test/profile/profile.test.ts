@@ -97,6 +97,11 @@ describe('quiet hours', () => {
       '2026-12-02T06:00:00.000Z',
     );
     expect(quietUntil(profile, new Date('2026-12-01T12:00:00Z'))).toBeNull();
+    // The night the clocks go forward (02:00 → 03:00 on 29 March): still 07:00 on the wall.
+    const spring = { quiet_hours: { start: '01:00', end: '07:00' }, time_zone: 'Europe/Paris' };
+    expect(quietUntil(spring, new Date('2026-03-29T00:30:00Z'))?.toISOString()).toBe(
+      '2026-03-29T05:00:00.000Z',
+    );
   });
 
   it('holds the notice of questions raised in quiet hours until they end; the questions stay pending', async () => {
