@@ -13,6 +13,7 @@ import { InterruptSchema } from '../../shared/records/runs.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { expireDue } from '../../shared/runs/housekeeping.ts';
+import { sweep } from '../../shared/runs/sweep.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { engineFromEnv } from '../../shared/runs/wire.ts';
 import { getRecord } from '../../shared/store/records.ts';
@@ -126,7 +127,7 @@ describe('quiet hours', () => {
 
     await expireDue(engine, new Date(due.getTime() - 60_000)); // still quiet
     expect(notices.filter((n) => n.kind === 'asked')).toEqual([]);
-    await expireDue(engine, new Date(due.getTime() + 60_000)); // the window is open
+    await sweep(engine, new Date(due.getTime() + 60_000)); // the window is open (AWS: the sweeper)
     await expireDue(engine, new Date(due.getTime() + 120_000)); // told once only
     expect(notices.filter((n) => n.kind === 'asked')).toEqual([
       expect.objectContaining({ kind: 'asked', runId: run.id, count: asked.length }),
