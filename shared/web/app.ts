@@ -163,7 +163,11 @@ export function createApp(deps: AppDeps): Hono {
     onChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
-  registerPlatformRoutes(app, { engine, onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined) });
+  registerPlatformRoutes(app, {
+    engine,
+    onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined),
+    inLambda: deps.inLambda ?? false,
+  });
 
   app.get('/api/workflows', async (c) =>
     c.json((await listWorkflows(engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger }))),

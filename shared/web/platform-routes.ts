@@ -12,6 +12,7 @@ import { agentUsers, deleteAgent, deleteSkill, skillUsers } from '../library/usa
 import { profileView, readProfile, saveProfile } from '../profile/profile.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { saveSkill, skills } from '../skills/skills.ts';
+import { lambdaSourceProblem } from '../sources/source-types.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { MAX_WORKSPACE_BYTES } from '../workspace/limits.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
@@ -20,6 +21,8 @@ export interface PlatformRouteDeps {
   engine: EngineDeps;
   /** Told of each workflow whose schedule must be read again (AWS: schedule sync). */
   onWorkflowChange: WorkflowChangeListener;
+  /** Served by a Lambda function: a workflow whose source needs local folders is refused. */
+  inLambda?: boolean;
 }
 
 const limit = (bytes: number) =>
@@ -159,7 +162,10 @@ export function registerPlatformRoutes(app: Hono, deps: PlatformRouteDeps): void
     const dryRun = flag(c.req.query('dry_run'));
     const { applyWorkspace, WorkspaceFileError } = await import('../workspace/apply.ts');
     try {
-      const result = await applyWorkspace(store(), await c.req.text(), 'workspace.yml', { dryRun });
+      const result = await applyWorkspace(store(), await c.req.text(), 'workspace.yml', {
+        dryRun,
+        ...(deps.inLambda ? { workflowProblem: (w) => lambdaSourceProblem(w.source.type) } : {}),
+      });
       if (result.applied) {
         if (result.timeZoneChanged) await rescheduleAll(deps);
         else for (const id of result.workflows) await deps.onWorkflowChange(id, 'saved');

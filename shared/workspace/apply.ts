@@ -14,6 +14,7 @@ import { commitAll, type Store, type Write } from '../store/store.ts';
 import { exportWorkspace, FileRuleSchema } from './file.ts';
 import { listRules } from '../memory/rules-repository.ts';
 import { checkWorkspaceFile } from './check.ts';
+import type { Workflow } from '../workflows/schema.ts';
 
 export { MAX_WORKSPACE_BYTES } from './limits.ts';
 export { checkWorkspaceFile, WorkspaceFileError } from './check.ts';
@@ -45,9 +46,9 @@ export async function applyWorkspace(
   store: Store,
   text: string,
   fileName: string,
-  opts: { dryRun?: boolean } = {},
+  opts: { dryRun?: boolean; workflowProblem?: (workflow: Workflow) => string | null } = {},
 ): Promise<ApplyResult> {
-  const { file, workflows } = await checkWorkspaceFile(store, text, fileName);
+  const { file, workflows } = await checkWorkspaceFile(store, text, fileName, opts.workflowProblem);
   const current = await exportWorkspace(store, { withLearnedRules: true });
   const changes: Change[] = [];
   const writes: Write[] = [];

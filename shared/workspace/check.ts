@@ -27,6 +27,8 @@ export async function checkWorkspaceFile(
   store: Store,
   text: string,
   fileName: string,
+  /** What else refuses a workflow here (a Lambda: a source that needs local folders). */
+  workflowProblem: (workflow: Workflow) => string | null = () => null,
 ): Promise<{ file: WorkspaceFile; workflows: Workflow[] }> {
   const fail = (problems: string[]): never => {
     throw new WorkspaceFileError(problems.map((p) => `${fileName}: ${p}`));
@@ -63,6 +65,10 @@ export async function checkWorkspaceFile(
   if (!parsed.success) fail(problems);
   const file = parsed.data!;
   problems.push(...(await references(store, file, workflows)));
+  workflows.forEach((w, i) => {
+    const problem = workflowProblem(w);
+    if (problem) problems.push(`workflows.${i}.source.type: ${problem}`);
+  });
   if (problems.length > 0) fail(problems);
   return { file, workflows };
 }

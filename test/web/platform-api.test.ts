@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { readProfile } from '../../shared/profile/profile.ts';
 import { skills } from '../../shared/skills/skills.ts';
+import { createApp } from '../../shared/web/app.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -97,5 +98,23 @@ describe('the platform API', () => {
       'workspace.yml: version: must be 1',
       'workspace.yml: skills.1.name: duplicate name "a" (also skills.0)',
     ]);
+  });
+
+  it('on a Lambda, refuses a workspace whose workflow needs local folders, and writes nothing', async () => {
+    const lambda = createApp({ engine: h.engine, env: h.env, runner: h.launcher, inLambda: true });
+    const text = await (await h.app.request('/api/workspace/export', { headers: h.auth() })).text();
+    await h.engine.store.delete('workflows', h.workflow.id); // the file brings it back
+    const refused = await lambda.request('/api/workspace/apply', {
+      method: 'POST',
+      headers: h.auth(),
+      body: text,
+    });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { problems: string[] }).problems).toEqual([
+      expect.stringMatching(
+        /^workspace\.yml: workflows\.0\.source\.type: a Lambda function has no local folders/,
+      ),
+    ]);
+    expect(await h.engine.store.list('workflows')).toEqual([]);
   });
 });
