@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { readProfile } from '../../shared/profile/profile.ts';
 import { skills } from '../../shared/skills/skills.ts';
 import { createApp } from '../../shared/web/app.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -116,5 +117,30 @@ describe('the platform API', () => {
       ),
     ]);
     expect(await h.engine.store.list('workflows')).toEqual([]);
+  });
+
+  it('a changed time zone announces every scheduled workflow again (AWS: its schedule is updated)', async () => {
+    const announced: string[] = [];
+    const app = createApp({
+      engine: h.engine,
+      env: h.env,
+      runner: h.launcher,
+      onWorkflowChange: async (id, change) => void announced.push(`${id} ${change}`),
+    });
+    await saveWorkflow(h.engine.store, {
+      ...h.workflow,
+      id: 'morning',
+      trigger: { schedule: 'cron(0 8 * * ? *)' },
+    });
+    const put = (body: object) =>
+      app.request('/api/profile', {
+        method: 'PUT',
+        headers: h.auth({ 'Content-Type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
+    expect((await put({ name: 'Ana' })).status).toBe(200);
+    expect(announced).toEqual([]); // nothing a schedule reads changed
+    expect((await put({ time_zone: 'Asia/Tokyo' })).status).toBe(200);
+    expect(announced).toEqual(['morning saved']); // the manual workflow has no schedule
   });
 });
