@@ -115,9 +115,10 @@ function errorName(error: unknown): string | undefined {
 }
 
 /**
- * The schedule-sync function: a workflow was saved or removed, or its schedule paused or
- * resumed. The store says what is current (so events arriving out of order still end
- * right), and the schedule follows.
+ * The schedule-sync function: a workflow was saved or removed, its schedule paused or
+ * resumed, or the profile's time zone changed (each scheduled workflow is announced again).
+ * The store says what is current (so events arriving out of order still end right), and the
+ * schedule follows, in the profile's time zone.
  */
 export async function syncWorkflowSchedule(
   storeOf: (workspace: string) => Store,
@@ -137,7 +138,14 @@ export async function syncWorkflowSchedule(
     paused: workflow !== null && (await isPaused(store, workflow.id)),
     timeZone: (await readProfile(store)).time_zone,
   };
-  const schedule = await syncSchedule(scheduler, opts, workflow, detail.workflow_id, settings, detail.workspace);
+  const schedule = await syncSchedule(
+    scheduler,
+    opts,
+    workflow,
+    detail.workflow_id,
+    settings,
+    detail.workspace,
+  );
   return { workflow_id: detail.workflow_id, schedule };
 }
 

@@ -24,6 +24,10 @@ import { registerWorkspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './output.ts';
 import { registerArtifactCommands } from './commands/artifacts.ts';
 import { registerScheduleCommands } from './commands/schedules.ts';
+import { registerSkillCommands } from './commands/skills.ts';
+import { registerAgentCommands } from './commands/agents.ts';
+import { registerProfileCommands } from './commands/profile.ts';
+import { registerWorkspaceFileCommands } from './commands/workspace-file.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -46,9 +50,13 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerWorkspaceCommands(program);
   registerKeyCommands(program);
-  addWorkspaceOption(program);
   registerArtifactCommands(program);
   registerScheduleCommands(program);
+  registerSkillCommands(program);
+  registerAgentCommands(program);
+  registerProfileCommands(program);
+  registerWorkspaceFileCommands(program);
+  addWorkspaceOption(program);
   return program;
 }
 

@@ -23,6 +23,8 @@ export interface RunGraphDeps {
   ctx: RunContext;
   trigger: RunTrigger;
   model: Model;
+  /** The model of specialists with `model: fallback`; default `model`. */
+  fallbackModel?: Model;
   snapshots: SnapshotStorage;
   hasNewItems: () => Promise<boolean>;
   complete: (executor: Agent) => Promise<string>;
@@ -35,7 +37,9 @@ export interface RunGraphDeps {
  */
 export function buildRunGraph(deps: RunGraphDeps): RunGraph {
   const desk =
-    (deps.ctx.workflow.specialists ?? []).length > 0 ? new SpecialistDesk(deps.ctx, deps.model) : null;
+    (deps.ctx.workflow.specialists ?? []).length > 0
+      ? new SpecialistDesk(deps.ctx, deps.model, deps.fallbackModel)
+      : null;
   const executor = createExecutor(deps.ctx, deps.model, desk);
   narrateTools(executor, deps.ctx.emit);
   for (const specialist of desk?.specialists ?? []) narrateTools(specialist.agent, deps.ctx.emit);

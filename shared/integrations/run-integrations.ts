@@ -13,8 +13,11 @@ export interface RunIntegrations {
   wrapSource(source: ItemSource): ItemSource;
   /** The declared actions, each irreversible integration action marked so: the gate always asks. */
   gatePolicy(declared: GatePolicy['actions']): GatePolicy['actions'];
-  /** Gives the executor the read-only tools and the hook that stops direct world-changing calls. */
-  attach(executor: Agent): void;
+  /**
+   * Gives an agent the read-only tools (only those of `servers` when given: a specialist's
+   * own `tools`) and the hook that stops direct world-changing calls.
+   */
+  attach(executor: Agent, servers?: readonly string[]): void;
   /** Ends stdio children and HTTP sessions. */
   close(): Promise<void>;
 }
@@ -51,7 +54,7 @@ export async function runIntegrations(
     problems: toolset.problems,
     wrapSource: (source) => toolset.wrapSource(source),
     gatePolicy: (declared) => toolset.gatePolicy(declared),
-    attach: (executor) => attachIntegrations(executor, toolset),
+    attach: (executor, servers) => attachIntegrations(executor, toolset, servers),
     close: () => toolset.close(),
   };
 }

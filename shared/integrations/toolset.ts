@@ -147,8 +147,15 @@ export function gateWorldChangingTools(isWorldChanging: (toolName: string) => bo
 }
 
 /** Gives the executor the toolset's read-only tools, and the hook that stops direct world-changing calls. */
-export function attachIntegrations(agent: Agent, toolset: IntegrationToolset): void {
-  if (toolset.tools.length > 0) agent.toolRegistry.add(toolset.tools);
+export function attachIntegrations(
+  agent: Agent,
+  toolset: IntegrationToolset,
+  servers?: readonly string[],
+): void {
+  const tools = servers
+    ? toolset.tools.filter((t) => servers.includes(serverOf(t.name) ?? ''))
+    : toolset.tools;
+  if (tools.length > 0) agent.toolRegistry.add(tools);
   agent.addHook(BeforeToolCallEvent, gateWorldChangingTools(toolset.isWorldChanging));
 }
 

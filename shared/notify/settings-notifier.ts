@@ -1,11 +1,12 @@
 import type { Env } from '../config/env.ts';
+import { readProfile } from '../profile/profile.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import type { Store } from '../store/store.ts';
 import { notifierFromEnv, type NotifierOptions } from './from-env.ts';
 import type { Notice, Notifier, NotifyChannel } from './notifier.ts';
 
 /**
- * The notifier the Settings page chose (stored), else NOTIFY_CHANNEL — read at each notice,
+ * The notifier the profile names, else the one the Settings page chose (stored), else NOTIFY_CHANNEL — read at each notice,
  * so changing the channel in the web app needs no restart and no file edit. A channel that
  * is not configured fails the notice (visibly), not the process.
  */
@@ -17,7 +18,10 @@ export function settingsNotifier(
   const made = new Map<NotifyChannel, Notifier>();
   return {
     async notify(notice: Notice): Promise<void> {
-      const channel = (await readStoredSettings(store))?.notify_channel ?? env.NOTIFY_CHANNEL;
+      const channel =
+        (await readProfile(store)).notify_channel ??
+        (await readStoredSettings(store))?.notify_channel ??
+        env.NOTIFY_CHANNEL;
       let notifier = made.get(channel);
       if (!notifier) {
         notifier = notifierFromEnv({ NOTIFY_CHANNEL: channel }, options);

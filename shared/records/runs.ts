@@ -46,6 +46,10 @@ export const RunSnapshotSchema = z.object({
   graph: z.record(z.string(), z.unknown()),
 });
 
+/** A skill or agent version a run read (its `skills`/`agents`). */
+export const LibraryPinSchema = z.object({ name: z.string(), version: z.number().int() });
+export type LibraryPin = z.infer<typeof LibraryPinSchema>;
+
 export const RunSchema = z.object({
   id: z.string(),
   version: z.number().int(),
@@ -76,6 +80,10 @@ export const RunSchema = z.object({
   owner: z.object({ pid: z.number().int(), host: z.string() }).nullable(),
   started_at: z.string(),
   finished_at: z.string().nullable(),
+  /** The skill versions the run included, pinned at its start (absent when it included none). */
+  skills: z.array(LibraryPinSchema).optional(),
+  /** The agent definitions (and versions) it used as specialists. */
+  agents: z.array(LibraryPinSchema).optional(),
 });
 export type Run = z.infer<typeof RunSchema>;
 export type RunDispatch = NonNullable<Run['dispatch']>;
@@ -100,6 +108,11 @@ export const InterruptSchema = z.object({
   decision_ids: z.array(z.string()),
   status: z.enum(['open', 'resumed']),
   created_at: z.string(),
+  /**
+   * Raised during the profile's quiet hours: when the person is to be told (the end of
+   * the quiet hours). Cleared once the notice went out; absent or null: told at once.
+   */
+  notice_due_at: z.string().nullable().optional(),
 });
 export type InterruptRecord = z.infer<typeof InterruptSchema>;
 

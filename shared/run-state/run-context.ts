@@ -3,6 +3,7 @@ import type { GatePolicy } from '../gate/verdict.ts';
 import type { ItemSource, SourceItem } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
+import type { IncludedSkill } from '../skills/skills.ts';
 import type { FeedEvent } from '../events/feed.ts';
 import type { Choice, Decided } from '../actions/carry-out.ts';
 import type { SourceUnavailableError } from '../sources/source.ts';
@@ -16,6 +17,8 @@ export interface RunContext {
   store: Store;
   runId: string;
   workflow: Workflow;
+  /** The text of each skill the workflow and its specialists include, by name (see workflows/resolve.ts). */
+  skills?: ReadonlyMap<string, IncludedSkill>;
   source: ItemSource;
   policy: GatePolicy;
   rules: Rule[];

@@ -6,6 +6,7 @@ import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';
 import { settleInterrupted } from './interrupted-claims.ts';
 import { resumeIfReady } from './run-loop.ts';
+import { sendDueNotices } from './quiet-notices.ts';
 import { UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
 import { runsWithStatus, thisProcess } from './run-repository.ts';
@@ -13,9 +14,11 @@ import { runsWithStatus, thisProcess } from './run-repository.ts';
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
  * acted) and resumes every run that no longer waits on anyone: those, and any run whose
- * last answer was saved by a process killed before it resumed the run.
+ * last answer was saved by a process killed before it resumed the run. First, the notices
+ * held for quiet hours whose time has come are sent (see quiet-notices.ts).
  */
 export async function expireDue(deps: EngineDeps, now = new Date()): Promise<number> {
+  await sendDueNotices(deps, now);
   const pending = await listPending(deps.store);
   const due = pending.filter((d) => d.expires_at <= now.toISOString());
   const asking = new Set(pending.filter((d) => !due.includes(d)).map((d) => d.run_id));

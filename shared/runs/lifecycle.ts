@@ -14,6 +14,7 @@ import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
 import { GRAPH_SCHEMA_VERSION } from './graph-state.ts';
 import {
   dispatchTo,
+  type LibraryPin,
   EMPTY_COUNTS,
   RunSchema,
   type Answer,
@@ -25,6 +26,7 @@ import {
 } from '../records/runs.ts';
 import { getRun, thisProcess } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
+import { quietUntil, readProfile } from '../profile/profile.ts';
 
 /*
  * The run lifecycle: the only module that writes a run's state. Each transition is one
@@ -36,12 +38,16 @@ async function write(store: Store, run: Run, change: Partial<Run>): Promise<Run>
   return RunSchema.parse(await store.update('runs', { ...run, ...change }, run.version));
 }
 
-/** Start: creates a running run; with `id` given, a second create of the same id throws RecordExistsError. */
+/**
+ * Start: creates a running run; with `id` given, a second create of the same id throws
+ * RecordExistsError. `pins`: the skill and agent versions it reads, for good.
+ */
 export async function createRun(
   store: Store,
   workflowId: string,
   trigger: RunTrigger,
   id = newId('run'),
+  pins: { skills: LibraryPin[]; agents: LibraryPin[] } = { skills: [], agents: [] },
 ): Promise<Run> {
   const run: Omit<Run, 'version'> = {
     id,
@@ -56,6 +62,8 @@ export async function createRun(
     owner: thisProcess(),
     started_at: new Date().toISOString(),
     finished_at: null,
+    ...(pins.skills.length > 0 ? { skills: pins.skills } : {}),
+    ...(pins.agents.length > 0 ? { agents: pins.agents } : {}),
   };
   return RunSchema.parse(await store.create('runs', run));
 }
@@ -142,7 +150,10 @@ export async function pauseRun(
 ): Promise<Paused> {
   const interruptId = stableId('int', run.id, raised.strandsInterruptId);
   const now = new Date();
-  const expires = new Date(now.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
+  // In quiet hours the person is told when they end, and has the whole time to answer from then.
+  const quietEnd = quietUntil(await readProfile(deps.store), now);
+  const toldAt = quietEnd ?? now;
+  const expires = new Date(toldAt.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
   const decisions: Omit<Decision, 'version'>[] = raised.items.map((item) => ({
     id: stableId('dec', run.id, item.item_id),
     run_id: run.id,
@@ -171,6 +182,7 @@ export async function pauseRun(
     decision_ids: decisions.map((d) => d.id),
     status: 'open',
     created_at: now.toISOString(),
+    ...(quietEnd ? { notice_due_at: quietEnd.toISOString() } : {}),
   };
   // Every question and the interrupt in one durable write; a retry finds them made.
   await createOnce(deps.store, [
@@ -189,6 +201,13 @@ export async function pauseRun(
     count: decisions.length,
   });
   recordMetric('ItemsAsked', decisions.length);
+  if (quietEnd) {
+    deps.emit(run.id, 'asked', `Quiet hours: you will be told at ${quietEnd.toISOString()}`, {
+      interrupt_id: interruptId,
+      notice_due_at: quietEnd.toISOString(),
+    });
+    return { run: waiting, reached: true };
+  }
   try {
     await deps.notifier.notify({
       kind: 'asked',

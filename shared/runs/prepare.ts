@@ -10,6 +10,8 @@ import { readStoredSettings, type StoredSettings } from '../settings/settings.ts
 import { openSource } from '../sources/open-source.ts';
 import { readInBatches, type SourceItem } from '../sources/source.ts';
 import type { Workflow } from '../workflows/schema.ts';
+import { resolveWorkflow } from '../workflows/resolve.ts';
+import { serverOf } from '../integrations/tool.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run } from '../records/runs.ts';
@@ -39,8 +41,14 @@ export function thresholdFor(
 export async function prepareRun(
   deps: EngineDeps,
   run: Run,
-  workflow: Workflow,
+  storedWorkflow: Workflow,
 ): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
+  // Its named agents as specialists, and its skills, at the versions the run pinned.
+  const resolved = await resolveWorkflow(deps.store, storedWorkflow, {
+    skills: run.skills ?? [],
+    agents: run.agents ?? [],
+  });
+  const workflow = resolved.workflow;
   const source = openSource(workflow, { run, credentials: deps.credentials, store: deps.store });
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
   const held = new Set(
@@ -52,6 +60,7 @@ export async function prepareRun(
     store: deps.store,
     runId: run.id,
     workflow,
+    skills: resolved.skills,
     source,
     policy: {
       threshold: thresholdFor(workflow, deps, stored),
@@ -117,11 +126,23 @@ export async function prepareRun(
       repairs: (_, event) => recorder.noteModelEvent(event),
     }),
   });
+  const specialists = workflow.specialists ?? [];
+  const fallbackModel = specialists.some((s) => s.model === 'fallback')
+    ? await deps.models('fallback', {
+        onEvent: routeModelEvents(run.id, {
+          emit: deps.emit,
+          repairs: (_, event) => recorder.noteModelEvent(event),
+        }),
+      })
+    : undefined;
   // Connected last, so nothing above can fail and leave a server running.
   const acts = actsInThisProcess(deps, run);
+  const servers = [
+    ...new Set([...(workflow.integrations ?? []), ...specialists.flatMap((s) => s.tools ?? [])]),
+  ];
   const integrations = await runIntegrations(deps.store, deps.credentials, {
     actions: acts ? workflow.actions.map((a) => a.name) : [],
-    servers: acts ? (workflow.integrations ?? []) : [],
+    servers: acts ? servers : [],
   });
   ctx.source = integrations.wrapSource(ctx.source);
   ctx.policy.actions = integrations.gatePolicy(ctx.policy.actions);
@@ -134,13 +155,18 @@ export async function prepareRun(
     ctx,
     trigger: run.trigger,
     model,
+    ...(fallbackModel ? { fallbackModel } : {}),
     snapshots: new RunSnapshotStorage(deps.store, run.id),
     hasNewItems,
     complete,
   });
-  // Every agent that decides items reads with the same tools, behind the same hook.
-  for (const agent of [graph.executor, ...(graph.desk?.specialists ?? []).map((s) => s.agent)])
-    integrations.attach(agent);
+  // Every agent that decides items reads with the same tools, behind the same hook; a
+  // specialist with its own `tools` reads with only those (and the others never with them).
+  const own = specialists.some((s) => s.tools !== undefined)
+    ? [...(workflow.integrations ?? []), ...workflow.actions.map((a) => serverOf(a.name) ?? '')]
+    : undefined;
+  integrations.attach(graph.executor, own);
+  for (const s of graph.desk?.specialists ?? []) integrations.attach(s.agent, s.spec.tools ?? own);
   if (deps.dispatcher) stopBeforeEachNode(graph.graph);
   recordRun(recorder, graph);
   const close = async () => {

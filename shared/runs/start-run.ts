@@ -1,5 +1,6 @@
 import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
+import { resolveWorkflow } from '../workflows/resolve.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run, RunTrigger } from '../records/runs.ts';
 import { createRun } from './lifecycle.ts';
@@ -17,7 +18,8 @@ export async function createRunFor(
   runId?: string,
 ): Promise<Run> {
   const workflow = await getWorkflow(deps.store, workflowId);
-  const run = await createRun(deps.store, workflow.id, trigger, runId);
+  const { pins } = await resolveWorkflow(deps.store, workflow); // the versions the run reads, for good
+  const run = await createRun(deps.store, workflow.id, trigger, runId, pins);
   await appendAudit(deps.store, {
     run_id: run.id,
     workflow_id: workflow.id,

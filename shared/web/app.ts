@@ -34,6 +34,7 @@ import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-
 import { registerManageRoutes } from './manage-routes.ts';
 import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
+import { registerPlatformRoutes } from './platform-routes.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
@@ -200,6 +201,11 @@ export function createApp(deps: AppDeps): Hono {
   registerScheduleApi(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
   registerWorkspaceApi(app, web);
+  registerPlatformRoutes(app, {
+    web,
+    onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined),
+    inLambda: deps.inLambda ?? false,
+  });
 
   app.get('/api/workflows', async (c) =>
     c.json(

@@ -5,6 +5,7 @@ import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-p
 import { listRules, revokeRule } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
+import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { loginPage } from './pages/login.ts';
@@ -13,14 +14,21 @@ import { settingsPage } from './pages/settings.ts';
 import { safeNext } from './session.ts';
 import { applySettings, settingDefaults, type WebDeps } from './web-deps.ts';
 
-async function renderSettings(c: Context, web: WebDeps, errors: Record<string, string>, status: 200 | 422) {
+async function renderSettings(
+  c: Context,
+  web: WebDeps,
+  errors: Record<string, string>,
+  status: 200 | 422,
+  profileErrors: Record<string, string> = {},
+) {
   const admitted = await admit(c, web);
   if (!admitted.ok) return admitted.response;
   const defaults = settingDefaults(web);
-  const [settings, workflows, pending] = await Promise.all([
+  const [settings, workflows, pending, profile] = await Promise.all([
     getSettings(web.engine.store, defaults),
     listWorkflows(web.engine.store),
     listPending(web.engine.store),
+    readProfile(web.engine.store),
   ]);
   const data = {
     current: settings,
@@ -29,8 +37,14 @@ async function renderSettings(c: Context, web: WebDeps, errors: Record<string, s
     workflows,
     pending: pending.length,
     errors,
+    profile,
+    profileErrors,
   };
-  const notice = c.req.query('saved') ? 'Saved. The threshold applies from the next run.' : null;
+  const notice = c.req.query('saved')
+    ? 'Saved. The threshold applies from the next run.'
+    : c.req.query('profile')
+      ? 'Saved your profile.'
+      : null;
   return c.html(settingsPage(admitted.visitor, data, status === 200 ? notice : null), status);
 }
 
@@ -102,6 +116,28 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     }
     applySettings(web, await saveSettings(web.engine.store, parsed.data));
     return c.redirect('/settings?saved=1', 303);
+  });
+
+  app.post('/settings/profile', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const f = admitted.form;
+    const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? null : v.trim());
+    const [start, end] = [blank(f.quiet_start), blank(f.quiet_end)];
+    const input = {
+      name: blank(f.name),
+      ...(blank(f.time_zone) ? { time_zone: blank(f.time_zone)! } : {}),
+      notify_channel: blank(f.notify_channel),
+      quiet_hours: start || end ? { start: start ?? '', end: end ?? '' } : null,
+    };
+    const parsed = ProfileInputSchema.safeParse(input);
+    if (!parsed.success) {
+      const errors: Record<string, string> = {};
+      for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
+      return renderSettings(c, web, {}, 422, errors);
+    }
+    await saveProfile(web.engine.store, parsed.data);
+    return c.redirect('/settings?profile=1#profile', 303);
   });
 
   app.get('/login', async (c) => {

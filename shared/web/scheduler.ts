@@ -40,6 +40,8 @@ export interface Scheduler {
   sweep(): Promise<void>;
   /** Resolves when no refresh or sweep is in progress. */
   idle(): Promise<void>;
+  /** When the workflow's job fires next (null: it has no job), and the time zone it runs in. */
+  next(workflowId: string): { at: Date | null; timeZone: string } | null;
 }
 
 interface Job {
@@ -53,7 +55,8 @@ interface Job {
  * a run is created with trigger `{kind: 'schedule', detail: <schedule>}` and handed to
  * `launcher`; a fire is skipped while a run of the same workflow is still running, and
  * while its schedule is paused (`handoff schedules pause`). Schedules are EventBridge
- * expressions, read in the profile's time zone (default UTC).
+ * expressions, read in the profile's time zone (default UTC);
+ * a changed time zone restarts the jobs at the next refresh.
  */
 export function startScheduler(
   engine: EngineDeps,
@@ -148,6 +151,10 @@ export function startScheduler(
     sweep,
     async idle() {
       while (busy.size > 0) await Promise.allSettled([...busy]);
+    },
+    next(workflowId) {
+      const job = jobs.get(workflowId);
+      return job ? { at: job.cron.nextRun(), timeZone: job.timeZone } : null;
     },
   };
 }

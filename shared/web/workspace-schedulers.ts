@@ -43,6 +43,14 @@ export function startWorkspaceSchedulers(
       await first;
       await Promise.all([...schedulers.values()].map((s) => s.sweep()));
     },
+    /** The job of that workflow id in the first workspace that has one. */
+    next(workflowId) {
+      for (const scheduler of schedulers.values()) {
+        const found = scheduler.next(workflowId);
+        if (found) return found;
+      }
+      return null;
+    },
     async idle() {
       await first;
       await Promise.all([...schedulers.values()].map((s) => s.idle()));

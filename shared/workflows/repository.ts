@@ -1,4 +1,6 @@
+import { agents } from '../agents/definitions.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { skills } from '../skills/skills.ts';
 import { listEntries } from '../integrations/registry.ts';
 import { serverOf } from '../integrations/tool.ts';
 import { getRecord, listRecords } from '../store/records.ts';
@@ -11,7 +13,49 @@ import { WorkflowSchema, type Workflow } from './schema.ts';
  */
 export async function saveWorkflow(store: Store, workflow: Workflow): Promise<void> {
   await checkIntegrationActions(store, workflow);
+  const problems = await libraryProblems(store, workflow);
+  if (problems.length > 0) throw new InvalidInputError(problems.join('; '));
   await store.put('workflows', { ...workflow });
+}
+
+/**
+ * The skills and agents a workflow names that the store does not have, one line each
+ * (`skills.0: no skill "tone-of-voice" ...`); empty when all are there. `have` adds names
+ * about to be saved with it (a workspace file).
+ */
+export async function libraryProblems(
+  store: Store,
+  workflow: Workflow,
+  have: { skills?: readonly string[]; agents?: readonly string[] } = {},
+): Promise<string[]> {
+  const wantsSkills =
+    (workflow.skills ?? []).length > 0 || (workflow.specialists ?? []).some((s) => s.skills?.length);
+  const knownSkills = new Set([
+    ...(wantsSkills ? (await skills.listLatest(store)).map((s) => s.name) : []),
+    ...(have.skills ?? []),
+  ]);
+  const stored = (workflow.agents ?? []).length > 0 ? await agents.listLatest(store) : [];
+  const knownAgents = new Set([...stored.map((a) => a.name), ...(have.agents ?? [])]);
+  const declared = new Set(workflow.actions.map((a) => a.name));
+  const problems: string[] = [];
+  const skill = (path: string, name: string) => {
+    if (!knownSkills.has(name))
+      problems.push(`${path}: no skill "${name}" (add it: handoff skills add ${name} --file FILE)`);
+  };
+  (workflow.skills ?? []).forEach((name, i) => skill(`skills.${i}`, name));
+  (workflow.specialists ?? []).forEach((sp, i) =>
+    (sp.skills ?? []).forEach((name, j) => skill(`specialists.${i}.skills.${j}`, name)),
+  );
+  (workflow.agents ?? []).forEach((name, i) => {
+    if (!knownAgents.has(name))
+      problems.push(`agents.${i}: no agent "${name}" (add it: handoff agents add ${name} --file FILE)`);
+    const undeclared = stored
+      .find((a) => a.name === name)
+      ?.content.actions?.find((a) => a !== 'skip' && !declared.has(a));
+    if (undeclared)
+      problems.push(`agents.${i}: agent "${name}" may "${undeclared}", which this workflow does not declare`);
+  });
+  return problems;
 }
 
 async function checkIntegrationActions(store: Store, workflow: Workflow): Promise<void> {

@@ -157,6 +157,11 @@ const ActionSchema = z.strictObject({
   description: z.string({ error: 'must be a string' }).optional(),
 });
 
+/** A skill's or agent's name (see `handoff skills`, `handoff agents`). */
+const LibraryName = z.string({ error: 'must be a string' }).regex(/^[a-z][a-z0-9_-]{0,63}$/, {
+  message: 'must be a skill or agent name: lowercase letters, digits, "-" or "_"',
+});
+
 /** The name of the agent that runs the batch; no specialist may take it. */
 const EXECUTOR_NAME = 'executor';
 /** Each specialist is one more agent in the run and one more intent in route_item's schema. */
@@ -225,6 +230,10 @@ export const WorkflowSchema = z
       .array(SpecialistSchema, { error: 'must be a list' })
       .max(MAX_SPECIALISTS, { message: `at most ${MAX_SPECIALISTS} specialists` })
       .optional(),
+    /** Skills (named Markdown instructions) the executor includes, by name: see `handoff skills`. */
+    skills: z.array(LibraryName, { error: 'must be a list' }).optional(),
+    /** Named agent definitions used as specialists, by name: see `handoff agents`. */
+    agents: z.array(LibraryName, { error: 'must be a list' }).optional(),
   })
   .superRefine((w, ctx) => {
     if (w.source.type === 'event' && w.trigger.webhook !== true)
@@ -295,14 +304,42 @@ export const WorkflowSchema = z
         }
       });
     });
+    (w.agents ?? []).forEach((name, i) => {
+      if (names.has(name) || name === EXECUTOR_NAME)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['agents', i],
+          message: `"${name}" is already a specialist of this workflow (or the executor)`,
+        });
+      names.add(name);
+    });
+    if (names.size > MAX_SPECIALISTS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['agents'],
+        message: `at most ${MAX_SPECIALISTS} specialists and agents together`,
+      });
   });
 
-/** A validated workflow. */
-export type Workflow = z.infer<typeof WorkflowSchema>;
+/**
+ * A specialist of a run: as a workflow file declares it inline, or made from a named agent
+ * definition (`agents:`), which also brings its model tier, its tools and its skills.
+ */
+export type WorkflowSpecialist = z.infer<typeof SpecialistSchema> & {
+  /** `fallback`: decides with the fallback model. Default the primary one. */
+  model?: 'primary' | 'fallback' | undefined;
+  /** Registry entries whose read-only tools it reads with; absent: the workflow's. */
+  tools?: string[] | undefined;
+  /** Skills it includes by name. */
+  skills?: string[] | undefined;
+};
+
+/** A validated workflow (its specialists resolved, in a run, from its agents too). */
+export type Workflow = Omit<z.infer<typeof WorkflowSchema>, 'specialists'> & {
+  specialists?: WorkflowSpecialist[] | undefined;
+};
 /** One declared action of a workflow. */
 export type WorkflowAction = Workflow['actions'][number];
-/** One specialist of a workflow. */
-export type WorkflowSpecialist = NonNullable<Workflow['specialists']>[number];
 
 /** Why an EventBridge schedule expression is refused, or null when it is fine. */
 function scheduleProblem(schedule: string): string | null {

@@ -3,6 +3,7 @@ import { PagedWindow } from './paged-window.ts';
 import { attachGate } from '../../gate/gate-hook.ts';
 import type { SpecialistDesk } from '../specialists/desk.ts';
 import { executorPrompt } from './prompt.ts';
+import { skillTexts } from '../../workflows/resolve.ts';
 import type { RunContext } from '../../run-state/run-context.ts';
 import { EXECUTOR } from '../../run-state/run-ledger.ts';
 import { executorTools } from './tools.ts';
@@ -19,7 +20,11 @@ export function createExecutor(ctx: RunContext, model: Model, desk: SpecialistDe
     id: EXECUTOR,
     name: EXECUTOR,
     model,
-    systemPrompt: executorPrompt(ctx.workflow, ctx.policy.threshold),
+    systemPrompt: executorPrompt(
+      ctx.workflow,
+      ctx.policy.threshold,
+      skillTexts(ctx.workflow.skills, ctx.skills),
+    ),
     tools: executorTools(ctx, desk?.routeItemTool()),
     printer: false,
     toolExecutor: 'sequential',

@@ -1,3 +1,4 @@
+import type { IncludedSkill } from '../../skills/skills.ts';
 import type { Workflow, WorkflowSpecialist } from '../../workflows/schema.ts';
 import {
   ACTIONS_MARKER,
@@ -5,8 +6,15 @@ import {
   SPECIALIST_MARKER,
 } from '../../models/offline/offline-model.ts';
 
-/** The executor's system prompt: the workflow's instructions, its specialists and the rules of the gate. */
-export function executorPrompt(workflow: Workflow, threshold: number): string {
+/**
+ * The executor's system prompt: the workflow's instructions, the skills it includes, its
+ * specialists and the rules of the gate.
+ */
+export function executorPrompt(
+  workflow: Workflow,
+  threshold: number,
+  skills: readonly IncludedSkill[] = [],
+): string {
   const actions = workflow.actions.map((a) => a.name);
   const specialists = workflow.specialists ?? [];
   // Without specialists, word for word the prompt the executor always had.
@@ -30,6 +38,7 @@ export function executorPrompt(workflow: Workflow, threshold: number): string {
     'Tools take item ids; use read_item only when the snippet is not enough.',
     ...specialistLines(specialists),
     ...gateLines(workflow, threshold),
+    ...skillLines(skills),
   ]
     .filter((line) => line !== '')
     .join('\n');
@@ -60,6 +69,19 @@ function specialistLines(specialists: readonly WorkflowSpecialist[]): string[] {
     'Specialists decide the items they cover. Hand such an item over with route_item(item_id, intent = the',
     "specialist's name, reasoning): it is theirs for good, and you do not act on it again.",
     ...specialists.map((s) => `${SPECIALIST_MARKER} ${s.name} — ${oneLine(s.description)}`),
+  ];
+}
+
+/** The skills an agent includes, each under its name and version, its Markdown kept as written. */
+export function skillLines(skills: readonly IncludedSkill[]): string[] {
+  if (skills.length === 0) return [];
+  return [
+    'Follow these skills (named instructions you were given) as well:',
+    ...skills.flatMap((s) => [
+      `--- skill ${s.name} (version ${s.version}) ---`,
+      ...s.body.trim().split('\n'),
+    ]),
+    '--- end of skills ---',
   ];
 }
 

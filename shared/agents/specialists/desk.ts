@@ -52,11 +52,15 @@ export class SpecialistDesk {
   private readonly observers: DeskObserver[] = [];
   private handoffCount = 0;
 
+  /** `fallback`: the model of specialists whose `model` is `fallback` (default: `model`). */
   constructor(
     private readonly ctx: RunContext,
     model: Model,
+    fallback: Model = model,
   ) {
-    this.specialists = (ctx.workflow.specialists ?? []).map((spec) => new Specialist(ctx, model, spec));
+    this.specialists = (ctx.workflow.specialists ?? []).map(
+      (spec) => new Specialist(ctx, spec.model === 'fallback' ? fallback : model, spec),
+    );
     this.byAgent = new Map(this.specialists.map((s) => [s.agent, s]));
     this.route = this.specialists.reduce(
       (route, s) => route.when(intentSchema(s.name)).to(s.agent),

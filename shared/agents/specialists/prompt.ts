@@ -5,7 +5,8 @@ import {
   INSTRUCTIONS_MARKER,
 } from '../../models/offline/offline-model.ts';
 import { compactView } from '../executor/tools.ts';
-import { gateLines, oneLine } from '../executor/prompt.ts';
+import { gateLines, oneLine, skillLines } from '../executor/prompt.ts';
+import type { IncludedSkill } from '../../skills/skills.ts';
 import type { SourceItem } from '../../sources/source.ts';
 
 /** A specialist's system prompt: its own instructions and actions, and the same rules of the gate. */
@@ -14,6 +15,7 @@ export function specialistPrompt(
   specialist: WorkflowSpecialist,
   actions: string[],
   threshold: number,
+  skills: readonly IncludedSkill[] = [],
 ): string {
   return [
     `You are the "${specialist.name}" specialist of the workflow "${workflow.name}": ${oneLine(specialist.description)}`,
@@ -22,6 +24,7 @@ export function specialistPrompt(
     `${ACTIONS_MARKER} ${actions.join(', ')}`,
     'Anything outside these actions is asked of the person; so is an item you would only be guessing about.',
     ...gateLines(workflow, threshold, actions).slice(0, -1),
+    ...skillLines(skills),
   ]
     .filter((line) => line !== '')
     .join('\n');

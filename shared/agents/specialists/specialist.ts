@@ -7,6 +7,7 @@ import type { WorkflowSpecialist } from '../../workflows/schema.ts';
 import type { RunContext } from '../../run-state/run-context.ts';
 import { readItemTool, submitActionTool } from '../executor/tools.ts';
 import { handedItemText, specialistPrompt } from './prompt.ts';
+import { skillTexts } from '../../workflows/resolve.ts';
 
 /**
  * One specialist of a run: an agent with read_item and submit_action, behind the same
@@ -30,7 +31,13 @@ export class Specialist {
       name: spec.name,
       description: spec.description,
       model,
-      systemPrompt: specialistPrompt(ctx.workflow, spec, [...policy.actions.keys()], policy.threshold),
+      systemPrompt: specialistPrompt(
+        ctx.workflow,
+        spec,
+        [...policy.actions.keys()],
+        policy.threshold,
+        skillTexts(spec.skills, ctx.skills),
+      ),
       tools: [readItemTool(ctx), submitActionTool(ctx)],
       printer: false,
       toolExecutor: 'sequential',

@@ -6,6 +6,8 @@ import { html } from 'hono/html';
 import { NOTIFY_CHANNELS, type Settings, type StoredSettings } from '../../settings/settings.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
+import type { Profile } from '../../profile/profile.ts';
+import { profileSection } from './profile-section.ts';
 import { csrfField, flash, type Html } from './ui.ts';
 
 export interface SettingsData {
@@ -18,6 +20,9 @@ export interface SettingsData {
   pending: number;
   /** Field errors of a refused save. */
   errors: Record<string, string>;
+  /** The person's profile, and field errors of a refused profile save. */
+  profile?: Profile;
+  profileErrors?: Record<string, string>;
 }
 
 function overrides(workflows: Workflow[]): Html | string {
@@ -43,7 +48,10 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
     visitor,
     pending: data.pending,
     notice: flash(
-      notice ?? (Object.keys(errors).length ? 'Nothing was saved: see below.' : null),
+      notice ??
+        (Object.keys(errors).length || Object.keys(data.profileErrors ?? {}).length
+          ? 'Nothing was saved: see below.'
+          : null),
       notice ? 'ok' : 'error',
     ),
     scripts: ['settings.js'],
@@ -108,6 +116,7 @@ export function settingsPage(visitor: Visitor, data: SettingsData, notice: strin
           ${fieldError(errors, 'ui_base_url')}
         </fieldset>
         <button class="button button-primary" type="submit">Save settings</button>
-      </form>`,
+      </form>
+      ${data.profile ? profileSection(visitor, data.profile, data.profileErrors ?? {}) : ''}`,
   });
 }
