@@ -49,7 +49,7 @@ export function engineForLambda(
     notifier: notifierForLambda(env, clients),
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl, workspace),
     // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
-    credentials: kmsOnlyCredentials(env.AWS_REGION, store),
+    credentials: kmsOnlyCredentials(env.AWS_REGION, store, process.env, workspace),
     mirror: mirrorFor(env),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
     emit,

@@ -4,6 +4,7 @@ import { parseRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
 import { SealedSchema, type CredentialCipher } from './cipher.ts';
 import type { Secret } from './secret.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 const COLLECTION: Collection = 'credentials';
 
@@ -34,19 +35,29 @@ export interface CredentialInfo {
 /** A credential an integration needs has not been set. */
 export class MissingCredentialError extends HandoffError {}
 
-/** Credential values, sealed at rest with the given cipher; only names are ever listed. */
+/**
+ * Credential values, sealed at rest with the given cipher; only names are ever listed.
+ * Outside the default workspace the seal is bound to the workspace too (its id in the
+ * cipher's associated data), so a sealed value copied into another workspace does not open.
+ */
 export class Credentials {
   constructor(
     private readonly store: Store,
     private readonly cipher: CredentialCipher,
+    private readonly workspace: string = DEFAULT_WORKSPACE,
   ) {}
+
+  /** What the cipher binds the value to: its name, and its workspace outside `default`. */
+  private sealedAs(name: string): string {
+    return this.workspace === DEFAULT_WORKSPACE ? name : `${this.workspace}/${name}`;
+  }
 
   async set(name: string, value: Secret): Promise<CredentialInfo> {
     checkName(name);
     const record: CredentialRecord = {
       id: name,
       schemaVersion: CREDENTIAL_SCHEMA_VERSION,
-      sealed: await this.cipher.seal(name, value),
+      sealed: await this.cipher.seal(this.sealedAs(name), value),
       updated_at: new Date().toISOString(),
     };
     await this.store.put(COLLECTION, record);
@@ -63,7 +74,7 @@ export class Credentials {
       throw new HandoffError(
         `credential ${name} was written as v${record.schemaVersion}; this build reads v${READABLE_CREDENTIAL_VERSIONS.join(', v')}`,
       );
-    return this.cipher.open(name, record.sealed);
+    return this.cipher.open(this.sealedAs(name), record.sealed);
   }
 
   /** Every value named, or MissingCredentialError naming the first that is not set. */

@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts';
 import { CredentialKeyError, type CredentialCipher } from './cipher.ts';
 import { Credentials } from './credentials.ts';
 import { LocalCipher } from './local-cipher.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 // Read here until env.ts carries HANDOFF_KMS_KEY_ID itself.
 const KmsEnvSchema = z.object({ HANDOFF_KMS_KEY_ID: z.string().min(1).optional() });
@@ -18,10 +19,15 @@ function kmsKeyIdIn(source: NodeJS.ProcessEnv): string | undefined {
  * HANDOFF_KMS_KEY_ID is set (the AWS deployment), else with the local key file
  * `<HANDOFF_STATE_DIR>/credentials.key`.
  */
-export function credentialsFor(env: Env, store: Store, source: NodeJS.ProcessEnv = process.env): Credentials {
+export function credentialsFor(
+  env: Env,
+  store: Store,
+  source: NodeJS.ProcessEnv = process.env,
+  workspace: string = DEFAULT_WORKSPACE,
+): Credentials {
   const keyId = kmsKeyIdIn(source);
-  if (keyId) return new Credentials(store, lazyKmsCipher(env.AWS_REGION, keyId));
-  return new Credentials(store, LocalCipher.inStateDir(env.HANDOFF_STATE_DIR));
+  if (keyId) return new Credentials(store, lazyKmsCipher(env.AWS_REGION, keyId), workspace);
+  return new Credentials(store, LocalCipher.inStateDir(env.HANDOFF_STATE_DIR), workspace);
 }
 
 /**
@@ -33,9 +39,10 @@ export function kmsOnlyCredentials(
   region: string | undefined,
   store: Store,
   source: NodeJS.ProcessEnv = process.env,
+  workspace: string = DEFAULT_WORKSPACE,
 ): Credentials {
   const keyId = kmsKeyIdIn(source);
-  return new Credentials(store, keyId ? lazyKmsCipher(region, keyId) : noKeyCipher);
+  return new Credentials(store, keyId ? lazyKmsCipher(region, keyId) : noKeyCipher, workspace);
 }
 
 /** KMS, with the SDK client loaded and made on first use: hosts that never open a credential never pay for it. */

@@ -34,7 +34,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
       async () => (await readStoredSettings(store))?.ui_base_url ?? settings.uiBaseUrl,
       workspace,
     ),
-    credentials: credentialsFor(env, store),
+    credentials: credentialsFor(env, store, process.env, workspace),
     mirror: mirrorFor(env),
     dispatcher: null,
     emit,

@@ -37,7 +37,7 @@ export async function admit(c: Context, web: WebDeps, mode: 'page' | 'stream' = 
   } else {
     session ??= await sessions.issue(c, true);
   }
-  return { ok: true, session, visitor: await visitorOf(web, session) };
+  return { ok: true, session, visitor: await visitorOf(web, session, c.req.path) };
 }
 
 /** Admits a form POST: a page session and its CSRF token, or 403 and nothing is changed. */
@@ -54,7 +54,7 @@ export async function admitForm(c: Context, web: WebDeps): Promise<FormAdmission
   const form = await formFields(c);
   if (!(await sessions.csrfValid(session, form._csrf)))
     return refused('This form is missing its security token, or it is stale. Nothing was changed.');
-  return { ok: true, session, form, visitor: await visitorOf(web, session) };
+  return { ok: true, session, form, visitor: await visitorOf(web, session, c.req.path) };
 }
 
 /**
@@ -78,7 +78,7 @@ export async function formFields(c: Context): Promise<Record<string, string>> {
   return fields;
 }
 
-async function visitorOf(web: WebDeps, session: Session): Promise<Visitor> {
+async function visitorOf(web: WebDeps, session: Session, path: string): Promise<Visitor> {
   const visitor: Visitor = { csrf: await web.sessions.csrfFor(session), canLogOut: web.sessions.passwordSet };
   const { platform, workspace } = web;
   if (platform && workspace) {
@@ -89,7 +89,7 @@ async function visitorOf(web: WebDeps, session: Session): Promise<Visitor> {
         pending: (await listPending(platform.engineFor(w.id).store)).length,
       })),
     );
-    visitor.workspaces = { current: { id: workspace.id, name: workspace.name }, all };
+    visitor.workspaces = { current: { id: workspace.id, name: workspace.name }, all, path };
   }
   return visitor;
 }

@@ -10,6 +10,7 @@ import { redact, redactedMessage, REDACTED, Secret } from '../../shared/credenti
 import { loadEnv } from '../../shared/config/env.ts';
 import { engineFromEnv } from '../../shared/runs/wire.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 
 const VALUE = 'xoxb-1234-5678-secret/value+with=chars';
 
@@ -117,7 +118,8 @@ describe('the credential store', () => {
 
   it('are the engine’s: a value set from the CLI is what a run opens', async () => {
     const env = loadEnv({ HANDOFF_STATE_DIR: dir });
-    await credentialsFor(env, new JsonFileStore(dir), {}).set('A_TOKEN', new Secret(VALUE));
+    // The CLI's store: the default workspace's.
+    await credentialsFor(env, openStore(env), {}).set('A_TOKEN', new Secret(VALUE));
     const engine = engineFromEnv(env);
     expect((await engine.credentials.get('A_TOKEN'))?.reveal()).toBe(VALUE);
   });

@@ -25,7 +25,12 @@ export interface Visitor {
   /** True when a password is configured (so there is something to log out of). */
   canLogOut: boolean;
   /** The workspace the pages show and every workspace with its waiting decisions (when there are workspaces). */
-  workspaces?: { current: WorkspaceLabel; all: (WorkspaceLabel & { pending: number })[] };
+  workspaces?: {
+    current: WorkspaceLabel;
+    all: (WorkspaceLabel & { pending: number })[];
+    /** The page's path: the switcher comes back to it. */
+    path: string;
+  };
 }
 
 /** A workspace as the pages name it. */
@@ -75,7 +80,7 @@ function switcher(visitor: Visitor): Html | string {
   const workspaces = visitor.workspaces;
   if (!workspaces) return '';
   return html`<form class="workspace-switcher" method="post" action="/workspace">
-    ${csrfField(visitor)}
+    ${csrfField(visitor)}<input type="hidden" name="next" value="${workspaces.path}" />
     <label for="workspace-select">Workspace</label>
     <select id="workspace-select" name="workspace">
       ${workspaces.all.map(

@@ -1,0 +1,102 @@
+/**
+ * Workspaces in real headless Chromium, on the server as `handoff start` runs it: Activity
+ * lists the questions of every workspace, amber and labelled with their workspace, and
+ * answers one in its own workspace; the sidebar's switcher changes what the pages show.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { loadEnv } from '../../shared/config/env.ts';
+import type { Decision } from '../../shared/records/runs.ts';
+import type { EngineDeps } from '../../shared/runs/deps.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
+import { createRunFor } from '../../shared/runs/start-run.ts';
+import { createRunLauncher } from '../../shared/web/run-launcher.ts';
+import { serve, type RunningServer } from '../../shared/web/serve.ts';
+import { openPlatform } from '../../shared/workspaces/platform.ts';
+import { addDemoWorkflow } from '../web/support.ts';
+import { A11yChecker, cssValue, launchBrowser, screenshot, watchCsp } from './support.ts';
+
+const AMBER = 'rgb(245, 158, 11)';
+let dir: string;
+let browser: Browser;
+let server: RunningServer;
+let context: BrowserContext;
+let page: Page;
+let cspProblems: string[];
+let teamB: EngineDeps;
+let runB: string;
+let asked: Decision[];
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-ws-browser-'));
+  const env = loadEnv({ HANDOFF_STATE_DIR: path.join(dir, 'state') });
+  const platform = await openPlatform(env);
+  const quiet = { notify: async () => {} };
+  teamB = platform.engineFor((await platform.registry.add('team-b')).id);
+  teamB.notifier = quiet;
+  platform.engineFor('default').notifier = quiet;
+  await addDemoWorkflow(teamB, dir);
+  const run = await createRunFor(teamB, 'inbox-triage', { kind: 'manual', detail: null });
+  const launcher = createRunLauncher(teamB);
+  launcher.launch(run);
+  await launcher.idle();
+  runB = run.id;
+  asked = await listPending(teamB.store);
+  expect(asked.length).toBeGreaterThan(1);
+  [browser, server] = await Promise.all([
+    launchBrowser(),
+    serve({ env, engine: platform.engineFor('default'), platform, port: 0, print: () => {} }),
+  ]);
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  cspProblems = watchCsp(page);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+it("shows every workspace's questions on Activity, amber and labelled, and answers one where it belongs", async () => {
+  await page.goto(`${server.url}/activity`);
+  expect(await page.locator('.question').count()).toBe(asked.length);
+  const labels = await page.locator('.question .workspace-label').allTextContents();
+  expect(labels).toEqual(asked.map(() => 'team-b'));
+  expect(await cssValue(page.locator('.question .pending').first(), 'borderTopColor')).toBe(AMBER);
+  // The badge counts all workspaces, though the pages show `default`.
+  const badge = page.locator('#nav [data-pending-badge]');
+  expect(await badge.textContent()).toContain(String(asked.length));
+  expect(await cssValue(badge, 'backgroundColor')).toBe(AMBER);
+  expect(await page.locator('#workspace-select').inputValue()).toBe('default');
+  await screenshot(page, 'activity-workspaces');
+
+  const first = asked.find((d) => d.suggested_action !== 'skip')!;
+  const row = page.locator('.question', { hasText: first.subject });
+  await row.getByRole('button', { name: 'skip', exact: true }).click();
+  await page.waitForURL(/\/activity\?answered=/);
+  expect(await page.locator('.question').count()).toBe(asked.length - 1);
+  const left = await listPending(teamB.store);
+  expect(left.map((d) => d.id)).not.toContain(first.id);
+  expect(left).toHaveLength(asked.length - 1);
+
+  expect(await new A11yChecker(browser).seriousViolations(`${server.url}/activity`, context)).toEqual([]);
+});
+
+it('switches workspace from the sidebar: the pages show the chosen one', async () => {
+  await page.goto(`${server.url}/runs`);
+  expect(await page.locator('main').textContent()).not.toContain(runB);
+  await page.locator('#workspace-select').selectOption('team-b');
+  await page.getByRole('button', { name: 'Switch' }).click();
+  await page.waitForURL(/\/runs$/);
+  expect(await page.locator('#workspace-select').inputValue()).toBe('team-b');
+  expect(await page.locator('main').textContent()).toContain(runB);
+
+  await page.locator('#workspace-select').selectOption('default');
+  await page.getByRole('button', { name: 'Switch' }).click();
+  await page.waitForURL(/\/runs$/);
+  expect(await page.locator('main').textContent()).not.toContain(runB);
+  expect(cspProblems).toEqual([]);
+});
