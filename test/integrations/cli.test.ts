@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { registerIntegrationCommands, splitCommand } from '../../shared/cli/commands/integrations.ts';
 import { getEntry } from '../../shared/integrations/registry.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
 
 const VALUE = 'lin_api_cli_4b8e2f9a0c1d';
 let dir: string;
@@ -119,7 +120,7 @@ describe('handoff integrations', () => {
       '--irreversible',
       'send',
     ]);
-    const { entry } = await getEntry(new JsonFileStore(dir), 'local');
+    const { entry } = await getEntry(new JsonFileStore(workspaceDir(dir, 'default')), 'local');
     expect(entry.transport).toEqual({
       kind: 'stdio',
       command: 'node',
@@ -148,7 +149,7 @@ describe('handoff integrations', () => {
       status: string;
     }[];
     expect(rows.find((r) => r.name === 'github')?.status).toBe('disabled');
-    expect((await getEntry(new JsonFileStore(dir), 'linear')).entry.templates.create_issue).toEqual({
+    expect((await getEntry(new JsonFileStore(workspaceDir(dir, 'default')), 'linear')).entry.templates.create_issue).toEqual({
       team: 'ENG',
       title: '{{item.subject}}',
     });

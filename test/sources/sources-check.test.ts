@@ -8,6 +8,7 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { runCli } from '../support/cli.ts';
 import { workflowYaml } from '../support/engine-fixture.ts';
 import { hashTree } from '../support/hash-tree.ts';
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
 
 /** `handoff sources check`: connects, counts, shows the first few items, and acts on nothing. */
 let dir: string;
@@ -27,7 +28,7 @@ human_gate: { options: [file_ticket, skip] }
 
 /** Every record of every collection in the store. */
 async function storeRecords(): Promise<Record<string, unknown[]>> {
-  const store = new JsonFileStore(env.HANDOFF_STATE_DIR!);
+  const store = new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default'));
   const all: Record<string, unknown[]> = {};
   for (const collection of COLLECTIONS) all[collection] = await store.list(collection);
   return all;
@@ -62,6 +63,7 @@ describe('handoff sources check', () => {
   it('counts the Maildir and shows the first five items, leaving every file and the store as they were', async () => {
     const filesBefore = await hashTree(maildir);
     const recordsBefore = await storeRecords();
+    expect(recordsBefore.workflows!.length).toBeGreaterThan(0); // the store read is the one the CLI writes
 
     const result = await runCli(['sources', 'check', 'inbox', '--json'], env);
 

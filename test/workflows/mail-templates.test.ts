@@ -15,6 +15,7 @@ import { DOVECOT_PASSWORD, DOVECOT_USER, startDovecot, type Dovecot } from '../s
 import { messageIds } from '../support/imap-fixture.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { COMPETITOR_MAIL, RECEIPT_MAIL, SUPPORT_MAIL } from '../support/template-mail.ts';
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
 
 interface AuditRow {
   item_id: string | null;
@@ -146,7 +147,7 @@ async function runAndAnswer(id: string, mailbox: string, journey: Journey): Prom
   expect((await messageIds(dovecot, 'Archive')).sort()).toEqual(byAction('archive'));
   const drafts = await Promise.all((await dovecot.messages('Drafts')).map((raw) => simpleParser(raw)));
   expect(drafts.map((d) => d.inReplyTo).sort()).toEqual(byAction('draft_reply'));
-  const tickets = await new JsonFileStore(env.HANDOFF_STATE_DIR!).list('tickets');
+  const tickets = await new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default')).list('tickets');
   expect(tickets.map((t) => t.item_id).sort()).toEqual(byAction('file_ticket'));
   // What was asked and not moved is still where it was.
   const left = await messageIds(dovecot, mailbox);
