@@ -34,6 +34,7 @@ import type { Dovecot } from '../support/dovecot.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { messageIds } from '../support/imap-fixture.ts';
 import { demoInboxOnImap, deployedCredentials, KMS_KEY, mockKms } from './imap-deployment.ts';
+import { WorkspaceRegistry } from '../../shared/workspaces/registry.ts';
 import {
   ARNS,
   BUS,
@@ -101,6 +102,8 @@ async function withoutEnv<T>(names: string[], fn: () => Promise<T>): Promise<T> 
 }
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = 'application/x-www-form-urlencoded';
+const scheduled = (text: string) =>
+  text.replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
 
 beforeAll(async () => {
   dynalite = await startDynalite();
@@ -158,8 +161,6 @@ describe('the loop on AWS (in-process)', () => {
   let firstDecision: string;
 
   it('saving a workflow over the API creates its EventBridge schedule', async () => {
-    const scheduled = (text: string) =>
-      text.replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
     // A Lambda has no local folders: the API refuses a Maildir workflow, and announces nothing.
     const refused = await h.api(
       httpEvent('PUT', '/api/workflows/inbox-triage', {
@@ -448,5 +449,55 @@ describe('the loop on AWS (in-process)', () => {
       secrets.commandCalls(GetSecretValueCommand).filter((c) => c.args[0].input.SecretId === ARNS.linkKey)
         .length,
     ).toBe(2); // the executor signs, the api checks
+  });
+
+  it("works in the workspace X-Handoff-Workspace names: the API, the workflow event, the schedule's name and input", async () => {
+    const platform = new DynamoDbStore(createDocumentClient(client), process.env.HANDOFF_TABLE!, {
+      workspace: '_platform',
+    });
+    await new WorkspaceRegistry(platform).add('team-b');
+    const inB = { 'x-handoff-workspace': 'team-b' };
+    const saved = await h.api(
+      httpEvent('PUT', '/api/workflows/b-inbox', {
+        body: scheduled(imapYaml).replace(/^id: .*$/m, 'id: b-inbox'),
+        contentType: 'application/yaml',
+        headers: inB,
+      }),
+      ctx(),
+    );
+    expect(saved.statusCode).toBe(201);
+    const changed = entries('handoff.workflow').at(-1)!;
+    expect(JSON.parse(changed.Detail!)).toEqual({
+      workflow_id: 'b-inbox',
+      change: 'saved',
+      workspace: 'team-b',
+    });
+    expect(await h.scheduleSync(deliver(changed), ctx())).toEqual({
+      workflow_id: 'b-inbox',
+      schedule: 'created',
+    });
+    const request = scheduler.commandCalls(CreateScheduleCommand).at(-1)!.args[0].input;
+    expect(request.Name).toBe('team-b.b-inbox');
+    expect(JSON.parse(request.Target!.Input!)).toMatchObject({ workflow_id: 'b-inbox', workspace: 'team-b' });
+
+    const listed = async (headers: Record<string, string>) =>
+      (
+        JSON.parse((await h.api(httpEvent('GET', '/api/workflows', { headers }), ctx())).body!) as {
+          id: string;
+        }[]
+      ).map((w) => w.id);
+    expect(await listed(inB)).toEqual(['b-inbox']);
+    expect(await listed({})).not.toContain('b-inbox');
+    const unknown = await h.api(
+      httpEvent('GET', '/api/workflows', { headers: { 'x-handoff-workspace': 'nope' } }),
+      ctx(),
+    );
+    expect(unknown.statusCode).toBe(404);
+    expect(
+      await new DynamoDbStore(createDocumentClient(client), process.env.HANDOFF_TABLE!).get(
+        'workflows',
+        'b-inbox',
+      ),
+    ).toBeUndefined();
   });
 });
