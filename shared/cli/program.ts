@@ -7,6 +7,7 @@ import {
   errorMessage,
   isError,
 } from '../errors/index.ts';
+import { registerChatCommands } from './commands/chat.ts';
 import { registerDecisionCommands } from './commands/decisions.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
 import { registerInspectCommand } from './commands/inspect.ts';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerInspectCommand(program);
   registerUsageCommand(program);
   registerDoctorCommand(program);
+  registerChatCommands(program);
   return program;
 }
 
