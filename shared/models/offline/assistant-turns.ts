@@ -78,7 +78,7 @@ export function builderTurn({ messages }: TurnInput): PlannedTurn {
     const described = describeWorkflow(request, knownMaildir(all.get('list_sources')));
     if (described.source.kind === 'missing')
       return {
-        text: 'Where should it read from? Give me an IMAP mailbox (host and login, e.g. imap.fastmail.com as you@fastmail.com) or the path of a Maildir folder on this machine.',
+        text: 'Which mailbox should it read: an IMAP mailbox (its host and login, such as imap.fastmail.com as you@fastmail.com) or the path of a Maildir folder on this machine?',
       };
     return { toolCalls: [{ name: 'get_template', input: { template_id: described.template } }] };
   }

@@ -7,7 +7,8 @@
 import { html } from 'hono/html';
 import { csrfField, pendingBadge, type Html } from './ui.ts';
 
-export type NavKey = 'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'none';
+export type NavKey =
+  'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'chat' | 'none';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -32,6 +33,7 @@ export interface ShellOptions {
 const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
+  { key: 'chat', href: '/chat', text: 'Chat' },
   { key: 'runs', href: '/runs', text: 'Runs' },
   { key: 'memory', href: '/memory', text: 'Memory' },
   { key: 'settings', href: '/settings', text: 'Settings' },
