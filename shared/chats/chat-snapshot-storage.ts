@@ -14,11 +14,7 @@ export class ChatSnapshotStorage implements SnapshotStorage {
     private readonly chatId: string,
   ) {}
 
-  async saveSnapshot(params: {
-    location: { scopeId: string };
-    isLatest: boolean;
-    snapshot: Snapshot;
-  }): Promise<void> {
+  async saveSnapshot(params: Parameters<SnapshotStorage['saveSnapshot']>[0]): Promise<void> {
     if (!params.isLatest) return;
     const agentId = params.location.scopeId;
     await updateChat(this.store, this.chatId, (chat) => ({
@@ -26,7 +22,7 @@ export class ChatSnapshotStorage implements SnapshotStorage {
     }));
   }
 
-  async loadSnapshot(params: { location: { scopeId: string } }): Promise<Snapshot | null> {
+  async loadSnapshot(params: Parameters<SnapshotStorage['loadSnapshot']>[0]): Promise<Snapshot | null> {
     const chat = await getChat(this.store, this.chatId);
     const snapshot = chat.session[params.location.scopeId];
     return snapshot ?? null;
