@@ -210,6 +210,7 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .turn-text { white-space: pre-wrap; margin: 0 0 .4rem; }
 .chat-card { margin: .6rem 0 0; padding: .7rem 1rem; border: 1px solid var(--line); border-radius: var(--radius); }
 .chat-card .button { margin: .2rem .3rem 0 0; }
+.chat-card.question, .chat-card.callout-amber { border-left: 5px solid var(--amber); background: #fffbeb; }
 .chat-step { font-size: .9rem; margin: .3rem 0 0; }
 .chat-form { display: grid; gap: .4rem; }
 .chat-form textarea { width: 100%; font: inherit; }
