@@ -4,6 +4,8 @@
  * WorkflowSummary, `{"error": ...}`); test/aws/openapi.test.ts checks every `/api`
  * route the app serves is described here.
  */
+import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
+
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -290,7 +292,7 @@ export function openApiDocument(): Record<string, unknown> {
         'On AWS, API Gateway authorises `/api/*` callers (IAM, SigV4) before the app sees them.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: PATHS,
+    paths: { ...PATHS, ...CHAT_PATHS },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -301,7 +303,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
         },
       },
-      schemas: SCHEMAS,
+      schemas: { ...SCHEMAS, ...CHAT_SCHEMAS },
       responses: Object.fromEntries(
         Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
       ),

@@ -60,7 +60,7 @@ describe('the chat API', () => {
     h = await makeHarness();
     const { chat_id } = (await (await post('/api/chats', {})).json()) as { chat_id: string };
     const before = { chats: await h.engine.store.list('chats'), turns: await h.engine.store.list('chat_turns') };
-    const cases: [Promise<Response>, number, RegExp][] = [
+    const cases: [Response | Promise<Response>, number, RegExp][] = [
       [post(`/api/chats/${chat_id}/messages`, { message: '' }), 422, /message is empty/],
       [post(`/api/chats/${chat_id}/messages`, { message: ' \n ' }), 422, /message is empty/],
       [post(`/api/chats/${chat_id}/messages`, { message: 'x'.repeat(500_000) }), 422, /500000 characters; the most is 8000/],
