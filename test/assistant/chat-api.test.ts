@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { feed } from '../../shared/events/feed.ts';
 import { createApp } from '../../shared/web/app.ts';
-import { makeHarness, type Harness } from '../web/support.ts';
+import { makeHarness, readSse, type Harness } from '../web/support.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -54,6 +54,22 @@ describe('the chat API', () => {
     expect(shown.turns[3]!.cards.map((c) => c.kind)).toEqual(['workflow_saved']);
     const list = (await (await h.app.request('/api/chats', { headers: h.auth() })).json()) as { chat_id: string }[];
     expect(list.map((c) => c.chat_id)).toEqual([chat_id]);
+  });
+
+  it("streams a turn on the chat's feed to the Chat page over SSE: handoff, tools, text, done", async () => {
+    h = await makeHarness();
+    const { chat_id } = (await (await post('/api/chats', {})).json()) as { chat_id: string };
+    const stream = await h.app.request(`/chat/${chat_id}/events`);
+    expect(stream.headers.get('Content-Type')).toMatch(/text\/event-stream/);
+    const reading = readSse(stream.body!, (e) => e.event === 'done');
+    await post(`/api/chats/${chat_id}/messages`, { message: 'archive newsletters in my inbox every morning' });
+    const { events } = await reading;
+    const kinds = events.map((e) => e.event);
+    expect(kinds.indexOf('handoff')).toBeLessThan(kinds.indexOf('tool_start'));
+    expect(kinds).toEqual(expect.arrayContaining(['handoff', 'tool_start', 'tool_end', 'delta', 'done']));
+    const done = JSON.parse(events.at(-1)!.data) as { data: { chat_id: string; confirm: { tool: string } } };
+    expect(done.data).toMatchObject({ chat_id, confirm: { tool: 'save_workflow' } });
+    expect((await h.app.request('/chat/chat_nosuchchat/events')).status).toBe(404);
   });
 
   it('refuses bad input with one clear line and a 4xx, and changes nothing', async () => {
