@@ -31,9 +31,18 @@ export interface AssistantAgents {
 }
 
 /** Builds the chat's agents for one turn; every process builds them the same way. */
-export function buildAssistant(turn: ChatTurn, models: { triage: Model; builder: Model; operator: Model }): AssistantAgents {
-  const builder = specialist(turn, BUILDER, models.builder, BUILDER_PROMPT, [...discoveryTools(turn), ...builderTools(turn)]);
-  const operator = specialist(turn, OPERATOR, models.operator, OPERATOR_PROMPT, [...discoveryTools(turn), ...operatorTools()]);
+export function buildAssistant(
+  turn: ChatTurn,
+  models: { triage: Model; builder: Model; operator: Model },
+): AssistantAgents {
+  const builder = specialist(turn, BUILDER, models.builder, BUILDER_PROMPT, [
+    ...discoveryTools(turn),
+    ...builderTools(turn),
+  ]);
+  const operator = specialist(turn, OPERATOR, models.operator, OPERATOR_PROMPT, [
+    ...discoveryTools(turn),
+    ...operatorTools(),
+  ]);
   const announce = (to: string) => () => {
     turn.log.card({ kind: 'handoff', from: ASSISTANT, to });
     turn.log.emit('handoff', `${ASSISTANT} → ${to}`, { from: ASSISTANT, to });
@@ -69,8 +78,22 @@ export function buildAssistant(turn: ChatTurn, models: { triage: Model; builder:
   return { triage, session };
 }
 
-function specialist(turn: ChatTurn, name: string, model: Model, prompt: string, tools: ReturnType<typeof discoveryTools>): Agent {
-  const agent = new Agent({ id: name, name, model, systemPrompt: prompt, tools, printer: false, toolExecutor: 'sequential' });
+function specialist(
+  turn: ChatTurn,
+  name: string,
+  model: Model,
+  prompt: string,
+  tools: ReturnType<typeof discoveryTools>,
+): Agent {
+  const agent = new Agent({
+    id: name,
+    name,
+    model,
+    systemPrompt: prompt,
+    tools,
+    printer: false,
+    toolExecutor: 'sequential',
+  });
   attachConfirmGate(agent, turn);
   narrateTools(agent, turn.log.emit);
   streamText(agent, turn);

@@ -36,16 +36,26 @@ const NO = /^\s*(no|nope|cancel|stop|don'?t|never mind)\b/i;
 
 /** Checks a message before anything is stored: one line saying what was wrong. */
 export function checkMessage(message: unknown): string {
-  if (typeof message !== 'string') throw new InvalidInputError('message must be a string, e.g. {"message": "archive newsletters"}');
+  if (typeof message !== 'string')
+    throw new InvalidInputError('message must be a string, e.g. {"message": "archive newsletters"}');
   const text = message.trim();
-  if (text === '') throw new InvalidInputError('the message is empty: say what you want, e.g. "archive newsletters every morning"');
+  if (text === '')
+    throw new InvalidInputError(
+      'the message is empty: say what you want, e.g. "archive newsletters every morning"',
+    );
   if (text.length > MAX_MESSAGE_CHARS)
-    throw new InvalidInputError(`the message is ${text.length} characters; the most is ${MAX_MESSAGE_CHARS}: shorten it`);
+    throw new InvalidInputError(
+      `the message is ${text.length} characters; the most is ${MAX_MESSAGE_CHARS}: shorten it`,
+    );
   return text;
 }
 
 /** Sends one message to a chat (a new one when `chatId` is undefined) and returns the reply. */
-export async function sendMessage(engine: EngineDeps, chatId: string | undefined, message: unknown): Promise<ChatReply> {
+export async function sendMessage(
+  engine: EngineDeps,
+  chatId: string | undefined,
+  message: unknown,
+): Promise<ChatReply> {
   const text = checkMessage(message);
   const chat = chatId === undefined ? await createChat(engine.store) : await getChat(engine.store, chatId);
   const log = newLog(engine, chat.id);
@@ -67,10 +77,18 @@ export async function sendMessage(engine: EngineDeps, chatId: string | undefined
 export async function confirmStep(engine: EngineDeps, chatId: string, confirmId: string): Promise<ChatReply> {
   const chat = await getChat(engine.store, chatId);
   if (!chat.confirm || chat.confirm.id !== confirmId)
-    throw new InvalidInputError('that confirmation is no longer waiting (it was done, cancelled or replaced); nothing changed');
+    throw new InvalidInputError(
+      'that confirmation is no longer waiting (it was done, cancelled or replaced); nothing changed',
+    );
   const log = newLog(engine, chat.id);
   const reply = await settle(engine, chat, chat.confirm, log);
-  return finish(engine, chat.id, { role: 'person', text: `Yes: ${chat.confirm.summary}`, at: now(), cards: [] }, reply, log);
+  return finish(
+    engine,
+    chat.id,
+    { role: 'person', text: `Yes: ${chat.confirm.summary}`, at: now(), cards: [] },
+    reply,
+    log,
+  );
 }
 
 /** A decision card's button: the person's own answer, through the one way to answer (decide). */
@@ -92,7 +110,12 @@ export async function answerInChat(
     log.card({ kind: 'run', run_id: run.id, status: run.status, text: summary });
     reply = `Recorded: ${action}. ${summary}.`;
   }
-  const person: Turn = { role: 'person', text: `Answer ${decisionId}: ${action}${note ? ` (${note})` : ''}`, at: now(), cards: [] };
+  const person: Turn = {
+    role: 'person',
+    text: `Answer ${decisionId}: ${action}${note ? ` (${note})` : ''}`,
+    at: now(),
+    cards: [],
+  };
   return finish(engine, chatId, person, reply, log);
 }
 
@@ -104,7 +127,11 @@ async function settle(engine: EngineDeps, chat: Chat, confirm: Confirm, log: Tur
   try {
     return await carryOut(engine, confirm, log);
   } catch (error) {
-    if (error instanceof InvalidInputError || error instanceof NotFoundError || error instanceof AlreadyDecidedError)
+    if (
+      error instanceof InvalidInputError ||
+      error instanceof NotFoundError ||
+      error instanceof AlreadyDecidedError
+    )
       return `That could not be done: ${errorMessage(error)}`;
     throw error;
   }
@@ -112,7 +139,11 @@ async function settle(engine: EngineDeps, chat: Chat, confirm: Confirm, log: Tur
 
 async function agentTurn(engine: EngineDeps, chatId: string, text: string, log: TurnLog): Promise<string> {
   const turn: ChatTurn = { engine, chatId, log };
-  const [triage, builder, operator] = [await engine.models('primary'), await engine.models('primary'), await engine.models('primary')];
+  const [triage, builder, operator] = [
+    await engine.models('primary'),
+    await engine.models('primary'),
+    await engine.models('primary'),
+  ];
   const agents = buildAssistant(turn, { triage, builder, operator });
   const result = await runWithHandoffs(agents.triage, text, { maxHandoffs: 1 });
   const output = result.output.trim() || 'Done.';
@@ -124,14 +155,22 @@ async function agentTurn(engine: EngineDeps, chatId: string, text: string, log: 
   return output;
 }
 
-async function finish(engine: EngineDeps, chatId: string, person: Turn, text: string, log: TurnLog): Promise<ChatReply> {
+async function finish(
+  engine: EngineDeps,
+  chatId: string,
+  person: Turn,
+  text: string,
+  log: TurnLog,
+): Promise<ChatReply> {
   await appendTurns(engine.store, chatId, [person, { role: 'assistant', text, at: now(), cards: log.cards }]);
   const reply: ChatReply = {
     chat_id: chatId,
     text,
     ...(log.workflowId ? { workflow_id: log.workflowId } : {}),
     ...(log.runId ? { run_id: log.runId } : {}),
-    ...(log.confirm ? { confirm: { id: log.confirm.id, tool: log.confirm.tool, summary: log.confirm.summary } } : {}),
+    ...(log.confirm
+      ? { confirm: { id: log.confirm.id, tool: log.confirm.tool, summary: log.confirm.summary } }
+      : {}),
   };
   log.emit('done', text, { ...reply });
   return reply;

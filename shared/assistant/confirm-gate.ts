@@ -33,7 +33,13 @@ export function attachConfirmGate(agent: Agent, turn: ChatTurn): void {
       event.cancel = step.refused;
       return;
     }
-    const confirm: Confirm = { id: randomUUID(), tool: name as ConfirmTool, input: step.input, summary: step.summary, asked_at: new Date().toISOString() };
+    const confirm: Confirm = {
+      id: randomUUID(),
+      tool: name as ConfirmTool,
+      input: step.input,
+      summary: step.summary,
+      asked_at: new Date().toISOString(),
+    };
     await updateChat(turn.engine.store, turn.chatId, () => ({ confirm }));
     turn.log.confirm = confirm;
     turn.log.card({ kind: 'confirm', confirm_id: confirm.id, summary: confirm.summary, status: 'pending' });
@@ -59,7 +65,10 @@ async function describe(
       const workflow = await getWorkflow(turn.engine.store, str('workflow_id')).catch(() => null);
       if (!workflow) return { refused: `there is no workflow "${str('workflow_id')}" (see list_workflows)` };
       const verb = tool === 'start_run' ? 'Run' : 'Delete workflow';
-      return { summary: `${verb} "${workflow.name}" (${workflow.id})${tool === 'start_run' ? ' now' : ''}`, input: { workflow_id: workflow.id } };
+      return {
+        summary: `${verb} "${workflow.name}" (${workflow.id})${tool === 'start_run' ? ' now' : ''}`,
+        input: { workflow_id: workflow.id },
+      };
     }
     case 'answer_decision':
       return { summary: `Answer decision ${str('decision_id')} with ${str('action')}`, input };

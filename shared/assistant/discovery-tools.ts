@@ -15,7 +15,9 @@ import { errorMessage } from '../errors/index.ts';
 import type { ChatTurn } from './chat-turn.ts';
 
 /** The registry's entries with what each still needs (which credentials exist). */
-export async function integrationsOf(turn: ChatTurn): Promise<{ name: string; description: string; tools: string[]; status: string }[]> {
+export async function integrationsOf(
+  turn: ChatTurn,
+): Promise<{ name: string; description: string; tools: string[]; status: string }[]> {
   const have = await turn.engine.credentials.names();
   return (await listEntries(turn.engine.store)).map((reg) => ({
     name: reg.entry.name,
@@ -44,7 +46,12 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
       description: 'Lists the workflow templates (id, name, description, credentials each needs).',
       inputSchema: z.object({}),
       callback: async () => ({
-        templates: (await listTemplates()).map(({ id, name, description, credentials }) => ({ id, name, description, credentials })),
+        templates: (await listTemplates()).map(({ id, name, description, credentials }) => ({
+          id,
+          name,
+          description,
+          credentials,
+        })),
       }),
     }),
     tool({
@@ -53,7 +60,10 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
       inputSchema: z.object({ template_id: z.string() }),
       callback: async ({ template_id }) => {
         try {
-          return { template_id, config: parseWorkflow(await readTemplate(template_id), `${template_id}.yaml`) };
+          return {
+            template_id,
+            config: parseWorkflow(await readTemplate(template_id), `${template_id}.yaml`),
+          };
         } catch (error) {
           return { error: errorMessage(error) };
         }
@@ -61,13 +71,15 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
     }),
     tool({
       name: 'list_integrations',
-      description: 'Lists the integration registry: entries, their tools and status (which credentials exist). Actions may name only these as <entry>__<tool>.',
+      description:
+        'Lists the integration registry: entries, their tools and status (which credentials exist). Actions may name only these as <entry>__<tool>.',
       inputSchema: z.object({}),
       callback: async () => ({ integrations: await integrationsOf(turn) }),
     }),
     tool({
       name: 'list_sources',
-      description: 'Lists the source types (and the actions each can carry out) and the sources existing workflows read.',
+      description:
+        'Lists the source types (and the actions each can carry out) and the sources existing workflows read.',
       inputSchema: z.object({}),
       callback: async () => sourcesOf(turn),
     }),
@@ -84,7 +96,9 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
       description: 'Lists the 10 newest runs.',
       inputSchema: z.object({}),
       callback: async () => ({
-        runs: (await listRuns(store)).slice(0, 10).map((r) => ({ run_id: r.id, workflow_id: r.workflow_id, status: r.status })),
+        runs: (await listRuns(store))
+          .slice(0, 10)
+          .map((r) => ({ run_id: r.id, workflow_id: r.workflow_id, status: r.status })),
       }),
     }),
     tool({
@@ -98,7 +112,15 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
       description: 'Lists the rules (yours and learned).',
       inputSchema: z.object({}),
       callback: async () => ({
-        rules: (await listRules(store)).filter((r) => r.superseded_by === null).map((r) => ({ id: r.id, match: r.match, action: r.action, source: r.source, workflow_id: r.workflow_id })),
+        rules: (await listRules(store))
+          .filter((r) => r.superseded_by === null)
+          .map((r) => ({
+            id: r.id,
+            match: r.match,
+            action: r.action,
+            source: r.source,
+            workflow_id: r.workflow_id,
+          })),
       }),
     }),
   ];

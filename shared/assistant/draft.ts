@@ -8,21 +8,34 @@ import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import type { ChatTurn } from './chat-turn.ts';
 
 /** A config checked as a workflow file would be, plus: every `<entry>__<tool>` names a registry entry. */
-export async function checkDraft(turn: ChatTurn, config: unknown): Promise<{ ok: true; workflow: Workflow } | { ok: false; error: string }> {
+export async function checkDraft(
+  turn: ChatTurn,
+  config: unknown,
+): Promise<{ ok: true; workflow: Workflow } | { ok: false; error: string }> {
   let workflow: Workflow;
   try {
     if (config === null || typeof config !== 'object' || Array.isArray(config))
-      return { ok: false, error: 'config must be a workflow object (id, name, instructions, trigger, source, actions, human_gate)' };
+      return {
+        ok: false,
+        error:
+          'config must be a workflow object (id, name, instructions, trigger, source, actions, human_gate)',
+      };
     workflow = parseWorkflow(JSON.stringify(config), 'draft.json');
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   }
   const known = new Set((await listEntries(turn.engine.store)).map((r) => r.entry.name));
-  const names = [...workflow.actions.map((a) => a.name), ...(workflow.integrations ?? []).map((i) => `${i}__`)];
+  const names = [
+    ...workflow.actions.map((a) => a.name),
+    ...(workflow.integrations ?? []).map((i) => `${i}__`),
+  ];
   for (const name of names) {
     const server = serverOf(name) ?? (name.endsWith('__') ? name.slice(0, -2) : null);
     if (server !== null && !known.has(server))
-      return { ok: false, error: `draft.json: "${name}" names no integration "${server}" in the registry (see list_integrations)` };
+      return {
+        ok: false,
+        error: `draft.json: "${name}" names no integration "${server}" in the registry (see list_integrations)`,
+      };
   }
   return { ok: true, workflow };
 }

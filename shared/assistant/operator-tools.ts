@@ -14,13 +14,15 @@ export function operatorTools(): Tool[] {
     }),
     tool({
       name: 'answer_decision',
-      description: 'Answers a waiting decision with one of its options. The person is asked to confirm first.',
+      description:
+        'Answers a waiting decision with one of its options. The person is asked to confirm first.',
       inputSchema: z.object({ decision_id: z.string(), action: z.string(), note: z.string().optional() }),
       callback: gatedCallback('answer_decision'),
     }),
     tool({
       name: 'add_rule',
-      description: 'Adds a rule: match {sender} | {domain} | {keywords: [2+]}, and an action. The person is asked to confirm first.',
+      description:
+        'Adds a rule: match {sender} | {domain} | {keywords: [2+]}, and an action. The person is asked to confirm first.',
       inputSchema: z.object({
         match: RuleMatchSchema,
         action: z.string(),

@@ -65,7 +65,14 @@ export async function previewWorkflow(
     for (const ref of refs.slice(0, limit)) {
       const read = await source.read(ref);
       if (!read.ok) {
-        rows.push({ item_id: ref, sender: '', subject: '(unreadable)', verdict: 'ask', action: 'skip', reason: read.reason });
+        rows.push({
+          item_id: ref,
+          sender: '',
+          subject: '(unreadable)',
+          verdict: 'ask',
+          action: 'skip',
+          reason: read.reason,
+        });
         continue;
       }
       const item = read.item;
@@ -76,7 +83,11 @@ export async function previewWorkflow(
         text: item.text,
       });
       const verdict = judge(
-        { action: proposal.action, confidence: proposal.confidence, forceInterrupt: proposal.force_interrupt },
+        {
+          action: proposal.action,
+          confidence: proposal.confidence,
+          forceInterrupt: proposal.force_interrupt,
+        },
         policy,
         rule,
       );

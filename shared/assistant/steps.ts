@@ -37,7 +37,8 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
   switch (step.tool) {
     case 'save_workflow': {
       const parsed = WorkflowSchema.safeParse(step.input.config);
-      if (!parsed.success) throw new InvalidInputError('the drafted workflow is not valid any more; nothing was saved');
+      if (!parsed.success)
+        throw new InvalidInputError('the drafted workflow is not valid any more; nothing was saved');
       await saveWorkflow(engine.store, parsed.data);
       log.workflowId = parsed.data.id;
       log.card({ kind: 'workflow_saved', workflow_id: parsed.data.id });
@@ -78,7 +79,10 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
 async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): Promise<string> {
   const created = await createRunFor(engine, workflowId, { kind: 'manual', detail: null });
   log.runId = created.id;
-  log.emit('run_started', `Run ${created.id} of ${workflowId} started`, { run_id: created.id, workflow_id: workflowId });
+  log.emit('run_started', `Run ${created.id} of ${workflowId} started`, {
+    run_id: created.id,
+    workflow_id: workflowId,
+  });
   const run = await executeRun(engine, created);
   const text = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
   log.card({ kind: 'run', run_id: run.id, status: run.status, text });

@@ -46,7 +46,8 @@ export async function createChat(store: Store, title = NEW_TITLE): Promise<Chat>
 /** The chat, or NotFoundError naming how to find one. */
 export async function getChat(store: Store, chatId: string): Promise<Chat> {
   const chat = CHAT_ID.test(chatId) ? await getRecord(store, 'chats', ChatSchema, chatId) : undefined;
-  if (!chat) throw new NotFoundError(`no chat "${chatId}": see \`handoff chats\`, or start one without --chat`);
+  if (!chat)
+    throw new NotFoundError(`no chat "${chatId}": see \`handoff chats\`, or start one without --chat`);
   return chat;
 }
 

@@ -33,7 +33,9 @@ export async function chatJson(web: WebDeps, chat: Chat): Promise<ChatJson> {
     created_at: chat.created_at,
     updated_at: chat.updated_at,
     turns: await readTurns(web.engine.store, chat),
-    confirm: chat.confirm ? { id: chat.confirm.id, tool: chat.confirm.tool, summary: chat.confirm.summary } : null,
+    confirm: chat.confirm
+      ? { id: chat.confirm.id, tool: chat.confirm.tool, summary: chat.confirm.summary }
+      : null,
   };
 }
 
@@ -53,17 +55,23 @@ export function registerChatApiRoutes(app: Hono, web: WebDeps, limit: Middleware
 
   app.post('/api/chats', limit, async (c) => {
     const body = NewChatBody.safeParse(await jsonBody(c, '{"title"?: string}'));
-    if (!body.success) throw new HTTPException(400, { message: 'body: title must be a string (or send no body)' });
+    if (!body.success)
+      throw new HTTPException(400, { message: 'body: title must be a string (or send no body)' });
     const chat = await createChat(web.engine.store, body.data?.title);
     return c.json({ chat_id: chat.id }, 201);
   });
 
-  app.get('/api/chats/:id', async (c) => c.json(await chatJson(web, await getChat(web.engine.store, c.req.param('id')))));
+  app.get('/api/chats/:id', async (c) =>
+    c.json(await chatJson(web, await getChat(web.engine.store, c.req.param('id')))),
+  );
 
   app.post('/api/chats/:id/messages', limit, async (c) => {
     const chatId = (await getChat(web.engine.store, c.req.param('id'))).id; // 404 before reading the body
     const body = MessageBody.safeParse(await jsonBody(c, '{"message": "archive newsletters every morning"}'));
-    if (!body.success) throw new HTTPException(400, { message: 'body must be JSON like {"message": "archive newsletters every morning"}' });
+    if (!body.success)
+      throw new HTTPException(400, {
+        message: 'body must be JSON like {"message": "archive newsletters every morning"}',
+      });
     return c.json(await sendMessage(web.engine, chatId, body.data.message));
   });
 }

@@ -5,7 +5,13 @@ const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json): Json => ({ 'application/json': { schema } });
 const ok = (description: string, schema: Json): Json => ({ description, content: json(schema) });
 const error = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
-const chatId: Json = { name: 'id', in: 'path', required: true, description: 'The chat id.', schema: { type: 'string', minLength: 1 } };
+const chatId: Json = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The chat id.',
+  schema: { type: 'string', minLength: 1 },
+};
 
 export const CHAT_SCHEMAS: Record<string, Json> = {
   ChatCreated: { type: 'object', required: ['chat_id'], properties: { chat_id: { type: 'string' } } },
@@ -16,7 +22,8 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
   },
   ChatConfirm: {
     type: 'object',
-    description: 'The world-changing step waiting for the person’s yes ("yes", "save it", "run it", or the card’s button).',
+    description:
+      'The world-changing step waiting for the person’s yes ("yes", "save it", "run it", or the card’s button).',
     required: ['id', 'tool', 'summary'],
     properties: { id: { type: 'string' }, tool: { type: 'string' }, summary: { type: 'string' } },
   },
@@ -34,7 +41,12 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
   ChatSummary: {
     type: 'object',
     required: ['chat_id', 'title', 'turns', 'updated_at'],
-    properties: { chat_id: { type: 'string' }, title: { type: 'string' }, turns: { type: 'integer' }, updated_at: { type: 'string' } },
+    properties: {
+      chat_id: { type: 'string' },
+      title: { type: 'string' },
+      turns: { type: 'integer' },
+      updated_at: { type: 'string' },
+    },
   },
   Chat: {
     type: 'object',
@@ -53,7 +65,10 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
             role: { enum: ['person', 'assistant'] },
             text: { type: 'string' },
             at: { type: 'string' },
-            cards: { type: 'array', items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } } },
+            cards: {
+              type: 'array',
+              items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
+            },
           },
         },
       },
@@ -67,7 +82,10 @@ export const CHAT_PATHS: Record<string, Json> = {
     get: {
       operationId: 'listChats',
       summary: 'The chats with the workspace assistant, most recent first',
-      responses: { '200': ok('Every chat.', { type: 'array', items: ref('ChatSummary') }), '401': error('Unauthorized') },
+      responses: {
+        '200': ok('Every chat.', { type: 'array', items: ref('ChatSummary') }),
+        '401': error('Unauthorized'),
+      },
     },
     post: {
       operationId: 'createChat',
@@ -85,7 +103,11 @@ export const CHAT_PATHS: Record<string, Json> = {
     get: {
       operationId: 'getChat',
       summary: 'A chat with its turns',
-      responses: { '200': ok('The chat.', ref('Chat')), '401': error('Unauthorized'), '404': error('NotFound') },
+      responses: {
+        '200': ok('The chat.', ref('Chat')),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+      },
     },
   },
   '/api/chats/{id}/messages': {

@@ -26,7 +26,10 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
     const after = chatId === null ? 0 : (feed.history(chatChannel(chatId)).at(-1)?.seq ?? 0);
     const chat = chatId === null ? null : await getChat(store, chatId).catch(() => null);
     if (chatId !== null && !chat)
-      return c.html(messagePage('Not found', `There is no chat "${chatId}".`, { href: '/chat', text: 'Back to Chat' }), 404);
+      return c.html(
+        messagePage('Not found', `There is no chat "${chatId}".`, { href: '/chat', text: 'Back to Chat' }),
+        404,
+      );
     const [chats, pending] = await Promise.all([listChats(store), listPending(store)]);
     const open = chat
       ? {
@@ -45,7 +48,10 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/chat/:id', (c) => show(c, c.req.param('id')));
 
   // Each form: admitted with its CSRF token, then back to the chat (or the page with the one-line error).
-  const form = (path: string, act: (c: Context, f: Record<string, string>, chatId: string | null) => Promise<string | null>) =>
+  const form = (
+    path: string,
+    act: (c: Context, f: Record<string, string>, chatId: string | null) => Promise<string | null>,
+  ) =>
     app.post(path, async (c) => {
       const admitted = await admitForm(c, web);
       if (!admitted.ok) return admitted.response;
@@ -56,7 +62,11 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
       } catch (error) {
         if (error instanceof NotFoundError && chatId !== null && !(await store.get('chats', chatId)))
           return show(c, chatId);
-        if (error instanceof InvalidInputError || error instanceof NotFoundError || error instanceof AlreadyDecidedError)
+        if (
+          error instanceof InvalidInputError ||
+          error instanceof NotFoundError ||
+          error instanceof AlreadyDecidedError
+        )
           return show(c, chatId, errorMessage(error));
         throw error;
       }
@@ -65,9 +75,14 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
 
   form('/chat', async (_c, f) => page((await sendMessage(web.engine, undefined, f.message ?? '')).chat_id));
   form('/chat/:id', async (_c, f, id) => page((await sendMessage(web.engine, id!, f.message ?? '')).chat_id));
-  form('/chat/:id/confirm', async (_c, f, id) => page((await confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id));
+  form('/chat/:id/confirm', async (_c, f, id) =>
+    page((await confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
+  );
   form('/chat/:id/decide', async (_c, f, id) =>
-    page((await answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null)).chat_id),
+    page(
+      (await answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null))
+        .chat_id,
+    ),
   );
   form('/chat/:id/rename', async (_c, f, id) => page((await renameChat(store, id!, f.title ?? '')).id));
   form('/chat/:id/delete', async (_c, _f, id) => {

@@ -39,7 +39,9 @@ describe('the chat API', () => {
       workflow_id: string;
     };
     expect(saved.workflow_id).toBe('inbox-triage-2');
-    const workflows = (await (await h.app.request('/api/workflows', { headers: h.auth() })).json()) as { id: string }[];
+    const workflows = (await (await h.app.request('/api/workflows', { headers: h.auth() })).json()) as {
+      id: string;
+    }[];
     expect(workflows.map((w) => w.id)).toEqual(['inbox-triage', 'inbox-triage-2']);
 
     const shown = (await (await h.app.request(`/api/chats/${chat_id}`, { headers: h.auth() })).json()) as {
@@ -52,7 +54,9 @@ describe('the chat API', () => {
     expect(shown.turns.map((t) => t.role)).toEqual(['person', 'assistant', 'person', 'assistant']);
     expect(shown.turns[1]!.cards.map((c) => c.kind)).toEqual(['handoff', 'preview', 'confirm']);
     expect(shown.turns[3]!.cards.map((c) => c.kind)).toEqual(['workflow_saved']);
-    const list = (await (await h.app.request('/api/chats', { headers: h.auth() })).json()) as { chat_id: string }[];
+    const list = (await (await h.app.request('/api/chats', { headers: h.auth() })).json()) as {
+      chat_id: string;
+    }[];
     expect(list.map((c) => c.chat_id)).toEqual([chat_id]);
   });
 
@@ -62,7 +66,9 @@ describe('the chat API', () => {
     const stream = await h.app.request(`/chat/${chat_id}/events`);
     expect(stream.headers.get('Content-Type')).toMatch(/text\/event-stream/);
     const reading = readSse(stream.body!, (e) => e.event === 'done');
-    await post(`/api/chats/${chat_id}/messages`, { message: 'archive newsletters in my inbox every morning' });
+    await post(`/api/chats/${chat_id}/messages`, {
+      message: 'archive newsletters in my inbox every morning',
+    });
     const { events } = await reading;
     const kinds = events.map((e) => e.event);
     expect(kinds.indexOf('handoff')).toBeLessThan(kinds.indexOf('tool_start'));
@@ -75,17 +81,28 @@ describe('the chat API', () => {
   it('refuses bad input with one clear line and a 4xx, and changes nothing', async () => {
     h = await makeHarness();
     const { chat_id } = (await (await post('/api/chats', {})).json()) as { chat_id: string };
-    const before = { chats: await h.engine.store.list('chats'), turns: await h.engine.store.list('chat_turns') };
+    const before = {
+      chats: await h.engine.store.list('chats'),
+      turns: await h.engine.store.list('chat_turns'),
+    };
     const cases: [Response | Promise<Response>, number, RegExp][] = [
       [post(`/api/chats/${chat_id}/messages`, { message: '' }), 422, /message is empty/],
       [post(`/api/chats/${chat_id}/messages`, { message: ' \n ' }), 422, /message is empty/],
-      [post(`/api/chats/${chat_id}/messages`, { message: 'x'.repeat(500_000) }), 422, /500000 characters; the most is 8000/],
+      [
+        post(`/api/chats/${chat_id}/messages`, { message: 'x'.repeat(500_000) }),
+        422,
+        /500000 characters; the most is 8000/,
+      ],
       [post(`/api/chats/${chat_id}/messages`, { message: 'x'.repeat(1024 * 1024) }), 413, /too large/],
       [post(`/api/chats/${chat_id}/messages`, { message: 42 }), 422, /message must be a string/],
       [post(`/api/chats/${chat_id}/messages`, '{"message": ', true), 400, /body must be JSON/],
       [post('/api/chats/chat_nosuchchat/messages', { message: 'hi' }), 404, /no chat "chat_nosuchchat"/],
       [h.app.request('/api/chats/chat_nosuchchat', { headers: h.auth() }), 404, /no chat/],
-      [h.app.request(`/api/chats/${chat_id}/messages`, { method: 'POST', body: '{"message":"hi"}' }), 401, /bearer/],
+      [
+        h.app.request(`/api/chats/${chat_id}/messages`, { method: 'POST', body: '{"message":"hi"}' }),
+        401,
+        /bearer/,
+      ],
     ];
     for (const [response, status, pattern] of cases) {
       const res = await response;
@@ -94,7 +111,10 @@ describe('the chat API', () => {
       expect(error).toMatch(pattern);
       expect(error.split('\n')).toHaveLength(1);
     }
-    expect({ chats: await h.engine.store.list('chats'), turns: await h.engine.store.list('chat_turns') }).toEqual(before);
+    expect({
+      chats: await h.engine.store.list('chats'),
+      turns: await h.engine.store.list('chat_turns'),
+    }).toEqual(before);
   });
 
   it('on the deployed API (a gateway before Lambda) the same chat routes answer', async () => {
@@ -107,8 +127,11 @@ describe('the chat API', () => {
       apiAuth: 'gateway',
       hosts: () => ['api.example.com'],
     });
-    const request = (path: string, init: RequestInit = {}) => lambda.request(`https://api.example.com${path}`, init);
-    const { chat_id } = (await (await request('/api/chats', { method: 'POST' })).json()) as { chat_id: string };
+    const request = (path: string, init: RequestInit = {}) =>
+      lambda.request(`https://api.example.com${path}`, init);
+    const { chat_id } = (await (await request('/api/chats', { method: 'POST' })).json()) as {
+      chat_id: string;
+    };
     const res = await request(`/api/chats/${chat_id}/messages`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

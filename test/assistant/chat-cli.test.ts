@@ -77,7 +77,8 @@ describe('handoff chat --message --json: a description in words', () => {
     // Three processes at a time: each is a newcomer's `handoff chat` in its own chat.
     const queue = [...cases];
     const worker = async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) replies.set(c.description, await chat(['--message', c.description]));
+      for (let c = queue.shift(); c; c = queue.shift())
+        replies.set(c.description, await chat(['--message', c.description]));
     };
     await Promise.all([worker(), worker(), worker()]);
   });
@@ -106,15 +107,19 @@ describe('handoff chat --message --json: a description in words', () => {
       expect(reply.confirm?.summary).toContain(workflow.id);
       if (c.schedule) expect(workflow.trigger).toEqual({ schedule: c.schedule });
       if (c.source) expect(workflow.source.type).toBe(c.source);
-      if (c.source === 'maildir' && !c.description.includes('/')) expect(workflow.source).toEqual({ type: 'maildir', path: maildir });
+      if (c.source === 'maildir' && !c.description.includes('/'))
+        expect(workflow.source).toEqual({ type: 'maildir', path: maildir });
       if (c.host) expect(workflow.source).toMatchObject({ host: c.host });
       if (c.threshold) expect(workflow.confidence_threshold).toBe(c.threshold);
       if (c.actions) expect(workflow.actions.map((a) => a.name)).toEqual(c.actions);
-      if (c.irreversible) expect(workflow.actions.find((a) => a.name === c.irreversible)?.irreversible).toBe(true);
-      if (c.mentions) expect(reply.text).toContain(`${c.mentions.toLowerCase()} is not in the integration registry`);
+      if (c.irreversible)
+        expect(workflow.actions.find((a) => a.name === c.irreversible)?.irreversible).toBe(true);
+      if (c.mentions)
+        expect(reply.text).toContain(`${c.mentions.toLowerCase()} is not in the integration registry`);
       // Never an integration that is not in the registry.
       const registry = new Set(BUILTIN_ENTRIES.map((e) => e.name));
-      for (const action of workflow.actions) if (action.name.includes('__')) expect(registry.has(action.name.split('__')[0]!)).toBe(true);
+      for (const action of workflow.actions)
+        if (action.name.includes('__')) expect(registry.has(action.name.split('__')[0]!)).toBe(true);
     },
   );
 
@@ -141,7 +146,10 @@ describe('handoff chat --message --json: a description in words', () => {
 
   it('refuses bad input with one line and a non-zero exit, changing nothing', async () => {
     const store = new JsonFileStore(env.HANDOFF_STATE_DIR!);
-    const snapshot = async () => ({ chats: await store.list('chats'), workflows: await store.list('workflows') });
+    const snapshot = async () => ({
+      chats: await store.list('chats'),
+      workflows: await store.list('workflows'),
+    });
     const unchanged = await snapshot();
     for (const [args, pattern] of [
       [['--message', '   '], /message is empty/],

@@ -1,7 +1,11 @@
 import { promises as fs } from 'node:fs';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { sendMessage } from '../../shared/assistant/chat-service.ts';
-import { anthropicServer, openAIServer, type ScriptedServer } from '../models/providers/support/wire-servers.ts';
+import {
+  anthropicServer,
+  openAIServer,
+  type ScriptedServer,
+} from '../models/providers/support/wire-servers.ts';
 import { offlinePolicy } from '../models/providers/support/conversation.ts';
 import { addDemoWorkflow, makeEngine } from '../web/support.ts';
 
@@ -47,7 +51,11 @@ describe.each(PROVIDERS)('the assistant over a real provider: $name', ({ start, 
     dir = made.dir;
     await addDemoWorkflow(made.engine, made.dir);
 
-    const asked = await sendMessage(made.engine, undefined, 'every weekday at 8, go through my inbox, archive newsletters');
+    const asked = await sendMessage(
+      made.engine,
+      undefined,
+      'every weekday at 8, go through my inbox, archive newsletters',
+    );
     expect(asked.confirm?.tool).toBe('save_workflow');
     const offered = server.requests.map((r) => tools(r.body));
     expect(offered[0]).toEqual(expect.arrayContaining(['transfer_to_builder', 'transfer_to_operator']));

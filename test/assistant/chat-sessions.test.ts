@@ -68,7 +68,9 @@ describe.each(BACKENDS)('chats as Strands sessions in the store: $name', ({ open
     const events: string[] = [];
     const first = await sendMessage(engineOver(store, seen, events), undefined, 'hello there');
     expect(first.text).toBe('I was shown 1 messages.');
-    expect(events).toEqual(expect.arrayContaining([`chat:${first.chat_id} delta`, `chat:${first.chat_id} done`]));
+    expect(events).toEqual(
+      expect.arrayContaining([`chat:${first.chat_id} delta`, `chat:${first.chat_id} done`]),
+    );
 
     // A new process: a fresh store object, fresh agents; the session comes back from the store.
     const second = await sendMessage(engineOver(reopen(), seen, events), first.chat_id, 'and again');
@@ -122,7 +124,13 @@ describe.each(BACKENDS)('chats as Strands sessions in the store: $name', ({ open
     const storage = new ChatSnapshotStorage(store, chat.id);
     const location = { sessionId: chat.id, scope: 'agent' as const, scopeId: 'assistant' };
     expect(await storage.loadSnapshot({ location })).toBeNull();
-    const snapshot = { scope: 'agent' as const, schemaVersion: '1.0', createdAt: 'now', data: { messages: [] }, appData: {} };
+    const snapshot = {
+      scope: 'agent' as const,
+      schemaVersion: '1.0',
+      createdAt: 'now',
+      data: { messages: [] },
+      appData: {},
+    };
     await storage.saveSnapshot({ location, snapshotId: 'x', isLatest: false, snapshot });
     expect(await storage.loadSnapshot({ location })).toBeNull(); // checkpoints are not kept
     await storage.saveSnapshot({ location, snapshotId: 'latest', isLatest: true, snapshot });

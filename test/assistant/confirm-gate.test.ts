@@ -63,31 +63,45 @@ describe("the assistant's gate", () => {
     const paused = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
     expect(paused.status).toBe('waiting');
     const decision = (await store.listWithStatus('decisions', 'pending'))[0]!;
-    const rule = await addRule(store, { workflowId: null, match: { domain: 'example.org' }, action: 'archive', note: null });
+    const rule = await addRule(store, {
+      workflowId: null,
+      match: { domain: 'example.org' },
+      action: 'archive',
+      note: null,
+    });
 
     const before = await snapshot(store);
     const mail = await hashTree(fx.maildir);
-    model = assistantModel('builder', [
-      { name: 'validate_workflow', input: { config: CONFIG(fx.maildir) } },
-      { name: 'preview_workflow', input: {} },
-      { name: 'save_workflow', input: {} },
-      { name: 'delete_workflow', input: { workflow_id: 'inbox' } },
-    ], seen);
+    model = assistantModel(
+      'builder',
+      [
+        { name: 'validate_workflow', input: { config: CONFIG(fx.maildir) } },
+        { name: 'preview_workflow', input: {} },
+        { name: 'save_workflow', input: {} },
+        { name: 'delete_workflow', input: { workflow_id: 'inbox' } },
+      ],
+      seen,
+    );
     const built = await sendMessage(deps, undefined, 'archive newsletters in my inbox');
     seen.length = 0;
-    model = assistantModel('operator', [
-      { name: 'start_run', input: { workflow_id: 'inbox' } },
-      { name: 'answer_decision', input: { decision_id: decision.id, action: 'archive' } },
-      { name: 'add_rule', input: { match: { sender: 'a@b.example' }, action: 'archive' } },
-      { name: 'revoke_rule', input: { rule_id: rule.id } },
-    ], seen);
+    model = assistantModel(
+      'operator',
+      [
+        { name: 'start_run', input: { workflow_id: 'inbox' } },
+        { name: 'answer_decision', input: { decision_id: decision.id, action: 'archive' } },
+        { name: 'add_rule', input: { match: { sender: 'a@b.example' }, action: 'archive' } },
+        { name: 'revoke_rule', input: { rule_id: rule.id } },
+      ],
+      seen,
+    );
     const operated = await sendMessage(deps, built.chat_id, 'run the inbox and answer its question');
 
     // Prepare/Act done: nothing outside the chat changed, the mail included.
     expect(await snapshot(store)).toEqual(before);
     expect(await hashTree(fx.maildir)).toEqual(mail);
     // Each call came back to the model as "not done yet", and the last one waits as a card.
-    for (const results of seen.slice(1)) expect(JSON.stringify(results)).toMatch(/Not done yet: the person must confirm first/);
+    for (const results of seen.slice(1))
+      expect(JSON.stringify(results)).toMatch(/Not done yet: the person must confirm first/);
     expect(built.confirm?.tool).toBe('delete_workflow');
     expect(operated.confirm).toMatchObject({ tool: 'revoke_rule', summary: `Revoke rule ${rule.id}` });
     expect(built.workflow_id).toBeUndefined();
@@ -108,10 +122,14 @@ describe("the assistant's gate", () => {
     let model = assistantModel('builder', [], seen);
     fx = await engineFixture({ messages: [...DEMO_MESSAGES], model: () => model });
     const { deps, store } = fx;
-    model = assistantModel('builder', [
-      { name: 'validate_workflow', input: { config: CONFIG(fx.maildir) } },
-      { name: 'save_workflow', input: {} },
-    ], seen);
+    model = assistantModel(
+      'builder',
+      [
+        { name: 'validate_workflow', input: { config: CONFIG(fx.maildir) } },
+        { name: 'save_workflow', input: {} },
+      ],
+      seen,
+    );
     const asked = await sendMessage(deps, undefined, 'archive newsletters');
     expect(await store.get('workflows', 'newsletters')).toBeUndefined();
     const saved = await sendMessage(deps, asked.chat_id, 'yes');
@@ -130,12 +148,28 @@ describe("the assistant's gate", () => {
     fx = await engineFixture({ messages: [], model: () => model });
     const { deps, store } = fx;
     const before = await snapshot(store);
-    model = assistantModel('builder', [
-      { name: 'validate_workflow', input: { config: { ...CONFIG(fx.maildir), id: 'Not A Slug', trigger: { schedule: 'at eight' } } } },
-      { name: 'validate_workflow', input: { config: { ...CONFIG(fx.maildir), actions: [{ name: 'notion__create_page' }], human_gate: { options: ['skip'] } } } },
-      { name: 'validate_workflow', input: { config: 'id: yaml-not-json' } },
-      { name: 'save_workflow', input: {} },
-    ], seen);
+    model = assistantModel(
+      'builder',
+      [
+        {
+          name: 'validate_workflow',
+          input: { config: { ...CONFIG(fx.maildir), id: 'Not A Slug', trigger: { schedule: 'at eight' } } },
+        },
+        {
+          name: 'validate_workflow',
+          input: {
+            config: {
+              ...CONFIG(fx.maildir),
+              actions: [{ name: 'notion__create_page' }],
+              human_gate: { options: ['skip'] },
+            },
+          },
+        },
+        { name: 'validate_workflow', input: { config: 'id: yaml-not-json' } },
+        { name: 'save_workflow', input: {} },
+      ],
+      seen,
+    );
     const reply = await sendMessage(deps, undefined, 'archive newsletters');
     const [slug, registry, notObject, save] = seen.slice(1).map((r) => JSON.stringify(r));
     expect(slug).toMatch(/"ok":false/);

@@ -63,7 +63,11 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     await page.goto(url);
     await page.locator('#nav').getByRole('link', { name: 'Chat' }).click();
     await page.waitForURL(/\/chat$/);
-    await page.getByLabel('Message').fill('every weekday at 8, go through my inbox, archive newsletters, ask me about anything from customers');
+    await page
+      .getByLabel('Message')
+      .fill(
+        'every weekday at 8, go through my inbox, archive newsletters, ask me about anything from customers',
+      );
     await page.getByRole('button', { name: 'Send' }).click();
     await page.waitForURL(/\/chat\/chat_[a-z0-9_]+$/);
     chatUrl = new URL(page.url()).pathname;

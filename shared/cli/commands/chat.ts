@@ -19,11 +19,16 @@ export function registerChatCommands(program: Command): void {
       const { sendMessage } = await import('../../assistant/chat-service.ts');
       if (options.chat !== undefined) await getChat(engine.store, options.chat); // unknown: one line, exit 1
       if (options.message !== undefined) {
-        const reply = await sendMessage(options.json ? engine : streaming(engine), options.chat, options.message);
+        const reply = await sendMessage(
+          options.json ? engine : streaming(engine),
+          options.chat,
+          options.message,
+        );
         if (options.json) return printJson(reply);
         return void process.stdout.write(`${footer(reply)}`);
       }
-      if (options.json) throw new InvalidInputError('--json needs --message TEXT (an interactive chat prints text)');
+      if (options.json)
+        throw new InvalidInputError('--json needs --message TEXT (an interactive chat prints text)');
       await interactive(engine, options.chat, sendMessage);
     });
 
@@ -31,26 +36,47 @@ export function registerChatCommands(program: Command): void {
     .command('chats [VERB] [CHAT_ID] [TITLE]')
     .description('list chats; `chats rename CHAT_ID TITLE`; `chats delete CHAT_ID`')
     .option('--json', 'print JSON')
-    .action(async (verb: string | undefined, chatId: string | undefined, title: string | undefined, options: { json?: boolean }) => {
-      const { engine } = await cliContext();
-      if (verb === 'rename' || verb === 'delete') {
-        if (!chatId) throw new InvalidInputError(`chats ${verb} needs a CHAT_ID (see \`handoff chats\`)`);
-        if (verb === 'delete') {
-          await deleteChat(engine.store, chatId);
-          return options.json ? printJson({ chat_id: chatId, deleted: true }) : console.log(`Deleted chat ${chatId}.`);
+    .action(
+      async (
+        verb: string | undefined,
+        chatId: string | undefined,
+        title: string | undefined,
+        options: { json?: boolean },
+      ) => {
+        const { engine } = await cliContext();
+        if (verb === 'rename' || verb === 'delete') {
+          if (!chatId) throw new InvalidInputError(`chats ${verb} needs a CHAT_ID (see \`handoff chats\`)`);
+          if (verb === 'delete') {
+            await deleteChat(engine.store, chatId);
+            return options.json
+              ? printJson({ chat_id: chatId, deleted: true })
+              : console.log(`Deleted chat ${chatId}.`);
+          }
+          const chat = await renameChat(engine.store, chatId, title ?? '');
+          return options.json
+            ? printJson({ chat_id: chat.id, title: chat.title })
+            : console.log(`Renamed ${chat.id}: ${chat.title}`);
         }
-        const chat = await renameChat(engine.store, chatId, title ?? '');
-        return options.json ? printJson({ chat_id: chat.id, title: chat.title }) : console.log(`Renamed ${chat.id}: ${chat.title}`);
-      }
-      if (verb !== undefined) throw new InvalidInputError(`unknown chats command "${verb}": use rename or delete, or nothing to list`);
-      const chats = await listChats(engine.store);
-      if (options.json) return printJson(chats);
-      if (chats.length === 0) return console.log('No chats yet. Start one: handoff chat');
-      printTable(['chat', 'title', 'turns', 'updated'], chats.map((c) => [c.chat_id, c.title, c.turns, c.updated_at]));
-    });
+        if (verb !== undefined)
+          throw new InvalidInputError(
+            `unknown chats command "${verb}": use rename or delete, or nothing to list`,
+          );
+        const chats = await listChats(engine.store);
+        if (options.json) return printJson(chats);
+        if (chats.length === 0) return console.log('No chats yet. Start one: handoff chat');
+        printTable(
+          ['chat', 'title', 'turns', 'updated'],
+          chats.map((c) => [c.chat_id, c.title, c.turns, c.updated_at]),
+        );
+      },
+    );
 }
 
-type Send = (engine: EngineDeps, chatId: string | undefined, message: unknown) => Promise<{ chat_id: string; text: string; confirm?: { summary: string } }>;
+type Send = (
+  engine: EngineDeps,
+  chatId: string | undefined,
+  message: unknown,
+) => Promise<{ chat_id: string; text: string; confirm?: { summary: string } }>;
 
 /** The engine with the turn's handoffs and tool calls shown as they happen. */
 function streaming(engine: EngineDeps): EngineDeps {

@@ -11,15 +11,20 @@ import { describeWorkflow, providerHost, type DescribedWorkflow } from './descri
 
 type Json = Record<string, unknown>;
 
-const OPERATOR_WORDS = /\b(run it|run (the |my )?[\w-]+( workflow)? now|start (a |the )?run|run now|pending|waiting|decisions?|questions?|what'?s (waiting|pending)|answer|revoke|add a rule|rules?)\b|^\s*run\b/i;
-const BUILDER_WORDS = /\b(workflow|every|each|daily|weekday|hourly|morning|inbox|mail|email|archive|triage|newsletters?|receipts?|pull requests?|tickets?|competitors?|watch|build|create|make|set up|draft|delete|folder|maildir|imap|webhook)\b/i;
+const OPERATOR_WORDS =
+  /\b(run it|run (the |my )?[\w-]+( workflow)? now|start (a |the )?run|run now|pending|waiting|decisions?|questions?|what'?s (waiting|pending)|answer|revoke|add a rule|rules?)\b|^\s*run\b/i;
+const BUILDER_WORDS =
+  /\b(workflow|every|each|daily|weekday|hourly|morning|inbox|mail|email|archive|triage|newsletters?|receipts?|pull requests?|tickets?|competitors?|watch|build|create|make|set up|draft|delete|folder|maildir|imap|webhook)\b/i;
 
 /** The text of the last message the person wrote (a text block of a user message). */
 function lastRequest(messages: Message[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.role !== 'user') continue;
-    const text = m.content.flatMap((b) => (b.type === 'textBlock' ? [b.text] : [])).join('\n').trim();
+    const text = m.content
+      .flatMap((b) => (b.type === 'textBlock' ? [b.text] : []))
+      .join('\n')
+      .trim();
     if (text) return text;
   }
   return '';
@@ -43,7 +48,8 @@ function allResults(messages: Message[]): Map<string, unknown> {
             value = { error: part.text, status: b.status };
           }
         }
-        if (name) results.set(name, b.status === 'error' ? { error: part?.text ?? 'error', status: 'error' } : value);
+        if (name)
+          results.set(name, b.status === 'error' ? { error: part?.text ?? 'error', status: 'error' } : value);
       }
     }
   return results;
@@ -92,7 +98,9 @@ export function builderTurn({ messages }: TurnInput): PlannedTurn {
   if (names.includes('validate_workflow')) {
     const result = all.get('validate_workflow') as Json | undefined;
     if (result?.ok !== true)
-      return { text: `I could not draft a valid workflow: ${String((result?.errors as string[] | undefined)?.[0] ?? result?.error ?? 'unknown error')}. Nothing was saved.` };
+      return {
+        text: `I could not draft a valid workflow: ${String((result?.errors as string[] | undefined)?.[0] ?? result?.error ?? 'unknown error')}. Nothing was saved.`,
+      };
     return { toolCalls: [{ name: 'preview_workflow', input: {} }] };
   }
   if (names.includes('preview_workflow')) return { toolCalls: [{ name: 'save_workflow', input: {} }] };
@@ -113,8 +121,15 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
     };
   const names = last.map((r) => r.name);
   if (names.includes('list_workflows')) {
-    const workflows = ((all.get('list_workflows') as Json | undefined)?.workflows ?? []) as { id: string; name: string }[];
-    const pending = ((all.get('list_pending') as Json | undefined)?.pending ?? []) as { decision_id: string; subject: string; suggested_action: string }[];
+    const workflows = ((all.get('list_workflows') as Json | undefined)?.workflows ?? []) as {
+      id: string;
+      name: string;
+    }[];
+    const pending = ((all.get('list_pending') as Json | undefined)?.pending ?? []) as {
+      decision_id: string;
+      subject: string;
+      suggested_action: string;
+    }[];
     if (/\b(run|start)\b/i.test(request)) {
       const lower = request.toLowerCase();
       const named = workflows.find((w) => lower.includes(w.id) || lower.includes(w.name.toLowerCase()));
@@ -125,12 +140,19 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
     }
     if (pending.length === 0) return { text: 'Nothing is waiting for you.' };
     return {
-      text: `${pending.length} question(s) wait for you: ${pending.slice(0, 5).map((p) => `"${p.subject}" (suggested ${p.suggested_action})`).join('; ')}. Answer them on the decision cards or the Activity page.`,
+      text: `${pending.length} question(s) wait for you: ${pending
+        .slice(0, 5)
+        .map((p) => `"${p.subject}" (suggested ${p.suggested_action})`)
+        .join('; ')}. Answer them on the decision cards or the Activity page.`,
     };
   }
   const step = (all.get('start_run') ?? all.get('answer_decision')) as Json | undefined;
   const error = typeof step?.error === 'string' ? step.error : '';
-  return { text: error.startsWith('Not done yet') ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.` : error || 'Done.' };
+  return {
+    text: error.startsWith('Not done yet')
+      ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.`
+      : error || 'Done.',
+  };
 }
 
 function knownMaildir(sources: unknown): string | null {
@@ -169,7 +191,13 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
   if (d.actions.length > 0 && d.source.kind !== 'event') {
     const actions = d.actions.filter((a) => sourceActions.includes(a));
     config.actions = actions.map((name) => (name === 'delete' ? { name, irreversible: true } : { name }));
-    config.human_gate = { options: [...actions.filter((a) => a !== 'delete'), ...(actions.includes('delete') ? ['delete'] : []), 'skip'] };
+    config.human_gate = {
+      options: [
+        ...actions.filter((a) => a !== 'delete'),
+        ...(actions.includes('delete') ? ['delete'] : []),
+        'skip',
+      ],
+    };
     config.instructions = `${request.trim()}\nWhen a message fits none of this, skip it.`;
     config.name = nameOf(request, String(template.name));
   }
@@ -178,24 +206,38 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
 }
 
 function nameOf(request: string, fallback: string): string {
-  const kinds = ['newsletters', 'receipts', 'bug reports', 'invoices', 'customers', 'colleagues'].filter((k) => request.toLowerCase().includes(k));
+  const kinds = ['newsletters', 'receipts', 'bug reports', 'invoices', 'customers', 'colleagues'].filter(
+    (k) => request.toLowerCase().includes(k),
+  );
   return kinds.length > 0 ? `${fallback}: ${kinds.join(', ')}` : fallback;
 }
 
 function summary(request: string, all: Map<string, unknown>): string {
   const validated = all.get('validate_workflow') as Json | undefined;
   const preview = all.get('preview_workflow') as Json | undefined;
-  const rows = ((preview?.rows ?? []) as { verdict: string }[]);
+  const rows = (preview?.rows ?? []) as { verdict: string }[];
   const count = (v: string) => rows.filter((r) => r.verdict === v).length;
   const trigger = validated?.trigger as Json | undefined;
-  const when = trigger?.schedule ? `on ${String(trigger.schedule)}` : trigger?.webhook ? 'when its webhook fires' : 'when you run it';
-  const seen = preview?.ok === true
-    ? rows.length > 0
-      ? ` Preview of ${rows.length} item(s): ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
-      : ' Its source has nothing to preview right now.'
-    : preview?.error ? ` I could not preview it: ${String(preview.error)}.` : '';
-  const registry = ((all.get('list_integrations') as Json | undefined)?.integrations ?? []) as { name: string }[];
+  const when = trigger?.schedule
+    ? `on ${String(trigger.schedule)}`
+    : trigger?.webhook
+      ? 'when its webhook fires'
+      : 'when you run it';
+  const seen =
+    preview?.ok === true
+      ? rows.length > 0
+        ? ` Preview of ${rows.length} item(s): ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
+        : ' Its source has nothing to preview right now.'
+      : preview?.error
+        ? ` I could not preview it: ${String(preview.error)}.`
+        : '';
+  const registry = ((all.get('list_integrations') as Json | undefined)?.integrations ?? []) as {
+    name: string;
+  }[];
   const missing = describeWorkflow(request, null).services.filter((s) => !registry.some((r) => r.name === s));
-  const left = missing.length > 0 ? ` ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the integration registry (see \`handoff integrations\`), so I left ${missing.length > 1 ? 'them' : 'it'} out.` : '';
+  const left =
+    missing.length > 0
+      ? ` ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the integration registry (see \`handoff integrations\`), so I left ${missing.length > 1 ? 'them' : 'it'} out.`
+      : '';
   return `I drafted "${String(validated?.name)}" (${String(validated?.workflow_id)}), reading ${String(validated?.source)} ${when}.${seen}${left} Save it? Say yes.`;
 }

@@ -22,15 +22,34 @@ export interface DescribedWorkflow {
 }
 
 const DAYS: Record<string, string> = {
-  monday: 'MON', tuesday: 'TUE', wednesday: 'WED', thursday: 'THU', friday: 'FRI', saturday: 'SAT', sunday: 'SUN',
+  monday: 'MON',
+  tuesday: 'TUE',
+  wednesday: 'WED',
+  thursday: 'THU',
+  friday: 'FRI',
+  saturday: 'SAT',
+  sunday: 'SUN',
 };
-const SERVICES = ['slack', 'notion', 'jira', 'trello', 'asana', 'linear', 'github', 'hubspot', 'salesforce', 'discord', 'zendesk'];
+const SERVICES = [
+  'slack',
+  'notion',
+  'jira',
+  'trello',
+  'asana',
+  'linear',
+  'github',
+  'hubspot',
+  'salesforce',
+  'discord',
+  'zendesk',
+];
 
 /** The hour (0-23) and minute of "at 8", "at 8:30", "at 7pm", "at noon"; null when there is none. */
 function timeOf(text: string): { h: number; m: number } | null {
   if (/\bnoon\b/.test(text)) return { h: 12, m: 0 };
   const at = /\bat (\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?/.exec(text);
-  if (!at) return /\bmorning\b/.test(text) ? { h: 8, m: 0 } : /\bevening\b/.test(text) ? { h: 18, m: 0 } : null;
+  if (!at)
+    return /\bmorning\b/.test(text) ? { h: 8, m: 0 } : /\bevening\b/.test(text) ? { h: 18, m: 0 } : null;
   let h = Number(at[1]);
   const m = Number(at[2] ?? 0);
   if (at[3]?.startsWith('p') && h < 12) h += 12;
@@ -54,7 +73,10 @@ export function scheduleOf(text: string): string | null {
   if (/\b(weekday|weekdays|work ?day|workdays|monday to friday|mon-fri)\b/.test(lower))
     return `cron(${hm.m} ${hm.h} ? * MON-FRI *)`;
   if (day && /\b(every|each|on)\b/.test(lower)) return `cron(${hm.m} ${hm.h} ? * ${DAYS[day]} *)`;
-  if (/\b(every day|daily|each day|every morning|every evening|each morning|every night)\b/.test(lower) || time)
+  if (
+    /\b(every day|daily|each day|every morning|every evening|each morning|every night)\b/.test(lower) ||
+    time
+  )
     return `cron(${hm.m} ${hm.h} * * ? *)`;
   return null;
 }
@@ -86,12 +108,18 @@ export function describeWorkflow(text: string, knownMaildir: string | null): Des
         : /\bsupport (inbox|mail|email|queue)|customer support\b/.test(lower)
           ? 'support-inbox'
           : 'inbox-triage';
-  const careful = /\b(be careful|carefully|cautious|conservative|when in doubt|double[- ]check|be safe|ask me (first|before|more))\b/.test(lower);
+  const careful =
+    /\b(be careful|carefully|cautious|conservative|when in doubt|double[- ]check|be safe|ask me (first|before|more))\b/.test(
+      lower,
+    );
   const bold = /\b(be bold|don'?t ask (me )?(much|often)|ask less|only ask when)\b/.test(lower);
   const path = /(?:^|\s)(\/[\w./-]+)/.exec(text)?.[1] ?? null;
   const host = /\b(imap\.[a-z0-9.-]+\.[a-z]{2,}|outlook\.office365\.com)\b/.exec(lower)?.[1] ?? null;
   const user = /\b([a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,})\b/.exec(lower)?.[1] ?? null;
-  const mail = /\b(inbox|mailbox|mail|email|e-mail|messages|newsletters?|receipts?|invoices?|maildir|gmail|fastmail|outlook)\b/.test(lower);
+  const mail =
+    /\b(inbox|mailbox|mail|email|e-mail|messages|newsletters?|receipts?|invoices?|maildir|gmail|fastmail|outlook)\b/.test(
+      lower,
+    );
   let source: DescribedWorkflow['source'];
   if (template === 'pr-review' || /\bwebhook\b/.test(lower)) source = { kind: 'event' };
   else if (host || /\b(imap|gmail|fastmail|outlook)\b/.test(lower)) source = { kind: 'imap', host, user };
@@ -108,7 +136,11 @@ export function describeWorkflow(text: string, knownMaildir: string | null): Des
   };
 }
 
-const IMAP_HOSTS: Record<string, string> = { gmail: 'imap.gmail.com', fastmail: 'imap.fastmail.com', outlook: 'outlook.office365.com' };
+const IMAP_HOSTS: Record<string, string> = {
+  gmail: 'imap.gmail.com',
+  fastmail: 'imap.fastmail.com',
+  outlook: 'outlook.office365.com',
+};
 
 /** The IMAP host a description implies by provider name ("my gmail"), if any. */
 export function providerHost(text: string): string | null {

@@ -31,32 +31,50 @@ export function chatPage(visitor: Visitor, d: ChatPageData): Html {
   const open = d.open;
   const action = open ? `/chat/${encodeURIComponent(open.chat_id)}` : '/chat';
   const body = html`<h1>Chat</h1>
-    <p class="muted">Describe a workflow in your own words, preview it, save it, run it. Nothing changes until you say yes.</p>
+    <p class="muted">
+      Describe a workflow in your own words, preview it, save it, run it. Nothing changes until you say yes.
+    </p>
     <div class="chat-layout">
       <aside class="chat-list" aria-label="Chats">
         <a class="button" href="/chat">New chat</a>
         <ul>
           ${d.chats.map(
-            (c) => html`<li>
-              <a href="/chat/${encodeURIComponent(c.chat_id)}" ${open?.chat_id === c.chat_id ? html`aria-current="page"` : ''}
-                >${c.title}</a
-              >
-            </li>`,
+            (c) =>
+              html`<li>
+                <a
+                  href="/chat/${encodeURIComponent(c.chat_id)}"
+                  ${open?.chat_id === c.chat_id ? html`aria-current="page"` : ''}
+                  >${c.title}</a
+                >
+              </li>`,
           )}
         </ul>
       </aside>
-      <section class="chat" data-chat-id="${open?.chat_id ?? ''}" data-live="${d.live}" data-after="${d.after}">
+      <section
+        class="chat"
+        data-chat-id="${open?.chat_id ?? ''}"
+        data-live="${d.live}"
+        data-after="${d.after}"
+      >
         ${open ? chatHeader(visitor, open.chat_id, open.title) : ''}
         <ol class="turns" data-turns>
           ${open?.turns.map((t) => turnView(visitor, open.chat_id, t, open.confirm, open.waiting)) ?? ''}
         </ol>
-        <div class="turn turn-assistant live" data-live-turn hidden><p data-live-text></p><ul data-live-steps></ul></div>
+        <div class="turn turn-assistant live" data-live-turn hidden>
+          <p data-live-text></p>
+          <ul data-live-steps></ul>
+        </div>
         ${d.error ? html`<p class="flash flash-error" role="alert">${d.error}</p>` : ''}
         <form class="chat-form" method="post" action="${action}" data-chat-form>
           ${csrfField(visitor)}
           <label for="message">Message</label>
-          <textarea id="message" name="message" rows="3" required
-            placeholder="Every weekday at 8, go through my inbox, archive newsletters, ask me about anything from customers"></textarea>
+          <textarea
+            id="message"
+            name="message"
+            rows="3"
+            required
+            placeholder="Every weekday at 8, go through my inbox, archive newsletters, ask me about anything from customers"
+          ></textarea>
           <button class="button button-primary" type="submit">Send</button>
         </form>
       </section>
@@ -78,36 +96,66 @@ function chatHeader(visitor: Visitor, chatId: string, title: string): Html {
   </div>`;
 }
 
-function turnView(visitor: Visitor, chatId: string, t: Turn, confirm: { id: string } | null, waiting: ReadonlySet<string>): Html {
+function turnView(
+  visitor: Visitor,
+  chatId: string,
+  t: Turn,
+  confirm: { id: string } | null,
+  waiting: ReadonlySet<string>,
+): Html {
   return html`<li class="turn turn-${t.role}" data-role="${t.role}">
     <p class="turn-text">${t.text}</p>
     ${t.cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
   </li>`;
 }
 
-function cardView(visitor: Visitor, chatId: string, card: Card, confirm: { id: string } | null, waiting: ReadonlySet<string>): Html | string {
+function cardView(
+  visitor: Visitor,
+  chatId: string,
+  card: Card,
+  confirm: { id: string } | null,
+  waiting: ReadonlySet<string>,
+): Html | string {
   const base = `/chat/${encodeURIComponent(chatId)}`;
   switch (card.kind) {
     case 'handoff':
       return html`<p class="chat-step" data-handoff>⇢ handed to the ${card.to}</p>`;
     case 'workflow_saved':
-      return html`<p class="chat-step" data-saved="${card.workflow_id}">Saved workflow <a href="/workflows/${encodeURIComponent(card.workflow_id)}/source">${card.workflow_id}</a></p>`;
+      return html`<p class="chat-step" data-saved="${card.workflow_id}">
+        Saved workflow
+        <a href="/workflows/${encodeURIComponent(card.workflow_id)}/source">${card.workflow_id}</a>
+      </p>`;
     case 'run':
-      return html`<p class="chat-step" data-run="${card.run_id}"><a href="/runs/${encodeURIComponent(card.run_id)}">${card.text}</a></p>`;
+      return html`<p class="chat-step" data-run="${card.run_id}">
+        <a href="/runs/${encodeURIComponent(card.run_id)}">${card.text}</a>
+      </p>`;
     case 'preview':
       return html`<div class="chat-card" data-preview="${card.workflow_id}">
-        <p>Preview of ${card.workflow_id}: ${card.rows.length} of ${card.count} item(s). Nothing was touched.</p>
+        <p>
+          Preview of ${card.workflow_id}: ${card.rows.length} of ${card.count} item(s). Nothing was touched.
+        </p>
         ${scrollable(
           'Preview',
           html`<table>
-            <thead><tr><th>From</th><th>Subject</th><th>The gate would</th><th>Why</th></tr></thead>
+            <thead>
+              <tr>
+                <th>From</th>
+                <th>Subject</th>
+                <th>The gate would</th>
+                <th>Why</th>
+              </tr>
+            </thead>
             <tbody>
               ${card.rows.map(
-                (r) => html`<tr data-verdict="${r.verdict}">
-                  <td>${r.sender}</td><td>${r.subject}</td>
-                  <td>${r.verdict === 'ask' ? html`<span class="pending">ask you</span>` : r.verdict === 'rule' ? `rule: ${label(r.action)}` : label(r.action)}</td>
-                  <td>${r.reason}</td>
-                </tr>`,
+                (r) =>
+                  html`<tr data-verdict="${r.verdict}">
+                    <td>${r.sender}</td>
+                    <td>${r.subject}</td>
+                    <td>
+                      ${r.verdict === 'ask' ? html`<span class="pending">ask you</span>` : r.verdict === 'rule' ? `rule: ${label(r.action)}` : label(r.action)}
+                    </td>
+                    <td>${r.reason}</td>
+                  </tr>`,
               )}
             </tbody>
           </table>`,
@@ -115,7 +163,12 @@ function cardView(visitor: Visitor, chatId: string, card: Card, confirm: { id: s
       </div>`;
     case 'confirm':
       return confirm?.id === card.confirm_id
-        ? html`<form class="chat-card callout-amber" method="post" action="${base}/confirm" data-confirm="${card.confirm_id}">
+        ? html`<form
+            class="chat-card callout-amber"
+            method="post"
+            action="${base}/confirm"
+            data-confirm="${card.confirm_id}"
+          >
             ${csrfField(visitor)}<input type="hidden" name="confirm_id" value="${card.confirm_id}" />
             <p>${card.summary}?</p>
             <button class="button button-amber" type="submit">Yes, do it</button>
@@ -123,7 +176,12 @@ function cardView(visitor: Visitor, chatId: string, card: Card, confirm: { id: s
         : html`<p class="chat-step muted">${card.summary} (no longer waiting)</p>`;
     case 'decision':
       return waiting.has(card.decision_id)
-        ? html`<form class="chat-card question" method="post" action="${base}/decide" data-decision="${card.decision_id}">
+        ? html`<form
+            class="chat-card question"
+            method="post"
+            action="${base}/decide"
+            data-decision="${card.decision_id}"
+          >
             ${csrfField(visitor)}<input type="hidden" name="decision_id" value="${card.decision_id}" />
             <p><strong>${card.subject}</strong> from ${card.sender} · suggested: ${label(card.suggested)}</p>
             ${card.options.map((o) => html`<button class="button" type="submit" name="action" value="${o}">${label(o)}</button>`)}

@@ -7,8 +7,7 @@
 import { html } from 'hono/html';
 import { csrfField, pendingBadge, type Html } from './ui.ts';
 
-export type NavKey =
-  'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'chat' | 'none';
+export type NavKey = 'overview' | 'activity' | 'memory' | 'settings' | 'runs' | 'decision' | 'chat' | 'none';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
