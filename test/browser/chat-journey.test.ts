@@ -82,6 +82,18 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect(await hashTree(maildir())).toEqual(before);
     expect((await listWorkflows(store())).map((w) => w.id)).toEqual(['inbox-triage']);
     await screenshot(page, 'chat-preview');
+    // On a phone the chat fits: nothing scrolls sideways (the preview table scrolls in its own box).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => {
+      const doc = (
+        globalThis as unknown as {
+          document: { documentElement: { scrollWidth: number; clientWidth: number } };
+        }
+      ).document;
+      return doc.documentElement.scrollWidth - doc.documentElement.clientWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('after a restart the chat is still there; "yes" saves the workflow and it is listed', async () => {
