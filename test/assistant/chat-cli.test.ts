@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,6 +143,29 @@ describe('handoff chat --message --json: a description in words', () => {
     expect(JSON.parse(listed.stdout)).toEqual(
       expect.arrayContaining([expect.objectContaining({ chat_id: asked.chat_id, turns: 8 })]),
     );
+  });
+
+  it('talks interactively: each line a turn, its steps shown as they happen, the chat kept', async () => {
+    const child = spawn(
+      process.execPath,
+      [path.resolve(import.meta.dirname, '../../bin/handoff.js'), 'chat'],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const before = await new JsonFileStore(env.HANDOFF_STATE_DIR!).list('workflows');
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stdin.end('hello\narchive newsletters in my inbox every day at 9\nno\n\n');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toMatch(/I can build a workflow from a description/);
+    expect(out).toMatch(/· assistant → builder\n {2}· list_sources/);
+    expect(out).toMatch(/\[waiting for your yes: Save workflow .*\]/);
+    expect(out).toMatch(/Cancelled: save workflow .* was not done\. Nothing changed\./);
+    const chatId = /Chat (chat_\w+) is saved: handoff chat --chat chat_\w+/.exec(out)?.[1];
+    expect((await stored(chatId!)).workflows).toEqual(before.map((w) => w.id).sort());
   });
 
   it('refuses bad input with one line and a non-zero exit, changing nothing', async () => {

@@ -99,8 +99,9 @@ async function interactive(engine: EngineDeps, chatId: string | undefined, send:
   let current = chatId;
   console.log('Talk to the workspace assistant (an empty line or Ctrl-D ends).');
   try {
-    for (;;) {
-      const line = await rl.question('> ').catch(() => '');
+    process.stdout.write('> ');
+    // Lines are read as they come (typed, or piped in all at once): none is lost while a turn runs.
+    for await (const line of rl) {
       if (line.trim() === '') break;
       try {
         const reply = await send(streaming(engine), current, line);
@@ -110,7 +111,9 @@ async function interactive(engine: EngineDeps, chatId: string | undefined, send:
         if (!(error instanceof InvalidInputError)) throw error;
         console.log(error.message);
       }
+      process.stdout.write('> ');
     }
+    process.stdout.write('\n');
   } finally {
     rl.close();
     if (current) console.log(`Chat ${current} is saved: handoff chat --chat ${current}`);
