@@ -7,7 +7,12 @@
 import type { Message } from '@strands-agents/sdk';
 import type { PlannedTurn, TurnInput } from '../turn-model.ts';
 import { lastToolResults } from '../turn-model.ts';
-import { describeWorkflow, providerHost, type DescribedWorkflow } from './describe-workflow.ts';
+import {
+  describeSchedule,
+  describeWorkflow,
+  providerHost,
+  type DescribedWorkflow,
+} from './describe-workflow.ts';
 
 type Json = Record<string, unknown>;
 
@@ -219,7 +224,7 @@ function summary(request: string, all: Map<string, unknown>): string {
   const count = (v: string) => rows.filter((r) => r.verdict === v).length;
   const trigger = validated?.trigger as Json | undefined;
   const when = trigger?.schedule
-    ? `on ${String(trigger.schedule)}`
+    ? `${describeSchedule(String(trigger.schedule))}, ${String(trigger.schedule)}`
     : trigger?.webhook
       ? 'when its webhook fires'
       : 'when you run it';

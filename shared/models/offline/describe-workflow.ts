@@ -148,3 +148,27 @@ export function providerHost(text: string): string | null {
   const name = Object.keys(IMAP_HOSTS).find((p) => lower.includes(p));
   return name ? IMAP_HOSTS[name]! : null;
 }
+
+const DAY_NAMES: Record<string, string> = {
+  MON: 'Monday',
+  TUE: 'Tuesday',
+  WED: 'Wednesday',
+  THU: 'Thursday',
+  FRI: 'Friday',
+  SAT: 'Saturday',
+  SUN: 'Sunday',
+};
+
+/** A schedule as a person says it: `cron(0 8 ? * MON-FRI *)` → "every weekday at 08:00 (UTC)". */
+export function describeSchedule(schedule: string): string {
+  const rate = /^rate\((\d+) (\w+)\)$/.exec(schedule);
+  if (rate) return rate[1] === '1' ? `every ${rate[2]!.replace(/s$/, '')}` : `every ${rate[1]} ${rate[2]}`;
+  const cron = /^cron\((\d+) (\d+) (\S+) \* (\S+) \*\)$/.exec(schedule);
+  if (!cron) return `on ${schedule}`;
+  const at = `at ${cron[2]!.padStart(2, '0')}:${cron[1]!.padStart(2, '0')} (UTC)`;
+  const [dom, dow] = [cron[3]!, cron[4]!];
+  if (dow === 'MON-FRI') return `every weekday ${at}`;
+  if (DAY_NAMES[dow]) return `every ${DAY_NAMES[dow]} ${at}`;
+  if (dom === '*' && dow === '?') return `every day ${at}`;
+  return `on ${schedule}`;
+}
