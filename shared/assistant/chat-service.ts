@@ -8,6 +8,7 @@ import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } f
 import { appendTurns, createChat, getChat, updateChat } from '../chats/chat-repository.ts';
 import { MAX_MESSAGE_CHARS, type Chat, type Confirm, type Turn } from '../chats/chat-records.ts';
 import { runWithHandoffs } from '../handoffs/index.ts';
+import { logLine } from '../logging/log.ts';
 import { decide } from '../runs/decide.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
@@ -68,7 +69,7 @@ export async function sendMessage(
     reply = `Cancelled: ${lower(chat.confirm.summary)} was not done. Nothing changed.`;
   } else {
     if (chat.confirm) await updateChat(engine.store, chat.id, () => ({ confirm: null }));
-    reply = await agentTurn(engine, chat.id, text, log);
+    reply = await agentTurnOrWhyNot(engine, chat.id, text, log);
   }
   return finish(engine, chat.id, person, reply, log);
 }
@@ -137,6 +138,21 @@ async function settle(engine: EngineDeps, chat: Chat, confirm: Confirm, log: Tur
   }
 }
 
+/** A turn that fails (the model cannot be reached, say) is told in the chat, in one line; nothing was carried out. */
+async function agentTurnOrWhyNot(
+  engine: EngineDeps,
+  chatId: string,
+  text: string,
+  log: TurnLog,
+): Promise<string> {
+  try {
+    return await agentTurn(engine, chatId, text, log);
+  } catch (error) {
+    logLine(`handoff: chat ${chatId}: the assistant's turn failed: ${oneLine(errorMessage(error))}`);
+    return `I could not finish that: ${oneLine(errorMessage(error))}. Nothing was changed; try again.`;
+  }
+}
+
 async function agentTurn(engine: EngineDeps, chatId: string, text: string, log: TurnLog): Promise<string> {
   const turn: ChatTurn = { engine, chatId, log };
   const [triage, builder, operator] = [
@@ -182,6 +198,10 @@ function newLog(engine: EngineDeps, chatId: string): TurnLog {
 
 function now(): string {
   return new Date().toISOString();
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function lower(text: string): string {

@@ -63,7 +63,8 @@ function allResults(messages: Message[]): Map<string, unknown> {
 /** The triage agent: hand off, or answer small talk itself. */
 export function triageTurn({ messages }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
-  if (OPERATOR_WORDS.test(request)) return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
+  if (ruleAsked(request) || OPERATOR_WORDS.test(request))
+    return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
   if (BUILDER_WORDS.test(request)) return { toolCalls: [{ name: 'transfer_to_builder', input: {} }] };
   return {
     text: 'I can build a workflow from a description ("every weekday at 8, archive newsletters in my inbox"), run one, and show and answer what is waiting. What would you like?',
@@ -117,12 +118,15 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
   const last = lastToolResults(messages);
   const all = allResults(messages);
+  const rule = ruleAsked(request);
   if (last.length === 0)
     return {
-      toolCalls: [
-        { name: 'list_workflows', input: {} },
-        { name: 'list_pending', input: {} },
-      ],
+      toolCalls: rule
+        ? [{ name: 'add_rule', input: rule }]
+        : [
+            { name: 'list_workflows', input: {} },
+            { name: 'list_pending', input: {} },
+          ],
     };
   const names = last.map((r) => r.name);
   if (names.includes('list_workflows')) {
@@ -151,13 +155,35 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
         .join('; ')}. Answer them on the decision cards or the Activity page.`,
     };
   }
-  const step = (all.get('start_run') ?? all.get('answer_decision')) as Json | undefined;
+  const step = (all.get('start_run') ?? all.get('answer_decision') ?? all.get('add_rule')) as
+    Json | undefined;
   const error = typeof step?.error === 'string' ? step.error : '';
   return {
     text: error.startsWith('Not done yet')
       ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.`
       : error || 'Done.',
   };
+}
+
+/** "always archive mail from news@x.example" / "from the domain x.example": a rule you set. */
+function ruleAsked(request: string): Json | null {
+  const lower = request.toLowerCase();
+  if (!/\b(rule|always)\b/.test(lower)) return null;
+  const action = /\b(archiv|ticket|draft|reply|skip|leave)/.exec(lower)?.[1];
+  const name = {
+    archiv: 'archive',
+    ticket: 'file_ticket',
+    draft: 'draft_reply',
+    reply: 'draft_reply',
+    skip: 'skip',
+    leave: 'skip',
+  }[action ?? ''];
+  const sender = /\b([a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,})\b/.exec(lower)?.[1];
+  const domain = /\bfrom (?:the domain |anyone at |anything from )?@?([a-z0-9-]+(?:\.[a-z0-9-]+)+)\b/.exec(
+    lower,
+  )?.[1];
+  if (!name || (!sender && !domain)) return null;
+  return { match: sender ? { sender } : { domain }, action: name, note: request.trim() };
 }
 
 function knownMaildir(sources: unknown): string | null {
