@@ -16,7 +16,7 @@ import { listWorkflows } from '../../shared/workflows/repository.ts';
 import { serve, type RunningServer } from '../../shared/web/serve.ts';
 import { hashTree } from '../support/hash-tree.ts';
 import { makeEngine } from '../web/support.ts';
-import { cssValue, launchBrowser, screenshot, watchCsp } from './support.ts';
+import { A11yChecker, cssValue, launchBrowser, screenshot, watchCsp } from './support.ts';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -126,6 +126,7 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect(asked).toBeGreaterThan(0);
     expect(await cssValue(cards.first(), 'border-left-color')).toBe(AMBER);
     await screenshot(page, 'chat-decisions');
+    expect(await new A11yChecker(browser).seriousViolations(page.url(), context)).toEqual([]);
 
     await restart(); // answered after another restart: the decision cards come back from the store
     for (let left = asked; left > 0; left--) {
@@ -138,5 +139,6 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect(await page.locator('[data-run]').last().textContent()).toMatch(/completed/);
     expect((await listPending(store())).filter((d) => d.run_id === runId)).toEqual([]);
     expect(cspProblems).toEqual([]);
+    expect(await new A11yChecker(browser).seriousViolations(page.url(), context)).toEqual([]);
   });
 });
