@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { updateChat } from '../chats/chat-repository.ts';
 import { ConfirmSchema, type Confirm, type ConfirmTool } from '../chats/chat-records.ts';
+import { listRules } from '../memory/rules-repository.ts';
+import { allowedActions } from '../runs/decide.ts';
+import { getDecision } from '../runs/decision-repository.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { ChatTurn } from './chat-turn.ts';
 import { currentDraft } from './draft.ts';
@@ -70,11 +73,23 @@ async function describe(
         input: { workflow_id: workflow.id },
       };
     }
-    case 'answer_decision':
-      return { summary: `Answer decision ${str('decision_id')} with ${str('action')}`, input };
+    case 'answer_decision': {
+      const decision = await getDecision(turn.engine.store, str('decision_id')).catch(() => null);
+      if (decision?.status !== 'pending')
+        return { refused: `there is no waiting decision "${str('decision_id')}" (see list_pending)` };
+      const allowed = allowedActions(decision);
+      if (!allowed.includes(str('action')))
+        return {
+          refused: `"${str('action')}" is not an option for this decision; choose one of: ${allowed.join(', ')}`,
+        };
+      return { summary: `Answer "${decision.subject}" with ${str('action')}`, input };
+    }
     case 'add_rule':
       return { summary: `Add a rule: ${JSON.stringify(input.match)} → ${str('action')}`, input };
-    case 'revoke_rule':
+    case 'revoke_rule': {
+      const known = (await listRules(turn.engine.store)).some((r) => r.id === str('rule_id'));
+      if (!known) return { refused: `there is no rule "${str('rule_id')}" (see list_rules)` };
       return { summary: `Revoke rule ${str('rule_id')}`, input };
+    }
   }
 }

@@ -181,4 +181,26 @@ describe("the assistant's gate", () => {
     expect((await getChat(store, reply.chat_id)).draft).toBeNull();
     expect(await snapshot(store)).toEqual(before);
   });
+
+  it('a step that could never be carried out is refused to the model at once, and nothing waits for a yes', async () => {
+    const seen: ToolResults[] = [];
+    let model = assistantModel('operator', [], seen);
+    fx = await engineFixture({ messages: [], model: () => model });
+    model = assistantModel(
+      'operator',
+      [
+        { name: 'answer_decision', input: { decision_id: 'dec_nope', action: 'archive' } },
+        { name: 'revoke_rule', input: { rule_id: 'rule_nope' } },
+        { name: 'start_run', input: { workflow_id: 'no-such-workflow' } },
+      ],
+      seen,
+    );
+    const reply = await sendMessage(fx.deps, undefined, 'answer it');
+    const [answer, revoke, run] = seen.slice(1).map((r) => JSON.stringify(r));
+    expect(answer).toMatch(/no waiting decision \\"dec_nope\\"/);
+    expect(revoke).toMatch(/no rule \\"rule_nope\\"/);
+    expect(run).toMatch(/no workflow \\"no-such-workflow\\"/);
+    expect(reply.confirm).toBeUndefined();
+    expect((await getChat(fx.store, reply.chat_id)).confirm).toBeNull();
+  });
 });
