@@ -60,7 +60,7 @@ export async function sendMessage(
   const text = checkMessage(message);
   const chat = chatId === undefined ? await createChat(engine.store) : await getChat(engine.store, chatId);
   const log = newLog(engine, chat.id);
-  const person: Turn = { role: 'person', text, at: now(), cards: [] };
+  const person: Turn = { role: 'user', text, at: now(), cards: [] };
   let reply: string;
   if (chat.confirm && (YES.test(text) || YES_FOR[chat.confirm.tool]?.test(text) === true)) {
     reply = await settle(engine, chat, chat.confirm, log);
@@ -86,7 +86,7 @@ export async function confirmStep(engine: EngineDeps, chatId: string, confirmId:
   return finish(
     engine,
     chat.id,
-    { role: 'person', text: `Yes: ${chat.confirm.summary}`, at: now(), cards: [] },
+    { role: 'user', text: `Yes: ${chat.confirm.summary}`, at: now(), cards: [] },
     reply,
     log,
   );
@@ -112,7 +112,7 @@ export async function answerInChat(
     reply = `Recorded: ${action}. ${summary}.`;
   }
   const person: Turn = {
-    role: 'person',
+    role: 'user',
     text: `Answer ${decisionId}: ${action}${note ? ` (${note})` : ''}`,
     at: now(),
     cards: [],

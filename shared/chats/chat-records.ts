@@ -74,7 +74,7 @@ export const CardSchema = z.discriminatedUnion('kind', [
 export type Card = z.infer<typeof CardSchema>;
 
 export const TurnSchema = z.object({
-  role: z.enum(['person', 'assistant']),
+  role: z.enum(['user', 'assistant']),
   text: z.string(),
   at: z.string(),
   cards: z.array(CardSchema).default([]),

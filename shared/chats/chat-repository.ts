@@ -95,7 +95,7 @@ export async function appendTurns(store: Store, chatId: string, turns: readonly 
     await store.put('chat_turns', record);
     count += 1;
   }
-  const first = turns.find((t) => t.role === 'person');
+  const first = turns.find((t) => t.role === 'user');
   return updateChat(store, chatId, (c) => ({
     turn_count: count,
     ...(c.title === NEW_TITLE && first ? { title: cleanTitle(first.text) } : {}),

@@ -62,7 +62,7 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
           type: 'object',
           required: ['role', 'text', 'at', 'cards'],
           properties: {
-            role: { enum: ['person', 'assistant'] },
+            role: { enum: ['user', 'assistant'] },
             text: { type: 'string' },
             at: { type: 'string' },
             cards: {

@@ -51,7 +51,7 @@ describe('the chat API', () => {
     };
     expect(shown.chat_id).toBe(chat_id);
     expect(shown.confirm).toBeNull();
-    expect(shown.turns.map((t) => t.role)).toEqual(['person', 'assistant', 'person', 'assistant']);
+    expect(shown.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(shown.turns[1]!.cards.map((c) => c.kind)).toEqual(['handoff', 'preview', 'confirm']);
     expect(shown.turns[3]!.cards.map((c) => c.kind)).toEqual(['workflow_saved']);
     const list = (await (await h.app.request('/api/chats', { headers: h.auth() })).json()) as {

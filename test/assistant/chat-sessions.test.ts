@@ -80,9 +80,9 @@ describe.each(BACKENDS)('chats as Strands sessions in the store: $name', ({ open
     expect(session.scope).toBe('agent');
     expect(JSON.stringify(session.data)).toContain('and again');
     expect((await readTurns(reopen(), chat)).map((t) => `${t.role}: ${t.text}`)).toEqual([
-      'person: hello there',
+      'user: hello there',
       'assistant: I was shown 1 messages.',
-      'person: and again',
+      'user: and again',
       'assistant: I was shown 3 messages.',
     ]);
   });

@@ -68,7 +68,7 @@ describe('the offline assistant', () => {
     expect(reply.text).toMatch(/^I could not finish that: .*ECONNREFUSED.*Nothing was changed; try again\.$/);
     expect(reply.confirm).toBeUndefined();
     const chat = await getChat(fx.store, reply.chat_id);
-    expect((await readTurns(fx.store, chat)).map((t) => t.role)).toEqual(['person', 'assistant']);
+    expect((await readTurns(fx.store, chat)).map((t) => t.role)).toEqual(['user', 'assistant']);
     expect((await fx.store.list('workflows')).map((w) => w.id)).toEqual(['inbox']);
   });
 });

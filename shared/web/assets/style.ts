@@ -207,7 +207,7 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .inline-form { display: flex; gap: .4rem; align-items: center; }
 .turns { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; grid-template-columns: minmax(0, 1fr); gap: .8rem; }
 .turn { border: 1px solid var(--line); border-radius: var(--radius); padding: .7rem 1rem; background: var(--paper); }
-.turn-person { background: #eff6ff; margin-left: 3rem; }
+.turn-user { background: #eff6ff; margin-left: 3rem; }
 .turn-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 .4rem; }
 .chat-card { margin: .6rem 0 0; padding: .7rem 1rem; border: 1px solid var(--line); border-radius: var(--radius); }
 .chat-card .button { margin: .2rem .3rem 0 0; }
@@ -215,7 +215,7 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .chat-step { font-size: .9rem; margin: .3rem 0 0; }
 .chat-form { display: grid; gap: .4rem; }
 .chat-form textarea { width: 100%; font: inherit; }
-@media (max-width: 720px) { .chat-layout { grid-template-columns: minmax(0, 1fr); } .turn-person { margin-left: 1rem; } }
+@media (max-width: 720px) { .chat-layout { grid-template-columns: minmax(0, 1fr); } .turn-user { margin-left: 1rem; } }
 `;
 
 /** /assets/icon.svg: the tab icon. */
