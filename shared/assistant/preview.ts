@@ -13,7 +13,7 @@ import { compactView } from '../agents/executor/tools.ts';
 import type { PreviewRow } from '../chats/chat-records.ts';
 import { openSource } from '../sources/open-source.ts';
 import { EVENT_NOTE } from '../sources/check.ts';
-import type { ItemSource } from '../sources/source.ts';
+import { readInBatches, type ItemSource } from '../sources/source.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
@@ -62,11 +62,11 @@ export async function previewWorkflow(
         });
     const refs = await source.listRefs();
     const rows: PreviewRow[] = [];
-    for (const ref of refs.slice(0, limit)) {
-      const read = await source.read(ref);
+    // One round trip for a remote source (IMAP: one UID FETCH of the first `limit`).
+    for await (const read of readInBatches(source, refs.slice(0, limit), limit)) {
       if (!read.ok) {
         rows.push({
-          item_id: ref,
+          item_id: read.ref,
           sender: '',
           subject: '(unreadable)',
           verdict: 'ask',
