@@ -6,7 +6,14 @@
 import type { Context, Hono } from 'hono';
 import { answerInChat, confirmStep, sendMessage } from '../assistant/chat-service.ts';
 import { chatChannel } from '../assistant/turn-log.ts';
-import { deleteChat, getChat, listChats, readTurns, renameChat } from '../chats/chat-repository.ts';
+import {
+  createChat,
+  deleteChat,
+  getChat,
+  listChats,
+  readTurns,
+  renameChat,
+} from '../chats/chat-repository.ts';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
 import { feed } from '../events/feed.ts';
 import { listPending } from '../runs/decision-repository.ts';
@@ -73,6 +80,8 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
     });
   const page = (chatId: string) => `/chat/${encodeURIComponent(chatId)}`;
 
+  // An empty chat first, so the page streams even its first turn.
+  form('/chat/new', async () => page((await createChat(store)).id));
   form('/chat', async (_c, f) => page((await sendMessage(web.engine, undefined, f.message ?? '')).chat_id));
   form('/chat/:id', async (_c, f, id) => page((await sendMessage(web.engine, id!, f.message ?? '')).chat_id));
   form('/chat/:id/confirm', async (_c, f, id) =>

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Env } from '../../shared/config/env.ts';
+import { sendMessage } from '../../shared/assistant/chat-service.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { engineFromEnv } from '../../shared/runs/wire.ts';
@@ -63,6 +64,10 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     await page.goto(url);
     await page.locator('#nav').getByRole('link', { name: 'Chat' }).click();
     await page.waitForURL(/\/chat$/);
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.waitForURL(/\/chat\/chat_[a-z0-9_]+$/);
+    // The page follows the chat's feed as soon as it opens, so even the first turn streams.
+    expect(await page.locator('[data-chat-id]').getAttribute('data-live')).toBe('sse');
     await page
       .getByLabel('Message')
       .fill(
@@ -138,6 +143,20 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect((await getRun(store(), runId!)).status).toBe('completed');
     expect(await page.locator('[data-run]').last().textContent()).toMatch(/completed/);
     expect((await listPending(store())).filter((d) => d.run_id === runId)).toEqual([]);
+
+    // A turn taken elsewhere (another tab, the API) streams into the open page over SSE; the
+    // stream resumes after the last event the page shows, so nothing emitted meanwhile is missed.
+    await page.goto(`${server!.url}${chatUrl}`);
+    const chatId = chatUrl.split('/').pop()!;
+    await sendMessage(engineFromEnv(env, { notifier: { notify: async () => {} } }), chatId, 'hello');
+    await page.locator('[data-live-turn]').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => {
+      const doc = (
+        globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }
+      ).document;
+      return doc.querySelector('[data-live-text]')?.textContent.includes('I can build a workflow') === true;
+    });
+    await page.locator('[data-chat-id][data-done]').waitFor({ state: 'attached' });
     expect(cspProblems).toEqual([]);
     expect(await new A11yChecker(browser).seriousViolations(page.url(), context)).toEqual([]);
   });

@@ -36,7 +36,9 @@ export function chatPage(visitor: Visitor, d: ChatPageData): Html {
     </p>
     <div class="chat-layout">
       <aside class="chat-list" aria-label="Chats">
-        <a class="button" href="/chat">New chat</a>
+        <form method="post" action="/chat/new">
+          ${csrfField(visitor)}<button class="button" type="submit">New chat</button>
+        </form>
         <ul>
           ${d.chats.map(
             (c) =>
