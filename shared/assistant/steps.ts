@@ -102,5 +102,5 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
     run_id: run.id,
     decision_ids: waiting.map((d) => d.id),
   });
-  return `${text}. ${waiting.length} question(s) wait for you below: answer each with its buttons.`;
+  return `${text}. ${waiting.length} question(s) wait for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
 }

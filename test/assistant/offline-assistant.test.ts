@@ -49,13 +49,25 @@ describe('the offline assistant', () => {
     ]);
   });
 
-  it("tells what is waiting, from the run's own decisions", async () => {
+  it("tells what is waiting, and takes an answer in words only after the yes", async () => {
     fx = await engineFixture({ messages: [...DEMO_MESSAGES], model: () => new OfflineModel() });
     const run = await startRun(fx.deps, 'inbox', { kind: 'manual', detail: null });
     expect(run.status).toBe('waiting');
     const reply = await sendMessage(fx.deps, undefined, "what's waiting for me?");
     expect(reply.text).toMatch(/^\d+ question\(s\) wait for you: "/);
     expect(reply.confirm).toBeUndefined();
+
+    // Answered in words, by id: it waits for the yes, then goes through decide.
+    const decision = (await fx.store.listWithStatus('decisions', 'pending'))[0]!;
+    const asked = await sendMessage(fx.deps, reply.chat_id, `skip ${decision.id}`);
+    expect(asked.confirm).toMatchObject({ tool: 'answer_decision' });
+    expect(await fx.store.get('decisions', decision.id)).toMatchObject({ status: 'pending' });
+    const answered = await sendMessage(fx.deps, reply.chat_id, 'yes');
+    expect(answered).toMatchObject({ run_id: run.id });
+    expect(await fx.store.get('decisions', decision.id)).toMatchObject({
+      status: 'answered',
+      answer: { action: 'skip' },
+    });
   });
 
   it('a model that cannot be reached is told in the chat in one line; the message is kept, nothing is done', async () => {

@@ -63,7 +63,7 @@ function allResults(messages: Message[]): Map<string, unknown> {
 /** The triage agent: hand off, or answer small talk itself. */
 export function triageTurn({ messages }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
-  if (ruleAsked(request) || OPERATOR_WORDS.test(request))
+  if (answerAsked(request) || ruleAsked(request) || OPERATOR_WORDS.test(request))
     return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
   if (BUILDER_WORDS.test(request)) return { toolCalls: [{ name: 'transfer_to_builder', input: {} }] };
   return {
@@ -119,14 +119,17 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
   const last = lastToolResults(messages);
   const all = allResults(messages);
   const rule = ruleAsked(request);
+  const answer = answerAsked(request);
   if (last.length === 0)
     return {
-      toolCalls: rule
-        ? [{ name: 'add_rule', input: rule }]
-        : [
-            { name: 'list_workflows', input: {} },
-            { name: 'list_pending', input: {} },
-          ],
+      toolCalls: answer
+        ? [{ name: 'answer_decision', input: answer }]
+        : rule
+          ? [{ name: 'add_rule', input: rule }]
+          : [
+              { name: 'list_workflows', input: {} },
+              { name: 'list_pending', input: {} },
+            ],
     };
   const names = last.map((r) => r.name);
   if (names.includes('list_workflows')) {
@@ -163,6 +166,26 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
       ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.`
       : error || 'Done.',
   };
+}
+
+/** "answer dec_… with archive" / "skip dec_…": an answer to a waiting decision, by its id. */
+function answerAsked(request: string): Json | null {
+  const lower = request.toLowerCase();
+  const id = /\b(dec_[a-z0-9_]+)\b/.exec(lower)?.[1];
+  const word = /\b(approve|archive|ticket|draft|reply|delete|skip|leave)/.exec(
+    lower.replace(id ?? '', ''),
+  )?.[1];
+  const action = {
+    approve: 'approve_suggested',
+    archive: 'archive',
+    ticket: 'file_ticket',
+    draft: 'draft_reply',
+    reply: 'draft_reply',
+    delete: 'delete',
+    skip: 'skip',
+    leave: 'skip',
+  }[word ?? ''];
+  return id && action ? { decision_id: id, action } : null;
 }
 
 /** "always archive mail from news@x.example" / "from the domain x.example": a rule you set. */
