@@ -49,7 +49,7 @@ describe('the offline assistant', () => {
     ]);
   });
 
-  it("tells what is waiting, and takes an answer in words only after the yes", async () => {
+  it('tells what is waiting, and takes an answer in words only after the yes', async () => {
     fx = await engineFixture({ messages: [...DEMO_MESSAGES], model: () => new OfflineModel() });
     const run = await startRun(fx.deps, 'inbox', { kind: 'manual', detail: null });
     expect(run.status).toBe('waiting');
