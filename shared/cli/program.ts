@@ -7,6 +7,7 @@ import {
   errorMessage,
   isError,
 } from '../errors/index.ts';
+import { registerChatCommands } from './commands/chat.ts';
 import { registerDecisionCommands } from './commands/decisions.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
 import { registerInspectCommand } from './commands/inspect.ts';
@@ -56,6 +57,7 @@ export function buildProgram(): Command {
   registerAgentCommands(program);
   registerProfileCommands(program);
   registerWorkspaceFileCommands(program);
+  registerChatCommands(program);
   addWorkspaceOption(program);
   return program;
 }

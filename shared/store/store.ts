@@ -29,6 +29,8 @@ export const COLLECTIONS = [
   'artifacts',
   'schedules',
   'chats',
+  // A chat's transcript, ten turns to a record (`<chat id>:<page>`).
+  'chat_turns',
   // Platform-wide (the reserved `_platform` workspace): the workspaces and the API keys.
   'workspaces',
   'api_keys',

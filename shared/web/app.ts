@@ -27,6 +27,8 @@ import { summarise, toPendingJson } from '../runs/views.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
+import { registerChatApiRoutes } from './chat-api-routes.ts';
+import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
@@ -186,6 +188,7 @@ export function createApp(deps: AppDeps): Hono {
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
   registerTalkRoutes(app, web);
+  registerChatPageRoutes(app, web);
 
   app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false, web));
@@ -206,6 +209,7 @@ export function createApp(deps: AppDeps): Hono {
     onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
+  registerChatApiRoutes(app, web, limit);
 
   app.get('/api/workflows', async (c) =>
     c.json(

@@ -7,6 +7,7 @@
 import { OUTPUT_PATHS, OUTPUT_SCHEMAS } from './openapi-outputs.ts';
 import { SPEECH_PATHS, SPEECH_SCHEMAS } from './openapi-speech.ts';
 import { PLATFORM_PATHS, PLATFORM_SCHEMAS } from './openapi-platform.ts';
+import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
 
 type Json = Record<string, unknown>;
 
@@ -336,7 +337,7 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: { ...PATHS, ...OUTPUT_PATHS, ...SPEECH_PATHS, ...PLATFORM_PATHS },
+    paths: { ...PATHS, ...OUTPUT_PATHS, ...SPEECH_PATHS, ...PLATFORM_PATHS, ...CHAT_PATHS },
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -347,7 +348,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
         },
       },
-      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS, ...SPEECH_SCHEMAS, ...PLATFORM_SCHEMAS },
+      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS, ...SPEECH_SCHEMAS, ...PLATFORM_SCHEMAS, ...CHAT_SCHEMAS },
       responses: Object.fromEntries(
         Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
       ),

@@ -116,7 +116,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
 
 /** The API's `/events/:runId` and the inspector's `/runs/:id/events`. */
 function isEventStream(pathname: string): boolean {
-  return pathname.startsWith('/events/') || /^\/runs\/[^/]+\/events$/.test(pathname);
+  return pathname.startsWith('/events/') || /^\/(runs|chat)\/[^/]+\/events$/.test(pathname);
 }
 
 /** On an empty store, writes the demo Maildir and saves the inbox-triage workflow; returns its path or null. */

@@ -7,6 +7,7 @@ import {
   type TurnInput,
 } from '../turn-model.ts';
 import { categoriesNamedIn, categoryOf, classify, readInstructions, type ItemView } from './classify.ts';
+import { builderTurn, operatorTurn, triageTurn } from './assistant-turns.ts';
 import { learnerTurn } from './learner-turns.ts';
 
 /** Markers the executor's system prompt carries for a model that reads it literally. */
@@ -51,6 +52,9 @@ export class OfflineModel extends TurnModel {
       return this.specialistTurn(messages, systemText(options));
     if (tools.includes('submit_action')) return this.executorTurn(messages, systemText(options));
     if (tools.includes('write_rule')) return learnerTurn({ messages, options });
+    if (tools.includes('transfer_to_builder')) return triageTurn({ messages, options });
+    if (tools.includes('validate_workflow')) return builderTurn({ messages, options });
+    if (tools.includes('start_run')) return operatorTurn({ messages, options });
     return { text: 'Nothing for me to do here.' };
   }
 

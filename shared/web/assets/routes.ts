@@ -1,6 +1,6 @@
 /** Serves the pages' CSS, scripts and icon from `/assets/*` (same origin, so the strict CSP allows them). */
 import type { Hono } from 'hono';
-import { INSPECTOR_JS, SETTINGS_JS } from './scripts.ts';
+import { CHAT_JS, INSPECTOR_JS, SETTINGS_JS } from './scripts.ts';
 import { APP_CSS, ICON_SVG } from './style.ts';
 import { TALK_JS, TALK_WORKLET_JS } from './talk-script.ts';
 
@@ -8,6 +8,7 @@ const ASSETS: Record<string, { body: string; type: string }> = {
   'app.css': { body: APP_CSS, type: 'text/css; charset=utf-8' },
   'inspector.js': { body: INSPECTOR_JS, type: 'text/javascript; charset=utf-8' },
   'settings.js': { body: SETTINGS_JS, type: 'text/javascript; charset=utf-8' },
+  'chat.js': { body: CHAT_JS, type: 'text/javascript; charset=utf-8' },
   'icon.svg': { body: ICON_SVG, type: 'image/svg+xml' },
   'talk.js': { body: TALK_JS, type: 'text/javascript; charset=utf-8' },
   'talk-worklet.js': { body: TALK_WORKLET_JS, type: 'text/javascript; charset=utf-8' },

@@ -153,3 +153,44 @@ export const SETTINGS_JS = `'use strict';
   input.addEventListener('input', function () { output.textContent = Number(input.value).toFixed(2); });
 })();
 `;
+
+/**
+ * The Chat page's live turn: while the form posts (the page reloads when the turn is done),
+ * the chat's feed streams over SSE into a live bubble: the text as it is written, each
+ * handoff and tool call as it happens. Without JavaScript the form simply posts and reloads.
+ */
+export const CHAT_JS = `'use strict';
+(function () {
+  var root = document.querySelector('[data-chat-id]');
+  if (!root || !root.getAttribute('data-chat-id') || root.getAttribute('data-live') !== 'sse') return;
+  var bubble = document.querySelector('[data-live-turn]');
+  var text = document.querySelector('[data-live-text]');
+  var steps = document.querySelector('[data-live-steps]');
+  var url = '/chat/' + encodeURIComponent(root.getAttribute('data-chat-id')) + '/events?after=' +
+    encodeURIComponent(root.getAttribute('data-after') || '0');
+  var source = new EventSource(url);
+  function step(line) {
+    var li = document.createElement('li');
+    li.textContent = line;
+    steps.appendChild(li);
+    bubble.hidden = false;
+  }
+  source.addEventListener('delta', function (m) {
+    text.textContent += JSON.parse(m.data).text;
+    bubble.hidden = false;
+  });
+  source.addEventListener('handoff', function (m) { step('\\u21e2 ' + JSON.parse(m.data).text); });
+  source.addEventListener('tool_start', function (m) { step('\\u2026 ' + JSON.parse(m.data).text); });
+  source.addEventListener('workflow_saved', function (m) { step(JSON.parse(m.data).text); });
+  source.addEventListener('run_started', function (m) { step(JSON.parse(m.data).text); });
+  source.addEventListener('asked', function (m) { step(JSON.parse(m.data).text); });
+  source.addEventListener('done', function () { root.setAttribute('data-done', String(Date.now())); });
+  var form = document.querySelector('[data-chat-form]');
+  if (form) form.addEventListener('submit', function () {
+    text.textContent = '';
+    steps.textContent = '';
+    bubble.hidden = false;
+    root.setAttribute('data-sending', 'true');
+  });
+})();
+`;

@@ -216,6 +216,24 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
   .table-stack td::before { content: attr(data-label); font-size: .75rem; font-weight: 600; text-transform: uppercase;
     letter-spacing: .04em; color: var(--muted); }
 }
+/* Chat */
+.chat-layout { display: grid; grid-template-columns: minmax(10rem, 14rem) minmax(0, 1fr); gap: 1.5rem; align-items: start; }
+.chat-layout > * { min-width: 0; }
+.chat-list ul { list-style: none; padding: 0; margin: .8rem 0 0; }
+.chat-list li a { display: block; padding: .3rem 0; overflow-wrap: anywhere; }
+.chat-head { display: flex; gap: .6rem; flex-wrap: wrap; margin-bottom: 1rem; }
+.inline-form { display: flex; gap: .4rem; align-items: center; }
+.turns { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; grid-template-columns: minmax(0, 1fr); gap: .8rem; }
+.turn { border: 1px solid var(--line); border-radius: var(--radius); padding: .7rem 1rem; background: var(--paper); }
+.turn-user { background: #eff6ff; margin-left: 3rem; }
+.turn-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 .4rem; }
+.chat-card { margin: .6rem 0 0; padding: .7rem 1rem; border: 1px solid var(--line); border-radius: var(--radius); }
+.chat-card .button { margin: .2rem .3rem 0 0; }
+.chat-card.question, .chat-card.callout-amber { border-left: 5px solid var(--amber); background: #fffbeb; }
+.chat-step { font-size: .9rem; margin: .3rem 0 0; }
+.chat-form { display: grid; gap: .4rem; }
+.chat-form textarea { width: 100%; font: inherit; }
+@media (max-width: 720px) { .chat-layout { grid-template-columns: minmax(0, 1fr); } .turn-user { margin-left: 1rem; } }
 `;
 
 /** /assets/icon.svg: the tab icon. */

@@ -17,7 +17,8 @@ export type NavKey =
   | 'none'
   | 'artifacts'
   | 'schedules'
-  | 'talk';
+  | 'talk'
+  | 'chat';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -55,6 +56,7 @@ export interface ShellOptions {
 const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
+  { key: 'chat', href: '/chat', text: 'Chat' },
   { key: 'runs', href: '/runs', text: 'Runs' },
   { key: 'artifacts', href: '/artifacts', text: 'Artifacts' },
   { key: 'schedules', href: '/schedules', text: 'Schedules' },

@@ -1,0 +1,106 @@
+/**
+ * The assistant's world-changing steps, carried out only once the person said yes (see
+ * confirm-gate.ts): save or delete a workflow, start a run, answer a decision, add or
+ * revoke a rule. Each goes through the product's own path (saveWorkflow, createRunFor and
+ * executeRun, decide, addRule, revokeRule); input is validated again here.
+ */
+import { z } from 'zod';
+import { InvalidInputError } from '../errors/index.ts';
+import { addRule, revokeRule } from '../memory/rules-repository.ts';
+import { RuleMatchSchema } from '../records/rule.ts';
+import { decide } from '../runs/decide.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { createRunFor, executeRun } from '../runs/start-run.ts';
+import { describeCounts } from '../runs/views.ts';
+import type { Confirm } from '../chats/chat-records.ts';
+import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
+import { WorkflowSchema } from '../workflows/schema.ts';
+import type { TurnLog } from './turn-log.ts';
+
+const WorkflowIdInput = z.object({ workflow_id: z.string().min(1) });
+const AnswerInput = z.object({
+  decision_id: z.string().min(1),
+  action: z.string().min(1),
+  note: z.string().nullable().optional(),
+});
+const RuleInput = z.object({
+  match: RuleMatchSchema,
+  action: z.string().min(1),
+  workflow_id: z.string().nullable().optional(),
+  note: z.string().nullable().optional(),
+});
+const RevokeInput = z.object({ rule_id: z.string().min(1) });
+
+/** Carries out a confirmed step; returns what to tell the person. Refusals throw InvalidInputError/NotFoundError. */
+export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog): Promise<string> {
+  switch (step.tool) {
+    case 'save_workflow': {
+      const parsed = WorkflowSchema.safeParse(step.input.config);
+      if (!parsed.success)
+        throw new InvalidInputError('the drafted workflow is not valid any more; nothing was saved');
+      await saveWorkflow(engine.store, parsed.data);
+      log.workflowId = parsed.data.id;
+      log.card({ kind: 'workflow_saved', workflow_id: parsed.data.id });
+      log.emit('workflow_saved', `Saved workflow ${parsed.data.id}`, { workflow_id: parsed.data.id });
+      return `Saved "${parsed.data.name}" as workflow ${parsed.data.id}. Say "run it now" to try it.`;
+    }
+    case 'delete_workflow': {
+      const { workflow_id } = WorkflowIdInput.parse(step.input);
+      await deleteWorkflow(engine.store, workflow_id);
+      return `Deleted workflow ${workflow_id}.`;
+    }
+    case 'start_run':
+      return startRun(engine, WorkflowIdInput.parse(step.input).workflow_id, log);
+    case 'answer_decision': {
+      const { decision_id, action, note } = AnswerInput.parse(step.input);
+      const result = await decide(engine, decision_id, action, note ?? null);
+      log.runId = result.run_id;
+      return `Recorded ${action} for ${decision_id}; run ${result.run_id} is ${result.run_status}.`;
+    }
+    case 'add_rule': {
+      const input = RuleInput.parse(step.input);
+      const rule = await addRule(engine.store, {
+        workflowId: input.workflow_id ?? null,
+        match: input.match,
+        action: input.action,
+        note: input.note ?? null,
+      });
+      return `Added rule ${rule.id}.`;
+    }
+    case 'revoke_rule': {
+      const rule = await revokeRule(engine.store, engine.mirror, RevokeInput.parse(step.input).rule_id);
+      return `Revoked rule ${rule.id}.`;
+    }
+  }
+}
+
+/** Starts a run and works it until it completes or pauses; its questions become decision cards. */
+async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): Promise<string> {
+  const created = await createRunFor(engine, workflowId, { kind: 'manual', detail: null });
+  log.runId = created.id;
+  log.emit('run_started', `Run ${created.id} of ${workflowId} started`, {
+    run_id: created.id,
+    workflow_id: workflowId,
+  });
+  const run = await executeRun(engine, created);
+  const text = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
+  log.card({ kind: 'run', run_id: run.id, status: run.status, text });
+  if (run.status !== 'waiting') return `${text}.`;
+  const waiting = (await listPending(engine.store)).filter((d) => d.run_id === run.id);
+  for (const d of waiting)
+    log.card({
+      kind: 'decision',
+      decision_id: d.id,
+      run_id: d.run_id,
+      subject: d.subject,
+      sender: d.sender,
+      suggested: d.suggested_action,
+      options: [...new Set([...d.options, 'skip'])],
+    });
+  log.emit('asked', `${waiting.length} question(s) waiting`, {
+    run_id: run.id,
+    decision_ids: waiting.map((d) => d.id),
+  });
+  return `${text}. ${waiting.length} question(s) wait for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
+}

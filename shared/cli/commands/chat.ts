@@ -1,0 +1,121 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import { deleteChat, getChat, listChats, renameChat } from '../../chats/chat-repository.ts';
+import { InvalidInputError } from '../../errors/index.ts';
+import type { EngineDeps } from '../../runs/deps.ts';
+import { cliContext } from '../context.ts';
+import { printJson, printTable } from '../output.ts';
+
+/** `handoff chat` (talk to the workspace assistant) and `handoff chats` (list, rename, delete). */
+export function registerChatCommands(program: Command): void {
+  program
+    .command('chat')
+    .description('talk to the workspace assistant: describe a workflow, run it, answer questions')
+    .option('--chat <CHAT_ID>', 'continue this chat (default: a new one)')
+    .option('--message <TEXT>', 'send one message and print the reply (for scripts)')
+    .option('--json', 'with --message: print {"chat_id","text","workflow_id"?,"run_id"?,"confirm"?}')
+    .action(async (options: { chat?: string; message?: string; json?: boolean }) => {
+      const { engine } = await cliContext();
+      const { sendMessage } = await import('../../assistant/chat-service.ts');
+      if (options.chat !== undefined) await getChat(engine.store, options.chat); // unknown: one line, exit 1
+      if (options.message !== undefined) {
+        const reply = await sendMessage(
+          options.json ? engine : streaming(engine),
+          options.chat,
+          options.message,
+        );
+        if (options.json) return printJson(reply);
+        return void process.stdout.write(`${footer(reply)}`);
+      }
+      if (options.json)
+        throw new InvalidInputError('--json needs --message TEXT (an interactive chat prints text)');
+      await interactive(engine, options.chat, sendMessage);
+    });
+
+  program
+    .command('chats [VERB] [CHAT_ID] [TITLE]')
+    .description('list chats; `chats rename CHAT_ID TITLE`; `chats delete CHAT_ID`')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        verb: string | undefined,
+        chatId: string | undefined,
+        title: string | undefined,
+        options: { json?: boolean },
+      ) => {
+        const { engine } = await cliContext();
+        if (verb === 'rename' || verb === 'delete') {
+          if (!chatId) throw new InvalidInputError(`chats ${verb} needs a CHAT_ID (see \`handoff chats\`)`);
+          if (verb === 'delete') {
+            await deleteChat(engine.store, chatId);
+            return options.json
+              ? printJson({ chat_id: chatId, deleted: true })
+              : console.log(`Deleted chat ${chatId}.`);
+          }
+          const chat = await renameChat(engine.store, chatId, title ?? '');
+          return options.json
+            ? printJson({ chat_id: chat.id, title: chat.title })
+            : console.log(`Renamed ${chat.id}: ${chat.title}`);
+        }
+        if (verb !== undefined)
+          throw new InvalidInputError(
+            `unknown chats command "${verb}": use rename or delete, or nothing to list`,
+          );
+        const chats = await listChats(engine.store);
+        if (options.json) return printJson(chats);
+        if (chats.length === 0) return console.log('No chats yet. Start one: handoff chat');
+        printTable(
+          ['chat', 'title', 'turns', 'updated'],
+          chats.map((c) => [c.chat_id, c.title, c.turns, c.updated_at]),
+        );
+      },
+    );
+}
+
+type Send = (
+  engine: EngineDeps,
+  chatId: string | undefined,
+  message: unknown,
+) => Promise<{ chat_id: string; text: string; confirm?: { summary: string } }>;
+
+/** The engine with the turn's handoffs and tool calls shown as they happen. */
+function streaming(engine: EngineDeps): EngineDeps {
+  return {
+    ...engine,
+    emit: (channel, kind, text, data) => {
+      // The steps as they happen; the reply itself is printed whole when the turn ends.
+      if (kind === 'handoff' || kind === 'tool_start') process.stdout.write(`  · ${text}\n`);
+      engine.emit(channel, kind, text, data);
+    },
+  };
+}
+
+function footer(reply: { text: string; confirm?: { summary: string } }): string {
+  return `${reply.text}\n${reply.confirm ? `[waiting for your yes: ${reply.confirm.summary}]\n` : ''}`;
+}
+
+async function interactive(engine: EngineDeps, chatId: string | undefined, send: Send): Promise<void> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  let current = chatId;
+  console.log('Talk to the workspace assistant (an empty line or Ctrl-D ends).');
+  try {
+    process.stdout.write('> ');
+    // Lines are read as they come (typed, or piped in all at once): none is lost while a turn runs.
+    for await (const line of rl) {
+      if (line.trim() === '') break;
+      try {
+        const reply = await send(streaming(engine), current, line);
+        current = reply.chat_id;
+        process.stdout.write(footer(reply));
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        console.log(error.message);
+      }
+      process.stdout.write('> ');
+    }
+    process.stdout.write('\n');
+  } finally {
+    rl.close();
+    if (current) console.log(`Chat ${current} is saved: handoff chat --chat ${current}`);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The chat API (`/api/*`, bearer key): `POST /api/chats` → `{"chat_id"}`,
+ * `POST /api/chats/:id/messages` with `{"message"}` → the reply, `GET /api/chats/:id` with
+ * its turns, `GET /api/chats`. A turn runs within the request, so it works the same on the
+ * local server and on Lambda (where pages poll instead of streaming).
+ */
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import { sendMessage } from '../assistant/chat-service.ts';
+import { createChat, getChat, listChats, readTurns } from '../chats/chat-repository.ts';
+import type { Chat, Turn } from '../chats/chat-records.ts';
+import type { WebDeps } from './web-deps.ts';
+
+const MessageBody = z.object({ message: z.unknown() });
+const NewChatBody = z.object({ title: z.string().optional() }).optional();
+
+/** A chat as `GET /api/chats/:id` shows it. */
+export interface ChatJson {
+  chat_id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  turns: Turn[];
+  confirm: { id: string; tool: string; summary: string } | null;
+}
+
+/** The chat with its transcript, as the API and the page read it. */
+export async function chatJson(web: WebDeps, chat: Chat): Promise<ChatJson> {
+  return {
+    chat_id: chat.id,
+    title: chat.title,
+    created_at: chat.created_at,
+    updated_at: chat.updated_at,
+    turns: await readTurns(web.engine.store, chat),
+    confirm: chat.confirm
+      ? { id: chat.confirm.id, tool: chat.confirm.tool, summary: chat.confirm.summary }
+      : null,
+  };
+}
+
+async function jsonBody(c: Context, shape: string): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HTTPException(400, { message: `body must be JSON like ${shape}` });
+  }
+}
+
+/** Registers the chat API; `limit` is the app's 1 MB body limit. */
+export function registerChatApiRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
+  app.get('/api/chats', async (c) => c.json(await listChats(web.engine.store)));
+
+  app.post('/api/chats', limit, async (c) => {
+    const body = NewChatBody.safeParse(await jsonBody(c, '{"title"?: string}'));
+    if (!body.success)
+      throw new HTTPException(400, { message: 'body: title must be a string (or send no body)' });
+    const chat = await createChat(web.engine.store, body.data?.title);
+    return c.json({ chat_id: chat.id }, 201);
+  });
+
+  app.get('/api/chats/:id', async (c) =>
+    c.json(await chatJson(web, await getChat(web.engine.store, c.req.param('id')))),
+  );
+
+  app.post('/api/chats/:id/messages', limit, async (c) => {
+    const chatId = (await getChat(web.engine.store, c.req.param('id'))).id; // 404 before reading the body
+    const body = MessageBody.safeParse(await jsonBody(c, '{"message": "archive newsletters every morning"}'));
+    if (!body.success)
+      throw new HTTPException(400, {
+        message: 'body must be JSON like {"message": "archive newsletters every morning"}',
+      });
+    return c.json(await sendMessage(web.engine, chatId, body.data.message));
+  });
+}

@@ -1,0 +1,129 @@
+/** The chat routes' part of the OpenAPI document (see openapi.ts and chat-api-routes.ts). */
+type Json = Record<string, unknown>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json): Json => ({ 'application/json': { schema } });
+const ok = (description: string, schema: Json): Json => ({ description, content: json(schema) });
+const error = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+const chatId: Json = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The chat id.',
+  schema: { type: 'string', minLength: 1 },
+};
+
+export const CHAT_SCHEMAS: Record<string, Json> = {
+  ChatCreated: { type: 'object', required: ['chat_id'], properties: { chat_id: { type: 'string' } } },
+  ChatMessage: {
+    type: 'object',
+    required: ['message'],
+    properties: { message: { type: 'string', minLength: 1, maxLength: 8000 } },
+  },
+  ChatConfirm: {
+    type: 'object',
+    description:
+      'The world-changing step waiting for the person’s yes ("yes", "save it", "run it", or the card’s button).',
+    required: ['id', 'tool', 'summary'],
+    properties: { id: { type: 'string' }, tool: { type: 'string' }, summary: { type: 'string' } },
+  },
+  ChatReply: {
+    type: 'object',
+    required: ['chat_id', 'text'],
+    properties: {
+      chat_id: { type: 'string' },
+      text: { type: 'string' },
+      workflow_id: { type: 'string', description: 'The workflow this turn saved.' },
+      run_id: { type: 'string', description: 'The run this turn started or resumed.' },
+      confirm: ref('ChatConfirm'),
+    },
+  },
+  ChatSummary: {
+    type: 'object',
+    required: ['chat_id', 'title', 'turns', 'updated_at'],
+    properties: {
+      chat_id: { type: 'string' },
+      title: { type: 'string' },
+      turns: { type: 'integer' },
+      updated_at: { type: 'string' },
+    },
+  },
+  Chat: {
+    type: 'object',
+    required: ['chat_id', 'title', 'created_at', 'updated_at', 'turns', 'confirm'],
+    properties: {
+      chat_id: { type: 'string' },
+      title: { type: 'string' },
+      created_at: { type: 'string' },
+      updated_at: { type: 'string' },
+      turns: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['role', 'text', 'at', 'cards'],
+          properties: {
+            role: { enum: ['user', 'assistant'] },
+            text: { type: 'string' },
+            at: { type: 'string' },
+            cards: {
+              type: 'array',
+              items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
+            },
+          },
+        },
+      },
+      confirm: { oneOf: [ref('ChatConfirm'), { type: 'null' }] },
+    },
+  },
+};
+
+export const CHAT_PATHS: Record<string, Json> = {
+  '/api/chats': {
+    get: {
+      operationId: 'listChats',
+      summary: 'The chats with the workspace assistant, most recent first',
+      responses: {
+        '200': ok('Every chat.', { type: 'array', items: ref('ChatSummary') }),
+        '401': error('Unauthorized'),
+      },
+    },
+    post: {
+      operationId: 'createChat',
+      summary: 'Start a chat with the workspace assistant',
+      responses: {
+        '201': ok('Created.', ref('ChatCreated')),
+        '400': error('BadRequest'),
+        '401': error('Unauthorized'),
+        '413': error('TooLarge'),
+      },
+    },
+  },
+  '/api/chats/{id}': {
+    parameters: [chatId],
+    get: {
+      operationId: 'getChat',
+      summary: 'A chat with its turns',
+      responses: {
+        '200': ok('The chat.', ref('Chat')),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+      },
+    },
+  },
+  '/api/chats/{id}/messages': {
+    parameters: [chatId],
+    post: {
+      operationId: 'sendChatMessage',
+      summary: 'Send a message; the reply comes when the turn is done (it streams on chat:<id>)',
+      requestBody: { required: true, content: json(ref('ChatMessage')) },
+      responses: {
+        '200': ok('The assistant’s reply.', ref('ChatReply')),
+        '400': error('BadRequest'),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+        '413': error('TooLarge'),
+        '422': error('Unprocessable'),
+      },
+    },
+  },
+};

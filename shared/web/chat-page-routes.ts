@@ -1,0 +1,114 @@
+/**
+ * The Chat page: `GET /chat` and `/chat/:id`, and its forms (send, confirm, answer a
+ * decision, rename, delete), each a POST that redirects back (no JavaScript needed);
+ * `GET /chat/:id/events` streams the chat's feed for chat.js.
+ */
+import type { Context, Hono } from 'hono';
+import { answerInChat, confirmStep, sendMessage } from '../assistant/chat-service.ts';
+import { chatChannel } from '../assistant/turn-log.ts';
+import {
+  createChat,
+  deleteChat,
+  getChat,
+  listChats,
+  readTurns,
+  renameChat,
+} from '../chats/chat-repository.ts';
+import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
+import { feed } from '../events/feed.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { admit, admitForm } from './guard.ts';
+import { chatPage } from './pages/chat.ts';
+import { messagePage } from './pages/layout.ts';
+import { streamRunWhereLive } from './sse.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** Registers the Chat page and its forms. */
+export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
+  const show = async (c: Context, chatId: string | null, error: string | null = null) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const after = chatId === null ? 0 : (feed.history(chatChannel(chatId)).at(-1)?.seq ?? 0);
+    const chat = chatId === null ? null : await getChat(web.engine.store, chatId).catch(() => null);
+    if (chatId !== null && !chat)
+      return c.html(
+        messagePage('Not found', `There is no chat "${chatId}".`, { href: '/chat', text: 'Back to Chat' }),
+        404,
+      );
+    const [chats, pending] = await Promise.all([listChats(web.engine.store), listPending(web.engine.store)]);
+    const open = chat
+      ? {
+          chat_id: chat.id,
+          title: chat.title,
+          turns: await readTurns(web.engine.store, chat),
+          confirm: chat.confirm,
+          waiting: new Set(pending.map((d) => d.id)),
+        }
+      : null;
+    const data = { chats, open, pending: pending.length, live: web.liveFeed, after, error };
+    return c.html(chatPage(admitted.visitor, data), error ? 422 : 200);
+  };
+
+  app.get('/chat', (c) => show(c, null));
+  app.get('/chat/:id', (c) => show(c, c.req.param('id')));
+
+  // Each form: admitted with its CSRF token, then back to the chat (or the page with the one-line error).
+  const form = (
+    path: string,
+    act: (c: Context, f: Record<string, string>, chatId: string | null) => Promise<string | null>,
+  ) =>
+    app.post(path, async (c) => {
+      const admitted = await admitForm(c, web);
+      if (!admitted.ok) return admitted.response;
+      const chatId = c.req.param('id') ?? null;
+      try {
+        const next = await act(c, admitted.form, chatId);
+        return c.redirect(next ?? '/chat', 303);
+      } catch (error) {
+        if (
+          error instanceof NotFoundError &&
+          chatId !== null &&
+          !(await web.engine.store.get('chats', chatId))
+        )
+          return show(c, chatId);
+        if (
+          error instanceof InvalidInputError ||
+          error instanceof NotFoundError ||
+          error instanceof AlreadyDecidedError
+        )
+          return show(c, chatId, errorMessage(error));
+        throw error;
+      }
+    });
+  const page = (chatId: string) => `/chat/${encodeURIComponent(chatId)}`;
+
+  // An empty chat first, so the page streams even its first turn.
+  form('/chat/new', async () => page((await createChat(web.engine.store)).id));
+  form('/chat', async (_c, f) => page((await sendMessage(web.engine, undefined, f.message ?? '')).chat_id));
+  form('/chat/:id', async (_c, f, id) => page((await sendMessage(web.engine, id!, f.message ?? '')).chat_id));
+  form('/chat/:id/confirm', async (_c, f, id) =>
+    page((await confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
+  );
+  form('/chat/:id/decide', async (_c, f, id) =>
+    page(
+      (await answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null))
+        .chat_id,
+    ),
+  );
+  form('/chat/:id/rename', async (_c, f, id) =>
+    page((await renameChat(web.engine.store, id!, f.title ?? '')).id),
+  );
+  form('/chat/:id/delete', async (_c, _f, id) => {
+    await deleteChat(web.engine.store, id!);
+    return '/chat';
+  });
+
+  // chat.js follows a turn live: the page session, not the API key, opens it.
+  app.get('/chat/:id/events', async (c) => {
+    const admitted = await admit(c, web, 'stream');
+    if (!admitted.ok) return admitted.response;
+    const chat = await getChat(web.engine.store, c.req.param('id')).catch(() => null);
+    if (!chat) return c.text('no such chat', 404);
+    return streamRunWhereLive(c, web.liveFeed, chatChannel(chat.id), c.req.query('after'));
+  });
+}
