@@ -12,6 +12,7 @@ import { BUILTIN_ENTRIES } from '../../shared/integrations/servers.ts';
 import { runCli } from '../support/cli.ts';
 import { hashTree } from '../support/hash-tree.ts';
 import descriptions from './fixtures/descriptions.json' with { type: 'json' };
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
 
 interface Case {
   description: string;
@@ -45,7 +46,7 @@ async function chat(args: string[]): Promise<Reply> {
 
 /** The stored workflows and the chat's draft, read the way the product reads them. */
 async function stored(chatId: string) {
-  const store = new JsonFileStore(env.HANDOFF_STATE_DIR!);
+  const store = new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default'));
   const workflows = (await store.list('workflows')).map((w) => w.id).sort();
   const chat = ChatSchema.parse(await store.get('chats', chatId));
   return { workflows, draft: chat.draft };
@@ -154,7 +155,7 @@ describe('handoff chat --message --json: a description in words', () => {
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
-    const before = await new JsonFileStore(env.HANDOFF_STATE_DIR!).list('workflows');
+    const before = await new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default')).list('workflows');
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stdin.end('hello\narchive newsletters in my inbox every day at 9\nno\n\n');
@@ -169,7 +170,7 @@ describe('handoff chat --message --json: a description in words', () => {
   });
 
   it('refuses bad input with one line and a non-zero exit, changing nothing', async () => {
-    const store = new JsonFileStore(env.HANDOFF_STATE_DIR!);
+    const store = new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default'));
     const snapshot = async () => ({
       chats: await store.list('chats'),
       workflows: await store.list('workflows'),
