@@ -27,6 +27,10 @@ const LambdaVarsSchema = z.object({
   SCHEDULE_GROUP_NAME: name,
   SCHEDULER_ROLE_ARN: arn('iam'),
   TRIGGER_FUNCTION_ARN: arn('lambda'),
+  /** The stack sets it where speech is served (the api function): named there, never defaulted. */
+  HANDOFF_SPEECH_PROVIDER: z.enum(['aws', 'groq', 'browser'], {
+    message: 'must be aws, groq or browser on Lambda (it has no local speech engines)',
+  }),
 });
 
 export type LambdaVar = keyof z.infer<typeof LambdaVarsSchema>;

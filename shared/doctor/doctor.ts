@@ -8,6 +8,7 @@ import { broken, runChecks, type Check, type CheckResult } from './check.ts';
 import { modelCheck, notifyCheck, storeCheck } from './checks.ts';
 import { sourceChecks } from './source-checks.ts';
 import { errorMessage } from '../errors/index.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 /** What the doctor checks with; hosts build it once (see `doctorFromEnv`), tests pass their own. */
 export interface DoctorDeps {
@@ -54,12 +55,19 @@ export async function runDoctor(env: Env, deps: DoctorDeps): Promise<CheckResult
   return runChecks(await doctorChecks(env, deps));
 }
 
-/** The doctor as the environment configures it: the real store, model, credentials and channels. */
-export async function doctorFromEnv(env: Env, source: NodeJS.ProcessEnv = process.env): Promise<DoctorDeps> {
+/**
+ * The doctor as the environment configures it: the real store (of `workspace`, by id), model,
+ * credentials and channels.
+ */
+export async function doctorFromEnv(
+  env: Env,
+  source: NodeJS.ProcessEnv = process.env,
+  workspace: string = DEFAULT_WORKSPACE,
+): Promise<DoctorDeps> {
   const { openStore } = await import('../store/open-store.ts');
-  const store = openStore(env);
+  const store = openStore(env, workspace);
   const { credentialsFor } = await import('../credentials/open-credentials.ts');
-  const credentials = credentialsFor(env, store, source);
+  const credentials = credentialsFor(env, store, source, workspace);
   return {
     store,
     source,

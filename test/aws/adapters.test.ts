@@ -164,7 +164,7 @@ describe('EventBridge Scheduler', () => {
       // Scheduler fills in the time it fired: the trigger keys the run on it.
       Target: {
         Input:
-          '{"workflow_id":"inbox","schedule":"rate(1 hour)","scheduled_time":"<aws.scheduler.scheduled-time>"}',
+          '{"workflow_id":"inbox","schedule":"rate(1 hour)","scheduled_time":"<aws.scheduler.scheduled-time>","workspace":"default"}',
       },
     });
   });

@@ -34,6 +34,7 @@ export function deploymentEnv(table: string, endpoint: string, stateDir: string)
     SCHEDULE_GROUP_NAME: GROUP,
     SCHEDULER_ROLE_ARN: ARNS.schedulerRole,
     TRIGGER_FUNCTION_ARN: ARNS.trigger,
+    HANDOFF_SPEECH_PROVIDER: 'aws',
     HANDOFF_STATE_DIR: stateDir,
     HANDOFF_MODEL_PROVIDER: 'local',
   };

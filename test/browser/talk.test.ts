@@ -18,6 +18,7 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { decodeWav, encodeWav } from '../../shared/speech/wav.ts';
 import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 import { A11yChecker, cssValue, screenshot, startServer, watchCsp, type Served } from './support.ts';
+import { listChats } from '../../shared/chats/chat-repository.ts';
 
 let served: Served;
 let dir: string;
@@ -174,9 +175,13 @@ describe('Talk, with the keyboard', () => {
     ).toEqual([]);
   }, 90_000);
 
-  it('says the assistant is not available when its routes are not there', async () => {
+  it('sends what is said to the workspace assistant when no decision waits, and shows its answer', async () => {
+    const before = await listChats(served.engine.store);
     const page = await speaking('free', 'archive it');
     await page.locator('[data-assistant]').waitFor();
-    expect(await holdTalk(page)).toBe('The assistant is not available here yet; nothing was sent.');
+    // The assistant asks its one clarifying question: no source was named.
+    expect(await holdTalk(page)).toMatch(/^Which mailbox should it read/);
+    const chats = await listChats(served.engine.store);
+    expect(chats).toHaveLength(before.length + 1);
   }, 60_000);
 });

@@ -19,7 +19,7 @@ import { doctorFromEnv, runDoctor } from '../../shared/doctor/doctor.ts';
 import { integrationChecks, liveProbe } from '../../shared/doctor/integrations.ts';
 import { addEntry, type RegistryEntry } from '../../shared/integrations/registry.ts';
 import { BUILTIN_ENTRIES, type ServerEntryInput } from '../../shared/integrations/servers.ts';
-import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { openStore } from '../../shared/store/open-store.ts';
 import { startTicketServer, type TicketServer } from '../integrations/support/http-mcp-server.ts';
 import { EVERYTHING_SERVER } from '../integrations/support/npm-servers.ts';
 import { slackServer, TOKEN } from '../notify/slack-server.ts';
@@ -101,7 +101,7 @@ describe('integration checks', () => {
 async function doctorWith(entries: ServerEntryInput[], credentials: Record<string, string> = {}) {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-doctor-mcp-'));
   const env = loadEnv({ HANDOFF_STATE_DIR: dir });
-  const store = new JsonFileStore(dir);
+  const store = openStore(env); // the default workspace's, as the CLI's doctor reads it
   for (const entry of entries) await addEntry(store, entry);
   for (const [name, value] of Object.entries(credentials))
     await credentialsFor(env, store, {}).set(name, new Secret(value));

@@ -147,7 +147,9 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   );
   expect(again.status).toBe('skipped');
   expect(counter.commands.filter((c) => /STATUS|SELECT|FETCH|SEARCH/.test(c))).toEqual(['STATUS']);
-  expect(await fs.readdir(path.join(dir, 'state', 'source_watermarks'))).toHaveLength(1); // what it compared with
+  expect(
+    await fs.readdir(path.join(dir, 'state', 'workspaces', 'default', 'source_watermarks')),
+  ).toHaveLength(1); // what it compared with
   expect(again.acted).toBe(0);
   expect((await cliJson<AuditRow[]>(['audit', '--run', again.run_id], env)).filter((e) => e.item_id)).toEqual(
     [],
