@@ -17,6 +17,7 @@ import type { Confirm } from '../chats/chat-records.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import { WorkflowSchema } from '../workflows/schema.ts';
 import type { TurnLog } from './turn-log.ts';
+import { decisionCard } from './late-questions.ts';
 
 const WorkflowIdInput = z.object({ workflow_id: z.string().min(1) });
 const AnswerInput = z.object({
@@ -88,16 +89,7 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
   log.card({ kind: 'run', run_id: run.id, status: run.status, text });
   if (run.status !== 'waiting') return `${text}.`;
   const waiting = (await listPending(engine.store)).filter((d) => d.run_id === run.id);
-  for (const d of waiting)
-    log.card({
-      kind: 'decision',
-      decision_id: d.id,
-      run_id: d.run_id,
-      subject: d.subject,
-      sender: d.sender,
-      suggested: d.suggested_action,
-      options: [...new Set([...d.options, 'skip'])],
-    });
+  for (const d of waiting) log.card(decisionCard(d));
   log.emit('asked', `${waiting.length} question(s) waiting`, {
     run_id: run.id,
     decision_ids: waiting.map((d) => d.id),

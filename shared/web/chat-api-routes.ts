@@ -9,7 +9,9 @@ import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { sendMessage } from '../assistant/chat-service.ts';
 import { createChat, getChat, listChats, readTurns } from '../chats/chat-repository.ts';
-import type { Chat, Turn } from '../chats/chat-records.ts';
+import type { Card, Chat, Turn } from '../chats/chat-records.ts';
+import { lateQuestionCards } from '../assistant/late-questions.ts';
+import { listPending } from '../runs/decision-repository.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const MessageBody = z.object({ message: z.unknown() });
@@ -23,16 +25,23 @@ export interface ChatJson {
   updated_at: string;
   turns: Turn[];
   confirm: { id: string; tool: string; summary: string } | null;
+  /** Questions a run started here asked after its turn (on AWS, as the run went on): answer them here. */
+  questions: Card[];
 }
 
 /** The chat with its transcript, as the API and the page read it. */
 export async function chatJson(web: WebDeps, chat: Chat): Promise<ChatJson> {
+  const [turns, pending] = await Promise.all([
+    readTurns(web.engine.store, chat),
+    listPending(web.engine.store),
+  ]);
   return {
     chat_id: chat.id,
     title: chat.title,
     created_at: chat.created_at,
     updated_at: chat.updated_at,
-    turns: await readTurns(web.engine.store, chat),
+    turns,
+    questions: lateQuestionCards(turns, pending),
     confirm: chat.confirm
       ? { id: chat.confirm.id, tool: chat.confirm.tool, summary: chat.confirm.summary }
       : null,

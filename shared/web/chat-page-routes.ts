@@ -22,6 +22,7 @@ import { chatPage } from './pages/chat.ts';
 import { messagePage } from './pages/layout.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
+import { lateQuestionCards } from '../assistant/late-questions.ts';
 
 /** Registers the Chat page and its forms. */
 export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
@@ -36,13 +37,15 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
         404,
       );
     const [chats, pending] = await Promise.all([listChats(web.engine.store), listPending(web.engine.store)]);
+    const turns = chat ? await readTurns(web.engine.store, chat) : [];
     const open = chat
       ? {
           chat_id: chat.id,
           title: chat.title,
-          turns: await readTurns(web.engine.store, chat),
+          turns,
           confirm: chat.confirm,
           waiting: new Set(pending.map((d) => d.id)),
+          late: lateQuestionCards(turns, pending),
         }
       : null;
     const data = { chats, open, pending: pending.length, live: web.liveFeed, after, error };

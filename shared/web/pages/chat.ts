@@ -19,6 +19,8 @@ export interface ChatPageData {
     confirm: { id: string; summary: string } | null;
     /** Decisions of this chat's runs still waiting, by id. */
     waiting: ReadonlySet<string>;
+    /** Questions its runs asked after their turn ended (a run that went on elsewhere). */
+    late: Card[];
   } | null;
   pending: number;
   live: 'sse' | 'poll';
@@ -61,6 +63,16 @@ export function chatPage(visitor: Visitor, d: ChatPageData): Html {
         ${open ? chatHeader(visitor, open.chat_id, open.title) : ''}
         <ol class="turns" data-turns>
           ${open?.turns.map((t) => turnView(visitor, open.chat_id, t, open.confirm, open.waiting)) ?? ''}
+          ${
+            open && open.late.length > 0
+              ? html`<li class="turn turn-assistant" data-late-questions>
+                  <p>
+                    Your run asked ${open.late.length === 1 ? 'a question' : `${open.late.length} questions`}:
+                  </p>
+                  ${open.late.map((card) => cardView(visitor, open.chat_id, card, open.confirm, open.waiting))}
+                </li>`
+              : ''
+          }
         </ol>
         <div class="turn turn-assistant live" data-live-turn hidden>
           <p data-live-text></p>
