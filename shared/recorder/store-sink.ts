@@ -4,7 +4,7 @@ import { getRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
-import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
+import { catchUp, chunkId, findTail, NEW_SESSION_TAIL, type Tail } from './session-chunks.ts';
 import {
   OMITTED,
   SESSION_SCHEMA_VERSION,
@@ -40,10 +40,15 @@ const ATTEMPTS = 8;
 export class StoreSessionSink implements SessionSink {
   private readonly tails = new Map<string, Tail>();
 
+  /** `newSessions`: sessions this sink starts (a learner's, one per answer): no read to find their end. */
   constructor(
     private readonly store: Store,
     private readonly budgetChars = SESSION_BUDGET_CHARS,
-  ) {}
+    newSessions: readonly string[] = [],
+  ) {
+    // Should one exist after all (a retry), its first create fails and the chunks are caught up.
+    for (const id of newSessions) this.tails.set(id, { ...NEW_SESSION_TAIL });
+  }
 
   async append(batch: SessionBatch): Promise<void> {
     if (batch.entries.length === 0) return;

@@ -14,8 +14,8 @@ import {
   type TokenCheck,
 } from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
-import { allowedActions, decide } from '../runs/decide.ts';
-import { getDecision, listPending } from '../runs/decision-repository.ts';
+import { allowedActions, recordAnswer } from '../runs/decide.ts';
+import { getDecision, listPending, pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { thresholdFor } from '../runs/prepare.ts';
 import type { Decision } from '../records/runs.ts';
@@ -126,14 +126,14 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         if (!check.ok || !(await spendToken(web.engine.store, check.claims)))
           return refused(c, explainToken('spent'));
       }
-      const result = await decide(web.engine, id, action, note.trim() || null);
+      const result = await recordAnswer(web.engine, id, action, note.trim() || null, decision);
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
-        const following = (await listPending(web.engine.store)).find((d) => d.run_id === decision.run_id);
+        const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
         const next = following
           ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at), web.engine.workspace)}${workspaceQuery(web.engine.workspace)}`
           : null;
-        return c.html(recordedPage(await getDecision(web.engine.store, id), result.run_status, next));
+        return c.html(recordedPage(result.answered, result.run_status, next));
       }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {
@@ -154,8 +154,9 @@ async function afterAnswer(web: WebDeps, decided: Decision, next: string | undef
 async function showDecision(c: Context, web: WebDeps, id: string, access: DecisionAccess): Promise<Response> {
   const store = web.engine.store;
   const decision = await getDecision(store, id);
+  // A link opens one run's questions: it is told about those only (one keyed read, not the whole list).
   const [pending, stored, workflow] = await Promise.all([
-    listPending(store),
+    access.kind === 'token' ? pendingOfRun(store, decision.run_id, id) : listPending(store),
     readStoredSettings(store),
     getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
