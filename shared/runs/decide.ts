@@ -10,15 +10,16 @@ import { getWorkflow } from '../workflows/repository.ts';
 import { getDecision, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision } from './lifecycle.ts';
-import type { Workflow } from '../workflows/schema.ts';
-import { DecisionSchema, type Decision } from '../records/runs.ts';
+import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
+import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
+import { parseRecord } from '../store/records.ts';
+import { getEach } from '../store/store.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
-import { getRun } from './run-repository.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -83,14 +84,14 @@ export async function recordAnswer(
     throw new InvalidInputError(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
-  // A workflow deleted since the question was asked still takes answers (it teaches nothing).
-  const [workflow, run] = await Promise.all([
-    getWorkflow(deps.store, decision.workflow_id).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    }),
-    getRun(deps.store, decision.run_id),
+  // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
+  const [workflowRecord, runRecord] = await getEach(deps.store, [
+    { collection: 'workflows', id: decision.workflow_id },
+    { collection: 'runs', id: decision.run_id },
   ]);
+  const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
+  if (!runRecord) throw new NotFoundError(`no run "${decision.run_id}": see \`handoff runs\``);
+  const run = parseRecord(RunSchema, 'runs', runRecord);
   if (action === 'approve_suggested')
     assertSuggestionAllowed(workflow ?? (await getWorkflow(deps.store, decision.workflow_id)), decision);
   readGraph(run); // a run this build cannot resume takes no answer
