@@ -57,7 +57,8 @@ export async function learnFromDecision(
     });
     return { kind: 'none', reason, superseded: [] };
   }
-  const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(deps.store, decision.workflow_id);
+  const workflow =
+    read?.id === decision.workflow_id ? read : await getWorkflow(deps.store, decision.workflow_id);
   const learnerCase: LearnerCase = {
     decision_id: decision.id,
     workflow_id: decision.workflow_id,
