@@ -13,7 +13,7 @@ import { expireDecision } from './lifecycle.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { getEach } from '../store/store.ts';
+import { commitAll, getEach, type Write } from '../store/store.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
@@ -60,7 +60,8 @@ export async function decide(
 /**
  * `decide`, returning also the decision as stored and the run's questions still waiting.
  * `read` is the decision as the caller just read it (saves a read; the answer is still
- * conditional on its version).
+ * conditional on its version). `alongside` are writes that belong with the answer (a signed
+ * link spent by it): committed with it in one durable write where the store can.
  */
 export async function recordAnswer(
   deps: EngineDeps,
@@ -68,6 +69,7 @@ export async function recordAnswer(
   action: string,
   note: string | null,
   read?: Decision,
+  alongside: readonly Write[] = [],
 ): Promise<Decided> {
   const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
   const decision = await expireIfDue(deps, found);
@@ -96,18 +98,17 @@ export async function recordAnswer(
     assertSuggestionAllowed(workflow ?? (await getWorkflow(deps.store, decision.workflow_id)), decision);
   readGraph(run); // a run this build cannot resume takes no answer
 
-  let answered: Decision;
-  try {
-    answered = await deps.store.update(
-      'decisions',
-      {
-        ...decision,
-        status: 'answered',
-        answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
-      },
-      decision.version,
-    );
-  } catch (error) {
+  const record = {
+    ...decision,
+    status: 'answered',
+    answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
+  };
+  const [written] = await commitAll(deps.store, [
+    { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
+    ...alongside,
+  ]);
+  if (!written!.ok) {
+    const error = written!.error;
     if (error instanceof VersionConflictError)
       throw new AlreadyDecidedError(
         `decision ${decisionId} was answered by someone else just now`,
@@ -115,14 +116,14 @@ export async function recordAnswer(
       );
     throw error;
   }
+  const answered = DecisionSchema.parse(written!.record);
   crashPoint('decide:answered'); // a later command resumes the run if this process dies here
   deps.emit(decision.run_id, 'decided', `${describeAnswer(answered)}: ${decision.subject}`, {
     decision_id: decisionId,
     action,
   });
-  const stored = DecisionSchema.parse(answered);
-  await learnQuietly(deps, stored, workflow);
-  const waiting = await stillAsking(deps, stored);
+  await learnQuietly(deps, answered, workflow);
+  const waiting = await stillAsking(deps, answered);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
   const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
   return {
@@ -130,7 +131,7 @@ export async function recordAnswer(
     action,
     run_id: after.id,
     run_status: after.status,
-    answered: stored,
+    answered,
     waiting,
   };
 }

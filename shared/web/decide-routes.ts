@@ -9,7 +9,7 @@ import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors
 import {
   explainToken,
   signDecisionToken,
-  spendToken,
+  tokenSpend,
   verifyDecisionToken,
   type TokenCheck,
 } from '../links/decision-token.ts';
@@ -26,7 +26,7 @@ import {
   type StoredSettings,
 } from '../settings/settings.ts';
 import { parseRecord } from '../store/records.ts';
-import { getEach } from '../store/store.ts';
+import { getEach, type Write } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { decisionPage, recordedPage, type DecisionAccess } from './pages/decision.ts';
@@ -148,6 +148,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         );
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
+      // The link is spent by the answer it gives, in the same durable write.
+      let spend: Write[] = [];
       if (token) {
         const check = verifyDecisionToken(
           await deps.linkKey.get(),
@@ -156,10 +158,10 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
           new Date(),
           web.engine.workspace,
         );
-        if (!check.ok || !(await spendToken(web.engine.store, check.claims)))
-          return refused(c, explainToken('spent'));
+        if (!check.ok) return refused(c, explainToken('spent'));
+        spend = [tokenSpend(check.claims)];
       }
-      const result = await recordAnswer(web.engine, id, action, note.trim() || null, decision);
+      const result = await recordAnswer(web.engine, id, action, note.trim() || null, decision, spend);
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));

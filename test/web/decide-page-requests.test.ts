@@ -125,5 +125,9 @@ describe('DynamoDB requests of a decision page', () => {
     expect(onAnswer.filter((r) => r.pk.includes('#decisions#pending'))).toEqual([]);
     expect(onAnswer.filter((r) => r.pk.includes('#runs#waiting'))).toEqual([]);
     expect(onAnswer.filter((r) => r.pk.endsWith('#interrupts'))).toEqual([]);
+    // The link is spent with the answer, in one commit (one TransactWriteItems on DynamoDB;
+    // dynalite has none, so here the two conditional writes follow each other).
+    const spent = onAnswer.findIndex((r) => r.pk === 'default#tokens');
+    expect(onAnswer[spent - 1]).toEqual({ command: 'PutItemCommand', pk: 'default#decisions' });
   });
 });
