@@ -16,7 +16,7 @@ import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.
 import { SecretLinkKey } from './secret-link-key.ts';
 import { SnsNotifier } from './sns-notifier.ts';
 import { DEFAULT_WORKSPACE, PLATFORM_WORKSPACE } from '../workspaces/names.ts';
-import { platformOver, type Platform } from '../workspaces/platform.ts';
+import { KEEP_DEFAULT_WORKSPACE_MS, platformOver, type Platform } from '../workspaces/platform.ts';
 
 export type EngineEnv = LambdaEnv<(typeof ENGINE_VARS)[number], (typeof ENGINE_OPTIONAL_VARS)[number]>;
 
@@ -75,7 +75,8 @@ export function lambdaEngines(env: EngineEnv, clients: LambdaClients, linkKey?: 
 
 /** The platform (workspaces, API keys) over the table, its engines from `engineOf`. */
 export function lambdaPlatform(env: EngineEnv, clients: LambdaClients, engineOf: EngineOf): Platform {
-  return platformOver(storeForLambda(env, clients.dynamodb, PLATFORM_WORKSPACE), engineOf);
+  const store = storeForLambda(env, clients.dynamodb, PLATFORM_WORKSPACE);
+  return platformOver(store, engineOf, undefined, KEEP_DEFAULT_WORKSPACE_MS);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RecordExistsError } from '../errors/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, Write } from '../store/store.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 /**
@@ -78,17 +78,19 @@ export function verifyDecisionToken(
  */
 export async function spendToken(store: Store, claims: TokenClaims): Promise<boolean> {
   try {
-    await store.create('tokens', {
-      id: claims.n,
-      decision_id: claims.d,
-      ttl: claims.e,
-      spent_at: new Date().toISOString(),
-    });
+    const spend = tokenSpend(claims);
+    await store.create(spend.collection, spend.record);
     return true;
   } catch (error) {
     if (error instanceof RecordExistsError) return false;
     throw error;
   }
+}
+
+/** Spending a verified token as a write, to commit with the answer it gives (works once: a create). */
+export function tokenSpend(claims: TokenClaims): Write & { kind: 'create' } {
+  const record = { id: claims.n, decision_id: claims.d, ttl: claims.e, spent_at: new Date().toISOString() };
+  return { kind: 'create', collection: 'tokens', record };
 }
 
 /** What a person sees for a token that does not open the page. */

@@ -14,12 +14,17 @@ import { StoreSessionSink } from './store-sink.ts';
 export function runRecorder(
   store: Store,
   run: { id: string; workflow_id: string },
-  options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError' | 'sessionId'>> = {},
+  options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError' | 'sessionId'>> & {
+    /** The session (`sessionId`) starts here: its end need not be read first. */
+    newSession?: boolean;
+  } = {},
 ): SessionRecorder {
-  return new SessionRecorder(new StoreSessionSink(store), {
+  const { newSession, ...rest } = options;
+  const starts = newSession && rest.sessionId ? [rest.sessionId] : [];
+  return new SessionRecorder(new StoreSessionSink(store, undefined, starts), {
     runId: run.id,
     workflowId: run.workflow_id,
-    ...options,
+    ...rest,
   });
 }
 

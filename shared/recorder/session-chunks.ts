@@ -36,6 +36,9 @@ export interface Tail {
 /** The size of an empty trace, as the budget counts it (`[]`). */
 const EMPTY_CHARS = 2;
 
+/** Where a session with no chunks yet ends. */
+export const NEW_SESSION_TAIL: Readonly<Tail> = { next: 0, chars: EMPTY_CHARS };
+
 /** The id of a session's chunk `seq`: the session's own id for the first, then `<id>#000001`, ... */
 export function chunkId(sessionId: string, seq: number): string {
   return seq === 0 ? sessionId : `${sessionId}#${String(seq).padStart(6, '0')}`;
@@ -76,7 +79,7 @@ export async function readSession(store: Store, sessionId: string): Promise<Sess
  */
 export async function findTail(store: Store, sessionId: string): Promise<Tail> {
   const first = await readPiece(store, sessionId, 0);
-  if (!first) return { next: 0, chars: EMPTY_CHARS };
+  if (!first) return { ...NEW_SESSION_TAIL };
   let last = { seq: 0, piece: first };
   let missing = 0;
   for (let step = 1; missing === 0; step *= 2) {

@@ -1,10 +1,10 @@
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
-import type { Collection, Store } from '../store/store.ts';
+import { commitAll, type Collection, type Store, type Write } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
-import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
+import { catchUp, chunkId, findTail, NEW_SESSION_TAIL, type Tail } from './session-chunks.ts';
 import {
   OMITTED,
   SESSION_SCHEMA_VERSION,
@@ -32,7 +32,8 @@ const ATTEMPTS = 8;
 /**
  * Appends trace batches to the run's session as chunks, each created once and never
  * rewritten, and adds their model calls to the run's 'usage' records (one per model). A
- * batch costs one create for the session plus one write per model it used. The running
+ * batch that fits one chunk is one commit of the chunk and its usage writes (one durable write
+ * where the store can), read after its usage records; a bigger one, a write each. The running
  * size is kept here; the first batch of a process finds the session's last chunk. A
  * create lost to another process reads the chunks it missed and goes after them, so two
  * processes appending to the same run both land.
@@ -40,19 +41,73 @@ const ATTEMPTS = 8;
 export class StoreSessionSink implements SessionSink {
   private readonly tails = new Map<string, Tail>();
 
+  /** `newSessions`: sessions this sink starts (a learner's, one per answer): no read to find their end. */
   constructor(
     private readonly store: Store,
     private readonly budgetChars = SESSION_BUDGET_CHARS,
-  ) {}
+    newSessions: readonly string[] = [],
+  ) {
+    // Should one exist after all (a retry), its first create fails and the chunks are caught up.
+    for (const id of newSessions) this.tails.set(id, { ...NEW_SESSION_TAIL });
+  }
 
   async append(batch: SessionBatch): Promise<void> {
     if (batch.entries.length === 0) return;
-    await this.appendSession(batch);
     const byModel = new Map<string, ModelEntry[]>();
     for (const entry of batch.entries)
       if (entry.kind === 'model')
         byModel.set(entry.model_id, [...(byModel.get(entry.model_id) ?? []), entry]);
+    if (await this.appendAtOnce(batch, byModel)) return;
+    await this.appendSession(batch);
     for (const [modelId, calls] of byModel) await this.addUsage(batch, modelId, calls);
+  }
+
+  /**
+   * The common case in one commit (one TransactWriteItems on DynamoDB): a batch that fits
+   * one chunk of a session whose end is known, with its usage records. What loses a race
+   * is redone the careful way: the chunk after catching up, a usage record after re-reading.
+   * False when the batch is not that case (nothing was written).
+   */
+  private async appendAtOnce(batch: SessionBatch, byModel: Map<string, ModelEntry[]>): Promise<boolean> {
+    const id = batch.sessionId ?? batch.runId;
+    const tail = this.tails.get(id);
+    if (!tail) return false;
+    const { taken, ...next } = nextChunk(batch.entries, tail, this.budgetChars);
+    if (taken < batch.entries.length) return false;
+    const chunk: Omit<SessionChunk, 'version'> = {
+      id: chunkId(id, tail.next),
+      schema_version: SESSION_SCHEMA_VERSION,
+      session_id: id,
+      seq: tail.next,
+      run_id: batch.runId,
+      workflow_id: batch.workflowId,
+      ...next,
+      at: new Date().toISOString(),
+    };
+    const models = [...byModel];
+    const usage = await Promise.all(models.map(([modelId, calls]) => this.usageWrite(batch, modelId, calls)));
+    const [landed, ...counted] = await commitAll(this.store, [
+      { kind: 'create', collection: SESSIONS, record: chunk },
+      ...usage,
+    ]);
+    if (landed!.ok) this.tails.set(id, { next: tail.next + 1, chars: next.chars });
+    else if (landed!.error instanceof RecordExistsError) await this.appendSession(batch);
+    else throw landed!.error;
+    for (const [i, result] of counted.entries()) {
+      if (result.ok) continue;
+      if (!(result.error instanceof VersionConflictError || result.error instanceof RecordExistsError))
+        throw result.error;
+      await this.addUsage(batch, models[i]![0], models[i]![1]);
+    }
+    return true;
+  }
+
+  /** The write that adds `calls` to a run's usage record for one model (read first). */
+  private async usageWrite(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<Write> {
+    const { record, version } = await this.nextUsage(batch, modelId, calls);
+    return version === undefined
+      ? { kind: 'create', collection: USAGE, record }
+      : { kind: 'update', collection: USAGE, record, expectedVersion: version };
   }
 
   private async appendSession(batch: SessionBatch): Promise<void> {
@@ -88,29 +143,38 @@ export class StoreSessionSink implements SessionSink {
   }
 
   private async addUsage(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<void> {
+    await upsert(this.store, USAGE, usageId(batch.runId, modelId), () =>
+      this.nextUsage(batch, modelId, calls),
+    );
+  }
+
+  /** The run's usage record for one model with `calls` added, and the version it replaces. */
+  private async nextUsage(
+    batch: SessionBatch,
+    modelId: string,
+    calls: ModelEntry[],
+  ): Promise<{ record: Omit<UsageRecord, 'version'>; version: number | undefined }> {
     const id = usageId(batch.runId, modelId);
-    await upsert(this.store, USAGE, id, async () => {
-      const current = await getRecord(this.store, USAGE, UsageRecordSchema, id);
-      const before = current ? costParts(current) : { known: 0, unknownCalls: 0 };
-      const known = roundUsd(before.known + sum(calls, (c) => c.cost_usd ?? 0));
-      const unknownCalls = before.unknownCalls + calls.filter((c) => c.cost_usd === null).length;
-      const record: Omit<UsageRecord, 'version'> = {
-        id,
-        run_id: batch.runId,
-        workflow_id: batch.workflowId,
-        model_id: modelId,
-        day: current?.day ?? calls[0]!.at.slice(0, 10),
-        input_tokens: (current?.input_tokens ?? 0) + sum(calls, (c) => c.input_tokens),
-        output_tokens: (current?.output_tokens ?? 0) + sum(calls, (c) => c.output_tokens),
-        cost_usd: unknownCalls === 0 ? known : null,
-        priced: unknownCalls === 0,
-        calls: (current?.calls ?? 0) + calls.length,
-        known_cost_usd: known,
-        unknown_cost_calls: unknownCalls,
-        updated_at: new Date().toISOString(),
-      };
-      return { record, version: current?.version };
-    });
+    const current = await getRecord(this.store, USAGE, UsageRecordSchema, id);
+    const before = current ? costParts(current) : { known: 0, unknownCalls: 0 };
+    const known = roundUsd(before.known + sum(calls, (c) => c.cost_usd ?? 0));
+    const unknownCalls = before.unknownCalls + calls.filter((c) => c.cost_usd === null).length;
+    const record: Omit<UsageRecord, 'version'> = {
+      id,
+      run_id: batch.runId,
+      workflow_id: batch.workflowId,
+      model_id: modelId,
+      day: current?.day ?? calls[0]!.at.slice(0, 10),
+      input_tokens: (current?.input_tokens ?? 0) + sum(calls, (c) => c.input_tokens),
+      output_tokens: (current?.output_tokens ?? 0) + sum(calls, (c) => c.output_tokens),
+      cost_usd: unknownCalls === 0 ? known : null,
+      priced: unknownCalls === 0,
+      calls: (current?.calls ?? 0) + calls.length,
+      known_cost_usd: known,
+      unknown_cost_calls: unknownCalls,
+      updated_at: new Date().toISOString(),
+    };
+    return { record, version: current?.version };
   }
 }
 

@@ -1,21 +1,25 @@
 import {
   AlreadyDecidedError,
   InvalidInputError,
+  NotFoundError,
   VersionConflictError,
   errorMessage,
 } from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { getDecision } from './decision-repository.ts';
+import { getDecision, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import { expireDue } from './housekeeping.ts';
-import { DecisionSchema, type Decision } from '../records/runs.ts';
+import { expireDecision } from './lifecycle.ts';
+import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
+import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
+import { parseRecord } from '../store/records.ts';
+import { commitAll, getEach, type Write } from '../store/store.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
 import { resumeIfReady } from './run-loop.ts';
-import { readGraph } from './graph-state.ts';
-import { getRun } from './run-repository.ts';
+import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
+import { log } from '../logging/log.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -30,9 +34,18 @@ export function allowedActions(decision: Decision): string[] {
   return [...new Set([...decision.options, 'approve_suggested', 'skip'])];
 }
 
+/** What `recordAnswer` returns: the result, the decision as stored and what still waits. */
+export interface Decided extends DecideResult {
+  answered: Decision;
+  /** The run's questions still waiting after this answer, oldest first (null: not read). */
+  waiting: Decision[] | null;
+}
+
 /**
  * Records one answer; when it is the last of its interrupt, resumes the run. Answering
- * twice, an unknown decision or an action not offered is refused and changes nothing.
+ * twice, an unknown decision, an expired one or an action not offered is refused and
+ * changes nothing. Only this decision is checked for its deadline: the sweep (sweeper,
+ * scheduler, CLI housekeeping) expires the others.
  */
 export async function decide(
   deps: EngineDeps,
@@ -40,8 +53,26 @@ export async function decide(
   action: string,
   note: string | null,
 ): Promise<DecideResult> {
-  await expireDue(deps);
-  const decision = await getDecision(deps.store, decisionId);
+  const { decision_id, run_id, run_status } = await recordAnswer(deps, decisionId, action, note);
+  return { decision_id, action, run_id, run_status };
+}
+
+/**
+ * `decide`, returning also the decision as stored and the run's questions still waiting.
+ * `read` is the decision as the caller just read it (saves a read; the answer is still
+ * conditional on its version). `alongside` are writes that belong with the answer (a signed
+ * link spent by it): committed with it in one durable write where the store can.
+ */
+export async function recordAnswer(
+  deps: EngineDeps,
+  decisionId: string,
+  action: string,
+  note: string | null,
+  read?: Decision,
+  alongside: readonly Write[] = [],
+): Promise<Decided> {
+  const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
+  const decision = await expireIfDue(deps, found);
   if (decision.status !== 'pending') {
     throw new AlreadyDecidedError(
       decision.status === 'expired'
@@ -55,21 +86,29 @@ export async function decide(
     throw new InvalidInputError(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
-  if (action === 'approve_suggested') await assertSuggestionAllowed(deps, decision);
-  readGraph(await getRun(deps.store, decision.run_id)); // a run this build cannot resume takes no answer
+  // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
+  const [workflowRecord, runRecord] = await getEach(deps.store, [
+    { collection: 'workflows', id: decision.workflow_id },
+    { collection: 'runs', id: decision.run_id },
+  ]);
+  const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
+  if (!runRecord) throw new NotFoundError(`no run "${decision.run_id}": see \`handoff runs\``);
+  const run = parseRecord(RunSchema, 'runs', runRecord);
+  if (action === 'approve_suggested')
+    assertSuggestionAllowed(workflow ?? (await getWorkflow(deps.store, decision.workflow_id)), decision);
+  readGraph(run); // a run this build cannot resume takes no answer
 
-  let answered: Decision;
-  try {
-    answered = await deps.store.update(
-      'decisions',
-      {
-        ...decision,
-        status: 'answered',
-        answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
-      },
-      decision.version,
-    );
-  } catch (error) {
+  const record = {
+    ...decision,
+    status: 'answered',
+    answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
+  };
+  const [written] = await commitAll(deps.store, [
+    { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
+    ...alongside,
+  ]);
+  if (!written!.ok) {
+    const error = written!.error;
     if (error instanceof VersionConflictError)
       throw new AlreadyDecidedError(
         `decision ${decisionId} was answered by someone else just now`,
@@ -77,18 +116,54 @@ export async function decide(
       );
     throw error;
   }
+  const answered = DecisionSchema.parse(written!.record);
   crashPoint('decide:answered'); // a later command resumes the run if this process dies here
   deps.emit(decision.run_id, 'decided', `${describeAnswer(answered)}: ${decision.subject}`, {
     decision_id: decisionId,
     action,
   });
-  await learnQuietly(deps, DecisionSchema.parse(answered));
-  const run = await resumeIfReady(deps, decision.run_id);
-  return { decision_id: decisionId, action, run_id: run.id, run_status: run.status };
+  await learnQuietly(deps, answered, workflow);
+  const waiting = await stillAsking(deps, answered);
+  // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
+  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
+  return {
+    decision_id: decisionId,
+    action,
+    run_id: after.id,
+    run_status: after.status,
+    answered,
+    waiting,
+  };
 }
 
-async function assertSuggestionAllowed(deps: EngineDeps, decision: Decision): Promise<void> {
-  const workflow = await getWorkflow(deps.store, decision.workflow_id);
+/**
+ * The questions of the answered one's interrupt still waiting, oldest first, read in one
+ * strongly consistent keyed read; null for a run asked before decision ids carried their
+ * run (then the interrupt is read instead). Of two people answering a run's last two
+ * questions at once, at least one sees none waiting, and resumes the run.
+ */
+async function stillAsking(deps: EngineDeps, answered: Decision): Promise<Decision[] | null> {
+  if (!answered.id.startsWith(runDecisionPrefix(answered.run_id))) return null;
+  const pending = await pendingOfRun(deps.store, answered.run_id, answered.id);
+  return pending.filter((d) => d.interrupt_id === answered.interrupt_id);
+}
+
+/** The decision, expired first when its deadline has passed (its run resumes without it). */
+async function expireIfDue(deps: EngineDeps, decision: Decision, now = new Date()): Promise<Decision> {
+  if (decision.status !== 'pending' || decision.expires_at > now.toISOString()) return decision;
+  if (await expireDecision(deps.store, decision, { by: 'expired', at: now.toISOString() })) {
+    try {
+      await resumeIfReady(deps, decision.run_id);
+    } catch (error) {
+      // A run this build cannot read stays waiting, untouched (as the sweep leaves it).
+      if (!(error instanceof UnreadableSnapshotError)) throw error;
+      log.warn(error.message);
+    }
+  }
+  return getDecision(deps.store, decision.id);
+}
+
+function assertSuggestionAllowed(workflow: Workflow, decision: Decision): void {
   const declared = workflow.actions.some((a) => a.name === decision.suggested_action);
   if (!declared && decision.suggested_action !== 'skip')
     throw new InvalidInputError(
@@ -100,10 +175,10 @@ async function assertSuggestionAllowed(deps: EngineDeps, decision: Decision): Pr
  * Every answer wakes the learner and may make a domain proposal; if either fails, the
  * answer still stands and the run goes on.
  */
-async function learnQuietly(deps: EngineDeps, decision: Decision): Promise<void> {
+async function learnQuietly(deps: EngineDeps, decision: Decision, workflow: Workflow | null): Promise<void> {
   for (const step of [learnFromDecision, proposeDomainRule]) {
     try {
-      await step(deps, decision);
+      await step(deps, decision, workflow ?? undefined);
     } catch (error) {
       const message = errorMessage(error);
       deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {

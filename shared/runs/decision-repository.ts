@@ -1,7 +1,41 @@
 import { NotFoundError } from '../errors/index.ts';
+import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { listByIdPrefix, type Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
+
+/**
+ * The id of a run's question about one item, `dec_<run key>_<item key>`: stable (a retried
+ * pause names the same question), short (it travels in links), and beginning with a key of
+ * its run, so one keyed read finds a run's questions. Ids made before this scheme
+ * (`dec_<hash>`) stay readable by id; `pendingOfRun` falls back to the status index for them.
+ */
+export function decisionIdFor(runId: string, itemId: string): string {
+  return `${runDecisionPrefix(runId)}${digest(runId, itemId).slice(0, 12)}`;
+}
+
+/** What every id of a run's questions begins with (a run key may be shared: filter by `run_id`). */
+export function runDecisionPrefix(runId: string): string {
+  return `dec_${digest('run', runId).slice(0, 8)}_`;
+}
+
+const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');
+
+/**
+ * The run's questions still waiting, oldest first. `known` is one of the run's decision ids:
+ * when it has this scheme's prefix, one keyed read (DynamoDB: one Query on the sort key)
+ * holds them all; otherwise (a run asked before the scheme) the status index is read and filtered.
+ */
+export async function pendingOfRun(store: Store, runId: string, known: string): Promise<Decision[]> {
+  const prefix = runDecisionPrefix(runId);
+  const records = known.startsWith(prefix)
+    ? await listByIdPrefix(store, 'decisions', prefix)
+    : await store.listWithStatus('decisions', 'pending');
+  return records
+    .map((r) => DecisionSchema.parse(r))
+    .filter((d) => d.run_id === runId && d.status === 'pending')
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
 
 export async function getDecision(store: Store, id: string): Promise<Decision> {
   const decision = await getRecord(store, 'decisions', DecisionSchema, id);

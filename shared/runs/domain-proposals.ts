@@ -13,6 +13,7 @@ import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { DomainProposalSchema, type DomainProposal, type Evidence } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
+import type { Workflow } from '../workflows/schema.ts';
 import { marksException } from '../memory/exception.ts';
 import { answeredAction } from './learn.ts';
 import { domainOf } from '../memory/match.ts';
@@ -62,25 +63,29 @@ const coversDomain = (rule: Rule, domain: string) => 'domain' in rule.match && r
 export async function proposeDomainRule(
   deps: EngineDeps,
   decision: Decision,
+  read?: Workflow,
 ): Promise<DomainProposal | null> {
   const domain = domainOf(decision.sender);
   if (!domain || PUBLIC_MAIL_DOMAINS.has(domain)) return null;
   const { store } = deps;
-  const workflow = await getWorkflow(store, decision.workflow_id);
+  const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(store, decision.workflow_id);
   const evidence = answersFrom(await listDecisions(store), workflow.id, domain);
   const actions = new Set(evidence.map((e) => e.action));
+  const action = actions.size === 1 ? [...actions][0]! : null;
+  // Answers that agree but cannot make a proposal leave any open one as it is: no need to read them.
+  if (action !== null) {
+    if (workflow.actions.some((a) => a.name === action && a.irreversible)) return null;
+    if (new Set(evidence.map((e) => e.sender)).size < MIN_SENDERS) return null;
+  }
   const previous = (await listProposals(store)).filter(
     (p) => p.workflow_id === workflow.id && p.domain === domain,
   );
   const open = previous.find((p) => p.status === 'proposed');
-  if (actions.size !== 1) {
+  if (action === null) {
     if (open)
       await store.update('proposals', { ...open, status: 'withdrawn', decided_at: now() }, open.version);
     return null;
   }
-  const action = [...actions][0]!;
-  if (workflow.actions.some((a) => a.name === action && a.irreversible)) return null;
-  if (new Set(evidence.map((e) => e.sender)).size < MIN_SENDERS) return null;
   if ((await liveRulesFor(store, workflow.id)).some((r) => coversDomain(r, domain))) return null;
   if (previous.some((p) => p.action === action && p.status !== 'proposed' && p.status !== 'withdrawn'))
     return null;

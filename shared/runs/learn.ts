@@ -7,6 +7,7 @@ import type { EngineDeps } from './deps.ts';
 import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
+import type { Workflow } from '../workflows/schema.ts';
 import { marksException } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
@@ -40,7 +41,11 @@ export function answeredAction(decision: Decision): string | null {
  * target: only a rule with the same match and another action conflicts with it, and
  * then neither stands, whichever answer came first.
  */
-export async function learnFromDecision(deps: EngineDeps, decision: Decision): Promise<LearnOutcome> {
+export async function learnFromDecision(
+  deps: EngineDeps,
+  decision: Decision,
+  read?: Workflow,
+): Promise<LearnOutcome> {
   const action = answeredAction(decision);
   if (!action) return { kind: 'none', reason: 'nothing was answered', superseded: [] };
   if (marksException(decision.answer?.note)) {
@@ -52,7 +57,8 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
     });
     return { kind: 'none', reason, superseded: [] };
   }
-  const workflow = await getWorkflow(deps.store, decision.workflow_id);
+  const workflow =
+    read?.id === decision.workflow_id ? read : await getWorkflow(deps.store, decision.workflow_id);
   const learnerCase: LearnerCase = {
     decision_id: decision.id,
     workflow_id: decision.workflow_id,
@@ -69,7 +75,7 @@ export async function learnFromDecision(deps: EngineDeps, decision: Decision): P
   const recorder = runRecorder(
     deps.store,
     { id: decision.run_id, workflow_id: decision.workflow_id },
-    { sessionId: learnerSessionId(decision.id) },
+    { sessionId: learnerSessionId(decision.id), newSession: true },
   );
   const model = await deps.models('fallback', {
     onEvent: routeModelEvents(decision.run_id, {

@@ -7,7 +7,7 @@ import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
 import { commitAll, type JsonRecord, type Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { decisionsOf, getInterrupt } from './decision-repository.ts';
+import { decisionIdFor, decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
 import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
@@ -155,7 +155,7 @@ export async function pauseRun(
   const toldAt = quietEnd ?? now;
   const expires = new Date(toldAt.getTime() + deps.settings.decisionTtlHours * 3_600_000).toISOString();
   const decisions: Omit<Decision, 'version'>[] = raised.items.map((item) => ({
-    id: stableId('dec', run.id, item.item_id),
+    id: decisionIdFor(run.id, item.item_id),
     run_id: run.id,
     interrupt_id: interruptId,
     workflow_id: workflow.id,

@@ -17,7 +17,7 @@ import { HandoffError, InvalidInputError, isError } from '../errors/index.ts';
 import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
-import type { Collection, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
+import type { Collection, JsonRecord, RecordRef, Store, Versioned, Write, WriteResult } from './store.ts';
 import { DynamoDbCommitter, conditionOf, recordExists, versionConflict } from './dynamodb-commit.ts';
 import {
   KEY_ATTRIBUTES,
@@ -101,26 +101,31 @@ export class DynamoDbStore implements Store {
 
   /** Many records in one BatchGetItem per 100 ids (strongly consistent), retrying unprocessed keys. */
   async getMany(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]> {
+    return this.getRefs(ids.map((id) => ({ collection, id })));
+  }
+
+  /** Records of any collections of this workspace, as `getMany` reads them. */
+  async getRefs(refs: readonly RecordRef[]): Promise<(JsonRecord | undefined)[]> {
     const found = new Map<string, JsonRecord>();
-    const unique = [...new Set(ids)];
+    const at = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}\u0000${String(k.sk)}`;
+    const wanted = refs.map((ref) => key(this.workspace, ref.collection, ref.id));
+    const unique = [...new Map(wanted.map((k) => [at(k), k])).values()];
     for (let start = 0; start < unique.length; start += BATCH_GET_KEYS) {
-      let keys = unique.slice(start, start + BATCH_GET_KEYS).map((id) => key(this.workspace, collection, id));
+      let keys = unique.slice(start, start + BATCH_GET_KEYS);
       for (let attempt = 0; keys.length > 0; attempt++) {
         if (attempt > BATCH_GET_RETRIES)
-          throw new HandoffError(`DynamoDB left ${keys.length} reads of ${collection} unprocessed.`);
+          throw new HandoffError(`DynamoDB left ${keys.length} reads of ${keys[0]!.pk} unprocessed.`);
         if (attempt > 0)
           await new Promise((resolve) => setTimeout(resolve, Math.min(20 * 2 ** attempt, 1_000)));
         const out = await this.client.send(
           new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
         );
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          const record = fromItem(item);
-          found.set(record.id, record);
-        }
+        for (const item of out.Responses?.[this.tableName] ?? [])
+          found.set(at(item as { pk: unknown; sk: unknown }), fromItem(item));
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof keys;
       }
     }
-    return ids.map((id) => found.get(id));
+    return wanted.map((k) => found.get(at(k)));
   }
 
   /** One Query per partition of the collection (one, or one per shard, side by side). */

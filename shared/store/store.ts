@@ -50,6 +50,12 @@ export interface Store {
    * BatchGetItem per 100). `getAll` falls back to one `get` per id.
    */
   getMany?(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]>;
+  /**
+   * Optional: the records of several collections, in the refs' order (undefined for each
+   * missing one), in as few requests as the backend allows (DynamoDB: one BatchGetItem per
+   * 100). `getEach` falls back to one `get` per ref.
+   */
+  getRefs?(refs: readonly RecordRef[]): Promise<(JsonRecord | undefined)[]>;
   /** Every record of the collection (order unspecified). */
   list(collection: Collection): Promise<JsonRecord[]>;
   /**
@@ -93,6 +99,9 @@ export interface Store {
    */
   commit?(writes: readonly Write[]): Promise<WriteResult[]>;
 }
+
+/** Where one record is: its collection and id. */
+export type RecordRef = { collection: Collection; id: string };
 
 /** One write of a `commit`: the same three conditional kinds as the single calls. */
 export type Write =
@@ -148,4 +157,11 @@ export async function listByIdPrefix(
 ): Promise<JsonRecord[]> {
   if (store.listByIdPrefix) return store.listByIdPrefix(collection, prefix);
   return (await store.list(collection)).filter((r) => r.id.startsWith(prefix));
+}
+
+/** `store.getRefs` when the backend has it, else one `get` per ref; results in the refs' order. */
+export async function getEach(store: Store, refs: readonly RecordRef[]): Promise<(JsonRecord | undefined)[]> {
+  if (refs.length === 0) return [];
+  if (store.getRefs) return store.getRefs(refs);
+  return Promise.all(refs.map((ref) => store.get(ref.collection, ref.id)));
 }

@@ -9,17 +9,24 @@ import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors
 import {
   explainToken,
   signDecisionToken,
-  spendToken,
+  tokenSpend,
   verifyDecisionToken,
   type TokenCheck,
 } from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
-import { allowedActions, decide } from '../runs/decide.ts';
-import { getDecision, listPending } from '../runs/decision-repository.ts';
+import { allowedActions, recordAnswer } from '../runs/decide.ts';
+import { getDecision, listPending, pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { thresholdFor } from '../runs/prepare.ts';
-import type { Decision } from '../records/runs.ts';
-import { readStoredSettings } from '../settings/settings.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
+import {
+  readStoredSettings,
+  SETTINGS_ID,
+  StoredSettingsSchema,
+  type StoredSettings,
+} from '../settings/settings.ts';
+import { parseRecord } from '../store/records.ts';
+import { getEach, type Write } from '../store/store.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { decisionPage, recordedPage, type DecisionAccess } from './pages/decision.ts';
@@ -35,11 +42,22 @@ export interface DecideRouteDeps {
   requireToken: boolean;
 }
 
-type Access = { ok: true; token: string | null } | { ok: false; status: 403; message: string };
+/** What a granted link read with its check: the decision (and, asked for, the stored settings). */
+type Read = { decision: Decision | undefined; settings: StoredSettings | null };
+type Access = { ok: true; token: string | null; read: Read } | { ok: false; status: 403; message: string };
 
 const ONLY_BY_LINK = 'This page opens from the link in your notification. Nothing was changed.';
 
-async function tokenAccess(deps: DecideRouteDeps, decisionId: string, token: string): Promise<Access> {
+/**
+ * Checks a signed link: its signature, then (with the decision, and the settings when
+ * `withSettings`, in one batched read) whether it was spent.
+ */
+async function tokenAccess(
+  deps: DecideRouteDeps,
+  decisionId: string,
+  token: string,
+  withSettings = false,
+): Promise<Access> {
   const check: TokenCheck = verifyDecisionToken(
     await deps.linkKey.get(),
     token,
@@ -48,9 +66,20 @@ async function tokenAccess(deps: DecideRouteDeps, decisionId: string, token: str
     deps.engine.workspace,
   );
   if (!check.ok) return { ok: false, status: 403, message: explainToken(check.reason) };
-  if (await deps.engine.store.get('tokens', check.claims.n))
-    return { ok: false, status: 403, message: explainToken('spent') };
-  return { ok: true, token };
+  const [spent, decision, settings] = await getEach(deps.engine.store, [
+    { collection: 'tokens', id: check.claims.n },
+    { collection: 'decisions', id: decisionId },
+    ...(withSettings ? [{ collection: 'settings' as const, id: SETTINGS_ID }] : []),
+  ]);
+  if (spent) return { ok: false, status: 403, message: explainToken('spent') };
+  return {
+    ok: true,
+    token,
+    read: {
+      decision: decision && parseRecord(DecisionSchema, 'decisions', decision),
+      settings: settings ? parseRecord(StoredSettingsSchema, 'settings', settings) : null,
+    },
+  };
 }
 
 /** `&workspace=<id>` outside the default workspace, for a link that must open in the same one. */
@@ -75,10 +104,12 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     const id = c.req.param('id');
     const token = c.req.query('token');
     let access: DecisionAccess;
+    let read: Read | undefined;
     if (token) {
-      const granted = await tokenAccess(deps, id, token);
+      const granted = await tokenAccess(deps, id, token, true);
       if (!granted.ok) return refused(c, granted.message);
       access = { kind: 'token', token };
+      read = granted.read;
     } else {
       if (linkOnly(web)) return refused(c, ONLY_BY_LINK);
       const admitted = await admit(c, web);
@@ -86,7 +117,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
       access = { kind: 'session', visitor: admitted.visitor };
     }
     try {
-      return await showDecision(c, web, id, access);
+      return await showDecision(c, web, id, access, read);
     } catch (error) {
       return errorPage(c, error);
     }
@@ -98,6 +129,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     const token = form.token || undefined;
     const action = form.action ?? '';
     const note = form.note ?? '';
+    let read: Decision | undefined;
     if (!token) {
       if (linkOnly(web)) return refused(c, ONLY_BY_LINK);
       const admitted = await admitForm(c, web);
@@ -105,9 +137,10 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     } else {
       const granted = await tokenAccess(deps, id, token);
       if (!granted.ok) return refused(c, granted.message);
+      read = granted.read.decision;
     }
     try {
-      const decision = await getDecision(web.engine.store, id);
+      const decision = read ?? (await getDecision(web.engine.store, id));
       if (decision.status !== 'pending')
         throw new AlreadyDecidedError(
           `This decision was already ${decision.status}. Nothing was changed.`,
@@ -115,6 +148,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         );
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
+      // The link is spent by the answer it gives, in the same durable write.
+      let spend: Write[] = [];
       if (token) {
         const check = verifyDecisionToken(
           await deps.linkKey.get(),
@@ -123,17 +158,17 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
           new Date(),
           web.engine.workspace,
         );
-        if (!check.ok || !(await spendToken(web.engine.store, check.claims)))
-          return refused(c, explainToken('spent'));
+        if (!check.ok) return refused(c, explainToken('spent'));
+        spend = [tokenSpend(check.claims)];
       }
-      const result = await decide(web.engine, id, action, note.trim() || null);
+      const result = await recordAnswer(web.engine, id, action, note.trim() || null, decision, spend);
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
-        const following = (await listPending(web.engine.store)).find((d) => d.run_id === decision.run_id);
+        const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
         const next = following
           ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at), web.engine.workspace)}${workspaceQuery(web.engine.workspace)}`
           : null;
-        return c.html(recordedPage(await getDecision(web.engine.store, id), result.run_status, next));
+        return c.html(recordedPage(result.answered, result.run_status, next));
       }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {
@@ -151,12 +186,20 @@ async function afterAnswer(web: WebDeps, decided: Decision, next: string | undef
   return `/runs/${encodeURIComponent(decided.run_id)}?${done}`;
 }
 
-async function showDecision(c: Context, web: WebDeps, id: string, access: DecisionAccess): Promise<Response> {
+/** The decision page; `read` is what the link's check already read (the decision, the settings). */
+async function showDecision(
+  c: Context,
+  web: WebDeps,
+  id: string,
+  access: DecisionAccess,
+  read?: Read,
+): Promise<Response> {
   const store = web.engine.store;
-  const decision = await getDecision(store, id);
+  const decision = read?.decision ?? (await getDecision(store, id));
+  // A link opens one run's questions: it is told about those only (one keyed read, not the whole list).
   const [pending, stored, workflow] = await Promise.all([
-    listPending(store),
-    readStoredSettings(store),
+    access.kind === 'token' ? pendingOfRun(store, decision.run_id, id) : listPending(store),
+    read ? read.settings : readStoredSettings(store),
     getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
   const others = pending.filter((d) => d.id !== id);

@@ -51,15 +51,26 @@ export async function openPlatform(
   return platformOver(openStore(env, PLATFORM_WORKSPACE), makeEngine, opts.base);
 }
 
-/** The platform over its own store (`_platform`), each workspace's engine made by `makeEngine` once. */
+/**
+ * How long a Lambda keeps the default workspace's record between requests: it always exists
+ * (it cannot be deleted), so only its name, renamed in another process, can be stale.
+ */
+export const KEEP_DEFAULT_WORKSPACE_MS = 60_000;
+
+/**
+ * The platform over its own store (`_platform`), each workspace's engine made by `makeEngine`
+ * once. `keepDefaultMs` > 0 keeps the default workspace's record that long (saves a read per request).
+ */
 export function platformOver(
   store: Store,
   makeEngine: (workspaceId: string) => EngineDeps,
   base?: EngineDeps,
+  keepDefaultMs = 0,
 ): Platform {
   const registry = new WorkspaceRegistry(store);
   const engines = new Map<string, EngineDeps>();
   const adjustments: ((engine: EngineDeps) => void)[] = [];
+  let kept: { workspace: Workspace; until: number } | undefined;
   if (base) engines.set(base.workspace, base);
   return {
     store,
@@ -78,8 +89,11 @@ export function platformOver(
       for (const engine of engines.values()) adjust(engine);
     },
     async resolve(name) {
-      if (name === undefined) return (await registry.list()).find((w) => w.id === DEFAULT_WORKSPACE)!;
-      return registry.resolve(name);
+      if (name !== undefined) return registry.resolve(name);
+      if (kept && kept.until > Date.now()) return kept.workspace;
+      const workspace = (await registry.list()).find((w) => w.id === DEFAULT_WORKSPACE)!;
+      if (keepDefaultMs > 0) kept = { workspace, until: Date.now() + keepDefaultMs };
+      return workspace;
     },
   };
 }

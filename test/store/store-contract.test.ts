@@ -10,7 +10,7 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
-import { commitAll, getAll, type Store, type Write } from '../../shared/store/store.ts';
+import { commitAll, getAll, getEach, type Store, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
@@ -170,6 +170,25 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       ]);
       expect(await getAll(store(), 'rules', ['gm1'])).toEqual([undefined]);
       expect(await getAll(store(), 'proposals', [])).toEqual([]);
+    });
+
+    it('reads records of several collections at once: in their order, the same id apart per collection', async () => {
+      await store().create('tokens', { id: 'ge1', spent: true });
+      await store().put('settings', { id: 'ge1', theme: 'dark' });
+      await store().create('decisions', { id: 'ge2', status: 'pending' });
+      const found = await getEach(store(), [
+        { collection: 'settings', id: 'ge1' },
+        { collection: 'decisions', id: 'ge2' },
+        { collection: 'runs', id: 'ge1' },
+        { collection: 'tokens', id: 'ge1' },
+      ]);
+      expect(found).toEqual([
+        { id: 'ge1', theme: 'dark' },
+        { id: 'ge2', status: 'pending', version: 1 },
+        undefined,
+        { id: 'ge1', spent: true, version: 1 },
+      ]);
+      expect(await getEach(store(), [])).toEqual([]);
     });
 
     it('commits many writes: results in order, a failed condition reported with the stored record, the rest landed', async () => {
