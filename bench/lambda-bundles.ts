@@ -67,6 +67,7 @@ const IMPORT_ENV: Record<string, string> = {
   SCHEDULE_GROUP_NAME: 'handoff',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
   TRIGGER_FUNCTION_ARN: 'arn:aws:lambda:us-east-1:123456789012:function:trigger',
+  HANDOFF_SPEECH_PROVIDER: 'aws', // as the stack sets it for the api function
   HANDOFF_STATE_DIR: path.join(os.tmpdir(), 'handoff-bench-lambda'),
   HANDOFF_MODEL_PROVIDER: 'local',
 };

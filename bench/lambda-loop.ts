@@ -120,6 +120,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
     SCHEDULE_GROUP_NAME: 'handoff',
     SCHEDULER_ROLE_ARN: ARN('iam', 'role/scheduler'),
     TRIGGER_FUNCTION_ARN: ARN('lambda', 'function:trigger'),
+    HANDOFF_SPEECH_PROVIDER: 'aws',
     HANDOFF_STATE_DIR: path.join(dir, 'state'),
     HANDOFF_MODEL_PROVIDER: 'local',
     HANDOFF_KMS_KEY_ID: ARN('kms', 'key/bench'),

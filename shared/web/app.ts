@@ -37,7 +37,6 @@ import { registerManageRoutes } from './manage-routes.ts';
 import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
-import { openApiDocument } from './openapi.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
@@ -190,7 +189,8 @@ export function createApp(deps: AppDeps): Hono {
   registerTalkRoutes(app, web);
   registerChatPageRoutes(app, web);
 
-  app.get('/api/openapi.json', (c) => c.json(openApiDocument()));
+  // The document loads with its first request, not with every cold start.
+  app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));
   if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false, web));
   app.use('/events/*', bearer(env, deps.platform, true));
   app.use('/api/*', inWorkspace);

@@ -7,7 +7,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { sendMessage } from '../assistant/chat-service.ts';
 import { createChat, getChat, listChats, readTurns } from '../chats/chat-repository.ts';
 import type { Card, Chat, Turn } from '../chats/chat-records.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
@@ -16,6 +15,9 @@ import type { WebDeps } from './web-deps.ts';
 
 const MessageBody = z.object({ message: z.unknown() });
 const NewChatBody = z.object({ title: z.string().optional() }).optional();
+
+/** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
+const assistant = () => import('../assistant/chat-service.ts');
 
 /** A chat as `GET /api/chats/:id` shows it. */
 export interface ChatJson {
@@ -81,6 +83,7 @@ export function registerChatApiRoutes(app: Hono, web: WebDeps, limit: Middleware
       throw new HTTPException(400, {
         message: 'body must be JSON like {"message": "archive newsletters every morning"}',
       });
+    const { sendMessage } = await assistant();
     return c.json(await sendMessage(web.engine, chatId, body.data.message));
   });
 }

@@ -4,7 +4,6 @@
  * `GET /chat/:id/events` streams the chat's feed for chat.js.
  */
 import type { Context, Hono } from 'hono';
-import { answerInChat, confirmStep, sendMessage } from '../assistant/chat-service.ts';
 import { chatChannel } from '../assistant/turn-log.ts';
 import {
   createChat,
@@ -23,6 +22,9 @@ import { messagePage } from './pages/layout.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
+
+/** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
+const assistant = () => import('../assistant/chat-service.ts');
 
 /** Registers the Chat page and its forms. */
 export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
@@ -87,15 +89,22 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
 
   // An empty chat first, so the page streams even its first turn.
   form('/chat/new', async () => page((await createChat(web.engine.store)).id));
-  form('/chat', async (_c, f) => page((await sendMessage(web.engine, undefined, f.message ?? '')).chat_id));
-  form('/chat/:id', async (_c, f, id) => page((await sendMessage(web.engine, id!, f.message ?? '')).chat_id));
+  form('/chat', async (_c, f) =>
+    page((await (await assistant()).sendMessage(web.engine, undefined, f.message ?? '')).chat_id),
+  );
+  form('/chat/:id', async (_c, f, id) =>
+    page((await (await assistant()).sendMessage(web.engine, id!, f.message ?? '')).chat_id),
+  );
   form('/chat/:id/confirm', async (_c, f, id) =>
-    page((await confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
+    page((await (await assistant()).confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
   );
   form('/chat/:id/decide', async (_c, f, id) =>
     page(
-      (await answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null))
-        .chat_id,
+      (
+        await (
+          await assistant()
+        ).answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null)
+      ).chat_id,
     ),
   );
   form('/chat/:id/rename', async (_c, f, id) =>

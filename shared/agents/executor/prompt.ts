@@ -4,7 +4,7 @@ import {
   ACTIONS_MARKER,
   INSTRUCTIONS_MARKER,
   SPECIALIST_MARKER,
-} from '../../models/offline/offline-model.ts';
+} from '../../models/offline/markers.ts';
 
 /**
  * The executor's system prompt: the workflow's instructions, the skills it includes, its

@@ -3,7 +3,7 @@ import {
   ACTIONS_MARKER,
   HANDED_ITEM_MARKER,
   INSTRUCTIONS_MARKER,
-} from '../../models/offline/offline-model.ts';
+} from '../../models/offline/markers.ts';
 import { compactView } from '../executor/tools.ts';
 import { gateLines, oneLine, skillLines } from '../executor/prompt.ts';
 import type { IncludedSkill } from '../../skills/skills.ts';

@@ -9,14 +9,9 @@ import {
 import { categoriesNamedIn, categoryOf, classify, readInstructions, type ItemView } from './classify.ts';
 import { builderTurn, operatorTurn, triageTurn } from './assistant-turns.ts';
 import { learnerTurn } from './learner-turns.ts';
+import { ACTIONS_MARKER, HANDED_ITEM_MARKER, INSTRUCTIONS_MARKER, SPECIALIST_MARKER } from './markers.ts';
 
-/** Markers the executor's system prompt carries for a model that reads it literally. */
-export const INSTRUCTIONS_MARKER = 'Workflow instructions:';
-export const ACTIONS_MARKER = 'Actions you may propose:';
-/** One line per specialist in the executor's prompt: `Specialist: <name> — <description>`. */
-export const SPECIALIST_MARKER = 'Specialist:';
-/** The line of a handed-over item in a specialist's input: `Item: <compact view as JSON>`. */
-export const HANDED_ITEM_MARKER = 'Item:';
+export { ACTIONS_MARKER, HANDED_ITEM_MARKER, INSTRUCTIONS_MARKER, SPECIALIST_MARKER } from './markers.ts';
 
 function lineAfter(text: string, marker: string): string {
   const start = text.indexOf(marker);
