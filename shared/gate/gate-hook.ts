@@ -198,7 +198,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     };
     const item = ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? null;
-    if (item) decided.push({ item, choice });
+    if (item) decided.push({ item, choice, held: true });
     else await recordVanished(ctx, entry, choice);
   }
   await carryOutNow(ctx, decided); // the answers together: one batch for the source

@@ -1,5 +1,5 @@
 import { HandoffError } from '../errors/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, Write } from '../store/store.ts';
 import type { Produced } from '../artifacts/artifacts.ts';
 
 /**
@@ -56,6 +56,11 @@ export interface ActionContext {
   reasoning: string | null;
   /** Told what the action made (a draft, a ticket), so the run records it as an artifact. */
   produced?: (artifact: Produced) => void;
+  /**
+   * Given, a store write the action makes (a ticket) is handed here and committed with the
+   * batch's audit entries, in the batch's one durable record write, instead of on its own.
+   */
+  stage?: (write: Write) => void;
 }
 
 /** One action for one item, as `performMany` takes them. */
