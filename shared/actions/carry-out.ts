@@ -119,6 +119,7 @@ export async function carryOutMany(
       }),
     })),
   );
+  crashPoint('carry-out:performed'); // done, not recorded: no staged ticket exists, recovery fails the claims
   const perItem = (performance.now() - started) / Math.max(1, acting.length);
   const byEntry = new Map(acting.map((i, k) => [i, performed[k]!]));
 
