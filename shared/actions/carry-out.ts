@@ -211,7 +211,7 @@ function claimOf(ctx: CarryOutContext, item: SourceItem, action: string | null, 
 }
 
 /** Whether the choice asks the source to do something (not a skip, not an expired question). */
-function actsOnSource(choice: Choice): boolean {
+export function actsOnSource(choice: Choice): boolean {
   return !choice.expired && choice.action !== 'skip';
 }
 

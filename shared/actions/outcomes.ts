@@ -90,11 +90,19 @@ export async function claimOutcomes(
     const current = holds.get(index);
     if (current === undefined)
       first.push({ index, write: { kind: 'create', collection: 'outcomes', record } });
-    else if (isFreeFor(current, record.run_id))
+    else if (isFreeFor(current, record.run_id)) {
+      // A claim made without the item's content (a skip after a pause) keeps the hold's fingerprint.
+      const kept = current.fingerprint !== undefined ? { fingerprint: current.fingerprint } : {};
       first.push({
         index,
-        write: { kind: 'update', collection: 'outcomes', record, expectedVersion: current.version },
+        write: {
+          kind: 'update',
+          collection: 'outcomes',
+          record: { ...kept, ...record },
+          expectedVersion: current.version,
+        },
       });
+    }
   }
   const written = await commitAll(
     store,

@@ -163,6 +163,47 @@ describe('a resume files its tickets', () => {
   });
 });
 
+describe('a resume reads again only the items something is done to', () => {
+  it('records a skip from its question, even once the message is gone; an action on a gone message is refused', async () => {
+    const propose = executorScript(() => ({ action: 'archive', confidence: 0.3, reasoning: 'cannot tell' }));
+    fixture = await engineFixture({
+      messages: [
+        mail({ from: 'a@x.example', subject: 'Skip me' }),
+        mail({ from: 'b@y.example', subject: 'Archive me' }),
+      ],
+      model: () => new ScriptedModel(propose),
+    });
+    const { deps, store } = fixture;
+    const run = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
+    expect(run.status).toBe('waiting');
+    const pending = await listPending(store);
+    const held = await store.list('outcomes');
+    expect(held.every((o) => o.status === 'held' && typeof o.fingerprint === 'string')).toBe(true);
+    // Both messages leave the Maildir while the run waits (read elsewhere, filed by hand).
+    for (const sub of ['new', 'cur'])
+      for (const name of await fs.readdir(path.join(fixture.maildir, sub)))
+        await fs.rm(path.join(fixture.maildir, sub, name));
+    const skip = pending.find((d) => d.subject === 'Skip me')!;
+    const archive = pending.find((d) => d.subject === 'Archive me')!;
+    await decide(deps, skip.id, 'skip', null);
+    expect((await decide(deps, archive.id, 'archive', null)).run_status).toBe('completed');
+
+    const audit = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
+    expect(audit.find((e) => e.item_id === skip.item_id)).toEqual(
+      expect.objectContaining({ outcome: 'declined', subject: 'Skip me', detail: 'skipped; nothing done' }),
+    );
+    expect(audit.find((e) => e.item_id === archive.item_id)).toEqual(
+      expect.objectContaining({
+        outcome: 'failed',
+        detail: 'the item is no longer in the source; nothing was done',
+      }),
+    );
+    const skipped = await store.get('outcomes', outcomeId('inbox', skip.item_id));
+    const before = held.find((o) => o.item_id === skip.item_id)!;
+    expect(skipped).toEqual(expect.objectContaining({ status: 'declined', fingerprint: before.fingerprint }));
+  });
+});
+
 it('a resume killed after acting and before recording leaves no ticket, and its claims fail, never act again', async () => {
   const { dir, workflowFile } = await cliWorkspace('handoff-crash-performed-', [
     mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
