@@ -36,6 +36,14 @@ function engineAt(root: string) {
   return { store, deps: engineFromEnv(env, { store, models, notifier: silentNotifier, emit: () => {} }) };
 }
 
+/** A flag's whole number of at least 1; anything else ends the bench with one line, exit 2. */
+function wholeNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 1) return n;
+  console.error(`bench: --${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
+  process.exit(2);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -44,12 +52,8 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
     },
   });
-  const size = Number(values.size);
-  const repeats = Number(values.repeats);
-  if (!Number.isInteger(size) || size < 1 || !Number.isInteger(repeats) || repeats < 1) {
-    console.error('--size and --repeats take whole numbers of at least 1');
-    process.exit(2);
-  }
+  const size = wholeNumber('size', values.size);
+  const repeats = wholeNumber('repeats', values.repeats);
   const root = await mkdtemp(path.join(os.tmpdir(), 'handoff-resume-last-'));
   const work = path.join(root, 'work'); // the same path every time: the workflow names its Maildir
   const saved = path.join(root, 'saved');
