@@ -182,17 +182,17 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
       response.answers.find((a) => a.item_id === entry.item_id),
     ),
   );
-  // Only the items something is done to are read again; a skip needs no more than the question held.
+  // Only the items whose action needs their content are read again: a skip needs no more than
+  // the question held, and a source's by-ref actions (Maildir's moves) only the ref.
+  const fromQuestion = choices.map((c) => !actsOnSource(c) || (ctx.source.actsByRef?.has(c.action) ?? false));
   const reread = await rereadAll(
     ctx,
-    deferred.filter((d, i) => !ctx.items.has(d.item_id) && actsOnSource(choices[i]!)),
+    deferred.filter((d, i) => !ctx.items.has(d.item_id) && !fromQuestion[i]),
   );
   for (const [i, entry] of deferred.entries()) {
     const choice = choices[i]!;
     const item =
-      ctx.items.get(entry.item_id) ??
-      reread.get(entry.item_id) ??
-      (actsOnSource(choice) ? null : asked(entry));
+      ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? (fromQuestion[i] ? asked(entry) : null);
     if (item) decided.push({ item, choice, held: true });
     else await recordVanished(ctx, entry, choice);
   }
@@ -219,7 +219,7 @@ function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][num
   };
 }
 
-/** The item as its question describes it: enough to record a skip (its claim, its audit entry). */
+/** The item as its question describes it: enough to record a skip or carry out a by-ref action. */
 function asked(entry: DeferredItem): SourceItem {
   return {
     id: entry.item_id,

@@ -91,6 +91,11 @@ export interface ItemSource {
    * (through `performMany`); 1 or undefined: each is carried out as it is decided.
    */
   readonly actBatch?: number | undefined;
+  /**
+   * The actions this source carries out from an item's ref alone (Maildir: its moves): an
+   * item set aside before a pause is not read again to carry one of them out.
+   */
+  readonly actsByRef?: ReadonlySet<string> | undefined;
   /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
   readMany?(refs: readonly string[]): Promise<ReadResult[]>;
   /**

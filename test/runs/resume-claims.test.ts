@@ -163,13 +163,14 @@ describe('a resume files its tickets', () => {
   });
 });
 
-describe('a resume reads again only the items something is done to', () => {
-  it('records a skip from its question, even once the message is gone; an action on a gone message is refused', async () => {
+describe('a resume reads again only the items whose action needs their content', () => {
+  it('records a skip and carries out a move from the question alone; a draft of a gone message is refused', async () => {
     const propose = executorScript(() => ({ action: 'archive', confidence: 0.3, reasoning: 'cannot tell' }));
     fixture = await engineFixture({
       messages: [
         mail({ from: 'a@x.example', subject: 'Skip me' }),
         mail({ from: 'b@y.example', subject: 'Archive me' }),
+        mail({ from: 'c@z.example', subject: 'Draft me' }),
       ],
       model: () => new ScriptedModel(propose),
     });
@@ -179,28 +180,56 @@ describe('a resume reads again only the items something is done to', () => {
     const pending = await listPending(store);
     const held = await store.list('outcomes');
     expect(held.every((o) => o.status === 'held' && typeof o.fingerprint === 'string')).toBe(true);
-    // Both messages leave the Maildir while the run waits (read elsewhere, filed by hand).
+    const [skip, archive, draft] = ['Skip me', 'Archive me', 'Draft me'].map((subject) =>
+      pending.find((d) => d.subject === subject)!,
+    );
+    // The messages to skip and to draft leave the Maildir while the run waits (read, filed by hand).
     for (const sub of ['new', 'cur'])
-      for (const name of await fs.readdir(path.join(fixture.maildir, sub)))
-        await fs.rm(path.join(fixture.maildir, sub, name));
-    const skip = pending.find((d) => d.subject === 'Skip me')!;
-    const archive = pending.find((d) => d.subject === 'Archive me')!;
-    await decide(deps, skip.id, 'skip', null);
-    expect((await decide(deps, archive.id, 'archive', null)).run_status).toBe('completed');
+      for (const name of await fs.readdir(path.join(fixture.maildir, sub))) {
+        const text = await fs.readFile(path.join(fixture.maildir, sub, name), 'utf8');
+        if (!text.includes('Archive me')) await fs.rm(path.join(fixture.maildir, sub, name));
+      }
+    await decide(deps, skip!.id, 'skip', null);
+    await decide(deps, archive!.id, 'archive', null);
+    expect((await decide(deps, draft!.id, 'draft_reply', null)).run_status).toBe('completed');
 
     const audit = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
-    expect(audit.find((e) => e.item_id === skip.item_id)).toEqual(
+    const entryOf = (d: typeof skip) => audit.find((e) => e.item_id === d!.item_id);
+    expect(entryOf(skip)).toEqual(
       expect.objectContaining({ outcome: 'declined', subject: 'Skip me', detail: 'skipped; nothing done' }),
     );
-    expect(audit.find((e) => e.item_id === archive.item_id)).toEqual(
+    expect(entryOf(archive)).toEqual(expect.objectContaining({ outcome: 'acted', subject: 'Archive me' }));
+    expect(await fixture.folder('.Archive')).toHaveLength(1);
+    expect(entryOf(draft)).toEqual(
       expect.objectContaining({
         outcome: 'failed',
         detail: 'the item is no longer in the source; nothing was done',
       }),
     );
-    const skipped = await store.get('outcomes', outcomeId('inbox', skip.item_id));
-    const before = held.find((o) => o.item_id === skip.item_id)!;
+    expect(await fixture.folder('.Drafts')).toEqual([]);
+    const skipped = await store.get('outcomes', outcomeId('inbox', skip!.item_id));
+    const before = held.find((o) => o.item_id === skip!.item_id)!;
     expect(skipped).toEqual(expect.objectContaining({ status: 'declined', fingerprint: before.fingerprint }));
+  });
+
+  it('refuses a move of a message gone while the run waited: nothing is done, the audit says so', async () => {
+    const propose = executorScript(() => ({ action: 'archive', confidence: 0.3, reasoning: 'cannot tell' }));
+    fixture = await engineFixture({
+      messages: [mail({ from: 'b@y.example', subject: 'Archive me' })],
+      model: () => new ScriptedModel(propose),
+    });
+    const { deps, store } = fixture;
+    const run = await startRun(deps, 'inbox', { kind: 'manual', detail: null });
+    const [archive] = await listPending(store);
+    for (const sub of ['new', 'cur'])
+      for (const name of await fs.readdir(path.join(fixture.maildir, sub)))
+        await fs.rm(path.join(fixture.maildir, sub, name));
+    expect((await decide(deps, archive!.id, 'archive', null)).run_status).toBe('completed');
+
+    const [entry] = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
+    expect(entry).toEqual(expect.objectContaining({ outcome: 'failed', action: 'archive' }));
+    expect(entry!.detail).toMatch(/message not found/);
+    expect(await fixture.folder('.Archive')).toEqual([]);
   });
 });
 
