@@ -39,7 +39,7 @@ export interface ResumeResult {
 }
 
 /** The answer the bench gives: the agent's suggestion when it is offered, else skip. */
-function answerFor(decision: Decision): string {
+export function answerFor(decision: Decision): string {
   const allowed = allowedActions(decision).filter((a) => a !== 'approve_suggested');
   return allowed.includes(decision.suggested_action) ? decision.suggested_action : 'skip';
 }

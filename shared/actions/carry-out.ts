@@ -52,6 +52,8 @@ export type CarryOutResult = {
 export interface Decided {
   item: SourceItem;
   choice: Choice;
+  /** The item was set aside and held by this run before it paused: its claim takes over that hold. */
+  held?: boolean;
 }
 
 /**
@@ -90,24 +92,34 @@ export async function carryOutMany(
   hold: readonly SourceItem[] = [],
 ): Promise<CarriedOut> {
   if (decided.length === 0 && hold.length === 0) return { results: [], unavailable: null, notHeld: [] };
-  const taken = await claimOutcomes(ctx.store, [
-    ...decided.map(({ item, choice }) => claimOf(ctx, item, choice.action, 'acting')),
-    ...hold.map((item) => claimOf(ctx, item, null, 'held')),
-  ]);
+  const heldItems = new Set(decided.flatMap((d) => (d.held ? [d.item.id] : [])));
+  const taken = await claimOutcomes(
+    ctx.store,
+    [
+      ...decided.map(({ item, choice }) => claimOf(ctx, item, choice.action, 'acting')),
+      ...hold.map((item) => claimOf(ctx, item, null, 'held')),
+    ],
+    { heldItems },
+  );
   const claims = taken.slice(0, decided.length);
   const notHeld = hold.filter((_, k) => taken[decided.length + k] === null);
   crashPoint('carry-out:claimed'); // claimed, nothing done: recovery fails these claims, never acts
   const acting = decided.flatMap((d, i) => (claims[i] && actsOnSource(d.choice) ? [i] : []));
   const started = performance.now();
   const produced = new Map<number, Produced>(); // what each action made (a draft, a ticket)
+  const staged = new Map<number, Write[]>(); // the store writes each action made (a ticket), for the record
   const performed = await performAll(
     ctx.source,
     acting.map((i) => ({
       action: decided[i]!.choice.action,
       item: decided[i]!.item,
-      context: contextFor(ctx, decided[i]!.choice, (p) => produced.set(i, p)),
+      context: contextFor(ctx, decided[i]!.choice, {
+        produced: (p) => produced.set(i, p),
+        stage: (w) => staged.set(i, [...(staged.get(i) ?? []), w]),
+      }),
     })),
   );
+  crashPoint('carry-out:performed'); // done, not recorded: no staged ticket exists, recovery fails the claims
   const perItem = (performance.now() - started) / Math.max(1, acting.length);
   const byEntry = new Map(acting.map((i, k) => [i, performed[k]!]));
 
@@ -123,7 +135,7 @@ export async function carryOutMany(
   }
   const entries: Write[] = [];
   const settles: Write[] = [];
-  const artifacts: Write[] = []; // recorded with the audit entries: one durable write per page
+  const artifacts: Write[] = []; // tickets and artifacts, recorded with the audit entries: one durable write per page
   // A batch's entries are stamped a millisecond apart, so the log reads in decision order.
   const stampedFrom = Date.now();
   for (const [i, { item, choice }] of decided.entries()) {
@@ -160,7 +172,9 @@ export async function carryOutMany(
       record: { ...entry, at: new Date(stampedFrom + entries.length).toISOString() },
     });
     settles.push(settleWrite(claim, result.outcome));
-    const made = result.outcome === 'acted' ? produced.get(i) : undefined;
+    if (result.outcome !== 'acted') continue;
+    artifacts.push(...(staged.get(i) ?? [])); // its ticket lands with its audit entry, or not at all
+    const made = produced.get(i);
     if (made) artifacts.push(artifactWrite(artifactOf(made, provenanceOf(ctx, item, choice))));
   }
   await record(ctx.store, [...entries, ...artifacts], settles);
@@ -197,14 +211,14 @@ function claimOf(ctx: CarryOutContext, item: SourceItem, action: string | null, 
 }
 
 /** Whether the choice asks the source to do something (not a skip, not an expired question). */
-function actsOnSource(choice: Choice): boolean {
+export function actsOnSource(choice: Choice): boolean {
   return !choice.expired && choice.action !== 'skip';
 }
 
 function contextFor(
   ctx: CarryOutContext,
   choice: Choice,
-  produced: (artifact: Produced) => void,
+  hooks: Pick<ActionContext, 'produced' | 'stage'>,
 ): ActionContext {
   return {
     store: ctx.store,
@@ -212,7 +226,7 @@ function contextFor(
     runId: ctx.runId,
     note: choice.note,
     reasoning: choice.reasoning,
-    produced,
+    ...hooks,
   };
 }
 

@@ -62,27 +62,60 @@ export async function claimOutcome(
 }
 
 /**
- * Claims many items in one durable write (a second one only for items this run holds or
- * that were released, which are taken over); null for each item another run has.
+ * Claims many items in one durable write (a second one only for items found taken that
+ * this run holds or that were released, which are taken over); null for each item another
+ * run has. `heldItems`: items this run is known to hold (set aside before its pause),
+ * read first and taken over in that same one write, not tried as new claims first.
  */
 export async function claimOutcomes(
   store: Store,
   claims: readonly Omit<ItemOutcome, 'id' | 'version' | 'at'>[],
+  options: { heldItems?: ReadonlySet<string> } = {},
 ): Promise<(ItemOutcome | null)[]> {
   const at = new Date().toISOString();
   const records = claims.map((c) => ({ ...c, id: outcomeId(c.workflow_id, c.item_id), at }));
-  const created = await commitAll(
+  const heldAt = records.flatMap((r, index) => (options.heldItems?.has(r.item_id) ? [index] : []));
+  const holds = new Map(
+    (
+      await getRecords(
+        store,
+        'outcomes',
+        ItemOutcomeSchema,
+        heldAt.map((index) => records[index]!.id),
+      )
+    ).map((current, k) => [heldAt[k]!, current]),
+  );
+  const first: { index: number; write: Write }[] = [];
+  for (const [index, record] of records.entries()) {
+    const current = holds.get(index);
+    if (current === undefined)
+      first.push({ index, write: { kind: 'create', collection: 'outcomes', record } });
+    else if (isFreeFor(current, record.run_id)) {
+      // A claim made without the item's content (a skip after a pause) keeps the hold's fingerprint.
+      const kept = current.fingerprint !== undefined ? { fingerprint: current.fingerprint } : {};
+      first.push({
+        index,
+        write: {
+          kind: 'update',
+          collection: 'outcomes',
+          record: { ...kept, ...record },
+          expectedVersion: current.version,
+        },
+      });
+    }
+  }
+  const written = await commitAll(
     store,
-    records.map((record) => ({ kind: 'create' as const, collection: 'outcomes' as const, record })),
+    first.map((f) => f.write),
   );
-  const claimed: (ItemOutcome | null)[] = created.map((r) =>
-    r.ok ? ItemOutcomeSchema.parse(r.record) : null,
-  );
+  const claimed: (ItemOutcome | null)[] = records.map(() => null);
   const lost: number[] = [];
-  for (const [index, result] of created.entries()) {
-    if (result.ok) continue;
-    if (!(result.error instanceof RecordExistsError)) throw result.error;
-    lost.push(index);
+  for (const [k, result] of written.entries()) {
+    const { index, write } = first[k]!;
+    if (result.ok) claimed[index] = ItemOutcomeSchema.parse(result.record);
+    else if (write.kind === 'create' && result.error instanceof RecordExistsError) lost.push(index);
+    // A version conflict: another run took it meanwhile, or the run was failed.
+    else if (!(result.error instanceof VersionConflictError)) throw result.error;
   }
   // The claims in the way, read in one request where the store can.
   const stored = await getRecords(

@@ -1,6 +1,6 @@
 import { AfterInvocationEvent, BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { z } from 'zod';
-import type { Choice, Decided } from '../actions/carry-out.ts';
+import { actsOnSource, type Choice, type Decided } from '../actions/carry-out.ts';
 import { beforeTool, carryOutNow, flushDecided } from './act-queue.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
@@ -176,33 +176,61 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
   const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
   const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
   const decided: Decided[] = [];
+  const choices = deferred.map((entry) =>
+    choiceFor(
+      entry,
+      response.answers.find((a) => a.item_id === entry.item_id),
+    ),
+  );
+  // Only the items whose action needs their content are read again: a skip needs no more than
+  // the question held, and a source's by-ref actions (Maildir's moves) only the ref.
+  const fromQuestion = choices.map((c) => !actsOnSource(c) || (ctx.source.actsByRef?.has(c.action) ?? false));
   const reread = await rereadAll(
     ctx,
-    deferred.filter((d) => !ctx.items.has(d.item_id)),
+    deferred.filter((d, i) => !ctx.items.has(d.item_id) && !fromQuestion[i]),
   );
-  for (const entry of deferred) {
-    const answer = response.answers.find((a) => a.item_id === entry.item_id);
-    // No answer for an item is never a licence to act: it is skipped.
-    const action = answer?.by === 'human' ? resolveAction(answer.action, entry) : 'skip';
-    const choice: Choice = {
-      action,
-      decidedBy: 'human',
-      confidence: 1,
-      reasoning: entry.reasoning,
-      note: answer?.note ?? null,
-      ruleId: null,
-      ruleSource: null,
-      expired: answer?.by !== 'human',
-      skipReason: answer?.reason ?? null,
-      ...(answer?.by === 'human' ? { decisionId: answer.decision_id } : {}),
-      ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
-    };
-    const item = ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? null;
-    if (item) decided.push({ item, choice });
+  for (const [i, entry] of deferred.entries()) {
+    const choice = choices[i]!;
+    const item =
+      ctx.items.get(entry.item_id) ?? reread.get(entry.item_id) ?? (fromQuestion[i] ? asked(entry) : null);
+    if (item) decided.push({ item, choice, held: true });
     else await recordVanished(ctx, entry, choice);
   }
   await carryOutNow(ctx, decided); // the answers together: one batch for the source
   ctx.ledger.clearDeferred();
+}
+
+/** What the person's answer (or its absence) comes to for one item set aside. */
+function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][number] | undefined): Choice {
+  // No answer for an item is never a licence to act: it is skipped.
+  const action = answer?.by === 'human' ? resolveAction(answer.action, entry) : 'skip';
+  return {
+    action,
+    decidedBy: 'human',
+    confidence: 1,
+    reasoning: entry.reasoning,
+    note: answer?.note ?? null,
+    ruleId: null,
+    ruleSource: null,
+    expired: answer?.by !== 'human',
+    skipReason: answer?.reason ?? null,
+    ...(answer?.by === 'human' ? { decisionId: answer.decision_id } : {}),
+    ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+  };
+}
+
+/** The item as its question describes it: enough to record a skip or carry out a by-ref action. */
+function asked(entry: DeferredItem): SourceItem {
+  return {
+    id: entry.item_id,
+    ref: entry.ref,
+    sender: { address: entry.sender, name: '' },
+    to: [],
+    subject: entry.subject,
+    text: entry.snippet,
+    date: null,
+    hints: [],
+  };
 }
 
 function resolveAction(action: string, entry: DeferredItem): string {

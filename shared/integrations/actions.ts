@@ -148,6 +148,10 @@ export class IntegrationActionSource implements ItemSource {
     return this.inner.actBatch;
   }
 
+  get actsByRef(): ReadonlySet<string> | undefined {
+    return this.inner.actsByRef;
+  }
+
   /** The source's own actions in one batch (its `performMany`), integration calls one by one. */
   async performMany(requests: readonly ActRequest[]): Promise<ActResult[]> {
     const own = requests.flatMap((r, i) => (this.isOwn(r.action) ? [i] : []));

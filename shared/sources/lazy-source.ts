@@ -8,14 +8,17 @@ import { performAll } from './source.ts';
 
 export class LazySource implements ItemSource {
   readonly actBatch?: number;
+  readonly actsByRef?: ReadonlySet<string>;
   private loading: Promise<ItemSource> | null = null;
 
-  /** `actBatch` is the adapter's own, known before it loads (the engine reads it synchronously). */
+  /** `actBatch` and `actsByRef` are the adapter's own, known before it loads (the engine reads them synchronously). */
   constructor(
     private readonly load: () => Promise<ItemSource>,
     actBatch?: number,
+    actsByRef?: ReadonlySet<string>,
   ) {
     if (actBatch !== undefined) this.actBatch = actBatch;
+    if (actsByRef !== undefined) this.actsByRef = actsByRef;
   }
 
   private source(): Promise<ItemSource> {

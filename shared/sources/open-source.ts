@@ -6,6 +6,7 @@ import { EventSource } from './event/event-source.ts';
 import { IMAP_BATCH } from './imap/batch.ts';
 import { LazySource } from './lazy-source.ts';
 import type { ItemSource } from './source.ts';
+import { MAILDIR_REF_ACTIONS } from './maildir/ref-actions.ts';
 
 /** What a source may need to open: the run it serves, the credentials of a remote source, and the store for IMAP's watermark. */
 export interface SourceDeps {
@@ -25,6 +26,8 @@ export function openSource(workflow: Workflow, deps: SourceDeps): ItemSource {
       const { path } = workflow.source;
       return new LazySource(
         async () => new (await import('./maildir/maildir-source.ts')).MaildirSource(path),
+        undefined,
+        MAILDIR_REF_ACTIONS,
       );
     }
     case 'event':

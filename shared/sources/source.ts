@@ -1,5 +1,5 @@
 import { HandoffError } from '../errors/index.ts';
-import type { Store } from '../store/store.ts';
+import type { Store, Write } from '../store/store.ts';
 import type { Produced } from '../artifacts/artifacts.ts';
 
 /**
@@ -56,6 +56,11 @@ export interface ActionContext {
   reasoning: string | null;
   /** Told what the action made (a draft, a ticket), so the run records it as an artifact. */
   produced?: (artifact: Produced) => void;
+  /**
+   * Given, a store write the action makes (a ticket) is handed here and committed with the
+   * batch's audit entries, in the batch's one durable record write, instead of on its own.
+   */
+  stage?: (write: Write) => void;
 }
 
 /** One action for one item, as `performMany` takes them. */
@@ -86,6 +91,11 @@ export interface ItemSource {
    * (through `performMany`); 1 or undefined: each is carried out as it is decided.
    */
   readonly actBatch?: number | undefined;
+  /**
+   * The actions this source carries out from an item's ref alone (Maildir: its moves): an
+   * item set aside before a pause is not read again to carry one of them out.
+   */
+  readonly actsByRef?: ReadonlySet<string> | undefined;
   /** Reads many refs in one go (one round trip for a remote source); results in the refs' order. */
   readMany?(refs: readonly string[]): Promise<ReadResult[]>;
   /**

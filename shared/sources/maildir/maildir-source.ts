@@ -6,6 +6,7 @@ import { draftArtifact } from '../../artifacts/artifacts.ts';
 import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
+import { MAILDIR_REF_ACTIONS } from './ref-actions.ts';
 
 /** A parsed mail message as a source item, with the hints a classifier may use. */
 export function toSourceItem(mail: MailItem): SourceItem {
@@ -36,6 +37,7 @@ export class MaildirSource implements ItemSource {
   private readonly mails = new Map<string, MailItem>();
   /** .Archive, .Trash and .Drafts, made once per source (a source lives one run). */
   private readonly folders = new MaildirFolders();
+  readonly actsByRef = MAILDIR_REF_ACTIONS;
 
   constructor(private readonly root: string) {}
 
