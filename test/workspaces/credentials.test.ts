@@ -52,6 +52,8 @@ it('opens a credential set before workspaces, in default', async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-ws-cred-'));
   const state = path.join(dir, 'state');
   await fs.cp(path.join(import.meta.dirname, 'fixtures', 'legacy-state'), state, { recursive: true });
+  // git keeps no file modes: give the keys the 0600 the previous version wrote them with.
+  for (const key of ['credentials.key', 'link.key']) await fs.chmod(path.join(state, key), 0o600);
   const platform = await openPlatform(loadEnv({ HANDOFF_STATE_DIR: state }));
   const legacy = await platform.engineFor('default').credentials.get('LEGACY_TOKEN');
   expect(legacy?.reveal()).toBe('s3cret-legacy');

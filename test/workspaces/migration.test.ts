@@ -35,6 +35,8 @@ async function legacyCopy(): Promise<string> {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-migrate-'));
   const state = path.join(dir, 'state');
   await fs.cp(LEGACY, state, { recursive: true });
+  // git keeps no file modes: give the keys the 0600 the previous version wrote them with.
+  for (const key of ['credentials.key', 'link.key']) await fs.chmod(path.join(state, key), 0o600);
   return state;
 }
 
