@@ -2,6 +2,17 @@ import type { LinkKey } from './link-key.ts';
 import { signDecisionToken } from './decision-token.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
+/** `?workspace=<id>` (or `&...`) outside the default workspace, else nothing. */
+function workspaceSuffix(separator: '?' | '&', workspace: string): string {
+  return workspace === DEFAULT_WORKSPACE ? '' : `${separator}workspace=${encodeURIComponent(workspace)}`;
+}
+
+/** `/decide/<id>?token=...[&workspace=<id>]`: a signed link to one decision of one workspace. */
+export function decisionPath(key: Buffer, decisionId: string, expiresAt: Date, workspace: string): string {
+  const token = signDecisionToken(key, decisionId, expiresAt, workspace);
+  return `/decide/${encodeURIComponent(decisionId)}?token=${token}${workspaceSuffix('&', workspace)}`;
+}
+
 /**
  * Builds the deep link a notification carries: `${base}/decide/<id>?token=...`, plus
  * `&workspace=<id>` outside the default workspace (the token is bound to it too).
@@ -14,19 +25,12 @@ export class DecisionLinks {
   ) {}
 
   async urlFor(decisionId: string, expiresAt: Date): Promise<string> {
-    const token = signDecisionToken(await this.key.get(), decisionId, expiresAt, this.workspace);
-    return `${await this.base()}/decide/${encodeURIComponent(decisionId)}?token=${token}${this.suffix('&')}`;
+    return `${await this.base()}${decisionPath(await this.key.get(), decisionId, expiresAt, this.workspace)}`;
   }
 
   /** The run's page (the inspector; it asks for the UI password where one is set). */
   async runUrl(runId: string): Promise<string> {
-    return `${await this.base()}/runs/${encodeURIComponent(runId)}${this.suffix('?')}`;
-  }
-
-  private suffix(separator: '?' | '&'): string {
-    return this.workspace === DEFAULT_WORKSPACE
-      ? ''
-      : `${separator}workspace=${encodeURIComponent(this.workspace)}`;
+    return `${await this.base()}/runs/${encodeURIComponent(runId)}${workspaceSuffix('?', this.workspace)}`;
   }
 
   private async base(): Promise<string> {

@@ -74,16 +74,7 @@ export class StoreSessionSink implements SessionSink {
     if (!tail) return false;
     const { taken, ...next } = nextChunk(batch.entries, tail, this.budgetChars);
     if (taken < batch.entries.length) return false;
-    const chunk: Omit<SessionChunk, 'version'> = {
-      id: chunkId(id, tail.next),
-      schema_version: SESSION_SCHEMA_VERSION,
-      session_id: id,
-      seq: tail.next,
-      run_id: batch.runId,
-      workflow_id: batch.workflowId,
-      ...next,
-      at: new Date().toISOString(),
-    };
+    const chunk = chunkRecord(batch, id, tail.next, next);
     const models = [...byModel];
     const usage = await Promise.all(models.map(([modelId, calls]) => this.usageWrite(batch, modelId, calls)));
     const [landed, ...counted] = await commitAll(this.store, [
@@ -116,16 +107,7 @@ export class StoreSessionSink implements SessionSink {
     let pending = batch.entries;
     while (pending.length > 0) {
       const { taken, ...next } = nextChunk(pending, tail, this.budgetChars);
-      const chunk: Omit<SessionChunk, 'version'> = {
-        id: chunkId(id, tail.next),
-        schema_version: SESSION_SCHEMA_VERSION,
-        session_id: id,
-        seq: tail.next,
-        run_id: batch.runId,
-        workflow_id: batch.workflowId,
-        ...next,
-        at: new Date().toISOString(),
-      };
+      const chunk = chunkRecord(batch, id, tail.next, next);
       try {
         await this.store.create(SESSIONS, chunk);
       } catch (error) {
@@ -261,4 +243,23 @@ async function upsert(
 
 function sum<T>(items: T[], of: (item: T) => number): number {
   return items.reduce((total, item) => total + of(item), 0);
+}
+
+/** Chunk `seq` of session `id`, holding what `nextChunk` took from the batch. */
+function chunkRecord(
+  batch: SessionBatch,
+  id: string,
+  seq: number,
+  content: Omit<ReturnType<typeof nextChunk>, 'taken'>,
+): Omit<SessionChunk, 'version'> {
+  return {
+    id: chunkId(id, seq),
+    schema_version: SESSION_SCHEMA_VERSION,
+    session_id: id,
+    seq,
+    run_id: batch.runId,
+    workflow_id: batch.workflowId,
+    ...content,
+    at: new Date().toISOString(),
+  };
 }

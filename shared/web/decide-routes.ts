@@ -6,13 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors/index.ts';
-import {
-  explainToken,
-  signDecisionToken,
-  tokenSpend,
-  verifyDecisionToken,
-  type TokenCheck,
-} from '../links/decision-token.ts';
+import { explainToken, tokenSpend, verifyDecisionToken, type TokenCheck } from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, recordAnswer } from '../runs/decide.ts';
 import { getDecision, listPending, pendingOfRun } from '../runs/decision-repository.ts';
@@ -33,7 +27,7 @@ import { decisionPage, recordedPage, type DecisionAccess } from './pages/decisio
 import { messagePage } from './pages/layout.ts';
 import { loadMessage } from './pages/message.ts';
 import type { WebDeps } from './web-deps.ts';
-import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import { decisionPath } from '../links/decision-links.ts';
 
 export interface DecideRouteDeps {
   readonly engine: EngineDeps;
@@ -80,11 +74,6 @@ async function tokenAccess(
       settings: settings ? parseRecord(StoredSettingsSchema, 'settings', settings) : null,
     },
   };
-}
-
-/** `&workspace=<id>` outside the default workspace, for a link that must open in the same one. */
-function workspaceQuery(workspace: string): string {
-  return workspace === DEFAULT_WORKSPACE ? '' : `&workspace=${encodeURIComponent(workspace)}`;
 }
 
 /** True when this deployment opens decisions only from signed links. */
@@ -166,7 +155,12 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
         const next = following
-          ? `/decide/${encodeURIComponent(following.id)}?token=${signDecisionToken(await deps.linkKey.get(), following.id, new Date(following.expires_at), web.engine.workspace)}${workspaceQuery(web.engine.workspace)}`
+          ? decisionPath(
+              await deps.linkKey.get(),
+              following.id,
+              new Date(following.expires_at),
+              web.engine.workspace,
+            )
           : null;
         return c.html(recordedPage(result.answered, result.run_status, next));
       }

@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import { messagePage, type Visitor } from './pages/layout.ts';
 import type { Session } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingEverywhere } from './waiting-everywhere.ts';
 
 export type Admission =
   { ok: true; visitor: Visitor; session: Session } | { ok: false; response: Response | Promise<Response> };
@@ -82,13 +82,7 @@ async function visitorOf(web: WebDeps, session: Session, path: string): Promise<
   const visitor: Visitor = { csrf: await web.sessions.csrfFor(session), canLogOut: web.sessions.passwordSet };
   const { platform, workspace } = web;
   if (platform && workspace) {
-    const all = await Promise.all(
-      (await platform.registry.list()).map(async (w) => ({
-        id: w.id,
-        name: w.name,
-        pending: (await listPending(platform.engineFor(w.id).store)).length,
-      })),
-    );
+    const all = (await waitingEverywhere(web)).map((w) => ({ ...w.workspace!, pending: w.pending.length }));
     visitor.workspaces = { current: { id: workspace.id, name: workspace.name }, all, path };
   }
   return visitor;

@@ -17,6 +17,7 @@ import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { activityPage, type PendingItem } from './pages/activity.ts';
+import { waitingEverywhere } from './waiting-everywhere.ts';
 import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
@@ -38,23 +39,12 @@ async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
 
 /** The waiting decisions of every workspace (or of the app's one), each with its workflow's name. */
 async function pendingEverywhere(web: WebDeps): Promise<PendingItem[]> {
-  const { platform } = web;
-  const workspaces = platform
-    ? (await platform.registry.list()).map((w) => ({
-        label: { id: w.id, name: w.name },
-        engine: platform.engineFor(w.id),
-      }))
-    : [{ label: null, engine: web.engine }];
   const perWorkspace = await Promise.all(
-    workspaces.map(async ({ label, engine }) => {
-      const [pending, workflows] = await Promise.all([
-        listPending(engine.store),
-        listWorkflows(engine.store),
-      ]);
-      const names = new Map(workflows.map((w) => [w.id, w.name]));
+    (await waitingEverywhere(web)).map(async ({ workspace, engine, pending }) => {
+      const names = new Map((await listWorkflows(engine.store)).map((w) => [w.id, w.name]));
       return pending.map((decision) => ({
         decision,
-        workspace: label,
+        workspace,
         workflowName: names.get(decision.workflow_id) ?? decision.workflow_id,
       }));
     }),

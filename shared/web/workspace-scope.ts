@@ -13,6 +13,7 @@ import type { EngineDeps } from '../runs/deps.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import type { Platform } from '../workspaces/platform.ts';
 import type { Workspace } from '../workspaces/registry.ts';
+import type { WaitingIn } from './waiting-everywhere.ts';
 
 export const WORKSPACE_HEADER = 'X-Handoff-Workspace';
 export const WORKSPACE_COOKIE = 'handoff_workspace';
@@ -27,6 +28,8 @@ declare module 'hono' {
 export interface RequestScope {
   workspace: Workspace;
   engine: EngineDeps;
+  /** Every workspace's waiting decisions, once read in this request (waiting-everywhere.ts). */
+  waiting?: Promise<WaitingIn[]>;
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();

@@ -90,7 +90,8 @@ export class WorkspaceRegistry {
           `workspace "${name}" is not empty: it has ${count} ${collection}; delete them first`,
         );
     }
-    for (const collection of COLLECTIONS)
+    // What is left (settings, profile, usage, audit...): the content collections are empty.
+    for (const collection of COLLECTIONS.filter((c) => !CONTENT_COLLECTIONS.includes(c)))
       for (const record of await store.list(collection)) await store.delete(collection, record.id);
     await this.platform.delete('workspaces', workspace.id);
     return workspace;
