@@ -46,7 +46,7 @@ import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts'
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
-import { currentScope, workspaceScope } from './workspace-scope.ts';
+import { currentScope, isApiPath, workspaceScope } from './workspace-scope.ts';
 import { registerWorkspaceApi, registerWorkspaceSwitch } from './workspace-routes.ts';
 import { isStoredKeyShape, verifyApiKey } from '../workspaces/api-keys.ts';
 import type { Platform } from '../workspaces/platform.ts';
@@ -266,11 +266,6 @@ function fail(c: Context, status: ContentfulStatusCode, message: string): Respon
 function sameSecret(given: string, expected: string): boolean {
   const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** The API and the event streams: authenticated by a bearer key before their workspace is chosen. */
-function isApiPath(path: string): boolean {
-  return path.startsWith('/api/') || path.startsWith('/events/');
 }
 
 /**

@@ -3,7 +3,6 @@
  * ready-to-try demo on first start.
  */
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
@@ -19,6 +18,7 @@ import { createRunLauncher } from './run-launcher.ts';
 import { startScheduler } from './scheduler.ts';
 import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
 import type { Platform } from '../workspaces/platform.ts';
+import { pathExists } from '../config/files.ts';
 
 /** Hosts the local server may bind to: it speaks plain HTTP, so loopback only. */
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -123,11 +123,7 @@ function isEventStream(pathname: string): boolean {
 async function createDemoIfEmpty(engine: EngineDeps, env: Env): Promise<string | null> {
   if ((await listWorkflows(engine.store)).length > 0) return null;
   const maildir = path.join(env.HANDOFF_STATE_DIR, 'demo', 'Maildir');
-  const exists = await stat(maildir).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) await createDemoMaildir(maildir); // kept from an earlier demo: not written twice
+  if (!(await pathExists(maildir))) await createDemoMaildir(maildir); // kept from an earlier demo: not written twice
   await saveWorkflow(engine.store, parseWorkflow(demoWorkflowYaml(maildir), 'inbox-triage.yaml'));
   return maildir;
 }

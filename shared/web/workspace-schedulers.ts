@@ -13,7 +13,7 @@ export function startWorkspaceSchedulers(
   platform: Platform,
   launcher: RunLauncher,
   periodMs = SCHEDULER_PERIOD_MS,
-): Scheduler {
+): Omit<Scheduler, 'next'> {
   const schedulers = new Map<string, Scheduler>();
   let stopped = false;
   const discover = async (): Promise<void> => {
@@ -42,14 +42,6 @@ export function startWorkspaceSchedulers(
     async sweep() {
       await first;
       await Promise.all([...schedulers.values()].map((s) => s.sweep()));
-    },
-    /** The job of that workflow id in the first workspace that has one. */
-    next(workflowId) {
-      for (const scheduler of schedulers.values()) {
-        const found = scheduler.next(workflowId);
-        if (found) return found;
-      }
-      return null;
     },
     async idle() {
       await first;

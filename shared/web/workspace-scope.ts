@@ -34,6 +34,11 @@ export interface RequestScope {
 
 const scopes = new AsyncLocalStorage<RequestScope>();
 
+/** The API and the event streams: authenticated by a bearer key before their workspace is chosen. */
+export function isApiPath(path: string): boolean {
+  return path.startsWith('/api/') || path.startsWith('/events/');
+}
+
 /** The request's workspace and engine, or undefined outside a request. */
 export function currentScope(): RequestScope | undefined {
   return scopes.getStore();
@@ -52,7 +57,7 @@ export function workspaceScope(
   fail: (c: Context, status: 404, message: string) => Response,
 ): MiddlewareHandler {
   return async (c, next) => {
-    const isApi = c.req.path.startsWith('/api/') || c.req.path.startsWith('/events/');
+    const isApi = isApiPath(c.req.path);
     const keyWorkspace = c.get('keyWorkspace') ?? null;
     const named =
       c.req.header(WORKSPACE_HEADER) ??

@@ -12,6 +12,7 @@ import { COLLECTIONS } from '../store/store.ts';
 import { encodeId } from '../store/json-file-store.ts';
 import { WORKSPACES_DIR, workspaceDir } from './layout.ts';
 import { DEFAULT_WORKSPACE } from './names.ts';
+import { pathExists } from '../config/files.ts';
 
 /** What the JSON-file store kept at the top of the state directory, besides collections. */
 const STORE_FILES = ['.journal'];
@@ -21,8 +22,8 @@ export async function migrateStateDir(stateDir: string): Promise<number> {
   const legacy = await legacyEntries(stateDir);
   const target = workspaceDir(stateDir, DEFAULT_WORKSPACE);
   const staging = `${target}.migrating`;
-  if (legacy.length === 0 && !(await exists(staging))) return 0;
-  if (legacy.length > 0 && (await exists(target)))
+  if (legacy.length === 0 && !(await pathExists(staging))) return 0;
+  if (legacy.length > 0 && (await pathExists(target)))
     throw new InvalidInputError(
       `${stateDir} holds records both at its top and in ${WORKSPACES_DIR}/${DEFAULT_WORKSPACE}: move one of them away by hand`,
     );
@@ -42,13 +43,4 @@ async function legacyEntries(stateDir: string): Promise<string[]> {
   }
   const known = new Set([...COLLECTIONS.map((c) => encodeId(c)), ...STORE_FILES]);
   return names.filter((n) => known.has(n) && n !== WORKSPACES_DIR);
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

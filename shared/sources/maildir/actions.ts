@@ -3,11 +3,12 @@
  * Moves are renames within one filesystem; nothing is ever sent.
  */
 import { randomBytes } from 'node:crypto';
-import { access, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
 import { bracket, formatAddress, formatDate, renderMessage } from './generate.ts';
 import { ensureMaildir, uniqueName, uniquePart, type MailItem } from './maildir.ts';
+import { pathExists } from '../../config/files.ts';
 
 export interface MoveResult {
   moved_from: string;
@@ -145,14 +146,14 @@ async function moveToFolder(
   if (!name.includes(':2,')) name += ':2,';
   const move = async (): Promise<string> => {
     let dest = join(target, 'cur', name);
-    for (let n = 1; await exists(dest); n += 1) {
+    for (let n = 1; await pathExists(dest); n += 1) {
       dest = join(target, 'cur', `${uniquePart(name)}.${n}${name.slice(uniquePart(name).length)}`);
     }
     await rename(from, dest);
     return dest;
   };
   try {
-    return { moved_from: from, moved_to: await folders.writeInto(target, move, () => exists(from)) };
+    return { moved_from: from, moved_to: await folders.writeInto(target, move, () => pathExists(from)) };
   } catch (err) {
     // ENOENT with the message gone (or with the folder just made again).
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -169,13 +170,6 @@ function withSeenFlag(name: string): string {
   const flags = new Set(name.slice(i + 3));
   flags.add('S');
   return `${name.slice(0, i)}:2,${[...flags].sort().join('')}`;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** "On <date>, <sender> wrote:" followed by the original text, each line prefixed with "> ". */
