@@ -9,7 +9,7 @@ import { InvalidInputError } from '../errors/index.ts';
 import { addRule, revokeRule } from '../memory/rules-repository.ts';
 import { RuleMatchSchema } from '../records/rule.ts';
 import { decide } from '../runs/decide.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { createRunFor, executeRun } from '../runs/start-run.ts';
 import { describeCounts } from '../runs/views.ts';
@@ -88,7 +88,7 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
   const text = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
   log.card({ kind: 'run', run_id: run.id, status: run.status, text });
   if (run.status !== 'waiting') return `${text}.`;
-  const waiting = (await listPending(engine.store)).filter((d) => d.run_id === run.id);
+  const waiting = await pendingOfRun(engine.store, run.id);
   for (const d of waiting) log.card(decisionCard(d));
   log.emit('asked', `${waiting.length} question(s) waiting`, {
     run_id: run.id,

@@ -16,7 +16,8 @@ import { createRunFor, executeRun } from '../runs/start-run.ts';
 import { summarise, toPendingJson } from '../runs/views.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { askHost } from './ask-host.ts';
-import { pendingOf, settle } from './settle.ts';
+import { settle } from './settle.ts';
+import { pendingOfRun } from '../runs/decision-repository.ts';
 
 /** How long the person has to answer one question set in the host, by default. */
 export const DEFAULT_ASK_TIMEOUT_MS = 300_000;
@@ -76,7 +77,7 @@ export function buildMcpServer(engine: EngineDeps, options: McpServerOptions = {
       try {
         const created = await createRunFor(engine, workflow_id, { kind: 'manual', detail: 'mcp' });
         let run = await executeRun(engine, created);
-        const asked = run.status === 'waiting' ? await pendingOf(engine, run.id) : [];
+        const asked = run.status === 'waiting' ? await pendingOfRun(engine.store, run.id) : [];
         if (asked.length === 0) return reply({ run: summarise(run), questions: [] });
         const intro = `Handoff's run of ${workflow_id} set aside ${asked.length} item(s) it is not sure about. Choose what to do with each; one left empty is skipped.`;
         const answer = await askHost(server.server, asked, intro, {

@@ -1,6 +1,6 @@
 import { AlreadyDecidedError, InvalidInputError } from '../errors/index.ts';
 import { decide } from '../runs/decide.ts';
-import { getDecision, listPending } from '../runs/decision-repository.ts';
+import { getDecision } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { expireDecision } from '../runs/lifecycle.ts';
 import { resumeIfReady } from '../runs/run-loop.ts';
@@ -16,11 +16,6 @@ export interface Settled {
   action: string;
   by: 'human' | 'unreachable' | 'elsewhere';
   reason: string | null;
-}
-
-/** The questions a run waits on, oldest first. */
-export async function pendingOf(engine: EngineDeps, runId: string): Promise<Decision[]> {
-  return (await listPending(engine.store)).filter((d) => d.run_id === runId);
 }
 
 /**

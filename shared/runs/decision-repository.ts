@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors/index.ts';
 import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords } from '../store/records.ts';
-import { listByIdPrefix, type Store } from '../store/store.ts';
+import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
 
 /**
@@ -22,19 +22,23 @@ export function runDecisionPrefix(runId: string): string {
 const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');
 
 /**
- * The run's questions still waiting, oldest first. `known` is one of the run's decision ids:
- * when it has this scheme's prefix, one keyed read (DynamoDB: one Query on the sort key)
- * holds them all; otherwise (a run asked before the scheme) the status index is read and filtered.
+ * The run's questions still waiting, oldest first. Questions asked under this id scheme are
+ * one keyed read (DynamoDB: one Query on the sort key); a run asked before it is read from the
+ * status index and filtered. `known`, one of the run's decision ids, says which scheme the run
+ * used; without it the keyed read comes first and the index is read only when it finds none.
  */
-export async function pendingOfRun(store: Store, runId: string, known: string): Promise<Decision[]> {
+export async function pendingOfRun(store: Store, runId: string, known?: string): Promise<Decision[]> {
   const prefix = runDecisionPrefix(runId);
-  const records = known.startsWith(prefix)
-    ? await listByIdPrefix(store, 'decisions', prefix)
-    : await store.listWithStatus('decisions', 'pending');
-  return records
-    .map((r) => DecisionSchema.parse(r))
-    .filter((d) => d.run_id === runId && d.status === 'pending')
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const ofRun = (records: JsonRecord[]) =>
+    records
+      .map((r) => DecisionSchema.parse(r))
+      .filter((d) => d.run_id === runId && d.status === 'pending')
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  if (known !== undefined && !known.startsWith(prefix))
+    return ofRun(await store.listWithStatus('decisions', 'pending'));
+  const keyed = ofRun(await listByIdPrefix(store, 'decisions', prefix));
+  if (keyed.length > 0 || known !== undefined) return keyed;
+  return ofRun(await store.listWithStatus('decisions', 'pending'));
 }
 
 export async function getDecision(store: Store, id: string): Promise<Decision> {

@@ -1,0 +1,64 @@
+/**
+ * A run's waiting questions: one keyed read under the run's id prefix, and the status index
+ * only for a run asked before decision ids carried their run (or that the keyed read misses).
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from '@jest/globals';
+import { pendingOfRun, runDecisionPrefix } from '../../shared/runs/decision-repository.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import type { Collection, JsonRecord, Store } from '../../shared/store/store.ts';
+
+let dir: string | undefined;
+afterEach(() => (dir ? fs.rm(dir, { recursive: true, force: true }) : undefined));
+
+const decision = (id: string, run_id: string, status = 'pending', created_at = '2026-12-01T08:00:00Z') => ({
+  id,
+  run_id,
+  interrupt_id: 'int_1',
+  workflow_id: 'inbox',
+  item_id: id,
+  sender: 'a@b.example',
+  subject: 's',
+  suggested_action: 'archive',
+  confidence: 0.3,
+  reasoning: 'r',
+  reason: 'low_confidence',
+  options: ['archive'],
+  status,
+  answer: null,
+  created_at,
+  expires_at: '2026-12-04T08:00:00Z',
+});
+
+/** The store, with the status-index reads it is asked for counted. */
+function counted(store: Store): { store: Store; indexReads: () => number } {
+  let reads = 0;
+  const listWithStatus = store.listWithStatus.bind(store);
+  store.listWithStatus = (collection: Collection, status: string): Promise<JsonRecord[]> => {
+    reads += 1;
+    return listWithStatus(collection, status);
+  };
+  return { store, indexReads: () => reads };
+}
+
+it("reads a run's questions by its id prefix, and an older run's from the status index", async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
+  const { store, indexReads } = counted(new JsonFileStore(dir));
+  const prefix = runDecisionPrefix('run_new');
+  await store.create('decisions', decision(`${prefix}b`, 'run_new', 'pending', '2026-12-01T08:00:02Z'));
+  await store.create('decisions', decision(`${prefix}a`, 'run_new', 'pending', '2026-12-01T08:00:01Z'));
+  await store.create('decisions', decision(`${prefix}c`, 'run_new', 'answered'));
+  await store.create('decisions', decision('dec_0123456789abcdef', 'run_old'));
+
+  expect((await pendingOfRun(store, 'run_new')).map((d) => d.id)).toEqual([`${prefix}a`, `${prefix}b`]);
+  expect(indexReads()).toBe(0);
+  expect((await pendingOfRun(store, 'run_old')).map((d) => d.id)).toEqual(['dec_0123456789abcdef']);
+  expect(indexReads()).toBe(1);
+  expect((await pendingOfRun(store, 'run_old', 'dec_0123456789abcdef')).map((d) => d.id)).toEqual([
+    'dec_0123456789abcdef',
+  ]);
+  expect(await pendingOfRun(store, 'run_new', `${prefix}a`)).toHaveLength(2);
+  expect(indexReads()).toBe(2);
+});
