@@ -50,6 +50,8 @@ export interface SizeResult {
   store: StoreKind;
   n: number;
   seed: number;
+  /** Measured after an untimed warm-up run in the same process. */
+  warm: boolean;
   page_size: number;
   kinds: Record<MailKind, number>;
   status: string;
@@ -116,7 +118,16 @@ export interface RunOptions {
   /** Answer every question and resume (Maildir only). */
   resume: boolean;
   keep: boolean;
+  /**
+   * First an untimed run of WARMUP_ITEMS (another seed) in this process, as a server's
+   * scheduler or a warm Lambda has run before: the timed run then pays no module loading
+   * or first compilation.
+   */
+  warm?: boolean;
 }
+
+/** The size of the untimed run a warm measurement makes first. */
+export const WARMUP_ITEMS = 20;
 
 async function openStoreFor(opts: RunOptions, stateDir: string) {
   if (opts.store === 'memory') return { store: new MemoryStore() as Store, drop: async () => {} };
@@ -129,7 +140,8 @@ async function openStoreFor(opts: RunOptions, stateDir: string) {
 
 /** One run of the engine (or the floor) over `n` seeded messages, measured. */
 export async function measure(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
-  if (opts.source === 'floor') return measureFloorRow(n, seed);
+  if (opts.warm) await measure(WARMUP_ITEMS, seed + 1, { ...opts, warm: false, resume: false, keep: false });
+  if (opts.source === 'floor') return measureFloorRow(n, seed, opts.warm ?? false);
   const root = await mkdtemp(path.join(os.tmpdir(), `handoff-bench-${n}-`));
   const maildir = path.join(root, 'Maildir');
   const stateDir = path.join(root, 'state');
@@ -182,6 +194,7 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
       store: opts.store,
       n,
       seed,
+      warm: opts.warm ?? false,
       page_size: deps.settings.pageSize,
       kinds: inbox.kinds,
       status: run.status,
@@ -227,7 +240,7 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
 }
 
 /** The bare Strands floor over the same inbox, as a row of the same table. */
-async function measureFloorRow(n: number, seed: number): Promise<SizeResult> {
+async function measureFloorRow(n: number, seed: number, warm: boolean): Promise<SizeResult> {
   const rssBefore = process.memoryUsage().rss;
   const sampler = startMemorySampler();
   const floor = await measureFloor(n, seed, { pageSize: DEFAULT_PAGE_SIZE, threshold: THRESHOLD });
@@ -237,6 +250,7 @@ async function measureFloorRow(n: number, seed: number): Promise<SizeResult> {
     store: 'none',
     n,
     seed,
+    warm,
     page_size: DEFAULT_PAGE_SIZE,
     kinds: generateInbox(n, seed).kinds,
     status: 'completed',

@@ -16,7 +16,7 @@
  *   npm run bench -- --help
  *   tsx bench/engine.ts --child 100 --source maildir --store memory   # one run, in this process
  *
- * Prints markdown tables and writes bench/results/engine.json.
+ * Prints markdown tables and writes bench/results/engine.json (engine-warm.json with --warm).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
@@ -42,7 +42,8 @@ import { round } from './instruments.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT_DIR = path.dirname(BENCH_DIR);
-const RESULTS_FILE = path.join(BENCH_DIR, 'results', 'engine.json');
+const resultsFile = (warm: boolean) =>
+  path.join(BENCH_DIR, 'results', warm ? 'engine-warm.json' : 'engine.json');
 const DEFAULT_SIZES = [10, 100, 1000];
 const DEFAULT_IMAP_SIZES = [100, 1000];
 const DEFAULT_REPEATS = 3;
@@ -61,8 +62,11 @@ const HELP = `npm run bench -- [options]
   --seed N                   the mail generator's seed
   --profile                  --cpu-prof the first run of each variant and summarise it
   --keep                     keep each run's temp folder
+  --warm                     each child first makes an untimed run of 20 items, as a server or a
+                             warm Lambda has: no module loading or first compilation in the timing
+                             (writes bench/results/engine-warm.json)
 One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
-  [--dynamodb-endpoint URL] [--no-resume] [--json]`;
+  [--dynamodb-endpoint URL] [--no-resume] [--warm] [--json]`;
 
 /** One cell of the plan: a variant at one size. */
 interface Variant {
@@ -98,6 +102,7 @@ function runChild(
     ...(dynamodbEndpoint && v.store === 'dynamodb' ? ['--dynamodb-endpoint', dynamodbEndpoint] : []),
     ...(plan.resumeStores.includes(v.store) ? [] : ['--no-resume']),
     ...(plan.keep ? ['--keep'] : []),
+    ...(plan.warm ? ['--warm'] : []),
   ];
   const started = performance.now();
   return new Promise((resolve) => {
@@ -139,6 +144,7 @@ interface BenchPlan {
   seed: number;
   profile: boolean;
   keep: boolean;
+  warm: boolean;
 }
 
 /** Every variant at every size, smallest first; within a size the floor first. */
@@ -237,7 +243,9 @@ async function parent(plan: BenchPlan): Promise<number> {
     `## Engine benchmark (inbox-triage, offline model, page size ${DEFAULT_PAGE_SIZE})`,
     '',
     `Seed 0x${plan.seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); load average ` +
-      `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run; ${plan.repeats} run(s) of each ` +
+      `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run` +
+      (plan.warm ? ', timed after an untimed warm-up run of 20 items in it' : '') +
+      `; ${plan.repeats} run(s) of each ` +
       `variant, interleaved; the median run shown (by platform ms/item) with min–max; total ${totalS} s. ` +
       'Platform ms/item is wall time outside the offline model; for the floor, the bare Strands agent with ' +
       'tools of the same names answering from memory (the mail read before the clock starts). × floor: over ' +
@@ -267,7 +275,8 @@ async function parent(plan: BenchPlan): Promise<number> {
   for (const e of errors) out.push('', `**${e.variant} N=${e.n} failed:** ${e.error}`);
   process.stdout.write(`${out.join('\n')}\n`);
 
-  await mkdir(path.dirname(RESULTS_FILE), { recursive: true });
+  const resultsPath = resultsFile(plan.warm);
+  await mkdir(path.dirname(resultsPath), { recursive: true });
   const json = {
     benchmark: 'engine',
     generated_at: new Date().toISOString(),
@@ -282,6 +291,7 @@ async function parent(plan: BenchPlan): Promise<number> {
     floor: plan.floor,
     resume_stores: plan.resumeStores,
     repeats: plan.repeats,
+    warm: plan.warm,
     page_size: DEFAULT_PAGE_SIZE,
     flat_target: FLAT_TARGET,
     total_s: totalS,
@@ -293,9 +303,9 @@ async function parent(plan: BenchPlan): Promise<number> {
   // Formatted like the rest of the repository, so `npm run format:check` stays green after a bench.
   // Imported here, not at the top: the children measure memory and should not carry prettier.
   const { format, resolveConfig } = await import('prettier');
-  const config = (await resolveConfig(RESULTS_FILE)) ?? {};
-  await writeFile(RESULTS_FILE, await format(JSON.stringify(json), { ...config, filepath: RESULTS_FILE }));
-  process.stderr.write(`bench: wrote ${path.relative(PROJECT_DIR, RESULTS_FILE)}\n`);
+  const config = (await resolveConfig(resultsPath)) ?? {};
+  await writeFile(resultsPath, await format(JSON.stringify(json), { ...config, filepath: resultsPath }));
+  process.stderr.write(`bench: wrote ${path.relative(PROJECT_DIR, resultsPath)}\n`);
   return errors.length > 0 ? 1 : 0;
 }
 
@@ -337,6 +347,7 @@ async function main(): Promise<number> {
       store: { type: 'string', default: 'json' },
       'dynamodb-endpoint': { type: 'string' },
       json: { type: 'boolean', default: false },
+      warm: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
@@ -357,6 +368,7 @@ async function main(): Promise<number> {
       dynamodbEndpoint: values['dynamodb-endpoint'],
       resume: !values['no-resume'],
       keep: values.keep,
+      warm: values.warm,
     });
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${mainTable([result])}\n`);
     return 0;
@@ -383,6 +395,7 @@ async function main(): Promise<number> {
     seed,
     profile: values.profile,
     keep: values.keep,
+    warm: values.warm,
   });
 }
 

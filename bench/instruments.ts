@@ -49,7 +49,15 @@ export function modelTotals(models: readonly TimedOfflineModel[]) {
 }
 
 /** Store methods that only read; every other method a store has counts as a write. */
-const READS = new Set(['get', 'list', 'listWithStatus', 'listRunsOf']);
+const READS = new Set([
+  'get',
+  'getMany',
+  'getRefs',
+  'list',
+  'listWithStatus',
+  'listRunsOf',
+  'listByIdPrefix',
+]);
 /** The methods every Store has, counted from 0 so tables line up. */
 const BASE_METHODS = ['get', 'list', 'listWithStatus', 'create', 'update', 'put', 'delete'];
 

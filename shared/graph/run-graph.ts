@@ -51,7 +51,13 @@ export function buildRunGraph(deps: RunGraphDeps): RunGraph {
       new CompleterNode(() => deps.complete(executor)),
     ],
     edges: [{ source: 'trigger', target: 'executor', handler: wasTriggered }, ['executor', 'completer']],
-    sessionManager: new SessionManager({ sessionId: deps.ctx.runId, storage: { snapshot: deps.snapshots } }),
+    // The graph is saved once, when an invocation stops (a pause or a hand-over to the next
+    // step), and that save rides on the run's own lifecycle write (RunSnapshotStorage).
+    sessionManager: new SessionManager({
+      sessionId: deps.ctx.runId,
+      storage: { snapshot: deps.snapshots },
+      multiAgentSaveLatestOn: 'invocation',
+    }),
     maxSteps: 10,
   });
   narrateGraph(graph, deps.ctx.emit);

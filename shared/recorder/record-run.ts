@@ -15,12 +15,12 @@ export function runRecorder(
   store: Store,
   run: { id: string; workflow_id: string },
   options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError' | 'sessionId'>> & {
-    /** The session (`sessionId`) starts here: its end need not be read first. */
+    /** The session (`sessionId`, else the run's own) starts here: its end need not be read first. */
     newSession?: boolean;
   } = {},
 ): SessionRecorder {
   const { newSession, ...rest } = options;
-  const starts = newSession && rest.sessionId ? [rest.sessionId] : [];
+  const starts = newSession ? [rest.sessionId ?? run.id] : [];
   return new SessionRecorder(new StoreSessionSink(store, undefined, starts), {
     runId: run.id,
     workflowId: run.workflow_id,

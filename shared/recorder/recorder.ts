@@ -67,8 +67,9 @@ export interface AgentOptions {
 /**
  * Records a run as one ordered trace: every model turn (tokens, cost, latency, stop
  * reason, output) and tool call (input, output, status, latency), the graph's nodes,
- * the pause and the resume. Entries are buffered and written in batches: at each node's
- * end, at a pause, and every `batchSize` entries.
+ * the pause and the resume. Entries are buffered and written in batches: every
+ * `batchSize` entries, and when the invocation ends (a pause, a hand-over to the next
+ * step, the end of the run, an error: the graph's end fires in every case).
  */
 export class SessionRecorder {
   private buffer: TraceEntry[] = [];
@@ -211,7 +212,7 @@ export class SessionRecorder {
         reason: truncate(jsonText(event.interrupt.reason ?? null), REASON_CHARS),
       });
     });
-    // In a graph, node ends flush; a lone agent flushes when its invocation ends (or pauses).
+    // In a graph, the graph's end flushes; a lone agent flushes when its invocation ends (or pauses).
     agent.addHook(AfterInvocationEvent, async () => {
       if (!this.inGraph) await this.flush();
     });
@@ -220,7 +221,7 @@ export class SessionRecorder {
 
   /**
    * Records the graph's nodes, a resume into a paused node and any pause the agents
-   * did not report (a hand-over between processes); flushes at each node's end.
+   * did not report (a hand-over between processes); flushes when the graph's invocation ends.
    */
   watchGraph(graph: Graph): this {
     this.inGraph = true;
@@ -247,7 +248,6 @@ export class SessionRecorder {
         status: event.state.node(event.nodeId)?.status ?? 'unknown',
         ...(event.error ? { error: firstLine(event.error) } : {}),
       });
-      await this.flush();
     });
     graph.addHook(AfterMultiAgentInvocationEvent, async (event) => {
       for (const [node, state] of event.state.nodes) {

@@ -1,11 +1,11 @@
 import type { Snapshot } from '@strands-agents/sdk';
 import type { DeferredItem } from '../run-state/run-ledger.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
-import { auditRunFinished } from '../audit/audit.ts';
-import { HandoffError, RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
+import { auditEntryOf, auditRunFinished } from '../audit/audit.ts';
+import { RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
 import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
-import { commitAll, type JsonRecord, type Store } from '../store/store.ts';
+import { commitAll, type Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { decisionIdFor, decisionsOf, getInterrupt } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -38,9 +38,15 @@ async function write(store: Store, run: Run, change: Partial<Run>): Promise<Run>
   return RunSchema.parse(await store.update('runs', { ...run, ...change }, run.version));
 }
 
+/** The graph a pass saved, as the run record keeps it; nothing when it saved none (the record's stands). */
+function keptGraph(graph: Snapshot | null): Partial<Run> {
+  return graph ? { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...graph } } } : {};
+}
+
 /**
- * Start: creates a running run; with `id` given, a second create of the same id throws
- * RecordExistsError. `pins`: the skill and agent versions it reads, for good.
+ * Start: creates a running run and its run_started audit entry in one durable write; with
+ * `id` given, a second create of the same id throws RecordExistsError (and adds no entry).
+ * `pins`: the skill and agent versions it reads, for good.
  */
 export async function createRun(
   store: Store,
@@ -65,7 +71,23 @@ export async function createRun(
     ...(pins.skills.length > 0 ? { skills: pins.skills } : {}),
     ...(pins.agents.length > 0 ? { agents: pins.agents } : {}),
   };
-  return RunSchema.parse(await store.create('runs', run));
+  const started = auditEntryOf({
+    id: stableId('aud', id, 'run_started'),
+    run_id: id,
+    workflow_id: workflowId,
+    item_id: null,
+    outcome: 'run_started',
+    action: null,
+    decided_by: null,
+    detail: `${trigger.kind} trigger`,
+  });
+  const [created, audited] = await commitAll(store, [
+    { kind: 'create', collection: 'runs', record: run },
+    { kind: 'create', collection: 'audit', record: started },
+  ]);
+  if (!created!.ok) throw created!.error;
+  if (!audited!.ok && !(audited!.error instanceof RecordExistsError)) throw audited!.error;
+  return RunSchema.parse(created!.record);
 }
 
 /**
@@ -108,13 +130,14 @@ export async function releaseStep(store: Store, taken: Run): Promise<void> {
 export async function dispatchNext(
   deps: EngineDeps,
   run: Run,
-  next: { node: Step; interruptId: string; counts: RunCounts },
+  next: { node: Step; interruptId: string; counts: RunCounts; graph: Snapshot | null },
 ): Promise<Run> {
   const current = await getRun(deps.store, run.id);
   const dispatched = await write(deps.store, current, {
     dispatch: dispatchTo(next.node, next.interruptId, current.dispatch?.node ?? null),
     counts: next.counts,
     owner: null,
+    ...keptGraph(next.graph),
   });
   await deps.dispatcher!.dispatch({ run_id: run.id, node: next.node });
   return dispatched;
@@ -140,13 +163,14 @@ export type Paused = { run: Run; reached: true } | { run: Run; reached: false; r
 
 /**
  * Pause: one question per deferred item and the interrupt that groups them are created
- * (once: a retried pause finds them), the run waits, and the person is asked.
+ * (once: a retried pause finds them), and the run waits with its paused graph, all in one
+ * durable write; then the person is asked.
  */
 export async function pauseRun(
   deps: EngineDeps,
   run: Run,
   workflow: Workflow,
-  raised: { strandsInterruptId: string; items: DeferredItem[]; counts: RunCounts },
+  raised: { strandsInterruptId: string; items: DeferredItem[]; counts: RunCounts; graph: Snapshot | null },
 ): Promise<Paused> {
   const interruptId = stableId('int', run.id, raised.strandsInterruptId);
   const now = new Date();
@@ -184,18 +208,32 @@ export async function pauseRun(
     created_at: now.toISOString(),
     ...(quietEnd ? { notice_due_at: quietEnd.toISOString() } : {}),
   };
-  // Every question and the interrupt in one durable write; a retry finds them made.
-  await createOnce(deps.store, [
-    ...decisions.map((record) => ({ collection: 'decisions' as const, record })),
-    { collection: 'interrupts' as const, record: interrupt },
+  // Every question, the interrupt and the waiting run in one durable write; a retry finds
+  // the questions made (their creates fail alone) and still moves the run.
+  const current = await getRun(deps.store, run.id);
+  const results = await commitAll(deps.store, [
+    ...decisions.map((record) => ({ kind: 'create' as const, collection: 'decisions' as const, record })),
+    { kind: 'create', collection: 'interrupts', record: interrupt },
+    {
+      kind: 'update',
+      collection: 'runs',
+      expectedVersion: current.version,
+      record: {
+        ...current,
+        status: 'waiting',
+        dispatch: null,
+        interrupt_id: interruptId,
+        counts: raised.counts,
+        owner: null,
+        ...keptGraph(raised.graph),
+      },
+    },
   ]);
-  const waiting = await write(deps.store, await getRun(deps.store, run.id), {
-    status: 'waiting',
-    dispatch: null,
-    interrupt_id: interruptId,
-    counts: raised.counts,
-    owner: null,
-  });
+  const moved = results.at(-1)!;
+  for (const result of results.slice(0, -1))
+    if (!result.ok && !(result.error instanceof RecordExistsError)) throw result.error;
+  if (!moved.ok) throw moved.error;
+  const waiting = RunSchema.parse(moved.record);
   deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
     interrupt_id: interruptId,
     count: decisions.length,
@@ -329,23 +367,4 @@ export async function expireUnasked(deps: EngineDeps, runId: string, reason: str
     : [];
   for (const decision of asked.filter((d) => d.status === 'pending'))
     await expireDecision(deps.store, decision, { by: 'unreachable', reason, at });
-}
-
-/** Saves the paused graph on the run itself (Strands' snapshot storage calls this). */
-export async function saveGraph(store: Store, runId: string, graph: Snapshot): Promise<void> {
-  const run = await getRecord(store, 'runs', RunSchema, runId);
-  if (!run) throw new HandoffError(`run ${runId} vanished while saving its state`);
-  await write(store, run, { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...graph } } });
-}
-
-async function createOnce(
-  store: Store,
-  records: readonly { collection: 'decisions' | 'interrupts'; record: JsonRecord }[],
-): Promise<void> {
-  const results = await commitAll(
-    store,
-    records.map(({ collection, record }) => ({ kind: 'create' as const, collection, record })),
-  );
-  for (const result of results)
-    if (!result.ok && !(result.error instanceof RecordExistsError)) throw result.error;
 }

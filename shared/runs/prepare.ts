@@ -42,7 +42,7 @@ export async function prepareRun(
   deps: EngineDeps,
   run: Run,
   storedWorkflow: Workflow,
-): Promise<RunGraph & { ctx: RunContext; close: () => Promise<void> }> {
+): Promise<RunGraph & { ctx: RunContext; snapshots: RunSnapshotStorage; close: () => Promise<void> }> {
   // Its named agents as specialists, and its skills, at the versions the run pinned.
   const resolved = await resolveWorkflow(deps.store, storedWorkflow, {
     skills: run.skills ?? [],
@@ -119,7 +119,11 @@ export async function prepareRun(
     });
     return summary;
   };
-  const recorder = runRecorder(deps.store, run); // before the model: its repairs are kept in the trace
+  // Made before the model, so its repairs are kept in the trace. A run that saved no graph
+  // yet starts its trace (a retry that finds chunks after all catches up on them).
+  const recorder = runRecorder(deps.store, run, {
+    newSession: run.snapshot === null && run.dispatch === null,
+  });
   const model = await deps.models('primary', {
     onEvent: routeModelEvents(run.id, {
       emit: deps.emit,
@@ -151,12 +155,13 @@ export async function prepareRun(
       integration: server,
       status,
     });
+  const snapshots = new RunSnapshotStorage(deps.store, run.id);
   const graph = buildRunGraph({
     ctx,
     trigger: run.trigger,
     model,
     ...(fallbackModel ? { fallbackModel } : {}),
-    snapshots: new RunSnapshotStorage(deps.store, run.id),
+    snapshots,
     hasNewItems,
     complete,
   });
@@ -173,7 +178,7 @@ export async function prepareRun(
     await integrations.close();
     await source.close?.();
   };
-  return { ...graph, ctx, close };
+  return { ...graph, ctx, snapshots, close };
 }
 
 type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;

@@ -1,4 +1,4 @@
-import type { Agent } from '@strands-agents/sdk';
+import type { Agent, Snapshot } from '@strands-agents/sdk';
 import type { Graph, MultiAgentResult } from '@strands-agents/sdk/multiagent';
 import { RunLedger, type DecisionAnswer } from '../run-state/run-ledger.ts';
 import type { DecisionsResponse } from '../gate/gate-hook.ts';
@@ -146,8 +146,9 @@ async function pass(deps: EngineDeps, run: Run, entry: Entry): Promise<Applied> 
     run,
     workflow,
     { onSetupError, step },
-    async ({ graph, executor }) => {
-      const applied = await apply(deps, run, workflow, executor, await invokeOnce(graph, input, entry));
+    async ({ graph, executor, snapshots }) => {
+      const outcome = await invokeOnce(graph, input, entry);
+      const applied = await apply(deps, run, workflow, executor, outcome, snapshots.pending);
       resume = applied.resume;
       return applied.run;
     },
@@ -176,12 +177,18 @@ async function apply(
   workflow: Workflow,
   executor: Agent,
   outcome: Outcome,
+  graph: Snapshot | null,
 ): Promise<Applied> {
   const counts = RunLedger.of(executor.appState).counts();
   switch (outcome.kind) {
     case 'dispatch-next':
       return {
-        run: await dispatchNext(deps, run, { node: outcome.node, interruptId: outcome.interruptId, counts }),
+        run: await dispatchNext(deps, run, {
+          node: outcome.node,
+          interruptId: outcome.interruptId,
+          counts,
+          graph,
+        }),
         resume: false,
       };
     case 'pause': {
@@ -193,6 +200,7 @@ async function apply(
         strandsInterruptId: outcome.interruptId,
         items,
         counts,
+        graph,
       });
       if (paused.reached) return { run: paused.run, resume: false };
       // Nobody can be asked: every question is skipped, never decided, and the run goes on.

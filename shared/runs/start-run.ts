@@ -1,4 +1,3 @@
-import { appendAudit } from '../audit/audit.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { resolveWorkflow } from '../workflows/resolve.ts';
 import type { EngineDeps } from './deps.ts';
@@ -19,16 +18,7 @@ export async function createRunFor(
 ): Promise<Run> {
   const workflow = await getWorkflow(deps.store, workflowId);
   const { pins } = await resolveWorkflow(deps.store, workflow); // the versions the run reads, for good
-  const run = await createRun(deps.store, workflow.id, trigger, runId, pins);
-  await appendAudit(deps.store, {
-    run_id: run.id,
-    workflow_id: workflow.id,
-    item_id: null,
-    outcome: 'run_started',
-    action: null,
-    decided_by: null,
-    detail: `${trigger.kind} trigger`,
-  });
+  const run = await createRun(deps.store, workflow.id, trigger, runId, pins); // with its audit entry
   recordMetric('RunsStarted');
   deps.emit(run.id, 'started', `Run of ${workflow.name} started (${trigger.kind})`, {
     workflow_id: workflow.id,

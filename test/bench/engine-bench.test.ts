@@ -53,6 +53,26 @@ describe('npm run bench', () => {
     expect(run.resume!.store_writes_per_answer).toBeGreaterThan(0);
   });
 
+  it('times a warm run after an untimed one in the same process, doing the same work as a cold run', async () => {
+    const opts = { source: 'maildir' as const, store: 'json' as const, resume: false, keep: false };
+    const cold = await measure(N, DEFAULT_SEED, opts);
+    const warm = await measure(N, DEFAULT_SEED, { ...opts, warm: true });
+
+    expect([cold.warm, warm.warm]).toEqual([false, true]);
+    const work = (r: SizeResult) => [
+      r.status,
+      r.acted,
+      r.deferred,
+      r.tool_calls,
+      r.store_writes,
+      r.store_calls,
+    ];
+    expect(work(warm)).toEqual(work(cold));
+    // A run's fixed writes: the run with its audit entry, each batch's claim and record, the
+    // trace with its usage, the questions with the interrupt and the waiting run.
+    expect(cold.store_writes).toBe(5);
+  });
+
   it('runs the engine on the DynamoDB store against dynalite, the same work as on JSON files', async () => {
     const dynalite = await startDynaliteServer();
     try {
