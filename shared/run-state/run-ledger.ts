@@ -51,6 +51,8 @@ const CURSOR = 'cursor';
 export class RunLedger {
   private state: StateStore | undefined;
   private items: DeferredItem[] | undefined;
+  /** The counts as last read or written here (this ledger is their one writer): parsed once. */
+  private tally: RunCounts | undefined;
   private readonly ids = new Set<string>();
   private readonly owners = new Map<string, string>();
 
@@ -64,6 +66,7 @@ export class RunLedger {
   /** Binds the ledger to the executor's appState: the run's persisted state. */
   persistIn(state: StateStore): void {
     this.state = state;
+    this.tally = undefined;
   }
 
   /** The items set aside so far; in a resumed process, the ones the snapshot carried. */
@@ -92,7 +95,7 @@ export class RunLedger {
     this.ids.delete(itemId);
     const counts = this.counts();
     counts.deferred = Math.max(0, counts.deferred - 1);
-    this.persisted().set(COUNTS, counts);
+    this.writeCounts(counts);
   }
 
   /** Writes the deferred list into the persisted state; the gate calls it right before the pause. */
@@ -119,8 +122,11 @@ export class RunLedger {
 
   /** The run's counts so far (a state saved before a count existed reads it as 0). */
   counts(): RunCounts {
-    const saved = z.record(z.string(), z.number()).parse(this.persisted().get(COUNTS) ?? {});
-    return RunCountsSchema.parse({ ...EMPTY_COUNTS, ...saved });
+    if (!this.tally) {
+      const saved = z.record(z.string(), z.number()).parse(this.persisted().get(COUNTS) ?? {});
+      this.tally = RunCountsSchema.parse({ ...EMPTY_COUNTS, ...saved });
+    }
+    return { ...this.tally };
   }
 
   /** Adds one to each of the counts named. */
@@ -128,7 +134,12 @@ export class RunLedger {
     if (keys.length === 0) return;
     const counts = this.counts();
     for (const key of keys) counts[key] += 1;
+    this.writeCounts(counts);
+  }
+
+  private writeCounts(counts: RunCounts): void {
     this.persisted().set(COUNTS, counts);
+    this.tally = { ...counts };
   }
 
   /** How many of the source's refs the executor has read. */
