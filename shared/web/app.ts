@@ -42,6 +42,7 @@ import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
+import { isPageApiPath, registerPageApi } from './page-api.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
@@ -162,7 +163,11 @@ export function createApp(deps: AppDeps): Hono {
     if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
       c.res.headers.set('Cache-Control', 'no-store');
   });
-  app.use((c, next) => (c.req.method === 'POST' && !isSpeechUpload(c.req.path) ? limit(c, next) : next()));
+  app.use((c, next) =>
+    c.req.method === 'POST' && !isSpeechUpload(c.req.path) && !isPageApiPath(c.req.path)
+      ? limit(c, next)
+      : next(),
+  );
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
   const inWorkspace = workspaceScope(deps.platform, engine, fail);
   // The API and event streams pick their workspace after the bearer check (a key may be scoped).
@@ -178,6 +183,7 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  registerPageApi(app, web, fail);
   registerAssetRoutes(app);
   registerPageRoutes(app, web);
   registerDecideRoutes(app, web);

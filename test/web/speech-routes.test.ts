@@ -152,6 +152,64 @@ describe('the Talk page calling the API', () => {
   });
 });
 
+describe('the Talk page on AWS (the gateway admits only signed callers to /api)', () => {
+  it('calls the API at /ui/api with its logged-in session and CSRF token; without them nothing is answered', async () => {
+    const { pending } = await paused();
+    const env = loadEnv({ HANDOFF_STATE_DIR: fixture.dir, HANDOFF_UI_PASSWORD: 'talk-pass' });
+    const lambda = createApp({
+      engine: fixture.deps,
+      env,
+      linkKey: { get: async () => Buffer.alloc(32, 7) },
+      requireToken: true,
+      apiAuth: 'gateway',
+      hosts: () => ['api.example.com'],
+    });
+    const at = (path: string) => `https://api.example.com${path}`;
+    const login = await lambda.request(at('/login'));
+    let cookie = login.headers.get('Set-Cookie')!.split(';')[0]!;
+    const loginCsrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1]!;
+    const loggedIn = await lambda.request(at('/login'), {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: 'https://api.example.com' },
+      body: new URLSearchParams({ _csrf: loginCsrf, password: 'talk-pass', next: '/talk' }),
+    });
+    expect(loggedIn.status).toBe(303);
+    cookie = loggedIn.headers.get('Set-Cookie')?.split(';')[0] ?? cookie;
+    const page = await lambda.request(at('/talk'), { headers: { Cookie: cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = await (await lambda.request(at('/assets/talk.js'))).text();
+    expect(script).toContain("fetch('/ui' + path"); // the page's calls go through /ui/api
+    const csrf = /data-csrf="([^"]+)"/.exec(html)![1]!;
+    const answer = (headers: Record<string, string>) =>
+      lambda.request(at(`/ui/api/decisions/${encodeURIComponent(pending[0]!.id)}`), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: 'https://api.example.com', ...headers },
+        body: JSON.stringify({ action: 'archive' }),
+      });
+
+    const refused = [await answer({ Cookie: cookie }), await answer({ 'X-CSRF-Token': csrf })];
+    expect(refused.map((r) => r.status)).toEqual([401, 401]);
+    expect((await getDecision(fixture.store, pending[0]!.id)).status).toBe('pending');
+
+    const answered = await answer({ Cookie: cookie, 'X-CSRF-Token': csrf });
+    expect(answered.status).toBe(200);
+    expect((await getDecision(fixture.store, pending[0]!.id)).answer?.action).toBe('archive');
+    const heard = await lambda.request(at('/ui/api/speech/transcribe'), {
+      method: 'POST',
+      headers: {
+        Cookie: cookie,
+        'X-CSRF-Token': csrf,
+        'Content-Type': 'audio/wav',
+        Origin: 'https://api.example.com',
+      },
+      body: await said('file a ticket'),
+    });
+    expect(heard.status).toBe(200);
+    expect(await heard.json()).toMatchObject({ text: 'file a ticket', provider: 'local' });
+  });
+});
+
 describe('POST /api/decisions/:id/voice', () => {
   it('answers "archive it" and "leave it" through decide, and the run resumes with the skip declined', async () => {
     const { app, pending } = await paused();
