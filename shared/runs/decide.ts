@@ -13,7 +13,8 @@ import { expireDecision } from './lifecycle.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { commitAll, getEach, type Write } from '../store/store.ts';
+import { commitAll, getEach, type JsonRecord, type Write } from '../store/store.ts';
+import { domainAnswerRefs, domainAnswerWrite, recordDomainAnswer } from './domain-answers.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
@@ -87,9 +88,10 @@ export async function recordAnswer(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
-  const [workflowRecord, runRecord] = await getEach(deps.store, [
+  const [workflowRecord, runRecord, ...domainRead] = await getEach(deps.store, [
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
+    ...domainAnswerRefs(decision),
   ]);
   const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
   if (!runRecord) throw new NotFoundError(`no run "${decision.run_id}": see \`handoff runs\``);
@@ -103,12 +105,20 @@ export async function recordAnswer(
     status: 'answered',
     answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
   };
-  const [written] = await commitAll(deps.store, [
+  // What the answer teaches about its sender's domain goes in the same commit.
+  const domainWrite = domainAnswerWrite(DecisionSchema.parse(record), domainRead);
+  const results = await commitAll(deps.store, [
     { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
     ...alongside,
+    ...(domainWrite ? [domainWrite] : []),
   ]);
+  const written = results[0];
+  const domainWritten = domainWrite ? results.at(-1) : undefined;
   if (!written!.ok) {
     const error = written!.error;
+    // The domain record took this lost answer: it names the winner's again.
+    if (domainWritten?.ok && error instanceof VersionConflictError && error.current)
+      await recordDomainAnswer(deps.store, DecisionSchema.parse(error.current));
     if (error instanceof VersionConflictError)
       throw new AlreadyDecidedError(
         `decision ${decisionId} was answered by someone else just now`,
@@ -122,7 +132,7 @@ export async function recordAnswer(
     decision_id: decisionId,
     action,
   });
-  await learnQuietly(deps, answered, workflow);
+  await learnQuietly(deps, answered, workflow, domainWritten?.ok ? domainWritten.record : undefined);
   const waiting = await stillAsking(deps, answered);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
   const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
@@ -175,10 +185,19 @@ function assertSuggestionAllowed(workflow: Workflow, decision: Decision): void {
  * Every answer wakes the learner and may make a domain proposal; if either fails, the
  * answer still stands and the run goes on.
  */
-async function learnQuietly(deps: EngineDeps, decision: Decision, workflow: Workflow | null): Promise<void> {
-  for (const step of [learnFromDecision, proposeDomainRule]) {
+async function learnQuietly(
+  deps: EngineDeps,
+  decision: Decision,
+  workflow: Workflow | null,
+  domainAnswers: JsonRecord | undefined,
+): Promise<void> {
+  const steps = [
+    () => learnFromDecision(deps, decision, workflow ?? undefined),
+    () => proposeDomainRule(deps, decision, workflow ?? undefined, domainAnswers),
+  ];
+  for (const step of steps) {
     try {
-      await step(deps, decision, workflow ?? undefined);
+      await step();
     } catch (error) {
       const message = errorMessage(error);
       deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {

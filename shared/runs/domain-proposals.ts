@@ -3,19 +3,18 @@
  * of one non-public domain, Memory proposes "anything from that domain → that action",
  * with its evidence. A proposal is never applied: only accepting it makes a rule.
  */
-import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
-import { listDecisions } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
-import type { Decision } from '../records/runs.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
-import { getRecord, listRecords } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { getRecord, getRecords, listRecords } from '../store/records.ts';
+import type { JsonRecord, Store } from '../store/store.ts';
 import { DomainProposalSchema, type DomainProposal, type Evidence } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { marksException } from '../memory/exception.ts';
 import { answeredAction } from './learn.ts';
+import { proposalDomain, recordDomainAnswer } from './domain-answers.ts';
 import { domainOf } from '../memory/match.ts';
 import type { Rule } from '../records/rule.ts';
 import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
@@ -51,6 +50,27 @@ function answersFrom(decisions: Decision[], workflowId: string, domain: string):
   });
 }
 
+/**
+ * Whether the answers may change a proposal: they disagree (an open one is withdrawn), or
+ * they agree on a reversible action from at least MIN_SENDERS senders. Answers that agree
+ * but cannot make a proposal leave any open one as it is.
+ */
+function mayPropose(workflow: Workflow, answers: readonly { sender: string; action: string }[]): boolean {
+  const actions = new Set(answers.map((a) => a.action));
+  if (actions.size !== 1) return true;
+  const action = [...actions][0]!;
+  if (workflow.actions.some((a) => a.name === action && a.irreversible)) return false;
+  return new Set(answers.map((a) => a.sender)).size >= MIN_SENDERS;
+}
+
+/** The decisions of `ids` that exist, oldest first (one batched read). */
+async function decisionsNamed(store: Store, ids: readonly string[]): Promise<Decision[]> {
+  const found = await getRecords(store, 'decisions', DecisionSchema, ids);
+  return found
+    .filter((d): d is Decision => d !== undefined)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
 const coversDomain = (rule: Rule, domain: string) => 'domain' in rule.match && rule.match.domain === domain;
 
 /**
@@ -64,19 +84,24 @@ export async function proposeDomainRule(
   deps: EngineDeps,
   decision: Decision,
   read?: Workflow,
+  written?: JsonRecord,
 ): Promise<DomainProposal | null> {
-  const domain = domainOf(decision.sender);
-  if (!domain || PUBLIC_MAIL_DOMAINS.has(domain)) return null;
+  const domain = proposalDomain(decision);
+  if (!domain) return null;
   const { store } = deps;
   const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(store, decision.workflow_id);
-  const evidence = answersFrom(await listDecisions(store), workflow.id, domain);
+  // The domain's answers as the hint record names them; the decisions themselves only when they could matter.
+  const hinted = await recordDomainAnswer(store, decision, written);
+  const hints = Object.values(hinted?.answers ?? {});
+  if (!mayPropose(workflow, hints)) return null;
+  const evidence = answersFrom(
+    await decisionsNamed(store, Object.keys(hinted?.answers ?? {})),
+    workflow.id,
+    domain,
+  );
   const actions = new Set(evidence.map((e) => e.action));
   const action = actions.size === 1 ? [...actions][0]! : null;
-  // Answers that agree but cannot make a proposal leave any open one as it is: no need to read them.
-  if (action !== null) {
-    if (workflow.actions.some((a) => a.name === action && a.irreversible)) return null;
-    if (new Set(evidence.map((e) => e.sender)).size < MIN_SENDERS) return null;
-  }
+  if (!mayPropose(workflow, evidence)) return null;
   const previous = (await listProposals(store)).filter(
     (p) => p.workflow_id === workflow.id && p.domain === domain,
   );

@@ -1,0 +1,170 @@
+/**
+ * The answers that can teach about one sender domain in one workflow, kept on one record
+ * per (workflow, domain) in `domain_answers`, so a domain proposal reads those decisions by
+ * id instead of listing every decision of the workspace. The record is written in the
+ * answer's own commit; it is a hint (a superset: an entry whose answer lost a race is read
+ * back from its decision), and it only grows. Answers given before these records existed
+ * are gathered once per workspace (the `backfilled` marker says it was done).
+ */
+import { z } from 'zod';
+import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
+import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import { marksException } from '../memory/exception.ts';
+import { domainOf } from '../memory/match.ts';
+import type { Decision } from '../records/runs.ts';
+import { parseRecord } from '../store/records.ts';
+import { getEach, type JsonRecord, type RecordRef, type Store, type Write } from '../store/store.ts';
+import { listDecisions } from './decision-repository.ts';
+import { answeredAction } from './learn.ts';
+
+const HintSchema = z.object({ sender: z.string(), action: z.string() });
+
+export const DomainAnswersSchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  workflow_id: z.string(),
+  domain: z.string(),
+  /** By decision id: who was answered and with which action. */
+  answers: z.record(z.string(), HintSchema),
+});
+export type DomainAnswers = z.infer<typeof DomainAnswersSchema>;
+
+/** The marker record: every answer given before the per-domain records existed was gathered. */
+export const BACKFILLED_ID = 'backfilled';
+const WRITE_TRIES = 5;
+
+/** The record id of a workflow's answers about one domain. */
+export function domainAnswersId(workflowId: string, domain: string): string {
+  return `${workflowId}|${domain}`;
+}
+
+/** The domain a decision's answer may teach about: null for a public mail provider or no domain. */
+export function proposalDomain(decision: Pick<Decision, 'sender'>): string | null {
+  const domain = domainOf(decision.sender);
+  return domain && !PUBLIC_MAIL_DOMAINS.has(domain) ? domain : null;
+}
+
+/** What an answered decision teaches about its domain, or null (no human answer, an exception). */
+function hintOf(decision: Decision): z.infer<typeof HintSchema> | null {
+  const action = answeredAction(decision);
+  if (!action || decision.answer?.by !== 'human' || marksException(decision.answer.note)) return null;
+  return { sender: decision.sender.toLowerCase(), action };
+}
+
+/** The records to read with an answer (its domain's record and the marker); none when it teaches no domain. */
+export function domainAnswerRefs(decision: Pick<Decision, 'sender' | 'workflow_id'>): RecordRef[] {
+  const domain = proposalDomain(decision);
+  if (!domain) return [];
+  return [
+    { collection: 'domain_answers', id: domainAnswersId(decision.workflow_id, domain) },
+    { collection: 'domain_answers', id: BACKFILLED_ID },
+  ];
+}
+
+/**
+ * The write that adds `answered` to its domain's record, to go in the answer's own commit
+ * (`read`: what `domainAnswerRefs` read). Null when there is nothing to add, or when the
+ * workspace was never gathered (`recordDomainAnswer` gathers it first).
+ */
+export function domainAnswerWrite(
+  answered: Decision,
+  read: readonly (JsonRecord | undefined)[],
+): Write | null {
+  const domain = proposalDomain(answered);
+  const hint = hintOf(answered);
+  const [current, marker] = read;
+  if (!domain || !hint || !marker) return null;
+  const record = current
+    ? parseRecord(DomainAnswersSchema, 'domain_answers', current)
+    : {
+        id: domainAnswersId(answered.workflow_id, domain),
+        workflow_id: answered.workflow_id,
+        domain,
+        answers: {},
+      };
+  const next = { ...record, answers: { ...record.answers, [answered.id]: hint } };
+  return current
+    ? {
+        kind: 'update',
+        collection: 'domain_answers',
+        record: next,
+        expectedVersion: current.version as number,
+      }
+    : { kind: 'create', collection: 'domain_answers', record: next };
+}
+
+/**
+ * The domain's record with `answered` in it: as the answer's commit left it (`written`), or
+ * added now (conditional, tried again when another answer wrote it first). Gathers the
+ * workspace's earlier answers first when that was never done. Null when it teaches no domain.
+ */
+export async function recordDomainAnswer(
+  store: Store,
+  answered: Decision,
+  written?: JsonRecord,
+): Promise<DomainAnswers | null> {
+  const domain = proposalDomain(answered);
+  if (!domain) return null;
+  const id = domainAnswersId(answered.workflow_id, domain);
+  if (written?.id === id) return parseRecord(DomainAnswersSchema, 'domain_answers', written);
+  const [, marker] = await getEach(store, domainAnswerRefs(answered));
+  if (!marker) await backfill(store);
+  const hint = hintOf(answered);
+  return addHints(store, answered.workflow_id, domain, hint ? { [answered.id]: hint } : {});
+}
+
+/** Adds hints to one record: create, or a conditional update tried again on a conflict. */
+async function addHints(
+  store: Store,
+  workflowId: string,
+  domain: string,
+  hints: DomainAnswers['answers'],
+): Promise<DomainAnswers> {
+  const id = domainAnswersId(workflowId, domain);
+  for (let attempt = 1; ; attempt++) {
+    const found = await store.get('domain_answers', id);
+    try {
+      if (!found) {
+        const fresh = { id, workflow_id: workflowId, domain, answers: hints };
+        return parseRecord(
+          DomainAnswersSchema,
+          'domain_answers',
+          await store.create('domain_answers', fresh),
+        );
+      }
+      const current = parseRecord(DomainAnswersSchema, 'domain_answers', found);
+      const same = (k: string) => JSON.stringify(current.answers[k]) === JSON.stringify(hints[k]);
+      if (Object.keys(hints).every(same)) return current;
+      const next = { ...current, answers: { ...current.answers, ...hints } };
+      return parseRecord(
+        DomainAnswersSchema,
+        'domain_answers',
+        await store.update('domain_answers', next, current.version),
+      );
+    } catch (error) {
+      const lost = error instanceof RecordExistsError || error instanceof VersionConflictError;
+      if (!lost || attempt >= WRITE_TRIES) throw error;
+    }
+  }
+}
+
+/** Once per workspace: every teaching answer already given, into its domain's record. */
+async function backfill(store: Store): Promise<void> {
+  const grouped = new Map<string, { workflowId: string; domain: string; hints: DomainAnswers['answers'] }>();
+  for (const decision of await listDecisions(store)) {
+    const domain = proposalDomain(decision);
+    const hint = hintOf(decision);
+    if (!domain || !hint) continue;
+    const id = domainAnswersId(decision.workflow_id, domain);
+    const group = grouped.get(id) ?? { workflowId: decision.workflow_id, domain, hints: {} };
+    group.hints[decision.id] = hint;
+    grouped.set(id, group);
+  }
+  for (const { workflowId, domain, hints } of grouped.values())
+    await addHints(store, workflowId, domain, hints);
+  try {
+    await store.create('domain_answers', { id: BACKFILLED_ID, at: new Date().toISOString() });
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error; // another answer gathered them too
+  }
+}
