@@ -7,14 +7,22 @@ import {
 } from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { getDecision, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
+import { getDecision, listDecisions, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision } from './lifecycle.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { commitAll, getEach, type JsonRecord, type Write } from '../store/store.ts';
-import { domainAnswerRefs, domainAnswerWrite, recordDomainAnswer } from './domain-answers.ts';
+import { commitAll, getEach, type JsonRecord, type RecordRef, type Write } from '../store/store.ts';
+import { readCache } from '../store/read-cache.ts';
+import { usageId } from '../recorder/store-sink.ts';
+import { marksException } from '../memory/exception.ts';
+import {
+  domainAnswerRefs,
+  domainAnswerWrites,
+  needsGathering,
+  recordDomainAnswer,
+} from './domain-answers.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
@@ -65,13 +73,15 @@ export async function decide(
  * link spent by it): committed with it in one durable write where the store can.
  */
 export async function recordAnswer(
-  deps: EngineDeps,
+  engine: EngineDeps,
   decisionId: string,
   action: string,
   note: string | null,
   read?: Decision,
   alongside: readonly Write[] = [],
 ): Promise<Decided> {
+  // One answer reads each record once: what the learner reads comes with the answer's batch.
+  const deps: EngineDeps = { ...engine, store: readCache(engine.store) };
   const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
   const decision = await expireIfDue(deps, found);
   if (decision.status !== 'pending') {
@@ -88,11 +98,14 @@ export async function recordAnswer(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
-  const [workflowRecord, runRecord, ...domainRead] = await getEach(deps.store, [
+  const domainRefs = domainAnswerRefs(decision);
+  const [workflowRecord, runRecord, ...more] = await getEach(deps.store, [
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
-    ...domainAnswerRefs(decision),
+    ...domainRefs,
+    ...(await learnerUsageRefs(deps, decision, note)),
   ]);
+  const domainRead = more.slice(0, domainRefs.length);
   const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
   if (!runRecord) throw new NotFoundError(`no run "${decision.run_id}": see \`handoff runs\``);
   const run = parseRecord(RunSchema, 'runs', runRecord);
@@ -105,19 +118,25 @@ export async function recordAnswer(
     status: 'answered',
     answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
   };
-  // What the answer teaches about its sender's domain goes in the same commit.
-  const domainWrite = domainAnswerWrite(DecisionSchema.parse(record), domainRead);
+  // What the answer teaches about its sender's domain goes in the same commit (with, once
+  // per workspace, every earlier answer's).
+  const earlier = needsGathering(decision, domainRead) ? await listDecisions(deps.store) : undefined;
+  const domainWrites = domainAnswerWrites(DecisionSchema.parse(record), domainRead, earlier);
   const results = await commitAll(deps.store, [
     { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
     ...alongside,
-    ...(domainWrite ? [domainWrite] : []),
+    ...domainWrites,
   ]);
   const written = results[0];
-  const domainWritten = domainWrite ? results.at(-1) : undefined;
+  const domainResults = results.slice(1 + alongside.length);
+  const domain = {
+    written: domainResults.flatMap((r) => (r.ok ? [r.record] : [])),
+    regather: earlier !== undefined && domainResults.some((r) => !r.ok),
+  };
   if (!written!.ok) {
     const error = written!.error;
     // The domain record took this lost answer: it names the winner's again.
-    if (domainWritten?.ok && error instanceof VersionConflictError && error.current)
+    if (domainResults.some((r) => r.ok) && error instanceof VersionConflictError && error.current)
       await recordDomainAnswer(deps.store, DecisionSchema.parse(error.current));
     if (error instanceof VersionConflictError)
       throw new AlreadyDecidedError(
@@ -132,7 +151,7 @@ export async function recordAnswer(
     decision_id: decisionId,
     action,
   });
-  await learnQuietly(deps, answered, workflow, domainWritten?.ok ? domainWritten.record : undefined);
+  await learnQuietly(deps, answered, workflow, domain);
   const waiting = await stillAsking(deps, answered);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
   const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
@@ -156,6 +175,25 @@ async function stillAsking(deps: EngineDeps, answered: Decision): Promise<Decisi
   if (!answered.id.startsWith(runDecisionPrefix(answered.run_id))) return null;
   const pending = await pendingOfRun(deps.store, answered.run_id, answered.id);
   return pending.filter((d) => d.interrupt_id === answered.interrupt_id);
+}
+
+/**
+ * The usage record the learner adds its turns to (the run's, for the learner's model), so
+ * it is read with the answer's batch; none when the answer teaches nothing or no model can
+ * be made (the learner then reports it).
+ */
+async function learnerUsageRefs(
+  deps: EngineDeps,
+  decision: Decision,
+  note: string | null,
+): Promise<RecordRef[]> {
+  if (marksException(note?.trim() || null)) return [];
+  try {
+    const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
+    return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];
+  } catch {
+    return [];
+  }
 }
 
 /** The decision, expired first when its deadline has passed (its run resumes without it). */
@@ -189,11 +227,11 @@ async function learnQuietly(
   deps: EngineDeps,
   decision: Decision,
   workflow: Workflow | null,
-  domainAnswers: JsonRecord | undefined,
+  domain: { written: JsonRecord[]; regather: boolean },
 ): Promise<void> {
   const steps = [
     () => learnFromDecision(deps, decision, workflow ?? undefined),
-    () => proposeDomainRule(deps, decision, workflow ?? undefined, domainAnswers),
+    () => proposeDomainRule(deps, decision, workflow ?? undefined, domain),
   ];
   for (const step of steps) {
     try {

@@ -61,54 +61,85 @@ export function domainAnswerRefs(decision: Pick<Decision, 'sender' | 'workflow_i
   ];
 }
 
-/**
- * The write that adds `answered` to its domain's record, to go in the answer's own commit
- * (`read`: what `domainAnswerRefs` read). Null when there is nothing to add, or when the
- * workspace was never gathered (`recordDomainAnswer` gathers it first).
- */
-export function domainAnswerWrite(
-  answered: Decision,
+/** True when the workspace's earlier answers were never gathered: list them for `domainAnswerWrites`. */
+export function needsGathering(
+  decision: Pick<Decision, 'sender'>,
   read: readonly (JsonRecord | undefined)[],
-): Write | null {
-  const domain = proposalDomain(answered);
-  const hint = hintOf(answered);
-  const [current, marker] = read;
-  if (!domain || !hint || !marker) return null;
-  const record = current
-    ? parseRecord(DomainAnswersSchema, 'domain_answers', current)
-    : {
-        id: domainAnswersId(answered.workflow_id, domain),
-        workflow_id: answered.workflow_id,
-        domain,
-        answers: {},
-      };
-  const next = { ...record, answers: { ...record.answers, [answered.id]: hint } };
-  return current
-    ? {
-        kind: 'update',
-        collection: 'domain_answers',
-        record: next,
-        expectedVersion: current.version as number,
-      }
-    : { kind: 'create', collection: 'domain_answers', record: next };
+): boolean {
+  return proposalDomain(decision) !== null && read[1] === undefined;
 }
 
 /**
- * The domain's record with `answered` in it: as the answer's commit left it (`written`), or
+ * The writes that add `answered` to its domain's record, to go in the answer's own commit
+ * (`read`: what `domainAnswerRefs` read). When the workspace was never gathered, `earlier`
+ * (every decision, listed once) fills each domain's record and the marker in the same commit.
+ */
+export function domainAnswerWrites(
+  answered: Decision,
+  read: readonly (JsonRecord | undefined)[],
+  earlier: readonly Decision[] = [],
+): Write[] {
+  const domain = proposalDomain(answered);
+  if (!domain) return [];
+  const [current, marker] = read;
+  const groups = marker ? new Map<string, Group>() : groupHints(earlier);
+  const own = domainAnswersId(answered.workflow_id, domain);
+  const hint = hintOf(answered);
+  if (hint) {
+    const group = groups.get(own) ?? { workflowId: answered.workflow_id, domain, hints: {} };
+    groups.set(own, { ...group, hints: { ...group.hints, [answered.id]: hint } });
+  }
+  const writes: Write[] = [...groups].map(([id, group]) => {
+    const fresh = { id, workflow_id: group.workflowId, domain: group.domain, answers: group.hints };
+    if (id !== own || !current) return { kind: 'create', collection: 'domain_answers', record: fresh };
+    const stored = parseRecord(DomainAnswersSchema, 'domain_answers', current);
+    const record = { ...stored, answers: { ...stored.answers, ...group.hints } };
+    return { kind: 'update', collection: 'domain_answers', record, expectedVersion: stored.version };
+  });
+  if (!marker)
+    writes.push({
+      kind: 'create',
+      collection: 'domain_answers',
+      record: { id: BACKFILLED_ID, at: new Date().toISOString() },
+    });
+  return writes;
+}
+
+type Group = { workflowId: string; domain: string; hints: DomainAnswers['answers'] };
+
+/** Teaching answers grouped by their (workflow, domain) record id. */
+function groupHints(decisions: readonly Decision[]): Map<string, Group> {
+  const grouped = new Map<string, Group>();
+  for (const decision of decisions) {
+    const domain = proposalDomain(decision);
+    const hint = hintOf(decision);
+    if (!domain || !hint) continue;
+    const id = domainAnswersId(decision.workflow_id, domain);
+    const group = grouped.get(id) ?? { workflowId: decision.workflow_id, domain, hints: {} };
+    group.hints[decision.id] = hint;
+    grouped.set(id, group);
+  }
+  return grouped;
+}
+
+/**
+ * The domain's record with `answered` in it: as the answer's commit wrote it (in `written`), or
  * added now (conditional, tried again when another answer wrote it first). Gathers the
- * workspace's earlier answers first when that was never done. Null when it teaches no domain.
+ * workspace's earlier answers first when that was never done, or when `regather` (a commit
+ * that gathered them lost a write to another). Null when it teaches no domain.
  */
 export async function recordDomainAnswer(
   store: Store,
   answered: Decision,
-  written?: JsonRecord,
+  options: { written?: readonly JsonRecord[]; regather?: boolean } = {},
 ): Promise<DomainAnswers | null> {
   const domain = proposalDomain(answered);
   if (!domain) return null;
   const id = domainAnswersId(answered.workflow_id, domain);
-  if (written?.id === id) return parseRecord(DomainAnswersSchema, 'domain_answers', written);
+  const written = options.written?.find((r) => r.id === id);
+  if (written) return parseRecord(DomainAnswersSchema, 'domain_answers', written);
   const [, marker] = await getEach(store, domainAnswerRefs(answered));
-  if (!marker) await backfill(store);
+  if (!marker || options.regather) await backfill(store);
   const hint = hintOf(answered);
   return addHints(store, answered.workflow_id, domain, hint ? { [answered.id]: hint } : {});
 }
@@ -150,17 +181,7 @@ async function addHints(
 
 /** Once per workspace: every teaching answer already given, into its domain's record. */
 async function backfill(store: Store): Promise<void> {
-  const grouped = new Map<string, { workflowId: string; domain: string; hints: DomainAnswers['answers'] }>();
-  for (const decision of await listDecisions(store)) {
-    const domain = proposalDomain(decision);
-    const hint = hintOf(decision);
-    if (!domain || !hint) continue;
-    const id = domainAnswersId(decision.workflow_id, domain);
-    const group = grouped.get(id) ?? { workflowId: decision.workflow_id, domain, hints: {} };
-    group.hints[decision.id] = hint;
-    grouped.set(id, group);
-  }
-  for (const { workflowId, domain, hints } of grouped.values())
+  for (const { workflowId, domain, hints } of groupHints(await listDecisions(store)).values())
     await addHints(store, workflowId, domain, hints);
   try {
     await store.create('domain_answers', { id: BACKFILLED_ID, at: new Date().toISOString() });

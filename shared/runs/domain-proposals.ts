@@ -84,14 +84,14 @@ export async function proposeDomainRule(
   deps: EngineDeps,
   decision: Decision,
   read?: Workflow,
-  written?: JsonRecord,
+  recorded: { written?: readonly JsonRecord[]; regather?: boolean } = {},
 ): Promise<DomainProposal | null> {
   const domain = proposalDomain(decision);
   if (!domain) return null;
   const { store } = deps;
   const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(store, decision.workflow_id);
   // The domain's answers as the hint record names them; the decisions themselves only when they could matter.
-  const hinted = await recordDomainAnswer(store, decision, written);
+  const hinted = await recordDomainAnswer(store, decision, recorded);
   const hints = Object.values(hinted?.answers ?? {});
   if (!mayPropose(workflow, hints)) return null;
   const evidence = answersFrom(

@@ -2,7 +2,8 @@
  * What one step of a run reads, read once: a Lambda step (or the trigger) works on a store
  * that keeps every record it read or wrote for this invocation (store/read-cache.ts), and
  * the records each step reads by id are fetched up front in batches (DynamoDB: one
- * BatchGetItem for the run, the settings and the profile, one for what the run names).
+ * BatchGetItem for the run, the settings and the profile, one for what the run names: its
+ * workflow, interrupt and usage).
  * Every write stays conditional; a new cache is made per invocation, never kept.
  */
 import { PROFILE_ID } from '../profile/profile.ts';
@@ -10,6 +11,7 @@ import { SETTINGS_ID } from '../settings/settings.ts';
 import { prefetch, readCache } from '../store/read-cache.ts';
 import type { RecordRef } from '../store/store.ts';
 import type { EngineDeps } from './deps.ts';
+import { usageId } from '../recorder/store-sink.ts';
 
 const SHARED_REFS: readonly RecordRef[] = [
   { collection: 'settings', id: SETTINGS_ID },
@@ -26,9 +28,20 @@ export async function stepEngine(deps: EngineDeps, runId: string): Promise<Engin
     await prefetch(store, [
       { collection: 'workflows', id: run.workflow_id },
       ...(interrupt ? [{ collection: 'interrupts' as const, id: interrupt }] : []),
+      ...(await usageRefs(deps, runId)),
     ]);
   }
   return { ...deps, store };
+}
+
+/** The run's usage record for its primary model (the executor adds its turns to it); none if no model can be made. */
+async function usageRefs(deps: EngineDeps, runId: string): Promise<RecordRef[]> {
+  try {
+    const modelId = (await deps.models('primary')).getConfig().modelId ?? 'unknown';
+    return [{ collection: 'usage', id: usageId(runId, modelId) }];
+  } catch {
+    return []; // the step reports it when it makes the model
+  }
 }
 
 /** The engine for starting a run of `workflowId`: reads cached for this invocation, the workflow and settings prefetched. */
