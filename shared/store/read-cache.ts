@@ -4,8 +4,8 @@
  * decisions) stay correct under other writers: the cache holds what this store last read
  * or wrote, every write still goes to the backend with its condition, and a write that
  * loses its condition drops the record (or keeps the one it lost to), so the next read
- * sees the other writer. Lists and index reads are never cached. Keep one per step or
- * request, never across them.
+ * sees the other writer. Index reads are never cached, and lists only of LISTED_COLLECTIONS
+ * (kept up to date with this store's writes). Keep one per step or request, never across them.
  */
 import { VersionConflictError } from '../errors/index.ts';
 import {
@@ -32,12 +32,20 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'domain_answers',
 ]);
 
+/**
+ * Collections listed more than once in one answer (the learner's rules, then the domain
+ * proposal's): the list is read once and kept up to date with this store's own writes.
+ */
+export const LISTED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>(['rules']);
+
 const keyOf = (collection: Collection, id: string) => `${collection}\u0000${id}`;
 
 /** A store over `inner` that reads each record of CACHED_COLLECTIONS once (see the file's comment). */
 export class ReadCacheStore implements Store {
   /** Record, or null when the backend said there is none. */
   private readonly known = new Map<string, JsonRecord | null>();
+  /** A listed collection's records by id (LISTED_COLLECTIONS, once listed). */
+  private readonly lists = new Map<Collection, Map<string, JsonRecord>>();
 
   /** The backend's own keyed lists, when it has them (never cached). */
   readonly listRunsOf?: (workflowId: string) => Promise<JsonRecord[]>;
@@ -85,8 +93,14 @@ export class ReadCacheStore implements Store {
     });
   }
 
-  list(collection: Collection): Promise<JsonRecord[]> {
-    return this.inner.list(collection);
+  async list(collection: Collection): Promise<JsonRecord[]> {
+    if (!LISTED_COLLECTIONS.has(collection)) return this.inner.list(collection);
+    let listed = this.lists.get(collection);
+    if (!listed) {
+      listed = new Map((await this.inner.list(collection)).map((r) => [r.id, structuredClone(r)]));
+      this.lists.set(collection, listed);
+    }
+    return [...listed.values()].map((r) => structuredClone(r));
   }
 
   listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
@@ -130,8 +144,12 @@ export class ReadCacheStore implements Store {
   }
 
   async delete(collection: Collection, id: string): Promise<void> {
-    this.known.delete(keyOf(collection, id));
-    await this.inner.delete(collection, id);
+    try {
+      await this.inner.delete(collection, id);
+    } catch (error) {
+      this.forget(collection, id, error);
+      throw error;
+    }
     this.remember(collection, id, null);
   }
 
@@ -140,7 +158,7 @@ export class ReadCacheStore implements Store {
     try {
       results = await commitAll(this.inner, writes);
     } catch (error) {
-      for (const w of writes) this.known.delete(keyOf(w.collection, w.record.id));
+      for (const w of writes) this.forget(w.collection, w.record.id, error);
       throw error;
     }
     results.forEach((result, i) => {
@@ -153,11 +171,15 @@ export class ReadCacheStore implements Store {
 
   private remember(collection: Collection, id: string, record: JsonRecord | null): void {
     if (this.cached.has(collection)) this.known.set(keyOf(collection, id), record && structuredClone(record));
+    const listed = this.lists.get(collection);
+    if (record) listed?.set(id, structuredClone(record));
+    else listed?.delete(id);
   }
 
   /** After a failed write: keep the record it lost to when the error carries it, else read it again next time. */
   private forget(collection: Collection, id: string, error: unknown): void {
     this.known.delete(keyOf(collection, id));
+    this.lists.delete(collection); // the list is read again when asked
     // A taken id (RecordExistsError) or an unknown failure: read the record again when asked.
     if (error instanceof VersionConflictError && typeof error.current?.id === 'string')
       this.remember(collection, id, error.current as JsonRecord);

@@ -114,4 +114,31 @@ describe('ReadCacheStore', () => {
     await store.create('decisions', { id: 'd3', status: 'pending' });
     expect((await cache.list('decisions')).map((d) => d.id).sort()).toEqual(['d1', 'd2', 'd3']);
   });
+
+  it("lists the rules once per answer, following the answer's own writes", async () => {
+    // Prepare
+    const store = await backend();
+    await store.create('rules', { id: 'r1', action: 'archive' });
+    const cache = readCache(store);
+    expect((await cache.list('rules')).map((r) => r.id)).toEqual(['r1']);
+
+    // Act: this store learns one rule and retires another; then lists again.
+    await cache.create('rules', { id: 'r2', action: 'skip' });
+    await cache.update('rules', { id: 'r1', action: 'archive', superseded_by: 'r2' }, 1);
+    const again = await requests(async () => {
+      const listed = await cache.list('rules');
+      expect(listed.map((r) => [r.id, r.version]).sort()).toEqual([
+        ['r1', 2],
+        ['r2', 1],
+      ]);
+    });
+
+    // Assess: no second Query; a lost write makes the next list read the rules again.
+    expect(again).toEqual([]);
+    await store.update('rules', { id: 'r2', action: 'archive' }, 1);
+    await expect(cache.update('rules', { id: 'r2', action: 'skip' }, 1)).rejects.toThrow(
+      VersionConflictError,
+    );
+    expect(await requests(() => cache.list('rules'))).toEqual(['QueryCommand']);
+  });
 });
