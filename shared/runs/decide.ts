@@ -14,15 +14,8 @@ import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
 import { commitAll, getEach, type JsonRecord, type RecordRef, type Write } from '../store/store.ts';
-import { readCache } from '../store/read-cache.ts';
 import { usageId } from '../recorder/store-sink.ts';
 import { marksException } from '../memory/exception.ts';
-import {
-  domainAnswerRefs,
-  domainAnswerWrites,
-  needsGathering,
-  recordDomainAnswer,
-} from './domain-answers.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
@@ -80,6 +73,10 @@ export async function recordAnswer(
   read?: Decision,
   alongside: readonly Write[] = [],
 ): Promise<Decided> {
+  // Loaded with the first answer, not at a cold start (the API's bundle budget).
+  const { readCache } = await import('../store/read-cache.ts');
+  const { domainAnswerRefs, domainAnswerWrites, needsGathering, recordDomainAnswer } =
+    await import('./domain-answers.ts');
   // One answer reads each record once: what the learner reads comes with the answer's batch.
   const deps: EngineDeps = { ...engine, store: readCache(engine.store) };
   const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
@@ -153,8 +150,9 @@ export async function recordAnswer(
   });
   await learnQuietly(deps, answered, workflow, domain);
   const waiting = await stillAsking(deps, answered);
-  // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
-  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
+  // Others still wait: the run stays paused (no need to read its interrupt); else it may
+  // resume, read afresh (the answer's cache covers the answer, not the run it resumes).
+  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id);
   return {
     decision_id: decisionId,
     action,

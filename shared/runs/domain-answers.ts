@@ -11,8 +11,10 @@ import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { marksException } from '../memory/exception.ts';
 import { domainOf } from '../memory/match.ts';
-import type { Decision } from '../records/runs.ts';
-import { parseRecord } from '../store/records.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
+import type { Evidence } from '../records/proposals.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import { getRecords, parseRecord } from '../store/records.ts';
 import { getEach, type JsonRecord, type RecordRef, type Store, type Write } from '../store/store.ts';
 import { listDecisions } from './decision-repository.ts';
 import { answeredAction } from './learn.ts';
@@ -188,4 +190,60 @@ async function backfill(store: Store): Promise<void> {
   } catch (error) {
     if (!(error instanceof RecordExistsError)) throw error; // another answer gathered them too
   }
+}
+
+/** The fewest distinct senders of one domain, answered alike, that make a proposal. */
+export const MIN_SENDERS = 2;
+
+/** The answers a person gave about mail from `domain` in one workflow that can teach (no exceptions). */
+function answersFrom(decisions: Decision[], workflowId: string, domain: string): Evidence[] {
+  return decisions.flatMap((d) => {
+    const action = answeredAction(d);
+    if (!action || d.answer?.by !== 'human' || d.workflow_id !== workflowId) return [];
+    if (domainOf(d.sender) !== domain || marksException(d.answer.note)) return [];
+    const { id, item_id, sender, subject } = d;
+    return [{ decision_id: id, item_id, sender: sender.toLowerCase(), subject, action, note: d.answer.note }];
+  });
+}
+
+/**
+ * Whether the answers may change a proposal: they disagree (an open one is withdrawn), or
+ * they agree on a reversible action from at least MIN_SENDERS senders. Answers that agree
+ * but cannot make a proposal leave any open one as it is.
+ */
+function mayPropose(workflow: Workflow, answers: readonly { sender: string; action: string }[]): boolean {
+  const actions = new Set(answers.map((a) => a.action));
+  if (actions.size !== 1) return true;
+  const action = [...actions][0]!;
+  if (workflow.actions.some((a) => a.name === action && a.irreversible)) return false;
+  return new Set(answers.map((a) => a.sender)).size >= MIN_SENDERS;
+}
+
+/** The decisions of `ids` that exist, oldest first (one batched read). */
+async function decisionsNamed(store: Store, ids: readonly string[]): Promise<Decision[]> {
+  const found = await getRecords(store, 'decisions', DecisionSchema, ids);
+  return found
+    .filter((d): d is Decision => d !== undefined)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/**
+ * The teaching answers about the decision's domain in its workflow, oldest first, when they
+ * may change a proposal; null when they cannot (one public domain, or answers that agree but
+ * are too few or irreversible). The domain's record names them; the decisions themselves
+ * are read (by id) only when they could matter.
+ */
+export async function domainEvidence(
+  store: Store,
+  decision: Decision,
+  workflow: Workflow,
+  recorded: { written?: readonly JsonRecord[]; regather?: boolean } = {},
+): Promise<{ domain: string; evidence: Evidence[] } | null> {
+  const domain = proposalDomain(decision);
+  if (!domain) return null;
+  const hinted = await recordDomainAnswer(store, decision, recorded);
+  const ids = Object.keys(hinted?.answers ?? {});
+  if (!mayPropose(workflow, Object.values(hinted?.answers ?? {}))) return null;
+  const evidence = answersFrom(await decisionsNamed(store, ids), workflow.id, domain);
+  return mayPropose(workflow, evidence) ? { domain, evidence } : null;
 }

@@ -5,22 +5,15 @@
  */
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
 import type { EngineDeps } from './deps.ts';
-import { DecisionSchema, type Decision } from '../records/runs.ts';
+import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
-import { getRecord, getRecords, listRecords } from '../store/records.ts';
+import { getRecord, listRecords } from '../store/records.ts';
 import type { JsonRecord, Store } from '../store/store.ts';
-import { DomainProposalSchema, type DomainProposal, type Evidence } from '../records/proposals.ts';
+import { DomainProposalSchema, type DomainProposal } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { marksException } from '../memory/exception.ts';
-import { answeredAction } from './learn.ts';
-import { proposalDomain, recordDomainAnswer } from './domain-answers.ts';
-import { domainOf } from '../memory/match.ts';
 import type { Rule } from '../records/rule.ts';
 import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
-
-/** The fewest distinct senders of one domain, answered alike, that make a proposal. */
-export const MIN_SENDERS = 2;
 
 /** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {
@@ -39,38 +32,6 @@ export function evidenceSenders(p: Pick<DomainProposal, 'evidence'>): string[] {
   return [...new Set(p.evidence.map((e) => e.sender.toLowerCase()))].sort();
 }
 
-/** The answers a person gave about mail from `domain` in one workflow that can teach (no exceptions). */
-function answersFrom(decisions: Decision[], workflowId: string, domain: string): Evidence[] {
-  return decisions.flatMap((d) => {
-    const action = answeredAction(d);
-    if (!action || d.answer?.by !== 'human' || d.workflow_id !== workflowId) return [];
-    if (domainOf(d.sender) !== domain || marksException(d.answer.note)) return [];
-    const { id, item_id, sender, subject } = d;
-    return [{ decision_id: id, item_id, sender: sender.toLowerCase(), subject, action, note: d.answer.note }];
-  });
-}
-
-/**
- * Whether the answers may change a proposal: they disagree (an open one is withdrawn), or
- * they agree on a reversible action from at least MIN_SENDERS senders. Answers that agree
- * but cannot make a proposal leave any open one as it is.
- */
-function mayPropose(workflow: Workflow, answers: readonly { sender: string; action: string }[]): boolean {
-  const actions = new Set(answers.map((a) => a.action));
-  if (actions.size !== 1) return true;
-  const action = [...actions][0]!;
-  if (workflow.actions.some((a) => a.name === action && a.irreversible)) return false;
-  return new Set(answers.map((a) => a.sender)).size >= MIN_SENDERS;
-}
-
-/** The decisions of `ids` that exist, oldest first (one batched read). */
-async function decisionsNamed(store: Store, ids: readonly string[]): Promise<Decision[]> {
-  const found = await getRecords(store, 'decisions', DecisionSchema, ids);
-  return found
-    .filter((d): d is Decision => d !== undefined)
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-}
-
 const coversDomain = (rule: Rule, domain: string) => 'domain' in rule.match && rule.match.domain === domain;
 
 /**
@@ -86,22 +47,16 @@ export async function proposeDomainRule(
   read?: Workflow,
   recorded: { written?: readonly JsonRecord[]; regather?: boolean } = {},
 ): Promise<DomainProposal | null> {
-  const domain = proposalDomain(decision);
-  if (!domain) return null;
+  // Loaded with the first answer, not at a cold start (the API's bundle budget).
+  const { proposalDomain, domainEvidence } = await import('./domain-answers.ts');
+  if (!proposalDomain(decision)) return null;
   const { store } = deps;
   const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(store, decision.workflow_id);
-  // The domain's answers as the hint record names them; the decisions themselves only when they could matter.
-  const hinted = await recordDomainAnswer(store, decision, recorded);
-  const hints = Object.values(hinted?.answers ?? {});
-  if (!mayPropose(workflow, hints)) return null;
-  const evidence = answersFrom(
-    await decisionsNamed(store, Object.keys(hinted?.answers ?? {})),
-    workflow.id,
-    domain,
-  );
+  const found = await domainEvidence(store, decision, workflow, recorded);
+  if (!found) return null;
+  const { domain, evidence } = found;
   const actions = new Set(evidence.map((e) => e.action));
   const action = actions.size === 1 ? [...actions][0]! : null;
-  if (!mayPropose(workflow, evidence)) return null;
   const previous = (await listProposals(store)).filter(
     (p) => p.workflow_id === workflow.id && p.domain === domain,
   );
