@@ -198,11 +198,10 @@ export const MIN_SENDERS = 2;
 /** The answers a person gave about mail from `domain` in one workflow that can teach (no exceptions). */
 function answersFrom(decisions: Decision[], workflowId: string, domain: string): Evidence[] {
   return decisions.flatMap((d) => {
-    const action = answeredAction(d);
-    if (!action || d.answer?.by !== 'human' || d.workflow_id !== workflowId) return [];
-    if (domainOf(d.sender) !== domain || marksException(d.answer.note)) return [];
-    const { id, item_id, sender, subject } = d;
-    return [{ decision_id: id, item_id, sender: sender.toLowerCase(), subject, action, note: d.answer.note }];
+    const hint = hintOf(d);
+    if (!hint || d.workflow_id !== workflowId || domainOf(d.sender) !== domain) return [];
+    const { id, item_id, subject } = d;
+    return [{ decision_id: id, item_id, subject, ...hint, note: d.answer?.note ?? null }];
   });
 }
 
@@ -229,8 +228,8 @@ async function decisionsNamed(store: Store, ids: readonly string[]): Promise<Dec
 
 /**
  * The teaching answers about the decision's domain in its workflow, oldest first, when they
- * may change a proposal; null when they cannot (one public domain, or answers that agree but
- * are too few or irreversible). The domain's record names them; the decisions themselves
+ * may change a proposal; null when they cannot (a public mail provider, or answers that agree
+ * but come from too few senders or on an irreversible action). The domain's record names them; the decisions themselves
  * are read (by id) only when they could matter.
  */
 export async function domainEvidence(
