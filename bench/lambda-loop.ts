@@ -193,11 +193,6 @@ export async function runLoop(n: number): Promise<LoopResult> {
         const key = `${current} ${command}`;
         result.dynamodb_commands[key] = (result.dynamodb_commands[key] ?? 0) + 1;
         if (process.env.HANDOFF_BENCH_TRACE) process.stderr.write(`${key} ${requestKeys(args.input)}\n`);
-        if (
-          process.env.HANDOFF_BENCH_STACK &&
-          requestKeys(args.input).includes(process.env.HANDOFF_BENCH_STACK)
-        )
-          process.stderr.write(`${new Error().stack}\n`);
       };
       try {
         const out = await next(args);
