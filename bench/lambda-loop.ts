@@ -73,6 +73,16 @@ const WRITES = new Set([
   'BatchWriteItemCommand',
   'TransactWriteItemsCommand',
 ]);
+/** The keys a request names (for HANDOFF_BENCH_TRACE=1: one line per counted request on stderr). */
+function requestKeys(input: unknown): string {
+  const text = JSON.stringify(input, (name, value: unknown) =>
+    name === 'Item' || name === 'ReturnConsumedCapacity' ? undefined : value,
+  );
+  return (
+    text.match(/"(?:pk|sk|S|:[a-z]+)":"[^"]*"|"KeyConditionExpression":"[^"]*"|"IndexName":"[^"]*"/g) ?? []
+  ).join(' ');
+}
+
 const ARN = (service: string, rest: string) => `arn:aws:${service}:us-east-1:123456789012:${rest}`;
 const SCHEDULE = 'cron(0 8 * * ? *)';
 
@@ -182,6 +192,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
         mine[kind] += 1;
         const key = `${current} ${command}`;
         result.dynamodb_commands[key] = (result.dynamodb_commands[key] ?? 0) + 1;
+        if (process.env.HANDOFF_BENCH_TRACE) process.stderr.write(`${key} ${requestKeys(args.input)}\n`);
       };
       try {
         const out = await next(args);

@@ -10,6 +10,7 @@
  *   npm run bench:lambda -- --sizes 50 --samples 3 --load 20x5x20+answers  # every question answered
  *   tsx bench/lambda.ts --child-load 20x5x200  # the load simulation alone, in this process
  *   tsx bench/lambda.ts --child 50             # one size, in this process (what the parent spawns)
+ *   HANDOFF_BENCH_TRACE=1 tsx bench/lambda.ts --child 50  # also each DynamoDB request and its keys, on stderr
  *   tsx bench/lambda.ts --report-only          # re-render lambda.md from lambda.json
  *
  * Prints a markdown report; writes bench/results/lambda.json and bench/results/lambda.md.

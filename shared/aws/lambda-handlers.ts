@@ -7,6 +7,7 @@ import type { EngineOf } from './lambda-engine.ts';
 import { log } from '../logging/log.ts';
 import type { Step } from '../runs/dispatch.ts';
 import { runStep } from '../runs/run-loop.ts';
+import { stepEngine, triggerEngine } from '../runs/step-reads.ts';
 import { summarise, type RunSummary } from '../runs/views.ts';
 import { scheduledRunId } from '../runs/run-repository.ts';
 import { startRun, startRunOnce } from '../runs/start-run.ts';
@@ -22,7 +23,7 @@ export type TriggerResult = RunSummary & { duplicate: boolean };
  */
 export async function triggerScheduledRun(engineOf: EngineOf, event: unknown): Promise<TriggerResult> {
   const input = parseEvent(ScheduleInputSchema, event, 'a schedule input {workflow_id, schedule}');
-  const engine = engineOf(input.workspace);
+  const engine = await triggerEngine(engineOf(input.workspace), input.workflow_id);
   const trigger = { kind: 'schedule' as const, detail: input.schedule };
   const { run, duplicate } = input.scheduled_time
     ? await startRunOnce(
@@ -53,7 +54,8 @@ export function stepHandler(engineOf: EngineOf, own: Step): (event: unknown) => 
       log.warn(reason, { run_id: detail.run_id });
       return { ignored: true, reason };
     }
-    const run = await runStep(engineOf(detail.workspace), detail.run_id, own);
+    const engine = await stepEngine(engineOf(detail.workspace), detail.run_id);
+    const run = await runStep(engine, detail.run_id, own);
     log.info(`${own} step of run ${run.id}: ${run.status}`, { run_id: run.id, workflow_id: run.workflow_id });
     return summarise(run);
   };

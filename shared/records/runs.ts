@@ -144,6 +144,10 @@ export const DecisionSchema = z.object({
   options: z.array(z.string()),
   /** The specialist that asked, when the executor handed the item to one. */
   agent: z.string().optional(),
+  /** What the decision page shows of its workflow, as asked (older decisions lack it: the page reads the workflow). */
+  workflow_view: z
+    .object({ name: z.string(), confidence_threshold: z.number().nullable(), source: z.string() })
+    .optional(),
   status: z.enum(['pending', 'answered', 'expired']),
   answer: AnswerSchema.nullable(),
   created_at: z.string(),

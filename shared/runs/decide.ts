@@ -7,13 +7,15 @@ import {
 } from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { getDecision, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
+import { getDecision, listDecisions, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision } from './lifecycle.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { commitAll, getEach, type Write } from '../store/store.ts';
+import { commitAll, getEach, type JsonRecord, type RecordRef, type Write } from '../store/store.ts';
+import { usageId } from '../recorder/store-sink.ts';
+import { marksException } from '../memory/exception.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
@@ -64,13 +66,19 @@ export async function decide(
  * link spent by it): committed with it in one durable write where the store can.
  */
 export async function recordAnswer(
-  deps: EngineDeps,
+  engine: EngineDeps,
   decisionId: string,
   action: string,
   note: string | null,
   read?: Decision,
   alongside: readonly Write[] = [],
 ): Promise<Decided> {
+  // Loaded with the first answer, not at a cold start (the API's bundle budget).
+  const { readCache } = await import('../store/read-cache.ts');
+  const { domainAnswerRefs, domainAnswerWrites, needsGathering, recordDomainAnswer } =
+    await import('./domain-answers.ts');
+  // One answer reads each record once: what the learner reads comes with the answer's batch.
+  const deps: EngineDeps = { ...engine, store: readCache(engine.store) };
   const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
   const decision = await expireIfDue(deps, found);
   if (decision.status !== 'pending') {
@@ -87,10 +95,14 @@ export async function recordAnswer(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
-  const [workflowRecord, runRecord] = await getEach(deps.store, [
+  const domainRefs = domainAnswerRefs(decision);
+  const [workflowRecord, runRecord, ...more] = await getEach(deps.store, [
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
+    ...domainRefs,
+    ...(await learnerUsageRefs(deps, decision, note)),
   ]);
+  const domainRead = more.slice(0, domainRefs.length);
   const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
   if (!runRecord) throw new NotFoundError(`no run "${decision.run_id}": see \`handoff runs\``);
   const run = parseRecord(RunSchema, 'runs', runRecord);
@@ -103,12 +115,26 @@ export async function recordAnswer(
     status: 'answered',
     answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
   };
-  const [written] = await commitAll(deps.store, [
+  // What the answer teaches about its sender's domain goes in the same commit (with, once
+  // per workspace, every earlier answer's).
+  const earlier = needsGathering(decision, domainRead) ? await listDecisions(deps.store) : undefined;
+  const domainWrites = domainAnswerWrites(DecisionSchema.parse(record), domainRead, earlier);
+  const results = await commitAll(deps.store, [
     { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
     ...alongside,
+    ...domainWrites,
   ]);
+  const written = results[0];
+  const domainResults = results.slice(1 + alongside.length);
+  const domain = {
+    written: domainResults.flatMap((r) => (r.ok ? [r.record] : [])),
+    regather: earlier !== undefined && domainResults.some((r) => !r.ok),
+  };
   if (!written!.ok) {
     const error = written!.error;
+    // The domain record took this lost answer: it names the winner's again.
+    if (domainResults.some((r) => r.ok) && error instanceof VersionConflictError && error.current)
+      await recordDomainAnswer(deps.store, DecisionSchema.parse(error.current));
     if (error instanceof VersionConflictError)
       throw new AlreadyDecidedError(
         `decision ${decisionId} was answered by someone else just now`,
@@ -122,10 +148,11 @@ export async function recordAnswer(
     decision_id: decisionId,
     action,
   });
-  await learnQuietly(deps, answered, workflow);
+  await learnQuietly(deps, answered, workflow, domain);
   const waiting = await stillAsking(deps, answered);
-  // Others still wait: the run stays paused (no need to read its interrupt); else it may resume.
-  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(deps, decision.run_id);
+  // Others still wait: the run stays paused (no need to read its interrupt); else it may
+  // resume, read afresh (the answer's cache covers the answer, not the run it resumes).
+  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id);
   return {
     decision_id: decisionId,
     action,
@@ -146,6 +173,25 @@ async function stillAsking(deps: EngineDeps, answered: Decision): Promise<Decisi
   if (!answered.id.startsWith(runDecisionPrefix(answered.run_id))) return null;
   const pending = await pendingOfRun(deps.store, answered.run_id, answered.id);
   return pending.filter((d) => d.interrupt_id === answered.interrupt_id);
+}
+
+/**
+ * The usage record the learner adds its turns to (the run's, for the learner's model), so
+ * it is read with the answer's batch; none when the answer teaches nothing or no model can
+ * be made (the learner then reports it).
+ */
+async function learnerUsageRefs(
+  deps: EngineDeps,
+  decision: Decision,
+  note: string | null,
+): Promise<RecordRef[]> {
+  if (marksException(note?.trim() || null)) return [];
+  try {
+    const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
+    return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];
+  } catch {
+    return [];
+  }
 }
 
 /** The decision, expired first when its deadline has passed (its run resumes without it). */
@@ -175,10 +221,19 @@ function assertSuggestionAllowed(workflow: Workflow, decision: Decision): void {
  * Every answer wakes the learner and may make a domain proposal; if either fails, the
  * answer still stands and the run goes on.
  */
-async function learnQuietly(deps: EngineDeps, decision: Decision, workflow: Workflow | null): Promise<void> {
-  for (const step of [learnFromDecision, proposeDomainRule]) {
+async function learnQuietly(
+  deps: EngineDeps,
+  decision: Decision,
+  workflow: Workflow | null,
+  domain: { written: JsonRecord[]; regather: boolean },
+): Promise<void> {
+  const steps = [
+    () => learnFromDecision(deps, decision, workflow ?? undefined),
+    () => proposeDomainRule(deps, decision, workflow ?? undefined, domain),
+  ];
+  for (const step of steps) {
     try {
-      await step(deps, decision, workflow ?? undefined);
+      await step();
     } catch (error) {
       const message = errorMessage(error);
       deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords } from '../store/records.ts';
 import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
+import type { Workflow } from '../workflows/schema.ts';
 
 /**
  * The id of a run's question about one item, `dec_<run key>_<item key>`: stable (a retried
@@ -17,6 +18,15 @@ export function decisionIdFor(runId: string, itemId: string): string {
 /** What every id of a run's questions begins with (a run key may be shared: filter by `run_id`). */
 export function runDecisionPrefix(runId: string): string {
   return `dec_${digest('run', runId).slice(0, 8)}_`;
+}
+
+/** What a decision keeps of its workflow for the decision page (`workflow_view`), so opening it needs no workflow read. */
+export function workflowView(workflow: Workflow): NonNullable<Decision['workflow_view']> {
+  return {
+    name: workflow.name,
+    confidence_threshold: workflow.confidence_threshold ?? null,
+    source: workflow.source.type,
+  };
 }
 
 const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest('hex');

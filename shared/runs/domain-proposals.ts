@@ -3,25 +3,17 @@
  * of one non-public domain, Memory proposes "anything from that domain → that action",
  * with its evidence. A proposal is never applied: only accepting it makes a rule.
  */
-import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { InvalidInputError, NotFoundError, VersionConflictError } from '../errors/index.ts';
-import { listDecisions } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
-import { DomainProposalSchema, type DomainProposal, type Evidence } from '../records/proposals.ts';
+import type { JsonRecord, Store } from '../store/store.ts';
+import { DomainProposalSchema, type DomainProposal } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { marksException } from '../memory/exception.ts';
-import { answeredAction } from './learn.ts';
-import { domainOf } from '../memory/match.ts';
 import type { Rule } from '../records/rule.ts';
 import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
-
-/** The fewest distinct senders of one domain, answered alike, that make a proposal. */
-export const MIN_SENDERS = 2;
 
 /** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {
@@ -40,17 +32,6 @@ export function evidenceSenders(p: Pick<DomainProposal, 'evidence'>): string[] {
   return [...new Set(p.evidence.map((e) => e.sender.toLowerCase()))].sort();
 }
 
-/** The answers a person gave about mail from `domain` in one workflow that can teach (no exceptions). */
-function answersFrom(decisions: Decision[], workflowId: string, domain: string): Evidence[] {
-  return decisions.flatMap((d) => {
-    const action = answeredAction(d);
-    if (!action || d.answer?.by !== 'human' || d.workflow_id !== workflowId) return [];
-    if (domainOf(d.sender) !== domain || marksException(d.answer.note)) return [];
-    const { id, item_id, sender, subject } = d;
-    return [{ decision_id: id, item_id, sender: sender.toLowerCase(), subject, action, note: d.answer.note }];
-  });
-}
-
 const coversDomain = (rule: Rule, domain: string) => 'domain' in rule.match && rule.match.domain === domain;
 
 /**
@@ -64,19 +45,18 @@ export async function proposeDomainRule(
   deps: EngineDeps,
   decision: Decision,
   read?: Workflow,
+  recorded: { written?: readonly JsonRecord[]; regather?: boolean } = {},
 ): Promise<DomainProposal | null> {
-  const domain = domainOf(decision.sender);
-  if (!domain || PUBLIC_MAIL_DOMAINS.has(domain)) return null;
+  // Loaded with the first answer, not at a cold start (the API's bundle budget).
+  const { proposalDomain, domainEvidence } = await import('./domain-answers.ts');
+  if (!proposalDomain(decision)) return null;
   const { store } = deps;
   const workflow = read?.id === decision.workflow_id ? read : await getWorkflow(store, decision.workflow_id);
-  const evidence = answersFrom(await listDecisions(store), workflow.id, domain);
+  const found = await domainEvidence(store, decision, workflow, recorded);
+  if (!found) return null;
+  const { domain, evidence } = found;
   const actions = new Set(evidence.map((e) => e.action));
   const action = actions.size === 1 ? [...actions][0]! : null;
-  // Answers that agree but cannot make a proposal leave any open one as it is: no need to read them.
-  if (action !== null) {
-    if (workflow.actions.some((a) => a.name === action && a.irreversible)) return null;
-    if (new Set(evidence.map((e) => e.sender)).size < MIN_SENDERS) return null;
-  }
   const previous = (await listProposals(store)).filter(
     (p) => p.workflow_id === workflow.id && p.domain === domain,
   );

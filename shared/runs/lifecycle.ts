@@ -7,7 +7,7 @@ import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
 import { commitAll, type Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { decisionIdFor, decisionsOf, getInterrupt } from './decision-repository.ts';
+import { decisionIdFor, decisionsOf, getInterrupt, workflowView } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Step } from './dispatch.ts';
 import { notifyRunFailed, type FailureNoticeDeps } from './failure-notice.ts';
@@ -193,6 +193,7 @@ export async function pauseRun(
     reason: item.reason,
     options: workflow.human_gate.options,
     ...(item.agent !== undefined ? { agent: item.agent } : {}),
+    workflow_view: workflowView(workflow),
     status: 'pending',
     answer: null,
     created_at: now.toISOString(),

@@ -22,7 +22,7 @@ import { failRun } from './lifecycle.ts';
 import { recordRun, runRecorder } from '../recorder/record-run.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
-import { errorMessage } from '../errors/index.ts';
+import { HandoffError, errorMessage } from '../errors/index.ts';
 import { recordRunReport } from '../artifacts/report.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
@@ -51,8 +51,12 @@ export async function prepareRun(
   const workflow = resolved.workflow;
   const source = openSource(workflow, { run, credentials: deps.credentials, store: deps.store });
   const stored = await readStoredSettings(deps.store); // once per run: the Settings page's values
+  const node = nodeInThisProcess(deps, run);
+  // A node run on its own reads only what it uses: rules for the gate, held items for fetching.
+  const readsRules = node === null || node === 'executor' || node === 'resume';
+  const readsHeld = node !== 'completer';
   const held = new Set(
-    (await listPending(deps.store))
+    (readsHeld ? await listPending(deps.store) : [])
       .filter((d) => d.workflow_id === workflow.id && d.run_id !== run.id)
       .map((d) => d.item_id),
   );
@@ -66,7 +70,7 @@ export async function prepareRun(
       threshold: thresholdFor(workflow, deps, stored),
       actions: new Map(workflow.actions.map((a) => [a.name, { irreversible: a.irreversible }])),
     },
-    rules: await liveRulesFor(deps.store, workflow.id),
+    rules: readsRules ? await liveRulesFor(deps.store, workflow.id) : [],
     pageSize: deps.settings.pageSize,
     items: new Map(),
     held,
@@ -78,6 +82,8 @@ export async function prepareRun(
     refs: null,
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
+  if (!readsRules) unread(ctx, 'rules', node);
+  if (!readsHeld) unread(ctx, 'held', node);
   const hasNewItems = async () => {
     // A source that can tell cheaply that nothing changed (IMAP: one STATUS) saves the reads.
     if (source.mayHaveNew && !(await source.mayHaveNew())) return false;
@@ -212,6 +218,21 @@ export async function withPreparedRun(
   } finally {
     await prepared.close(); // ends the run's integration servers, whatever happened
   }
+}
+
+/** The one node this process runs of the run (dispatch mode), or null when it runs them all. */
+function nodeInThisProcess(deps: EngineDeps, run: Run): Step | 'trigger' | null {
+  if (!deps.dispatcher) return null;
+  return run.dispatch?.node ?? 'trigger';
+}
+
+/** Makes a field of the run's context throw when used: the node this process runs did not read it. */
+function unread(ctx: RunContext, field: 'rules' | 'held', node: string | null): void {
+  Object.defineProperty(ctx, field, {
+    get: () => {
+      throw new HandoffError(`the ${node ?? 'run'} step did not read the run's ${field}; it cannot use them`);
+    },
+  });
 }
 
 /**

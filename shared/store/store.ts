@@ -34,6 +34,8 @@ export const COLLECTIONS = [
   // Platform-wide (the reserved `_platform` workspace): the workspaces and the API keys.
   'workspaces',
   'api_keys',
+  // Which answers teach about a sender domain, per (workflow, domain): shared/runs/domain-answers.ts.
+  'domain_answers',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

@@ -11,7 +11,6 @@ import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, recordAnswer } from '../runs/decide.ts';
 import { getDecision, listPending, pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { thresholdFor } from '../runs/prepare.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import {
   readStoredSettings,
@@ -191,20 +190,22 @@ async function showDecision(
   const store = web.engine.store;
   const decision = read?.decision ?? (await getDecision(store, id));
   // A link opens one run's questions: it is told about those only (one keyed read, not the whole list).
+  // What the page shows of the workflow was kept on the decision when it was asked; a Maildir
+  // message is read in full through its workflow's folder, and an older decision reads it too.
+  const view = decision.workflow_view?.source === 'maildir' ? undefined : decision.workflow_view;
   const [pending, stored, workflow] = await Promise.all([
     access.kind === 'token' ? pendingOfRun(store, decision.run_id, id) : listPending(store),
     read ? read.settings : readStoredSettings(store),
-    getWorkflow(store, decision.workflow_id).catch(() => null),
+    view ? null : getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
   const others = pending.filter((d) => d.id !== id);
   const answeredId = c.req.query('answered');
   const recorded = answeredId ? await getDecision(store, answeredId).catch(() => null) : null;
-  const threshold = workflow
-    ? thresholdFor(workflow, web.engine, stored)
-    : (stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold);
+  const ownThreshold = view ? view.confidence_threshold : workflow?.confidence_threshold;
+  const threshold = ownThreshold ?? stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
   const screen = {
     decision,
-    workflowName: workflow?.name ?? decision.workflow_id,
+    workflowName: view?.name ?? workflow?.name ?? decision.workflow_id,
     message: await loadMessage(workflow, decision),
     threshold,
     after: others.length,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { readCache } from '../../shared/store/read-cache.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
@@ -257,6 +258,15 @@ describeStoreContract('JsonFileStore', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-store-'));
   return {
     store: new JsonFileStore(dir),
+    teardown: () => fs.rm(dir, { recursive: true, force: true }),
+  };
+});
+
+// A step's or a request's read cache over a backend keeps every promise of the contract.
+describeStoreContract('ReadCacheStore (over JsonFileStore)', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-store-'));
+  return {
+    store: readCache(new JsonFileStore(dir)),
     teardown: () => fs.rm(dir, { recursive: true, force: true }),
   };
 });

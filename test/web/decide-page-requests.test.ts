@@ -9,18 +9,23 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
-import { listPending, runDecisionPrefix } from '../../shared/runs/decision-repository.ts';
+import { getDecision, listPending, runDecisionPrefix } from '../../shared/runs/decision-repository.ts';
+import { listProposals } from '../../shared/runs/domain-proposals.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { createApp } from '../../shared/web/app.ts';
+import { parseWorkflow } from '../../shared/workflows/load.ts';
+import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
-import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 
 const KEY = Buffer.alloc(32, 7); // the fixture's link key
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
 
-type Sent = { command: string; pk: string };
+/** One request: its command, the partition it names, and for a Query whether it reads by an id prefix. */
+type Sent = { command: string; pk: string; keys?: string[]; prefix?: boolean };
 
 describe('DynamoDB requests of a decision page', () => {
   let dynalite: Awaited<ReturnType<typeof startDynalite>>;
@@ -30,17 +35,27 @@ describe('DynamoDB requests of a decision page', () => {
   beforeAll(async () => {
     dynalite = await startDynalite();
     client = dynaliteClient(dynalite.endpoint);
-    // Every request the store sends, with the partition it names (a Query's :pk, a Get's key).
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as {
-          Key?: { pk?: { S?: string } };
+          Key?: { pk?: { S?: string }; sk?: { S?: string } };
           Item?: { pk?: { S?: string } };
+          RequestItems?: Record<string, { Keys?: { pk?: { S?: string }; sk?: { S?: string } }[] }>;
+          KeyConditionExpression?: string;
           ExpressionAttributeValues?: Record<string, { S?: string }>;
         };
         const values = input.ExpressionAttributeValues ?? {};
         const pk = input.Key?.pk?.S ?? input.Item?.pk?.S ?? values[':pk']?.S ?? values[':g']?.S ?? '';
-        sent.push({ command: context.commandName ?? '', pk });
+        const batch = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []);
+        if (input.Key) batch.push(input.Key);
+        sent.push({
+          command: context.commandName ?? '',
+          pk,
+          ...(batch.length > 0 ? { keys: batch.map((k) => `${k.pk?.S}/${k.sk?.S}`) } : {}),
+          ...(input.KeyConditionExpression
+            ? { prefix: input.KeyConditionExpression.includes('begins_with') }
+            : {}),
+        });
         return next(args);
       },
       { step: 'serialize', name: 'countRequests' },
@@ -52,82 +67,152 @@ describe('DynamoDB requests of a decision page', () => {
     await dynalite.stop();
   });
 
-  /** A run over four messages, all unsure, paused on DynamoDB; the learner is the offline model. */
-  async function pausedRun() {
+  /** A run paused on DynamoDB with every item unsure; the learner is the offline model. */
+  async function pausedRun(source: 'maildir' | 'webhook', senders: string[]) {
     const table = `handoff-page-${randomUUID()}`;
     await ensureTable(client, table);
     const store = new DynamoDbStore(createDocumentClient(client), table);
-    const executor = executorScript(() => ({ action: 'archive', confidence: 0.3, reasoning: 'unsure' }));
+    const action = source === 'maildir' ? 'archive' : 'file_ticket';
+    const executor = executorScript(() => ({ action, confidence: 0.3, reasoning: 'unsure' }));
     fixture = await engineFixture({
       store,
-      messages: ['ann', 'bob', 'cy', 'di'].map((who) =>
-        mail({ from: `${who}@partner.example`, subject: `Hello from ${who}` }),
-      ),
+      messages: senders.map((from) => mail({ from, subject: `Hello from ${from}` })),
       model: () => new ScriptedModel(executor),
     });
     fixture.deps.models = async (role) =>
       role === 'fallback' ? new OfflineModel() : new ScriptedModel(executor);
-    await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
-    const link = new URL((fixture.notices.find((n) => n.kind === 'asked') as { link: string }).link);
+    if (source === 'maildir') await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    else {
+      await saveWorkflow(store, parseWorkflow(eventWorkflowYaml('hooks'), 'hooks.yaml'));
+      const items = senders.map((sender, i) => ({ id: `item-${i}`, sender, subject: `Report ${i}` }));
+      await startRun(fixture.deps, 'hooks', { kind: 'webhook', detail: JSON.stringify({ items }) });
+    }
     const app = createApp({
       engine: fixture.deps,
       env: loadEnv({ HANDOFF_STATE_DIR: fixture.dir }),
       linkKey: { get: async () => KEY },
       requireToken: true,
     });
-    return { app, store, link };
+    const pending = await listPending(store);
+    expect(pending).toHaveLength(senders.length);
+    return { app, store, pending, action };
+  }
+
+  /** Opens a decision's signed page and answers it: the requests of each. */
+  async function openAndAnswer(app: ReturnType<typeof createApp>, id: string, action: string) {
+    const decision = await getDecision(fixture!.store, id);
+    const token = signDecisionToken(KEY, id, new Date(decision.expires_at));
+    sent.length = 0;
+    const opened = await app.request(`/decide/${id}?token=${token}`);
+    const onOpen = sent.splice(0);
+    const answered = await app.request(`/decide/${id}`, {
+      method: 'POST',
+      body: new URLSearchParams({ token, action }),
+    });
+    const onAnswer = sent.splice(0);
+    expect(opened.status).toBe(200);
+    expect(answered.status).toBe(200);
+    return { opened: await opened.text(), answered: await answered.text(), onOpen, onAnswer };
   }
 
   const reads = (requests: Sent[]) => requests.filter((r) => READS.has(r.command));
   const writes = (requests: Sent[]) => requests.filter((r) => !READS.has(r.command));
+  const shape = (r: Sent) =>
+    `${r.command} ${r.keys ? r.keys.map((k) => k.split('/')[0]).join(',') : r.pk}${r.prefix ? ' (prefix)' : ''}`;
+  const wholeDecisionLists = (requests: Sent[]) =>
+    requests.filter((r) => r.command === 'QueryCommand' && r.pk === 'default#decisions' && !r.prefix);
 
-  it("opens a page in 3 reads and answers it in 6 reads and 5 writes, reading the run's questions by their key", async () => {
-    // Prepare: four questions waiting.
-    const { app, store, link } = await pausedRun();
-    const pending = await listPending(store);
-    expect(pending).toHaveLength(4);
-    const first = decodeURIComponent(link.pathname.split('/').pop()!);
-    expect(first.startsWith(runDecisionPrefix(pending[0]!.run_id))).toBe(true);
-    const token = link.searchParams.get('token')!;
+  it('opens a page in 2 reads and answers it in 4, reading nothing twice and no whole collection', async () => {
+    // Prepare: four questions from four domains, the first answered (the workspace's first
+    // answer gathers the earlier answers by domain, once: the only whole-list read).
+    const senders = ['ann@one.example', 'bob@two.example', 'cy@three.example', 'di@four.example'];
+    const { app, pending, action } = await pausedRun('webhook', senders);
+    expect(pending[0]!.id.startsWith(runDecisionPrefix(pending[0]!.run_id))).toBe(true);
+    const first = await openAndAnswer(app, pending[0]!.id, action);
+    expect(wholeDecisionLists(first.onAnswer)).toHaveLength(1);
 
-    // Act: open the page the notice links to, then answer it.
-    sent.length = 0;
-    const opened = await app.request(`${link.pathname}${link.search}`);
-    const onOpen = sent.splice(0);
-    const answered = await app.request(`/decide/${first}`, {
-      method: 'POST',
-      body: new URLSearchParams({ token, action: 'archive' }),
-    });
-    const onAnswer = sent.splice(0);
+    // Act: open and answer the second.
+    const second = await openAndAnswer(app, pending[1]!.id, action);
 
     // Assess: the page and the answer worked ...
-    expect(opened.status).toBe(200);
-    expect(await opened.text()).toContain('and 3 more after this');
-    expect(answered.status).toBe(200);
-    expect(await answered.text()).toContain('Next question from this run');
-    expect((await listPending(store)).map((d) => d.id)).not.toContain(first);
-    // ... opening: the spent-token check, the decision and the settings in one batch, the
-    // run's questions (one keyed Query), the workflow;
-    expect(onOpen.map((r) => `${r.command} ${r.pk}`)).toEqual([
-      'BatchGetItemCommand ',
-      'QueryCommand default#decisions',
-      'GetItemCommand default#workflows',
+    expect(second.opened).toContain('and 2 more after this');
+    expect(second.opened).toContain('Webhook items'); // the workflow's name, kept on the decision
+    expect(second.answered).toContain('Next question from this run');
+    expect((await listPending(fixture!.store)).map((d) => d.id)).not.toContain(pending[1]!.id);
+    // ... opening: the spent-token check, the decision and the settings in one batch, then
+    // the run's questions by their key; the workflow is not read;
+    expect(second.onOpen.map(shape)).toEqual([
+      'BatchGetItemCommand default#tokens,default#decisions,default#settings',
+      'QueryCommand default#decisions (prefix)',
     ]);
-    // ... answering: the token and the decision in one batch, the workflow and the run in
-    // another; no Query of the status index (pending decisions, waiting runs), the run's
-    // questions read by their key, the interrupt left unread while others wait.
-    expect(reads(onAnswer).length).toBeLessThanOrEqual(6);
-    expect(writes(onAnswer).length).toBeLessThanOrEqual(5);
-    expect(onAnswer.filter((r) => r.command === 'BatchGetItemCommand')).toHaveLength(2);
-    expect(onAnswer.filter((r) => r.command === 'GetItemCommand').map((r) => r.pk)).toEqual([
-      'default#usage',
+    // ... answering: the token and the decision in one batch; the workflow, the run, the
+    // domain's answers (and the gathered marker) and the learner's usage in another; the
+    // learner's rules; the run's questions still waiting by their key. Nothing else.
+    expect(reads(second.onAnswer).map(shape)).toEqual([
+      'BatchGetItemCommand default#tokens,default#decisions',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#usage',
+      'QueryCommand default#rules',
+      'QueryCommand default#decisions (prefix)',
     ]);
-    expect(onAnswer.filter((r) => r.pk.includes('#decisions#pending'))).toEqual([]);
-    expect(onAnswer.filter((r) => r.pk.includes('#runs#waiting'))).toEqual([]);
-    expect(onAnswer.filter((r) => r.pk.endsWith('#interrupts'))).toEqual([]);
-    // The link is spent with the answer, in one commit (one TransactWriteItems on DynamoDB;
-    // dynalite has none, so here the two conditional writes follow each other).
-    const spent = onAnswer.findIndex((r) => r.pk === 'default#tokens');
-    expect(onAnswer[spent - 1]).toEqual({ command: 'PutItemCommand', pk: 'default#decisions' });
+    expect(wholeDecisionLists(second.onAnswer)).toEqual([]);
+    // On DynamoDB the answer, the spent link and the domain's answers are one
+    // TransactWriteItems; dynalite has none, so here they follow each other.
+    expect(writes(second.onAnswer).map(shape).slice(0, 3)).toEqual([
+      'PutItemCommand default#decisions',
+      'PutItemCommand default#tokens',
+      'PutItemCommand default#domain_answers',
+    ]);
+    expect(writes(second.onAnswer).length).toBeLessThanOrEqual(6);
+  });
+
+  it("reads the workflow too when the page shows a Maildir message in full, or the decision predates the workflow's view", async () => {
+    // Prepare: a Maildir run (its page reads the message through the workflow's folder).
+    const { app, store, pending, action } = await pausedRun('maildir', [
+      'ann@one.example',
+      'bob@two.example',
+    ]);
+
+    // Act: open the first; then strip the second of what it keeps of its workflow, as a
+    // decision asked before it was kept, and open that.
+    const maildir = await openAndAnswer(app, pending[0]!.id, action);
+    const older = await getDecision(store, pending[1]!.id);
+    const { workflow_view: _kept, ...withoutView } = older;
+    await store.update('decisions', withoutView, older.version);
+    const legacy = await openAndAnswer(app, pending[1]!.id, action);
+
+    // Assess: each page read the workflow once, and showed its name and the full message.
+    for (const page of [maildir, legacy]) {
+      expect(page.onOpen.map(shape)).toEqual([
+        'BatchGetItemCommand default#tokens,default#decisions,default#settings',
+        'QueryCommand default#decisions (prefix)',
+        'GetItemCommand default#workflows',
+      ]);
+      expect(page.opened).toContain('Test inbox');
+    }
+    expect(maildir.opened).toContain(`Hello from ${pending[0]!.sender}`); // its own message
+  });
+
+  it('a domain proposal reads the answers of its domain by key, never every decision', async () => {
+    // Prepare: two senders of one domain, the first answered (after which the workspace's
+    // answers are gathered), and a third question left waiting, so the answer resumes nothing.
+    const senders = ['ann@partner.example', 'bob@partner.example', 'cy@other.example'];
+    const { app, pending, action } = await pausedRun('webhook', senders);
+    const [ann, bob] = senders.map((sender) => pending.find((d) => d.sender === sender)!);
+    await openAndAnswer(app, ann!.id, action);
+
+    // Act: the second answer agrees with the first: a proposal is due.
+    const { onAnswer } = await openAndAnswer(app, bob!.id, action);
+
+    // Assess: proposed, with both answers as evidence, from the two decisions read by key.
+    const [proposal] = await listProposals(fixture!.store);
+    expect(proposal).toMatchObject({ domain: 'partner.example', action, status: 'proposed' });
+    expect(proposal!.evidence.map((e) => e.sender).sort()).toEqual(senders.slice(0, 2));
+    expect(wholeDecisionLists(onAnswer)).toEqual([]);
+    // The answered decision is read with its link and known from its own commit after; the
+    // other one is read by its key.
+    const decisionKeys = reads(onAnswer)
+      .flatMap((r) => r.keys ?? [])
+      .filter((k) => k.startsWith('default#decisions/'));
+    expect(decisionKeys).toEqual([`default#decisions/${bob!.id}`, `default#decisions/${ann!.id}`]);
   });
 });
