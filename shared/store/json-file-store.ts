@@ -193,19 +193,34 @@ export class JsonFileStore implements Store {
         if (applied.length === 0) return results;
         const size = await this.appendJournal(applied);
         crashPoint('store:journalled');
-        if (options.interim) {
-          await this.apply(before);
-          writePending(this.stateDir, applied, tempName(this.stateDir));
-          crashPoint('store:pending-written');
-          return results;
+        try {
+          if (options.interim) {
+            await this.apply(before);
+            writePending(this.stateDir, applied, tempName(this.stateDir));
+            crashPoint('store:pending-written');
+            return results;
+          }
+          await this.apply([...before, ...applied], { crashAfterTemps: true });
+        } catch (err) {
+          // Journalled, not all in its files: the pending file keeps it for readers and the next write.
+          this.keepPending([...before, ...applied]);
+          throw err;
         }
-        await this.apply([...before, ...applied], { crashAfterTemps: true });
         if (before.length > 0) removePending(this.stateDir);
         if (size > JOURNAL_LIMIT) await this.checkpoint();
         return results;
       },
       () => this.replayLast(),
     );
+  }
+
+  /** Leaves `applied` as the pending commit, when writing its files failed; quietly: the first error is the one to report. */
+  private keepPending(applied: readonly Applied[]): void {
+    try {
+      writePending(this.stateDir, applied, tempName(this.stateDir));
+    } catch {
+      // the disk refuses writes; the journal still holds the commit (applied again after a reboot)
+    }
   }
 
   /**

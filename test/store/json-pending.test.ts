@@ -90,6 +90,18 @@ describe('JsonFileStore interim commits', () => {
     30_000,
   );
 
+  it('keep a journalled write whose files could not be written readable, and apply it with the next write', async () => {
+    const store = new JsonFileStore(dir);
+    await fs.writeFile(path.join(dir, 'outcomes'), 'not a folder'); // its record files cannot be written
+    await expect(store.put('outcomes', { id: 'a', status: 'acted' })).rejects.toThrow();
+    expect(await store.get('outcomes', 'a')).toEqual({ id: 'a', status: 'acted' }); // journalled: it stands
+
+    await fs.rm(path.join(dir, 'outcomes'));
+    await store.put('settings', { id: 's' });
+    expect(await onDisk('a')).toEqual({ id: 'a', status: 'acted' });
+    expect(await fs.readdir(dir)).not.toContain('.pending');
+  });
+
   it('after a reboot, applies the journal and drops the pending file', async () => {
     expect(await interimChild()).toBeNull();
     const journal = path.join(dir, '.journal');
