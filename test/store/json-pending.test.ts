@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 
 const INTERIM = fileURLToPath(new URL('./fixtures/interim-commit.ts', import.meta.url));
 const READ = fileURLToPath(new URL('./fixtures/read-records.ts', import.meta.url));
+const RACE = fileURLToPath(new URL('./fixtures/race-claim.ts', import.meta.url));
 
 let dir: string;
 
@@ -101,6 +103,35 @@ describe('JsonFileStore interim commits', () => {
     expect(await onDisk('a')).toEqual({ id: 'a', status: 'acted' });
     expect(await fs.readdir(dir)).not.toContain('.pending');
   });
+
+  it('let exactly one of two processes claim each item, and its settle land, in the files too', async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `item-${i}`);
+    const children = ['a', 'b'].map((writer) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', RACE, dir, writer, ...ids], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { writer, child, lines, exited };
+    });
+    for (const c of children) expect((await c.lines.next()).value).toBe('ready');
+    for (const c of children) c.child.stdin.end('go\n');
+    const outcomes = await Promise.all(
+      children.map(async (c) => JSON.parse(String((await c.lines.next()).value)) as string[]),
+    );
+    for (const c of children) expect(await c.exited).toBe(0);
+
+    const store = new JsonFileStore(dir);
+    for (const [i, id] of ids.entries()) {
+      const pair = outcomes.map((o) => o[i]);
+      expect(pair.filter((o) => o === 'won')).toHaveLength(1);
+      expect(pair.filter((o) => o === 'RecordExistsError')).toHaveLength(1);
+      const settled = { id, writer: children[pair.indexOf('won')]!.writer, status: 'acted', version: 2 };
+      expect(await store.get('outcomes', id)).toEqual(settled);
+      expect(await onDisk(id)).toEqual(settled);
+    }
+    expect(await fs.readdir(dir)).not.toContain('.pending');
+  }, 30_000);
 
   it('after a reboot, applies the journal and drops the pending file', async () => {
     expect(await interimChild()).toBeNull();
