@@ -3,11 +3,13 @@
  * a quick check of a change to the resume path without a whole `npm run bench`. Set-up runs
  * inbox-triage over N seeded messages (JSON-file store, offline model) and answers every
  * question but the last through the decide path; each repeat copies that state afresh and
- * gives the last answer (which resumes the run and carries out every answer).
+ * gives the last answer (which resumes the run and carries out every answer). The copy is
+ * synced to disk before the clock starts.
  *
  *   tsx bench/resume-last.ts                       # 1,000 messages, 5 repeats
  *   tsx bench/resume-last.ts --size 100 --repeats 3 --keep
  */
+import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,6 +74,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < repeats; i += 1) {
       await rm(work, { recursive: true, force: true });
       await cp(saved, work, { recursive: true });
+      // The copy to disk first: left dirty, ext4 writes it out in the resume's first journal sync.
+      execFileSync('sync');
       const { store, deps } = engineAt(work);
       const [last] = await listPending(store);
       store.reset();

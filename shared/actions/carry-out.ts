@@ -99,7 +99,7 @@ export async function carryOutMany(
       ...decided.map(({ item, choice }) => claimOf(ctx, item, choice.action, 'acting')),
       ...hold.map((item) => claimOf(ctx, item, null, 'held')),
     ],
-    { heldItems },
+    { heldItems, interim: true }, // settled by this page's record, written with it
   );
   const claims = taken.slice(0, decided.length);
   const notHeld = hold.filter((_, k) => taken[decided.length + k] === null);

@@ -66,11 +66,13 @@ export async function claimOutcome(
  * this run holds or that were released, which are taken over); null for each item another
  * run has. `heldItems`: items this run is known to hold (set aside before its pause),
  * read first and taken over in that same one write, not tried as new claims first.
+ * `interim`: the caller settles these claims in its next write (the store may keep them in
+ * one place until then).
  */
 export async function claimOutcomes(
   store: Store,
   claims: readonly Omit<ItemOutcome, 'id' | 'version' | 'at'>[],
-  options: { heldItems?: ReadonlySet<string> } = {},
+  options: { heldItems?: ReadonlySet<string>; interim?: boolean } = {},
 ): Promise<(ItemOutcome | null)[]> {
   const at = new Date().toISOString();
   const records = claims.map((c) => ({ ...c, id: outcomeId(c.workflow_id, c.item_id), at }));
@@ -107,6 +109,7 @@ export async function claimOutcomes(
   const written = await commitAll(
     store,
     first.map((f) => f.write),
+    { interim: options.interim ?? false },
   );
   const claimed: (ItemOutcome | null)[] = records.map(() => null);
   const lost: number[] = [];

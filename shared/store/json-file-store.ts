@@ -1,11 +1,24 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { crashPoint, isAlive } from '../config/processes.ts';
 import { HandoffError, InvalidInputError, RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import type { Collection, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
+import {
+  AppliedSchema,
+  PendingReader,
+  copyOf,
+  keyOf,
+  overlayOf,
+  readPending,
+  removePending,
+  writePending,
+  type Applied,
+  type Overlay,
+  unlinkQuietlySync,
+} from './json-pending.ts';
+import type { Collection, CommitOptions, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
 
 const LOCK_WAIT_MS = 5_000;
 /** A lock or temp file this old is stale even when its owner cannot be told (an empty lock). */
@@ -52,13 +65,6 @@ const JOURNAL_HEAD_BYTES = 256;
 /** Past this size the journal is checkpointed: the record files it names are synced, then it is emptied. */
 const JOURNAL_LIMIT = 8 * 1024 * 1024;
 
-/** One write as the journal and the record files see it; `record: null` removes the record. */
-interface Applied {
-  collection: Collection;
-  id: string;
-  record: JsonRecord | null;
-}
-
 type Op = Write | { kind: 'delete'; collection: Collection; id: string };
 
 /**
@@ -67,26 +73,32 @@ type Op = Write | { kind: 'delete'; collection: Collection; id: string };
  * Every write, alone or in a `commit` of many, holds one store-wide lock file (naming its
  * owner, so a dead owner's lock is broken at once), checks its conditions against the
  * record files, appends the commit to a journal and syncs it (the one durable write),
- * then replaces each record file (temp file + rename, not synced). A process killed
- * between the journal and the record files leaves its commit as the journal's last line:
- * whoever breaks its lock applies that line again first. After a reboot (the boot id in
+ * then replaces each record file (temp file + rename, not synced). An interim commit (claims
+ * soon settled) leaves its records in one pending file instead, laid over the record files by
+ * every reader and applied by the next write (json-pending.ts). A process killed between the
+ * journal and the record files leaves its commit as the journal's last line: whoever breaks
+ * its lock applies the pending file and that line again first. After a reboot (the boot id in
  * the journal's first line differs) every line is applied again, in order, since record
  * files written without a sync may be lost; a checkpoint syncs them and empties the journal.
  */
 export class JsonFileStore implements Store {
   private readonly made = new Set<string>();
   private recovered: Promise<void> | null = null;
+  private readonly pending: PendingReader;
 
-  constructor(private readonly stateDir: string) {}
+  constructor(private readonly stateDir: string) {
+    this.pending = new PendingReader(stateDir);
+  }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
     await this.recover();
-    return readRecord(this.fileFor(collection, id));
+    return this.readOver(this.pending.overlay(), collection, id);
   }
 
   async getMany(collection: Collection, ids: readonly string[]): Promise<(JsonRecord | undefined)[]> {
     await this.recover();
-    return Promise.all(ids.map((id) => readRecord(this.fileFor(collection, id))));
+    const overlay = this.pending.overlay();
+    return Promise.all(ids.map((id) => this.readOver(overlay, collection, id)));
   }
 
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
@@ -95,6 +107,29 @@ export class JsonFileStore implements Store {
 
   async list(collection: Collection): Promise<JsonRecord[]> {
     await this.recover();
+    const overlay = this.pending.overlay(); // before the files: see readOver
+    return overlaid(await this.listFiles(collection), overlay, collection);
+  }
+
+  /**
+   * The record as the pending commit has it, else its file. The pending file is read first:
+   * a write that applies it has put its records in their files before removing it.
+   */
+  private async readOver(
+    overlay: Overlay,
+    collection: Collection,
+    id: string,
+  ): Promise<JsonRecord | undefined> {
+    const key = keyOf(collection, id);
+    if (overlay.has(key)) {
+      const record = overlay.get(key);
+      return record ? copyOf(record) : undefined;
+    }
+    return readRecord(this.fileFor(collection, id));
+  }
+
+  /** Every record file of the collection, read. */
+  private async listFiles(collection: Collection): Promise<JsonRecord[]> {
     const dir = this.dirFor(collection);
     let names: string[];
     try {
@@ -138,22 +173,40 @@ export class JsonFileStore implements Store {
     landed(await this.transact([{ kind: 'delete', collection, id }]));
   }
 
-  /** Many writes, one journal append and sync; each write's condition is its own. */
-  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
-    return this.transact(writes);
+  /**
+   * Many writes, one journal append and sync; each write's condition is its own. `interim`:
+   * the records go to the pending file, one file for all, until the next write applies them.
+   */
+  async commit(writes: readonly Write[], options: CommitOptions = {}): Promise<WriteResult[]> {
+    return this.transact(writes, options);
   }
 
-  private async transact(ops: readonly Op[]): Promise<WriteResult[]> {
+  private async transact(ops: readonly Op[], options: CommitOptions = {}): Promise<WriteResult[]> {
     if (ops.length === 0) return [];
     for (const op of ops) this.fileFor(op.collection, op.kind === 'delete' ? op.id : op.record.id); // bad ids fail first
     await this.recover();
     return withLock(
       path.join(this.stateDir, STORE_LOCK),
       async () => {
-        const { results, applied } = await this.check(ops);
+        const before = readPending(this.stateDir); // an interim commit not yet in its files
+        const { results, applied } = await this.check(ops, overlayOf(before));
         if (applied.length === 0) return results;
         const size = await this.appendJournal(applied);
-        await this.apply(applied, { crashAfterTemps: true });
+        crashPoint('store:journalled');
+        try {
+          if (options.interim) {
+            await this.apply(before);
+            writePending(this.stateDir, applied, tempName(this.stateDir));
+            crashPoint('store:pending-written');
+            return results;
+          }
+          await this.apply([...before, ...applied], { crashAfterTemps: true });
+        } catch (err) {
+          // Journalled, not all in its files: the pending file keeps it for readers and the next write.
+          this.keepPending([...before, ...applied]);
+          throw err;
+        }
+        if (before.length > 0) removePending(this.stateDir);
         if (size > JOURNAL_LIMIT) await this.checkpoint();
         return results;
       },
@@ -161,12 +214,32 @@ export class JsonFileStore implements Store {
     );
   }
 
-  /** Checks each op against the record files (and the ops before it in the same commit). */
-  private async check(ops: readonly Op[]): Promise<{ results: WriteResult[]; applied: Applied[] }> {
-    const pending = new Map<string, JsonRecord | null>();
+  /** Leaves `applied` as the pending commit, when writing its files failed; quietly: the first error is the one to report. */
+  private keepPending(applied: readonly Applied[]): void {
+    try {
+      writePending(this.stateDir, applied, tempName(this.stateDir));
+    } catch {
+      // the disk refuses writes; the journal still holds the commit (applied again after a reboot)
+    }
+  }
+
+  /**
+   * Checks each op against the records as they stand (the pending commit over the files) and
+   * the ops before it in the same commit.
+   */
+  private async check(
+    ops: readonly Op[],
+    overlay: Overlay,
+  ): Promise<{ results: WriteResult[]; applied: Applied[] }> {
+    const pending = new Map<string, JsonRecord | null>(overlay);
     const results: WriteResult[] = [];
     const applied: Applied[] = [];
-    const stored = await this.readAll(ops.filter((op) => op.kind === 'create' || op.kind === 'update'));
+    const stored = await this.readAll(
+      ops.filter(
+        (op) =>
+          (op.kind === 'create' || op.kind === 'update') && !overlay.has(keyOf(op.collection, idOf(op))),
+      ),
+    );
     for (const op of ops) {
       const id = op.kind === 'delete' ? op.id : op.record.id;
       const key = `${op.collection}/${id}`;
@@ -216,7 +289,6 @@ export class JsonFileStore implements Store {
     }
   }
 
-  /** Replaces each record file (temp + rename, unsynced: the journal holds the commit). */
   /** The stored records the conditional ops name, read side by side, by `<collection>/<id>`. */
   private async readAll(ops: readonly Op[]): Promise<Map<string, JsonRecord | undefined>> {
     const keys = [...new Map(ops.map((op) => [`${op.collection}/${idOf(op)}`, op])).entries()];
@@ -231,8 +303,9 @@ export class JsonFileStore implements Store {
   }
 
   /**
-   * Replaces each record file with its last write in `applied` (temp + rename, unsynced:
-   * the journal holds the commit), the files side by side: every temp file first, then the renames.
+   * Replaces each record file with its last write in `applied` (temp + rename, unsynced: the
+   * journal holds the commit): every temp file first, then the renames. On this thread: a
+   * thread-pool round trip per call costs more than the call, and a page is hundreds of files.
    */
   private async apply(
     applied: readonly Applied[],
@@ -240,48 +313,46 @@ export class JsonFileStore implements Store {
   ): Promise<void> {
     const last = new Map(applied.map((a) => [this.fileFor(a.collection, a.id), a.record]));
     const files = [...last.entries()];
+    for (const dir of new Set(files.map(([file]) => path.dirname(file)))) await this.ensureDir(dir);
     const temps = new Map<string, string>();
-    for (let i = 0; i < files.length; i += LIST_BATCH)
-      await Promise.all(
-        files.slice(i, i + LIST_BATCH).map(async ([file, record]) => {
-          if (record !== null) temps.set(file, await this.writeTempFor(file, record));
-        }),
-      );
-    if (options.crashAfterTemps) crashPoint('store:temp-written');
-    for (let i = 0; i < files.length; i += LIST_BATCH)
-      await Promise.all(
-        files.slice(i, i + LIST_BATCH).map(async ([file]) => {
-          const temp = temps.get(file);
-          if (temp === undefined) return unlinkQuietly(file);
-          try {
-            await fs.rename(temp, file);
-          } catch (err) {
-            await unlinkQuietly(temp);
-            throw err;
-          }
-        }),
-      );
-  }
-
-  /** A temp file holding `record`, next to `file` (its folder made again if it was removed). */
-  private async writeTempFor(file: string, record: JsonRecord): Promise<string> {
-    const dir = path.dirname(file);
-    await this.ensureDir(dir);
     try {
-      return await writeTemp(dir, record, { sync: false });
-    } catch (err) {
-      if (errorCode(err) !== 'ENOENT') throw err;
-      this.made.delete(dir); // the folder was removed under us: make it again
-      await this.ensureDir(dir);
-      return writeTemp(dir, record, { sync: false });
+      for (const [file, record] of files)
+        if (record !== null) temps.set(file, this.writeTempFor(file, record));
+      if (options.crashAfterTemps) crashPoint('store:temp-written');
+      for (const [file] of files) {
+        const temp = temps.get(file);
+        if (temp === undefined) unlinkQuietlySync(file);
+        else renameSync(temp, file);
+        temps.delete(file);
+      }
+    } finally {
+      for (const temp of temps.values()) unlinkQuietlySync(temp); // a failed write leaves no temp file
     }
   }
 
-  /** Whoever breaks a dead writer's lock first applies that writer's commit (the journal's last line) again. */
+  /** A temp file holding `record`, next to `file` (its folder made again if it was removed). */
+  private writeTempFor(file: string, record: JsonRecord): string {
+    const dir = path.dirname(file);
+    try {
+      return writeTempSync(dir, record);
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      this.made.delete(dir); // the folder was removed under us: make it again
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      this.made.add(dir);
+      return writeTempSync(dir, record);
+    }
+  }
+
+  /**
+   * Whoever breaks a dead writer's lock first applies what that writer may have left
+   * unapplied: the pending commit, then the journal's last line (often the same commit).
+   */
   private async replayLast(): Promise<void> {
-    const lines = await this.journalLines();
-    const last = lines.commits.at(-1);
-    if (last) await this.apply(last);
+    const before = readPending(this.stateDir);
+    const last = (await this.journalLines()).commits.at(-1) ?? [];
+    await this.apply([...before, ...last]);
+    removePending(this.stateDir);
   }
 
   /**
@@ -297,6 +368,7 @@ export class JsonFileStore implements Store {
           path.join(this.stateDir, STORE_LOCK),
           async () => {
             for (const commit of (await this.journalLines()).commits) await this.apply(commit);
+            removePending(this.stateDir); // the journal's last line or the one before, applied just above
             await this.checkpoint();
           },
           () => Promise.resolve(), // every line is applied again just above
@@ -391,9 +463,7 @@ export class JsonFileStore implements Store {
 }
 
 const JournalHeadSchema = z.object({ journal: z.literal(1), boot: z.string() });
-const JournalCommitSchema = z.array(
-  z.object({ collection: z.string(), id: z.string(), record: z.record(z.string(), z.unknown()).nullable() }),
-);
+const JournalCommitSchema = AppliedSchema;
 
 function parseLine<T>(line: string, schema: z.ZodType<T>): T | null {
   if (line.trim() === '') return null;
@@ -419,6 +489,20 @@ function bootId(): string {
 
 function idOf(op: Op): string {
   return op.kind === 'delete' ? op.id : op.record.id;
+}
+
+/** The collection's records from its files, with the pending commit's writes laid over them. */
+function overlaid(records: JsonRecord[], overlay: Overlay, collection: Collection): JsonRecord[] {
+  if (overlay.size === 0) return records;
+  const prefix = `${collection}/`;
+  const byId = new Map(records.map((r) => [r.id, r]));
+  for (const [key, record] of overlay) {
+    if (!key.startsWith(prefix)) continue;
+    const id = key.slice(prefix.length);
+    if (record === null) byId.delete(id);
+    else byId.set(id, copyOf(record));
+  }
+  return [...byId.values()];
 }
 
 /** The record a single write landed, or its error thrown. */
@@ -475,28 +559,6 @@ let tempCount = 0;
 function tempName(dir: string): string {
   tempCount += 1;
   return path.join(dir, `.tmp-${HOST}-${process.pid}-${TEMP_STEM}${tempCount.toString(36)}`);
-}
-
-/** Writes a uniquely named temp file in `dir` (synced unless `sync: false`); returns its path. */
-async function writeTemp(dir: string, value: unknown, options: { sync: boolean }): Promise<string> {
-  const temp = tempName(dir);
-  try {
-    if (!options.sync)
-      await fs.writeFile(temp, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
-    else {
-      const handle = await fs.open(temp, 'wx', 0o600);
-      try {
-        await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    }
-  } catch (err) {
-    if (errorCode(err) !== 'ENOENT') await unlinkQuietly(temp);
-    throw err;
-  }
-  return temp;
 }
 
 /**
@@ -623,6 +685,18 @@ async function removeDeadTemps(dir: string): Promise<void> {
     dir,
     names.filter((name) => TEMP_NAME.test(name)),
   );
+}
+
+/** Writes a uniquely named temp file in `dir`, unsynced, on this thread; returns its path. */
+function writeTempSync(dir: string, value: unknown): string {
+  const temp = tempName(dir);
+  try {
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') unlinkQuietlySync(temp);
+    throw err;
+  }
+  return temp;
 }
 
 async function unlinkQuietly(file: string): Promise<void> {

@@ -99,7 +99,16 @@ export interface Store {
    * reported in its result and the others still land. Results in the writes' order.
    * Optional: `commitAll` falls back to one call per write.
    */
-  commit?(writes: readonly Write[]): Promise<WriteResult[]>;
+  commit?(writes: readonly Write[], options?: CommitOptions): Promise<WriteResult[]>;
+}
+
+/**
+ * `interim`: the writes will be overwritten by this process's next commit in a moment (a
+ * page's claims, then its record): a backend may keep them in one place until then (JSON
+ * files: the pending file), durable and seen by every reader all the same.
+ */
+export interface CommitOptions {
+  interim?: boolean;
 }
 
 /** Where one record is: its collection and id. */
@@ -115,9 +124,13 @@ export type Write =
 export type WriteResult = { ok: true; record: JsonRecord } | { ok: false; error: Error };
 
 /** `store.commit` when the backend has it, else each write on its own, in order. */
-export async function commitAll(store: Store, writes: readonly Write[]): Promise<WriteResult[]> {
+export async function commitAll(
+  store: Store,
+  writes: readonly Write[],
+  options: CommitOptions = {},
+): Promise<WriteResult[]> {
   if (writes.length === 0) return [];
-  if (store.commit) return store.commit(writes);
+  if (store.commit) return store.commit(writes, options);
   const results: WriteResult[] = [];
   for (const write of writes) {
     try {

@@ -15,7 +15,7 @@ import { DEFAULT_WORKSPACE } from './names.ts';
 import { pathExists } from '../config/files.ts';
 
 /** What the JSON-file store kept at the top of the state directory, besides collections. */
-const STORE_FILES = ['.journal'];
+const STORE_FILES = ['.journal', '.pending'];
 
 /** Moves top-level collections into the default workspace; returns how many entries it moved. */
 export async function migrateStateDir(stateDir: string): Promise<number> {

@@ -242,6 +242,51 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       expect(await store().get('usage', 'cu0')).toEqual({ id: 'cu0', i: 'last' });
     });
 
+    it('reads an interim commit back like any other, its conditions holding, until the next commit settles it', async () => {
+      await store().create('outcomes', { id: 'i-held', status: 'held' });
+      const claims = await commitAll(
+        store(),
+        [
+          {
+            kind: 'update',
+            collection: 'outcomes',
+            record: { id: 'i-held', status: 'acting' },
+            expectedVersion: 1,
+          },
+          { kind: 'create', collection: 'outcomes', record: { id: 'i-new', status: 'acting' } },
+        ],
+        { interim: true },
+      );
+      expect(claims.every((r) => r.ok)).toBe(true);
+      expect(await store().get('outcomes', 'i-new')).toEqual({ id: 'i-new', status: 'acting', version: 1 });
+      expect(await getAll(store(), 'outcomes', ['i-held', 'i-new'])).toEqual([
+        { id: 'i-held', status: 'acting', version: 2 },
+        { id: 'i-new', status: 'acting', version: 1 },
+      ]);
+      expect((await store().listWithStatus('outcomes', 'acting')).map((r) => r.id).sort()).toEqual([
+        'i-held',
+        'i-new',
+      ]);
+      await expect(store().create('outcomes', { id: 'i-new' })).rejects.toBeInstanceOf(RecordExistsError);
+      await expect(store().update('outcomes', { id: 'i-held' }, 1)).rejects.toBeInstanceOf(
+        VersionConflictError,
+      );
+
+      const settled = await commitAll(store(), [
+        {
+          kind: 'update',
+          collection: 'outcomes',
+          record: { id: 'i-held', status: 'acted' },
+          expectedVersion: 2,
+        },
+        { kind: 'put', collection: 'audit', record: { id: 'i-entry' } },
+      ]);
+      expect(settled.every((r) => r.ok)).toBe(true);
+      expect(await store().get('outcomes', 'i-held')).toEqual({ id: 'i-held', status: 'acted', version: 3 });
+      expect(await store().get('outcomes', 'i-new')).toEqual({ id: 'i-new', status: 'acting', version: 1 });
+      expect(await store().get('audit', 'i-entry')).toEqual({ id: 'i-entry' });
+    });
+
     it('round-trips nested objects, arrays and null', async () => {
       const record = {
         id: 'w1',
