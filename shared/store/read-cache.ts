@@ -12,6 +12,7 @@ import {
   commitAll,
   getEach,
   type Collection,
+  type CommitOptions,
   type JsonRecord,
   type RecordRef,
   type Store,
@@ -153,10 +154,10 @@ export class ReadCacheStore implements Store {
     this.remember(collection, id, null);
   }
 
-  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
+  async commit(writes: readonly Write[], options?: CommitOptions): Promise<WriteResult[]> {
     let results: WriteResult[];
     try {
-      results = await commitAll(this.inner, writes);
+      results = await commitAll(this.inner, writes, options);
     } catch (error) {
       for (const w of writes) this.forget(w.collection, w.record.id, error);
       throw error;

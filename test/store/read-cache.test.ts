@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { readCache } from '../../shared/store/read-cache.ts';
+import type { CommitOptions, Store, Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 
 describe('ReadCacheStore', () => {
@@ -140,5 +141,19 @@ describe('ReadCacheStore', () => {
       VersionConflictError,
     );
     expect(await requests(() => cache.list('rules'))).toEqual(['QueryCommand']);
+  });
+
+  it("passes a commit's options on (an interim commit of claims stays interim on the JSON store)", async () => {
+    const seen: unknown[] = [];
+    const spied = {
+      commit: async (writes: readonly Write[], options?: CommitOptions) => {
+        seen.push(options);
+        return writes.map((w) => ({ ok: true as const, record: w.record }));
+      },
+    } as unknown as Store;
+    const write = { kind: 'create', collection: 'outcomes', record: { id: 'o1' } } as const;
+    const [landed] = await readCache(spied).commit([write], { interim: true });
+    expect(landed).toEqual({ ok: true, record: { id: 'o1' } });
+    expect(seen).toEqual([{ interim: true }]);
   });
 });
