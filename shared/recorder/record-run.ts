@@ -4,6 +4,7 @@ import type { ItemHandoff } from '../agents/specialists/desk.ts';
 import { SessionRecorder, TOOL_INPUT_CHARS, type RecorderOptions } from './recorder.ts';
 import { jsonText, truncate } from './trace.ts';
 import { StoreSessionSink } from './store-sink.ts';
+import { NEW_SESSION_TAIL, type Tail } from './session-chunks.ts';
 
 /**
  * The recorder of a run's session, writing to the store's 'sessions' and 'usage'
@@ -13,15 +14,21 @@ import { StoreSessionSink } from './store-sink.ts';
  */
 export function runRecorder(
   store: Store,
-  run: { id: string; workflow_id: string },
+  run: { id: string; workflow_id: string; trace_tail?: Tail | undefined },
   options: Partial<Pick<RecorderOptions, 'batchSize' | 'onError' | 'sessionId'>> & {
     /** The session (`sessionId`, else the run's own) starts here: its end need not be read first. */
     newSession?: boolean;
   } = {},
 ): SessionRecorder {
   const { newSession, ...rest } = options;
-  const starts = newSession ? [rest.sessionId ?? run.id] : [];
-  return new SessionRecorder(new StoreSessionSink(store, undefined, starts), {
+  const session = rest.sessionId ?? run.id;
+  // A new session starts at its beginning; the run's own goes on where its last pass left it.
+  const known = newSession
+    ? new Map([[session, NEW_SESSION_TAIL]])
+    : session === run.id && run.trace_tail
+      ? new Map([[session, run.trace_tail]])
+      : new Map<string, Tail>();
+  return new SessionRecorder(new StoreSessionSink(store, undefined, known), {
     runId: run.id,
     workflowId: run.workflow_id,
     ...rest,

@@ -21,6 +21,7 @@ import type { ModelEvent } from '../models/model-events.ts';
 import { costOf, PRICES, type Price } from './prices.ts';
 import { jsonText, truncate, type RepairNote, type RetryNote, type TraceEntry } from './trace.ts';
 import { errorMessage } from '../errors/index.ts';
+import type { Tail } from './session-chunks.ts';
 
 /** Tool inputs and outputs, and model output, are kept to a few KB each. */
 export const TOOL_INPUT_CHARS = 2_000;
@@ -42,6 +43,8 @@ export interface SessionBatch {
 /** Where traces go (the store in production); one call per batch, never per entry. */
 export interface SessionSink {
   append(batch: SessionBatch): Promise<void>;
+  /** Where a session goes on, when the sink knows (after it wrote to it, or was told). */
+  tailOf?(sessionId: string): Tail | undefined;
 }
 
 export interface RecorderOptions {
@@ -89,6 +92,11 @@ export class SessionRecorder {
     if (entry.kind === 'pause') this.paused.add(entry.interrupt_id);
     this.buffer.push(entry);
     if (this.buffer.length >= (this.options.batchSize ?? DEFAULT_BATCH)) await this.flush();
+  }
+
+  /** Where the recorded session goes on, as far as this recorder's writes know (none: unknown). */
+  tail(): Tail | undefined {
+    return this.sink.tailOf?.(this.options.sessionId ?? this.options.runId);
   }
 
   /** Writes what is buffered; writes never overlap, so the trace keeps its order. */

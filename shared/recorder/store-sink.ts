@@ -4,7 +4,7 @@ import { getRecord } from '../store/records.ts';
 import { commitAll, type Collection, type Store, type Write } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
-import { catchUp, chunkId, findTail, NEW_SESSION_TAIL, type Tail } from './session-chunks.ts';
+import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
 import {
   OMITTED,
   SESSION_SCHEMA_VERSION,
@@ -42,13 +42,22 @@ export class StoreSessionSink implements SessionSink {
   private readonly tails = new Map<string, Tail>();
 
   /** `newSessions`: sessions this sink starts (a learner's, one per answer): no read to find their end. */
+  /**
+   * `known`: sessions whose end is known without a read — a session this sink starts (a
+   * learner's, a fresh run's: NEW_SESSION_TAIL), or a run's, as its last pass left it. Should
+   * more chunks exist after all (a retry), the first create fails and they are caught up.
+   */
   constructor(
     private readonly store: Store,
     private readonly budgetChars = SESSION_BUDGET_CHARS,
-    newSessions: readonly string[] = [],
+    known: ReadonlyMap<string, Tail> = new Map(),
   ) {
-    // Should one exist after all (a retry), its first create fails and the chunks are caught up.
-    for (const id of newSessions) this.tails.set(id, { ...NEW_SESSION_TAIL });
+    for (const [id, tail] of known) this.tails.set(id, { ...tail });
+  }
+
+  tailOf(sessionId: string): Tail | undefined {
+    const tail = this.tails.get(sessionId);
+    return tail && { ...tail };
   }
 
   async append(batch: SessionBatch): Promise<void> {

@@ -75,6 +75,14 @@ export const RunSchema = z.object({
     .nullable()
     .default(null),
   snapshot: RunSnapshotSchema.nullable(),
+  /**
+   * Where the run's trace goes on (its next chunk and the characters so far), as the pass
+   * that last paused or handed it over left it: the next pass appends without looking.
+   * Absent on runs written before it; a stale one only costs a catch-up read.
+   */
+  trace_tail: z
+    .object({ next: z.number().int().nonnegative(), chars: z.number().int().nonnegative() })
+    .optional(),
   error: z.string().nullable(),
   /** The process running it; lets a later process notice a run that died with it. */
   owner: z.object({ pid: z.number().int(), host: z.string() }).nullable(),

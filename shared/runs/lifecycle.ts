@@ -1,5 +1,6 @@
 import type { Snapshot } from '@strands-agents/sdk';
 import type { DeferredItem } from '../run-state/run-ledger.ts';
+import type { Tail } from '../recorder/session-chunks.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditEntryOf, auditRunFinished } from '../audit/audit.ts';
 import { RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
@@ -38,9 +39,20 @@ async function write(store: Store, run: Run, change: Partial<Run>): Promise<Run>
   return RunSchema.parse(await store.update('runs', { ...run, ...change }, run.version));
 }
 
-/** The graph a pass saved, as the run record keeps it; nothing when it saved none (the record's stands). */
-function keptGraph(graph: Snapshot | null): Partial<Run> {
-  return graph ? { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...graph } } } : {};
+/** What a pass leaves for the next one: the graph it saved, and where its trace goes on. */
+export interface PassLeft {
+  /** Null when it saved none (the record's stands). */
+  graph: Snapshot | null;
+  /** Undefined when its recorder does not know (the next pass looks). */
+  traceTail: Tail | undefined;
+}
+
+/** What the run record keeps of `left`. */
+function kept(left: PassLeft): Partial<Run> {
+  return {
+    ...(left.graph ? { snapshot: { schemaVersion: GRAPH_SCHEMA_VERSION, graph: { ...left.graph } } } : {}),
+    ...(left.traceTail ? { trace_tail: left.traceTail } : {}),
+  };
 }
 
 /**
@@ -130,14 +142,14 @@ export async function releaseStep(store: Store, taken: Run): Promise<void> {
 export async function dispatchNext(
   deps: EngineDeps,
   run: Run,
-  next: { node: Step; interruptId: string; counts: RunCounts; graph: Snapshot | null },
+  next: { node: Step; interruptId: string; counts: RunCounts; left: PassLeft },
 ): Promise<Run> {
   const current = await getRun(deps.store, run.id);
   const dispatched = await write(deps.store, current, {
     dispatch: dispatchTo(next.node, next.interruptId, current.dispatch?.node ?? null),
     counts: next.counts,
     owner: null,
-    ...keptGraph(next.graph),
+    ...kept(next.left),
   });
   await deps.dispatcher!.dispatch({ run_id: run.id, node: next.node });
   return dispatched;
@@ -170,7 +182,7 @@ export async function pauseRun(
   deps: EngineDeps,
   run: Run,
   workflow: Workflow,
-  raised: { strandsInterruptId: string; items: DeferredItem[]; counts: RunCounts; graph: Snapshot | null },
+  raised: { strandsInterruptId: string; items: DeferredItem[]; counts: RunCounts; left: PassLeft },
 ): Promise<Paused> {
   const interruptId = stableId('int', run.id, raised.strandsInterruptId);
   const now = new Date();
@@ -226,7 +238,7 @@ export async function pauseRun(
         interrupt_id: interruptId,
         counts: raised.counts,
         owner: null,
-        ...keptGraph(raised.graph),
+        ...kept(raised.left),
       },
     },
   ]);

@@ -20,6 +20,7 @@ import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
 import { failRun } from './lifecycle.ts';
 import { recordRun, runRecorder } from '../recorder/record-run.ts';
+import type { SessionRecorder } from '../recorder/recorder.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 import { HandoffError, errorMessage } from '../errors/index.ts';
@@ -42,7 +43,14 @@ export async function prepareRun(
   deps: EngineDeps,
   run: Run,
   storedWorkflow: Workflow,
-): Promise<RunGraph & { ctx: RunContext; snapshots: RunSnapshotStorage; close: () => Promise<void> }> {
+): Promise<
+  RunGraph & {
+    ctx: RunContext;
+    snapshots: RunSnapshotStorage;
+    recorder: SessionRecorder;
+    close: () => Promise<void>;
+  }
+> {
   // Its named agents as specialists, and its skills, at the versions the run pinned.
   const resolved = await resolveWorkflow(deps.store, storedWorkflow, {
     skills: run.skills ?? [],
@@ -184,7 +192,7 @@ export async function prepareRun(
     await integrations.close();
     await source.close?.();
   };
-  return { ...graph, ctx, snapshots, close };
+  return { ...graph, ctx, snapshots, recorder, close };
 }
 
 type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;

@@ -1,4 +1,4 @@
-import type { Agent, Snapshot } from '@strands-agents/sdk';
+import type { Agent } from '@strands-agents/sdk';
 import type { Graph, MultiAgentResult } from '@strands-agents/sdk/multiagent';
 import { RunLedger, type DecisionAnswer } from '../run-state/run-ledger.ts';
 import type { DecisionsResponse } from '../gate/gate-hook.ts';
@@ -19,6 +19,7 @@ import {
   releaseStep,
   takeForResume,
   takeStep,
+  type PassLeft,
 } from './lifecycle.ts';
 import { interpret, interpretThrown, type Outcome } from './outcome.ts';
 import { withPreparedRun } from './prepare.ts';
@@ -146,9 +147,10 @@ async function pass(deps: EngineDeps, run: Run, entry: Entry): Promise<Applied> 
     run,
     workflow,
     { onSetupError, step },
-    async ({ graph, executor, snapshots }) => {
+    async ({ graph, executor, snapshots, recorder }) => {
       const outcome = await invokeOnce(graph, input, entry);
-      const applied = await apply(deps, run, workflow, executor, outcome, snapshots.pending);
+      const left = { graph: snapshots.pending, traceTail: recorder.tail() };
+      const applied = await apply(deps, run, workflow, executor, outcome, left);
       resume = applied.resume;
       return applied.run;
     },
@@ -177,7 +179,7 @@ async function apply(
   workflow: Workflow,
   executor: Agent,
   outcome: Outcome,
-  graph: Snapshot | null,
+  left: PassLeft,
 ): Promise<Applied> {
   const counts = RunLedger.of(executor.appState).counts();
   switch (outcome.kind) {
@@ -187,7 +189,7 @@ async function apply(
           node: outcome.node,
           interruptId: outcome.interruptId,
           counts,
-          graph,
+          left,
         }),
         resume: false,
       };
@@ -200,7 +202,7 @@ async function apply(
         strandsInterruptId: outcome.interruptId,
         items,
         counts,
-        graph,
+        left,
       });
       if (paused.reached) return { run: paused.run, resume: false };
       // Nobody can be asked: every question is skipped, never decided, and the run goes on.

@@ -13,6 +13,7 @@ import { inspectRun, usageByWorkflowDay } from '../../shared/recorder/views.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { getRecord } from '../../shared/store/records.ts';
@@ -179,8 +180,15 @@ describe('the session recorder on a run', () => {
       a.subject.localeCompare(b.subject),
     );
     await decide(later, first!.id, 'file_ticket', 'bills go to accounts');
-    const done = await decide(later, second!.id, 'skip', null);
+    // The pause left where the trace goes on; the resume appends there without looking.
+    expect((await getRun(later.store, run.id)).trace_tail).toEqual({ next: 1, chars: expect.any(Number) });
+    const logged = loggingStore(later.store);
+    const done = await decide({ ...later, store: logged.store }, second!.id, 'skip', null);
     expect(done.run_status).toBe('completed');
+    const runChunkReads = logged.calls.filter(
+      (c) => c.collection === SESSIONS && c.op === 'get' && c.id?.startsWith(run.id),
+    );
+    expect(runChunkReads).toEqual([]);
 
     const entries = (await readSession(later.store, run.id))!.entries;
     const flow = kinds(entries).filter((k) => k !== 'model');
