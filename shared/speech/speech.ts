@@ -3,10 +3,6 @@
  * chosen by HANDOFF_SPEECH_PROVIDER (local, aws, groq, browser).
  */
 import { InvalidInputError } from '../errors/index.ts';
-import { AwsSpeech } from './aws-speech.ts';
-import { BrowserSpeech } from './browser.ts';
-import { GroqSpeech } from './groq.ts';
-import { LocalSpeech } from './local.ts';
 import {
   SPEECH_PROVIDERS,
   type ProviderStatus,
@@ -50,17 +46,10 @@ export function createSpeech(
   providers: Partial<Record<SpeechProviderName, SpeechProvider>> = {},
 ): Speech {
   const made = new Map<SpeechProviderName, SpeechProvider>();
-  const providerFor = (name: SpeechProviderName): SpeechProvider => {
+  const providerFor = async (name: SpeechProviderName): Promise<SpeechProvider> => {
     let provider = providers[name] ?? made.get(name);
     if (!provider) {
-      provider =
-        name === 'aws'
-          ? new AwsSpeech({ region: config.AWS_REGION })
-          : name === 'groq'
-            ? new GroqSpeech({ apiKey: config.GROQ_API_KEY, baseUrl: config.GROQ_BASE_URL })
-            : name === 'browser'
-              ? new BrowserSpeech()
-              : new LocalSpeech();
+      provider = await makeProvider(name, config);
       made.set(name, provider);
     }
     return provider;
@@ -69,7 +58,7 @@ export function createSpeech(
   return {
     provider: chosen,
     async transcribe(wav, options = {}) {
-      return providerFor(chosen).transcribe(readSpeechWav(wav), options);
+      return (await providerFor(chosen)).transcribe(readSpeechWav(wav), options);
     },
     async speak(text, options = {}) {
       const words = text.trim();
@@ -78,13 +67,24 @@ export function createSpeech(
         throw new InvalidInputError(
           `the text is ${words.length} characters; speech takes at most ${MAX_SPEAK_CHARS}`,
         );
-      return providerFor(chosen).speak(words, options);
+      return (await providerFor(chosen)).speak(words, options);
     },
     async status() {
-      return {
-        provider: chosen,
-        providers: await Promise.all(SPEECH_PROVIDERS.map((n) => providerFor(n).status())),
-      };
+      const all: SpeechProvider[] = [];
+      for (const name of SPEECH_PROVIDERS) all.push(await providerFor(name)); // modules load one at a time
+      return { provider: chosen, providers: await Promise.all(all.map((p) => p.status())) };
     },
   };
+}
+
+/** A provider, its module loaded on first use (a function serving one provider loads only it). */
+async function makeProvider(name: SpeechProviderName, config: SpeechConfig): Promise<SpeechProvider> {
+  if (name === 'aws') return new (await import('./aws-speech.ts')).AwsSpeech({ region: config.AWS_REGION });
+  if (name === 'groq')
+    return new (await import('./groq.ts')).GroqSpeech({
+      apiKey: config.GROQ_API_KEY,
+      baseUrl: config.GROQ_BASE_URL,
+    });
+  if (name === 'browser') return new (await import('./browser.ts')).BrowserSpeech();
+  return new (await import('./local.ts')).LocalSpeech();
 }
