@@ -69,9 +69,18 @@ async function writeResults(report: Report): Promise<string> {
   return write('lambda.md', renderReport(report), 'markdown');
 }
 
+const HELP = `npm run bench:lambda -- [options]
+  --sizes 10,50          the scheduled runs' sizes (messages)
+  --samples 7            cold imports of each bundle (the median is shown)
+  --load 20x5x200        the load simulation: workspaces x workflows x items (+answers: answer every question)
+  --report-only          re-render bench/results/lambda.md from lambda.json
+  HANDOFF_BENCH_DYNAMODB=local   run on DynamoDB Local (Java) instead of dynalite
+One run, in this process: --child N, or --child-load SHAPE`;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      help: { type: 'boolean', default: false },
       child: { type: 'string' },
       'child-load': { type: 'string' },
       load: { type: 'string', default: DEFAULT_LOAD },
@@ -80,6 +89,10 @@ async function main(): Promise<void> {
       'report-only': { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
   if (values['report-only']) {
     // Re-render lambda.md from lambda.json (after a change to the report, without re-measuring).
     const saved = JSON.parse(
@@ -97,8 +110,12 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const sizes = values.sizes.split(',').map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n <= 0))
+    throw new Error(`--sizes wants positive integers separated by commas, got "${values.sizes}"`);
   parseShape(values.load); // refuse a bad --load before minutes of measuring
   const samples = Number(values.samples);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new Error(`--samples wants a positive integer, got "${values.samples}"`);
 
   const bundles = await measureBundles(samples);
 
@@ -137,4 +154,10 @@ async function main(): Promise<void> {
   if (bundles.functions.some((r) => !r.deployed.pass) || !load.pass) process.exitCode = 1;
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Bad flags: one line, nothing measured or written.
+  process.stderr.write(`bench:lambda: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 2;
+}
