@@ -50,7 +50,7 @@ export function engineForLambda(
     links: new DecisionLinks(linkKey, () => settings.uiBaseUrl, workspace),
     // KMS under HANDOFF_KMS_KEY_ID, its client made only when a run opens a credential.
     credentials: kmsOnlyCredentials(env.AWS_REGION, store, process.env, workspace),
-    mirror: mirrorFor(env),
+    mirror: mirrorFor(env, workspace),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
     emit,
     settings,

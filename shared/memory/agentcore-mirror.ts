@@ -21,6 +21,7 @@ import { normaliseDomain } from './match.ts';
 import { noMirror, type MemoryMirror } from './mirror.ts';
 import type { Rule, RuleMatch } from '../records/rule.ts';
 import { isError } from '../errors/index.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 export const DEFAULT_MEMORY_NAME = 'handoff_rules';
 export const PREFERENCE_STRATEGY_NAME = 'handoff_preferences';
@@ -407,13 +408,22 @@ export interface AgentCoreMirrorEnv {
 }
 
 /** The mirror the environment asks for: none unless USE_AGENTCORE_MEMORY is set. */
-export function mirrorFromEnv(env: AgentCoreMirrorEnv): MemoryMirror {
+export function mirrorFromEnv(env: AgentCoreMirrorEnv, workspace = DEFAULT_WORKSPACE): MemoryMirror {
   if (!env.USE_AGENTCORE_MEMORY) return noMirror;
   const region = regionOption(env.AWS_REGION);
   return new AgentCoreMemoryMirror({
     data: new BedrockAgentCoreClient(region),
     control: new BedrockAgentCoreControlClient(region),
     ...(env.AGENTCORE_MEMORY_ID ? { memoryId: env.AGENTCORE_MEMORY_ID } : {}),
-    actorId: env.AGENTCORE_ACTOR_ID || 'default-user',
+    actorId: actorFor(env.AGENTCORE_ACTOR_ID || 'default-user', workspace),
   });
+}
+
+/**
+ * The AgentCore actor a workspace's rules are mirrored under: the configured actor for
+ * `default` (where they always were), `<actor>_<workspace>` for any other, so one
+ * workspace's rules never share a namespace with another's.
+ */
+export function actorFor(actor: string, workspace: string): string {
+  return workspace === DEFAULT_WORKSPACE ? actor : `${actor}_${workspace}`;
 }

@@ -35,7 +35,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
       workspace,
     ),
     credentials: credentialsFor(env, store, process.env, workspace),
-    mirror: mirrorFor(env),
+    mirror: mirrorFor(env, workspace),
     dispatcher: null,
     emit,
     settings,

@@ -609,4 +609,23 @@ describe('mirrorFromEnv', () => {
       '/handoff/default-user/preferences/inbox/domain-vendor-com',
     );
   });
+
+  it("mirrors another workspace's rules under an actor of its own (default keeps the configured one)", async () => {
+    control.on(GetMemoryCommand).resolves({ memory: memory('ACTIVE', 'env_memory-0123456789') });
+    createdOk();
+    const env = {
+      AWS_REGION: 'eu-west-1',
+      USE_AGENTCORE_MEMORY: true,
+      AGENTCORE_MEMORY_ID: 'env_memory-0123456789',
+      AGENTCORE_ACTOR_ID: 'ana',
+    };
+    await mirrorFromEnv(env, 'team-b').ruleLearned(rule());
+    await mirrorFromEnv(env, 'default').ruleLearned(rule());
+
+    expect(sentRecords(0).map((r) => r.namespaces![0])).toEqual([
+      '/handoff/ana_team-b/preferences/inbox/domain-vendor-com',
+      '/handoff/ana_team-b/facts/inbox/domain-vendor-com',
+    ]);
+    expect(sentRecords(1)[0]!.namespaces![0]).toBe('/handoff/ana/preferences/inbox/domain-vendor-com');
+  });
 });
