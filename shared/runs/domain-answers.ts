@@ -31,6 +31,20 @@ export const DomainAnswersSchema = z.object({
 });
 export type DomainAnswers = z.infer<typeof DomainAnswersSchema>;
 
+/**
+ * The answers a domain's record keeps, the most recent: its evidence for a proposal, so an
+ * answer reads at most this many decisions, and the record stays far below DynamoDB's item cap.
+ */
+export const MAX_DOMAIN_ANSWERS = 100;
+
+/** `answers` with only its MAX_DOMAIN_ANSWERS most recent (the last added) kept. */
+function capped(answers: DomainAnswers['answers']): DomainAnswers['answers'] {
+  const entries = Object.entries(answers);
+  return entries.length <= MAX_DOMAIN_ANSWERS
+    ? answers
+    : Object.fromEntries(entries.slice(-MAX_DOMAIN_ANSWERS));
+}
+
 /** The marker record: every answer given before the per-domain records existed was gathered. */
 export const BACKFILLED_ID = 'backfilled';
 const WRITE_TRIES = 5;
@@ -92,10 +106,10 @@ export function domainAnswerWrites(
     groups.set(own, { ...group, hints: { ...group.hints, [answered.id]: hint } });
   }
   const writes: Write[] = [...groups].map(([id, group]) => {
-    const fresh = { id, workflow_id: group.workflowId, domain: group.domain, answers: group.hints };
+    const fresh = { id, workflow_id: group.workflowId, domain: group.domain, answers: capped(group.hints) };
     if (id !== own || !current) return { kind: 'create', collection: 'domain_answers', record: fresh };
     const stored = parseRecord(DomainAnswersSchema, 'domain_answers', current);
-    const record = { ...stored, answers: { ...stored.answers, ...group.hints } };
+    const record = { ...stored, answers: capped({ ...stored.answers, ...group.hints }) };
     return { kind: 'update', collection: 'domain_answers', record, expectedVersion: stored.version };
   });
   if (!marker)
@@ -112,7 +126,11 @@ type Group = { workflowId: string; domain: string; hints: DomainAnswers['answers
 /** Teaching answers grouped by their (workflow, domain) record id. */
 function groupHints(decisions: readonly Decision[]): Map<string, Group> {
   const grouped = new Map<string, Group>();
-  for (const decision of decisions) {
+  // Oldest first, so a record capped to its most recent answers keeps the right ones.
+  const inOrder = [...decisions].sort(
+    (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+  );
+  for (const decision of inOrder) {
     const domain = proposalDomain(decision);
     const hint = hintOf(decision);
     if (!domain || !hint) continue;
@@ -158,7 +176,7 @@ async function addHints(
     const found = await store.get('domain_answers', id);
     try {
       if (!found) {
-        const fresh = { id, workflow_id: workflowId, domain, answers: hints };
+        const fresh = { id, workflow_id: workflowId, domain, answers: capped(hints) };
         return parseRecord(
           DomainAnswersSchema,
           'domain_answers',
@@ -168,7 +186,7 @@ async function addHints(
       const current = parseRecord(DomainAnswersSchema, 'domain_answers', found);
       const same = (k: string) => JSON.stringify(current.answers[k]) === JSON.stringify(hints[k]);
       if (Object.keys(hints).every(same)) return current;
-      const next = { ...current, answers: { ...current.answers, ...hints } };
+      const next = { ...current, answers: capped({ ...current.answers, ...hints }) };
       return parseRecord(
         DomainAnswersSchema,
         'domain_answers',

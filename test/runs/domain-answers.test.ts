@@ -7,7 +7,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import { BACKFILLED_ID, domainAnswersId, recordDomainAnswer } from '../../shared/runs/domain-answers.ts';
+import {
+  BACKFILLED_ID,
+  MAX_DOMAIN_ANSWERS,
+  domainAnswersId,
+  recordDomainAnswer,
+} from '../../shared/runs/domain-answers.ts';
 import { listProposals } from '../../shared/runs/domain-proposals.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
@@ -102,5 +107,33 @@ describe("a domain's teaching answers, kept on one record", () => {
     // Assess
     expect(Object.keys(merged!.answers).sort()).toEqual([ann.decision_id, bob.id, 'dec_elsewhere'].sort());
     expect(merged!.version).toBe((stored.version as number) + 2);
+  });
+
+  it('keeps the most recent answers of a domain only, so an answer reads a bounded number of decisions', async () => {
+    // Prepare: the domain's record already full with older answers
+    const of = await askedAbout(['ann@partner.example']);
+    const older = Object.fromEntries(
+      Array.from({ length: MAX_DOMAIN_ANSWERS }, (_, i) => [
+        `dec_old_${String(i).padStart(3, '0')}`,
+        { sender: `p${i}@partner.example`, action: 'archive' },
+      ]),
+    );
+    await fixture!.store.put('domain_answers', { id: BACKFILLED_ID, at: new Date().toISOString() });
+    await fixture!.store.create('domain_answers', {
+      id: domainAnswersId('inbox', 'partner.example'),
+      workflow_id: 'inbox',
+      domain: 'partner.example',
+      answers: older,
+    });
+
+    // Act
+    await decide(fixture!.deps, of('ann@partner.example').id, 'archive', null);
+
+    // Assess: the newest is in, the oldest is out, the count stays at the cap
+    const kept = Object.keys((await record('partner.example'))!.answers as object);
+    expect(kept).toHaveLength(MAX_DOMAIN_ANSWERS);
+    expect(kept.at(-1)).toBe(of('ann@partner.example').id);
+    expect(kept).not.toContain('dec_old_000');
+    expect(kept).toContain('dec_old_001');
   });
 });
