@@ -71,16 +71,39 @@ export function tempName(dir: string): string {
   return path.join(dir, `.tmp-${HOST}-${process.pid}-${TEMP_STEM}${tempCount.toString(36)}`);
 }
 
+/** This process's writers waiting for each lock file, in order: the last one's turn. */
+const queues = new Map<string, Promise<void>>();
+
 /**
- * Runs `fn` holding the lock file `lock`, created exclusively; waits up to LOCK_WAIT_MS for
- * it. A lock whose owner died is broken, `onStale` running first (under the breaker, before
- * anyone can take the lock) to finish what the dead owner left.
+ * Runs `fn` holding the lock file `lock`. Writers of this process take turns in the order
+ * they came (never polling for each other, so none starves behind its own process's
+ * writes); the turn's holder takes the file, which other processes contend for.
  */
 export async function withLock<R>(
   lock: string,
   fn: () => Promise<R>,
   onStale: () => Promise<void>,
 ): Promise<R> {
+  const before = queues.get(lock) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const turn = before.then(() => mine);
+  queues.set(lock, turn);
+  await before;
+  try {
+    return await withFileLock(lock, fn, onStale);
+  } finally {
+    done();
+    if (queues.get(lock) === turn) queues.delete(lock);
+  }
+}
+
+/**
+ * Runs `fn` holding the lock file `lock`, created exclusively; waits up to LOCK_WAIT_MS for
+ * it. A lock whose owner died is broken, `onStale` running first (under the breaker, before
+ * anyone can take the lock) to finish what the dead owner left.
+ */
+async function withFileLock<R>(lock: string, fn: () => Promise<R>, onStale: () => Promise<void>): Promise<R> {
   await ensureDir(path.dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   let delay = 2;

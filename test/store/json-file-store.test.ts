@@ -64,6 +64,16 @@ describe('JsonFileStore layout', () => {
 describe('JsonFileStore locking', () => {
   const lockFile = () => path.join(dir, '.store.lock');
 
+  it("lets one process's writers take the store lock in the order they asked, none polling behind its own", async () => {
+    await store.create('runs', { id: 'seq', n: 0 });
+    // Each update expects the version the one before it leaves: only the order asked lands them all.
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => store.update('runs', { id: 'seq', n: i + 1 }, i + 1)),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 40 }, () => 'fulfilled'));
+    expect(await store.get('runs', 'seq')).toMatchObject({ n: 40, version: 41 });
+  });
+
   it('keeps no lock file per record: every write holds the one store lock, and leaves it', async () => {
     await store.create('runs', { id: 'a' });
     await store.update('runs', { id: 'a', n: 2 }, 1);
