@@ -50,7 +50,7 @@ export interface SizeResult {
   store: StoreKind;
   n: number;
   seed: number;
-  /** Measured after an untimed warm-up run in the same process. */
+  /** Measured after an untimed warm-up run of WARMUP_ITEMS in the same process (true only when one ran them all). */
   warm: boolean;
   page_size: number;
   kinds: Record<MailKind, number>;
@@ -140,8 +140,11 @@ async function openStoreFor(opts: RunOptions, stateDir: string) {
 
 /** One run of the engine (or the floor) over `n` seeded messages, measured. */
 export async function measure(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
-  if (opts.warm) await measure(WARMUP_ITEMS, seed + 1, { ...opts, warm: false, resume: false, keep: false });
-  if (opts.source === 'floor') return measureFloorRow(n, seed, opts.warm ?? false);
+  const warmup = opts.warm
+    ? await measure(WARMUP_ITEMS, seed + 1, { ...opts, warm: false, resume: false, keep: false })
+    : null;
+  const warm = warmup?.handled === WARMUP_ITEMS;
+  if (opts.source === 'floor') return measureFloorRow(n, seed, warm);
   const root = await mkdtemp(path.join(os.tmpdir(), `handoff-bench-${n}-`));
   const maildir = path.join(root, 'Maildir');
   const stateDir = path.join(root, 'state');
@@ -194,7 +197,7 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
       store: opts.store,
       n,
       seed,
-      warm: opts.warm ?? false,
+      warm,
       page_size: deps.settings.pageSize,
       kinds: inbox.kinds,
       status: run.status,

@@ -8,8 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { resample } from '../shared/speech/local.ts';
-import { decodeWav, encodeWav, SPEECH_SAMPLE_RATE } from '../shared/speech/wav.ts';
+import { decodeWav, encodeWav, resample, SPEECH_SAMPLE_RATE } from '../shared/speech/wav.ts';
 
 const run = promisify(execFile);
 

@@ -23,11 +23,8 @@ export function runRecorder(
   const { newSession, ...rest } = options;
   const session = rest.sessionId ?? run.id;
   // A new session starts at its beginning; the run's own goes on where its last pass left it.
-  const known = newSession
-    ? new Map([[session, NEW_SESSION_TAIL]])
-    : session === run.id && run.trace_tail
-      ? new Map([[session, run.trace_tail]])
-      : new Map<string, Tail>();
+  const tail = newSession ? NEW_SESSION_TAIL : session === run.id ? run.trace_tail : undefined;
+  const known = new Map(tail ? [[session, tail]] : []);
   return new SessionRecorder(new StoreSessionSink(store, undefined, known), {
     runId: run.id,
     workflowId: run.workflow_id,

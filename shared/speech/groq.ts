@@ -14,8 +14,7 @@ import {
   type Transcript,
 } from './provider.ts';
 import { HttpStatusError, withRetries, type RetryOptions } from './retry.ts';
-import { resample } from './local.ts';
-import { decodeWav, encodeWav, SPEECH_SAMPLE_RATE, type Wav } from './wav.ts';
+import { decodeWav, encodeWav, resample, SPEECH_SAMPLE_RATE, type Wav } from './wav.ts';
 
 export const WHISPER_MODEL = 'whisper-large-v3-turbo';
 export const ORPHEUS_MODEL = 'canopylabs/orpheus-v1-english';

@@ -22,7 +22,7 @@ import {
   type TranscribeOptions,
   type Transcript,
 } from './provider.ts';
-import { decodeWav, encodeWav, SPEECH_SAMPLE_RATE, type Wav } from './wav.ts';
+import { decodeWav, encodeWav, resample, SPEECH_SAMPLE_RATE, type Wav } from './wav.ts';
 
 const run = promisify(execFile);
 
@@ -211,21 +211,4 @@ function unavailable(program: string, error: unknown): SpeechUnavailableError {
 async function onPath(program: string): Promise<boolean> {
   const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
   return dirs.some((dir) => existsSync(path.join(dir, program)));
-}
-
-/** Linear-interpolation resampling of 16-bit mono PCM (espeak-ng speaks at 22,050 Hz). */
-export function resample(pcm: Buffer, from: number, to: number): Buffer {
-  if (from === to) return pcm;
-  const count = Math.floor(pcm.length / 2);
-  const sample = (i: number) => pcm.readInt16LE(Math.min(i, count - 1) * 2);
-  const length = Math.floor((count * to) / from);
-  const output = Buffer.alloc(length * 2);
-  for (let i = 0; i < length; i++) {
-    const at = (i * from) / to;
-    const left = Math.floor(at);
-    const a = sample(left);
-    const b = sample(left + 1);
-    output.writeInt16LE(Math.round(a + (b - a) * (at - left)), i * 2);
-  }
-  return output;
 }

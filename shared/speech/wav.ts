@@ -103,3 +103,20 @@ export function checkSpeechWav(wav: Wav, maxSeconds: number = MAX_SPEECH_SECONDS
 export function readSpeechWav(file: Buffer, maxSeconds: number = MAX_SPEECH_SECONDS): Wav {
   return checkSpeechWav(decodeWav(file), maxSeconds);
 }
+
+/** Linear-interpolation resampling of 16-bit mono PCM (espeak-ng speaks at 22,050 Hz). */
+export function resample(pcm: Buffer, from: number, to: number): Buffer {
+  if (from === to) return pcm;
+  const count = Math.floor(pcm.length / 2);
+  const sample = (i: number) => pcm.readInt16LE(Math.min(i, count - 1) * 2);
+  const length = Math.floor((count * to) / from);
+  const output = Buffer.alloc(length * 2);
+  for (let i = 0; i < length; i++) {
+    const at = (i * from) / to;
+    const left = Math.floor(at);
+    const a = sample(left);
+    const b = sample(left + 1);
+    output.writeInt16LE(Math.round(a + (b - a) * (at - left)), i * 2);
+  }
+  return output;
+}

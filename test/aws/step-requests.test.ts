@@ -16,13 +16,12 @@ import { getRun } from '../../shared/runs/run-repository.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { defaultOnly, dispatchFixture } from '../support/dispatch-fixture.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { READ_COMMANDS, recordRequests, type SentRequest } from '../support/dynamodb-requests.ts';
 import type { EngineFixture } from '../support/engine-fixture.ts';
 
-const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
+const READS = READ_COMMANDS;
 /** Collections other tests count: the recorder's session chunks, the claims. */
 const ELSEWHERE = ['#sessions', '#outcomes'];
-
-type Sent = { command: string; keys: string[] };
 
 const stepEvent = (run_id: string, node: Step) => ({
   'detail-type': 'handoff.step',
@@ -33,29 +32,11 @@ describe('DynamoDB reads of each Lambda step', () => {
   let dynalite: Awaited<ReturnType<typeof startDynalite>>;
   let client: DynamoDBClient;
   let fixture: EngineFixture | undefined;
-  const sent: Sent[] = [];
+  const sent: SentRequest[] = [];
   beforeAll(async () => {
     dynalite = await startDynalite();
     client = dynaliteClient(dynalite.endpoint);
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as {
-          Key?: { pk?: { S?: string }; sk?: { S?: string } };
-          RequestItems?: Record<string, { Keys?: { pk?: { S?: string }; sk?: { S?: string } }[] }>;
-          IndexName?: string;
-          ExpressionAttributeValues?: Record<string, { S?: string }>;
-        };
-        const values = input.ExpressionAttributeValues ?? {};
-        const named = [
-          ...(input.Key ? [input.Key] : []),
-          ...Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []),
-        ].map((k) => `${k.pk?.S}/${k.sk?.S}`);
-        const queried = values[':pk']?.S ?? values[':g']?.S;
-        sent.push({ command: context.commandName ?? '', keys: queried ? [queried] : named });
-        return next(args);
-      },
-      { step: 'serialize', name: 'countRequests' },
-    );
+    recordRequests(client, sent);
   });
   afterEach(() => fixture?.cleanup());
   afterAll(async () => {
@@ -67,8 +48,11 @@ describe('DynamoDB reads of each Lambda step', () => {
   async function readsOf(call: () => Promise<unknown>): Promise<{ shapes: string[]; keys: string[] }> {
     sent.length = 0;
     await call();
+    // A Query names its partition; a read by key, its keys.
+    const keysOf = (r: SentRequest) => r.keys ?? [r.pk];
     const reads = sent
       .filter((r) => READS.has(r.command))
+      .map((r) => ({ command: r.command, keys: keysOf(r) }))
       .filter((r) => !r.keys.some((k) => ELSEWHERE.some((c) => k.includes(c))));
     const collection = (k: string) => k.split('/')[0]!.replace(/^default#/, '');
     return {

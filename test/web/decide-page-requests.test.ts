@@ -18,14 +18,13 @@ import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { READ_COMMANDS, recordRequests, type SentRequest } from '../support/dynamodb-requests.ts';
 import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 
 const KEY = Buffer.alloc(32, 7); // the fixture's link key
-const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
-
-/** One request: its command, the partition it names, and for a Query whether it reads by an id prefix. */
-type Sent = { command: string; pk: string; keys?: string[]; prefix?: boolean };
+const READS = READ_COMMANDS;
+type Sent = SentRequest;
 
 describe('DynamoDB requests of a decision page', () => {
   let dynalite: Awaited<ReturnType<typeof startDynalite>>;
@@ -35,31 +34,7 @@ describe('DynamoDB requests of a decision page', () => {
   beforeAll(async () => {
     dynalite = await startDynalite();
     client = dynaliteClient(dynalite.endpoint);
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as {
-          Key?: { pk?: { S?: string }; sk?: { S?: string } };
-          Item?: { pk?: { S?: string } };
-          RequestItems?: Record<string, { Keys?: { pk?: { S?: string }; sk?: { S?: string } }[] }>;
-          KeyConditionExpression?: string;
-          ExpressionAttributeValues?: Record<string, { S?: string }>;
-        };
-        const values = input.ExpressionAttributeValues ?? {};
-        const pk = input.Key?.pk?.S ?? input.Item?.pk?.S ?? values[':pk']?.S ?? values[':g']?.S ?? '';
-        const batch = Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []);
-        if (input.Key) batch.push(input.Key);
-        sent.push({
-          command: context.commandName ?? '',
-          pk,
-          ...(batch.length > 0 ? { keys: batch.map((k) => `${k.pk?.S}/${k.sk?.S}`) } : {}),
-          ...(input.KeyConditionExpression
-            ? { prefix: input.KeyConditionExpression.includes('begins_with') }
-            : {}),
-        });
-        return next(args);
-      },
-      { step: 'serialize', name: 'countRequests' },
-    );
+    recordRequests(client, sent);
   });
   afterEach(() => fixture?.cleanup());
   afterAll(async () => {
