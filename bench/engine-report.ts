@@ -147,36 +147,65 @@ export function resumeTable(rows: SizeResult[]): string {
   return lines.join('\n');
 }
 
-/** One variant's ms per item at each size and the largest over the smallest. */
+/**
+ * One variant's ms per item at each size and the largest over the smallest; and the same of
+ * its ratio to the floor (the bare agent loop at the same size, whose own work per item is not
+ * flat: a 10-item run has 0.5 model turns and 1.4 tool calls per item, a 1,000-item run 0.2 and 1.1).
+ */
 export interface Growth {
   variant: string;
   ms_per_item: Record<string, number>;
   max_over_min: number;
+  /** Platform ms/item within FLAT_TARGET at every size. */
   flat: boolean;
+  /** Platform ms/item over the floor's at each size; null when the floor did not run at every size. */
+  x_floor: Record<string, number> | null;
+  x_floor_max_over_min: number | null;
+  /** The ratio to the floor within FLAT_TARGET at every size: the platform grows as the agent loop does. */
+  flat_vs_floor: boolean | null;
 }
 
-/** Flat growth per variant with at least two sizes: platform ms/item, max/min against FLAT_TARGET. */
+const maxOverMin = (values: number[]) =>
+  Math.min(...values) > 0 ? Math.max(...values) / Math.min(...values) : Infinity;
+
+/** Flat growth per variant with at least two sizes: platform ms/item, and over the floor, max/min against FLAT_TARGET. */
 export function growth(rows: SizeResult[]): Growth[] {
   const byVariant = new Map<string, SizeResult[]>();
   for (const r of rows) byVariant.set(variantName(r), [...(byVariant.get(variantName(r)) ?? []), r]);
+  const floorAt = (n: number) => rows.find((f) => f.source === 'floor' && f.n === n)?.platform_ms_per_item;
   const out: Growth[] = [];
   for (const [variant, series] of byVariant) {
     if (series.length < 2) continue;
-    const values = series.map((r) => r.platform_ms_per_item);
-    const ratio = Math.min(...values) > 0 ? Math.max(...values) / Math.min(...values) : Infinity;
+    const ratio = maxOverMin(series.map((r) => r.platform_ms_per_item));
+    const overFloor = series.every((r) => (floorAt(r.n) ?? 0) > 0)
+      ? series.map((r) => [String(r.n), r.platform_ms_per_item / floorAt(r.n)!] as const)
+      : null;
+    const floorRatio = overFloor ? maxOverMin(overFloor.map(([, x]) => x)) : null;
     out.push({
       variant,
       ms_per_item: Object.fromEntries(series.map((r) => [String(r.n), r.platform_ms_per_item])),
       max_over_min: round(ratio, 2),
       flat: ratio <= FLAT_TARGET,
+      x_floor: overFloor ? Object.fromEntries(overFloor.map(([n, x]) => [n, round(x, 2)])) : null,
+      x_floor_max_over_min: floorRatio === null ? null : round(floorRatio, 2),
+      flat_vs_floor: floorRatio === null ? null : floorRatio <= FLAT_TARGET,
     });
   }
   return out;
 }
 
-/** The flat-growth table over the sizes that ran. */
+/** The flat-growth table over the sizes that ran: ms/item, then × floor, each with max / min. */
 export function growthTable(rows: Growth[], sizes: number[]): string {
-  const head = ['variant', ...sizes.map((n) => `ms/item at ${n}`), 'max / min', `within ${FLAT_TARGET}×`];
+  const yes = (ok: boolean | null) => (ok === null ? '—' : ok ? 'yes' : 'no');
+  const head = [
+    'variant',
+    ...sizes.map((n) => `ms/item at ${n}`),
+    'max / min',
+    `within ${FLAT_TARGET}×`,
+    ...sizes.map((n) => `× floor at ${n}`),
+    'max / min',
+    `within ${FLAT_TARGET}×`,
+  ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const g of rows)
     lines.push(
@@ -184,7 +213,10 @@ export function growthTable(rows: Growth[], sizes: number[]): string {
         g.variant,
         ...sizes.map((n) => g.ms_per_item[String(n)]?.toFixed(2) ?? '—'),
         `${g.max_over_min}×`,
-        g.flat ? 'yes' : 'no',
+        yes(g.flat),
+        ...sizes.map((n) => g.x_floor?.[String(n)]?.toFixed(2) ?? '—'),
+        g.x_floor_max_over_min === null ? '—' : `${g.x_floor_max_over_min}×`,
+        yes(g.flat_vs_floor),
       ].join(' | ')} |`,
     );
   return lines.join('\n');

@@ -96,7 +96,7 @@ export async function prepareRun(
     // A source that can tell cheaply that nothing changed (IMAP: one STATUS) saves the reads.
     if (source.mayHaveNew && !(await source.mayHaveNew())) return false;
     const seen = new Map<string, SourceItem>();
-    for await (const read of readInBatches(source, (ctx.refs ??= await source.listRefs()), ctx.pageSize)) {
+    for await (const read of readInBatches(source, (ctx.refs ??= await source.listRefs()), ctx.pageSize, 1)) {
       if (!read.ok) {
         if (read.gone) continue;
         return true; // the executor records it as unparseable

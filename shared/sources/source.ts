@@ -117,12 +117,14 @@ export async function* readInBatches(
   source: ItemSource,
   refs: readonly string[],
   size: number,
+  first = size,
 ): AsyncGenerator<ReadResult> {
   if (!source.readMany) {
     for (const ref of refs) yield await source.read(ref);
     return;
   }
-  for (let i = 0; i < refs.length; i += size) yield* await source.readMany(refs.slice(i, i + size));
+  for (let i = 0, n = first; i < refs.length; i += n, n = size)
+    yield* await source.readMany(refs.slice(i, i + n));
 }
 
 /** Carries out requests with `performMany` when the source has it, else one `perform` at a time. */

@@ -59,6 +59,8 @@ describe('npm run bench', () => {
     const warm = await measure(N, DEFAULT_SEED, { ...opts, warm: true });
 
     expect([cold.warm, warm.warm]).toEqual([false, true]);
+    // A warm 30-item run is timed until 200 items were timed: 7 runs, the median kept.
+    expect([cold.timed_runs, warm.timed_runs]).toEqual([undefined, 7]);
     const work = (r: SizeResult) => [
       r.status,
       r.acted,
@@ -126,9 +128,37 @@ describe('npm run bench', () => {
     expect(json10.resume?.wall_s).toBe(0.2);
     expect(json10.spread?.resume_s).toEqual([0.1, 0.5]);
     expect(growth(rows)).toEqual([
-      { variant: 'bare Strands floor', ms_per_item: { 10: 0.2, 1000: 0.25 }, max_over_min: 1.25, flat: true },
-      { variant: 'maildir, JSON files', ms_per_item: { 10: 3, 1000: 3.5 }, max_over_min: 1.17, flat: true },
+      {
+        variant: 'bare Strands floor',
+        ms_per_item: { 10: 0.2, 1000: 0.25 },
+        max_over_min: 1.25,
+        flat: true,
+        x_floor: { 10: 1, 1000: 1 },
+        x_floor_max_over_min: 1,
+        flat_vs_floor: true,
+      },
+      {
+        variant: 'maildir, JSON files',
+        ms_per_item: { 10: 3, 1000: 3.5 },
+        max_over_min: 1.17,
+        flat: true,
+        // 15× the floor at 10, 14× at 1,000.
+        x_floor: { 10: 15, 1000: 14 },
+        x_floor_max_over_min: 1.07,
+        flat_vs_floor: true,
+      },
     ]);
+    // A variant that grows beyond the floor's own growth is not flat against it, though flat on its own.
+    const steep = medians([
+      row('floor', 'none', 10, 0.5),
+      row('floor', 'none', 1000, 0.25),
+      ...rows.filter((r) => r.store === 'json'),
+    ]);
+    expect(growth(steep).find((g) => g.variant === 'maildir, JSON files')).toMatchObject({
+      flat: true,
+      x_floor_max_over_min: 2.33,
+      flat_vs_floor: false,
+    });
   });
 
   it('refuses an unknown store with one line and runs nothing', () => {
