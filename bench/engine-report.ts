@@ -39,8 +39,13 @@ export function medians(runs: SizeResult[]): SizeResult[] {
     const sorted = [...group].sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
     const resumes = group.flatMap((r) => (r.resume ? [r.resume] : [])).sort((a, b) => a.wall_s - b.wall_s);
+    const paired = group.flatMap((r) => (r.paired_x_floor !== undefined ? [r.paired_x_floor] : []));
     out.push({
       ...median,
+      // Over the floor paired in the same processes: the median of the children's ratios.
+      ...(paired.length > 0
+        ? { paired_x_floor: paired.sort((a, b) => a - b)[(paired.length - 1) >> 1]! }
+        : {}),
       // The resume's own median run: its time varies apart from the run's.
       resume: resumes[Math.floor((resumes.length - 1) / 2)] ?? null,
       spread: {
@@ -52,11 +57,8 @@ export function medians(runs: SizeResult[]): SizeResult[] {
     });
   }
   for (const r of out) {
-    const floor = out.find((f) => f.source === 'floor' && f.n === r.n);
-    r.x_floor =
-      floor && floor.platform_ms_per_item > 0
-        ? round(r.platform_ms_per_item / floor.platform_ms_per_item, 1)
-        : null;
+    const x = overFloor(r, out);
+    r.x_floor = x === null ? null : round(x, 1);
   }
   return out.sort((a, b) => rank(a) - rank(b) || a.n - b.n);
 }
@@ -165,6 +167,17 @@ export interface Growth {
   flat_vs_floor: boolean | null;
 }
 
+/**
+ * A row's platform ms/item over the floor's at the same N: paired in the same processes when
+ * the children ran the floor after each timed run (warm), else over the floor's own median row.
+ */
+function overFloor(r: SizeResult, rows: readonly SizeResult[]): number | null {
+  if (r.source === 'floor') return 1;
+  if (r.paired_x_floor !== undefined) return r.paired_x_floor;
+  const floor = rows.find((f) => f.source === 'floor' && f.n === r.n)?.platform_ms_per_item ?? 0;
+  return floor > 0 ? r.platform_ms_per_item / floor : null;
+}
+
 const maxOverMin = (values: number[]) =>
   Math.min(...values) > 0 ? Math.max(...values) / Math.min(...values) : Infinity;
 
@@ -172,21 +185,19 @@ const maxOverMin = (values: number[]) =>
 export function growth(rows: SizeResult[]): Growth[] {
   const byVariant = new Map<string, SizeResult[]>();
   for (const r of rows) byVariant.set(variantName(r), [...(byVariant.get(variantName(r)) ?? []), r]);
-  const floorAt = (n: number) => rows.find((f) => f.source === 'floor' && f.n === n)?.platform_ms_per_item;
   const out: Growth[] = [];
   for (const [variant, series] of byVariant) {
     if (series.length < 2) continue;
     const ratio = maxOverMin(series.map((r) => r.platform_ms_per_item));
-    const overFloor = series.every((r) => (floorAt(r.n) ?? 0) > 0)
-      ? series.map((r) => [String(r.n), r.platform_ms_per_item / floorAt(r.n)!] as const)
-      : null;
-    const floorRatio = overFloor ? maxOverMin(overFloor.map(([, x]) => x)) : null;
+    const xs = series.map((r) => [String(r.n), overFloor(r, rows)] as const);
+    const overFloorAt = xs.every(([, x]) => x !== null) ? (xs as (readonly [string, number])[]) : null;
+    const floorRatio = overFloorAt ? maxOverMin(overFloorAt.map(([, x]) => x)) : null;
     out.push({
       variant,
       ms_per_item: Object.fromEntries(series.map((r) => [String(r.n), r.platform_ms_per_item])),
       max_over_min: round(ratio, 2),
       flat: ratio <= FLAT_TARGET,
-      x_floor: overFloor ? Object.fromEntries(overFloor.map(([n, x]) => [n, round(x, 2)])) : null,
+      x_floor: overFloorAt ? Object.fromEntries(overFloorAt.map(([n, x]) => [n, round(x, 2)])) : null,
       x_floor_max_over_min: floorRatio === null ? null : round(floorRatio, 2),
       flat_vs_floor: floorRatio === null ? null : floorRatio <= FLAT_TARGET,
     });

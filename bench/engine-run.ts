@@ -96,6 +96,10 @@ export interface SizeResult {
   resume: ResumeResult | null;
   /** Warm runs only: how many timed runs of this size the child made (this one is their median). */
   timed_runs?: number;
+  /** Warm runs with the floor paired: the floor's median platform ms/item, run after each timed run in the same process. */
+  paired_floor_ms_per_item?: number;
+  /** Warm runs with the floor paired: the median over the pairs of this run's platform ms/item over the floor's. */
+  paired_x_floor?: number;
   /** Set by the parent: platform ms/item over the floor's at the same N. */
   x_floor?: number | null;
   /** Set on the median run of a variant: how many runs, and their spread. */
@@ -126,6 +130,8 @@ export interface RunOptions {
    * or first compilation.
    */
   warm?: boolean;
+  /** Warm only: time the floor after each timed run, in the same process (see `measure`). */
+  pairFloor?: boolean;
 }
 
 /** The size of the untimed run a warm measurement makes first. */
@@ -151,19 +157,52 @@ export const WARM_TIMED_ITEMS = 200;
 /**
  * One run of the engine (or the floor) over `n` seeded messages, measured. Warm: after an
  * untimed run of WARMUP_ITEMS, the median of ⌈WARM_TIMED_ITEMS / n⌉ timed runs (only the
- * first answers its questions and resumes).
+ * first answers its questions and resumes); with `pairFloor`, each timed run is followed by
+ * the floor's over the same mail in the same process, so the ratio of each pair was taken
+ * under the same load.
  */
 export async function measure(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
   if (!opts.warm) return measureOnce(n, seed, opts, false);
+  const pairFloor = opts.pairFloor === true && opts.source !== 'floor';
   const warmup = await measureOnce(WARMUP_ITEMS, seed + 1, { ...opts, resume: false, keep: false }, false);
+  if (pairFloor) await measureFloorRow(WARMUP_ITEMS, seed + 1, false);
   const warm = warmup.handled === WARMUP_ITEMS;
-  const first = await measureOnce(n, seed, opts, warm);
-  const timed = [first];
-  while (timed.length * n < WARM_TIMED_ITEMS)
-    timed.push(await measureOnce(n, seed, { ...opts, resume: false, keep: false }, warm));
-  timed.sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
-  const median = timed[Math.floor((timed.length - 1) / 2)]!;
-  return { ...median, resume: first.resume, timed_runs: timed.length };
+  const timed: SizeResult[] = [];
+  const floors: number[] = [];
+  const ratios: number[] = [];
+  do {
+    const first = timed.length === 0;
+    const run = await measureOnce(n, seed, first ? opts : { ...opts, resume: false, keep: false }, warm);
+    timed.push(run);
+    if (!pairFloor) continue;
+    const floor = (await measureFloorRow(n, seed, warm)).platform_ms_per_item;
+    floors.push(floor);
+    ratios.push(run.platform_ms_per_item / floor);
+  } while (timed.length * n < WARM_TIMED_ITEMS);
+  const resume = timed[0]!.resume;
+  const median = medianOf(timed, (r) => r.platform_ms_per_item);
+  return {
+    ...median,
+    resume,
+    timed_runs: timed.length,
+    ...(pairFloor
+      ? {
+          paired_floor_ms_per_item: round(
+            medianOf(floors, (x) => x),
+            3,
+          ),
+          paired_x_floor: round(
+            medianOf(ratios, (x) => x),
+            2,
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The median element by `key` (the lower middle one of an even count). */
+function medianOf<T>(values: readonly T[], key: (v: T) => number): T {
+  return [...values].sort((a, b) => key(a) - key(b))[Math.floor((values.length - 1) / 2)]!;
 }
 
 async function measureOnce(n: number, seed: number, opts: RunOptions, warm: boolean): Promise<SizeResult> {

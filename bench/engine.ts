@@ -64,10 +64,11 @@ const HELP = `npm run bench -- [options]
   --keep                     keep each run's temp folder
   --warm                     each child first makes an untimed run of 20 items, as a server or a
                              warm Lambda has: no module loading or first compilation in the timing;
-                             a smaller run is timed until 200 items were timed, the median kept
+                             a smaller run is timed until 200 items were timed, the median kept,
+                             each followed by the floor's in the same process (× floor from the pairs)
                              (writes bench/results/engine-warm.json)
 One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
-  [--dynamodb-endpoint URL] [--no-resume] [--warm] [--json]`;
+  [--dynamodb-endpoint URL] [--no-resume] [--warm [--pair-floor]] [--json]`;
 
 /** One cell of the plan: a variant at one size. */
 interface Variant {
@@ -104,6 +105,7 @@ function runChild(
     ...(plan.resumeStores.includes(v.store) ? [] : ['--no-resume']),
     ...(plan.keep ? ['--keep'] : []),
     ...(plan.warm ? ['--warm'] : []),
+    ...(plan.warm && plan.floor && v.source !== 'floor' ? ['--pair-floor'] : []),
   ];
   const started = performance.now();
   return new Promise((resolve) => {
@@ -246,7 +248,8 @@ async function parent(plan: BenchPlan): Promise<number> {
     `Seed 0x${plan.seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); load average ` +
       `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run` +
       (plan.warm
-        ? ', timed after an untimed warm-up run of 20 items in it (runs under 200 items timed until 200 were, the median kept)'
+        ? ', timed after an untimed warm-up run of 20 items in it (runs under 200 items timed until 200 were, the median kept), ' +
+          "each timed run followed by the floor's in the same process: × floor is the median of those pairs' ratios"
         : '') +
       `; ${plan.repeats} run(s) of each ` +
       `variant, interleaved; the median run shown (by platform ms/item) with min–max; total ${totalS} s. ` +
@@ -355,6 +358,7 @@ async function main(): Promise<number> {
       'dynamodb-endpoint': { type: 'string' },
       json: { type: 'boolean', default: false },
       warm: { type: 'boolean', default: false },
+      'pair-floor': { type: 'boolean', default: false },
     },
   });
   if (values.help) {
@@ -376,6 +380,7 @@ async function main(): Promise<number> {
       resume: !values['no-resume'],
       keep: values.keep,
       warm: values.warm,
+      pairFloor: values['pair-floor'],
     });
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${mainTable([result])}\n`);
     return 0;

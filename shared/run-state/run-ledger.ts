@@ -37,6 +37,11 @@ const COUNTS = 'counts';
 const DEFERRED = 'deferred';
 const CURSOR = 'cursor';
 
+// Made once: a zod schema costs more to build than to parse these with.
+const SavedCountsSchema = z.record(z.string(), z.number());
+const CursorSchema = z.number().int();
+const DeferredItemsSchema = z.array(DeferredItemSchema);
+
 /**
  * The run state every agent of a run shares (the executor and its specialists): the
  * items set aside for the person, which agent owns each handed-off item, the counts and
@@ -123,7 +128,7 @@ export class RunLedger {
   /** The run's counts so far (a state saved before a count existed reads it as 0). */
   counts(): RunCounts {
     if (!this.tally) {
-      const saved = z.record(z.string(), z.number()).parse(this.persisted().get(COUNTS) ?? {});
+      const saved = SavedCountsSchema.parse(this.persisted().get(COUNTS) ?? {});
       this.tally = RunCountsSchema.parse({ ...EMPTY_COUNTS, ...saved });
     }
     return { ...this.tally };
@@ -144,10 +149,7 @@ export class RunLedger {
 
   /** How many of the source's refs the executor has read. */
   cursor(): number {
-    return z
-      .number()
-      .int()
-      .parse(this.persisted().get(CURSOR) ?? 0);
+    return CursorSchema.parse(this.persisted().get(CURSOR) ?? 0);
   }
 
   setCursor(cursor: number): void {
@@ -156,7 +158,7 @@ export class RunLedger {
 
   private loaded(): DeferredItem[] {
     if (!this.items) {
-      this.items = z.array(DeferredItemSchema).parse(this.persisted().get(DEFERRED) ?? []);
+      this.items = DeferredItemsSchema.parse(this.persisted().get(DEFERRED) ?? []);
       for (const item of this.items) this.ids.add(item.item_id);
     }
     return this.items;

@@ -75,6 +75,43 @@ describe('npm run bench', () => {
     expect(cold.store_writes).toBe(5);
   });
 
+  it('pairs each warm timed run with the floor in the same process, and judges growth on those pairs', async () => {
+    const opts = { source: 'maildir' as const, store: 'memory' as const, resume: false, keep: false };
+    const paired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, pairFloor: true });
+
+    expect(paired.timed_runs).toBe(2);
+    expect(paired.paired_floor_ms_per_item).toBeGreaterThan(0);
+    expect(paired.paired_x_floor).toBeGreaterThan(1); // the engine does the floor's work and more
+    const unpaired = await measure(100, DEFAULT_SEED, { ...opts, warm: true });
+    expect(unpaired.paired_x_floor).toBeUndefined();
+
+    // The report takes the children's paired ratios over the ratio of the two variants' medians.
+    const row = (n: number, ms: number, pairedX?: number) =>
+      ({
+        source: n < 0 ? 'floor' : 'maildir',
+        store: n < 0 ? 'none' : 'json',
+        n: Math.abs(n),
+        platform_ms_per_item: ms,
+        wall_ms: ms,
+        resume: null,
+        ...(pairedX !== undefined ? { paired_x_floor: pairedX } : {}),
+      }) as unknown as SizeResult;
+    const rows = medians([
+      row(-10, 1),
+      row(-1000, 0.2),
+      row(10, 4, 5),
+      row(10, 6, 4.5),
+      row(10, 5, 4),
+      row(1000, 1, 5),
+    ]);
+    expect(rows.find((r) => r.source === 'maildir' && r.n === 10)).toMatchObject({
+      platform_ms_per_item: 5,
+      paired_x_floor: 4.5,
+      x_floor: 4.5, // not 5 / 1
+    });
+    expect(growth(rows)[1]).toMatchObject({ x_floor: { 10: 4.5, 1000: 5 }, x_floor_max_over_min: 1.11 });
+  });
+
   it('runs the engine on the DynamoDB store against dynalite, the same work as on JSON files', async () => {
     const dynalite = await startDynaliteServer();
     try {
