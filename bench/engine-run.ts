@@ -152,7 +152,7 @@ async function openStoreFor(opts: RunOptions, stateDir: string) {
  * scheduler hiccup on a shared machine is a third of the figure; a 1,000-item run averages
  * over its own two seconds.
  */
-export const WARM_TIMED_ITEMS = 200;
+export const WARM_TIMED_ITEMS = 1_000;
 
 /**
  * One run of the engine (or the floor) over `n` seeded messages, measured. Warm: after an

@@ -64,7 +64,7 @@ const HELP = `npm run bench -- [options]
   --keep                     keep each run's temp folder
   --warm                     each child first makes an untimed run of 20 items, as a server or a
                              warm Lambda has: no module loading or first compilation in the timing;
-                             a smaller run is timed until 200 items were timed, the median kept,
+                             a smaller run is timed until 1,000 items were timed, the median kept,
                              each followed by the floor's in the same process (× floor from the pairs)
                              (writes bench/results/engine-warm.json)
 One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
@@ -248,7 +248,7 @@ async function parent(plan: BenchPlan): Promise<number> {
     `Seed 0x${plan.seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); load average ` +
       `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run` +
       (plan.warm
-        ? ', timed after an untimed warm-up run of 20 items in it (runs under 200 items timed until 200 were, the median kept), ' +
+        ? ', timed after an untimed warm-up run of 20 items in it (runs under 1,000 items timed until 1,000 were, the median kept), ' +
           "each timed run followed by the floor's in the same process: × floor is the median of those pairs' ratios"
         : '') +
       `; ${plan.repeats} run(s) of each ` +

@@ -59,8 +59,8 @@ describe('npm run bench', () => {
     const warm = await measure(N, DEFAULT_SEED, { ...opts, warm: true });
 
     expect([cold.warm, warm.warm]).toEqual([false, true]);
-    // A warm 30-item run is timed until 200 items were timed: 7 runs, the median kept.
-    expect([cold.timed_runs, warm.timed_runs]).toEqual([undefined, 7]);
+    // A warm 30-item run is timed until 1,000 items were timed: 34 runs, the median kept.
+    expect([cold.timed_runs, warm.timed_runs]).toEqual([undefined, 34]);
     const work = (r: SizeResult) => [
       r.status,
       r.acted,
@@ -79,7 +79,7 @@ describe('npm run bench', () => {
     const opts = { source: 'maildir' as const, store: 'memory' as const, resume: false, keep: false };
     const paired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, pairFloor: true });
 
-    expect(paired.timed_runs).toBe(2);
+    expect(paired.timed_runs).toBe(10);
     expect(paired.paired_floor_ms_per_item).toBeGreaterThan(0);
     expect(paired.paired_x_floor).toBeGreaterThan(1); // the engine does the floor's work and more
     const unpaired = await measure(100, DEFAULT_SEED, { ...opts, warm: true });
