@@ -98,7 +98,7 @@ export interface SizeResult {
   timed_runs?: number;
   /** Warm runs with the floor paired: the floor's median platform ms/item, run after each timed run in the same process. */
   paired_floor_ms_per_item?: number;
-  /** Warm runs with the floor paired: the median over the pairs of this run's platform ms/item over the floor's. */
+  /** Warm runs with the floor paired: this run's platform ms/item over the paired floor's median. */
   paired_x_floor?: number;
   /** Set by the parent: platform ms/item over the floor's at the same N. */
   x_floor?: number | null;
@@ -158,8 +158,8 @@ export const WARM_TIMED_ITEMS = 1_000;
  * One run of the engine (or the floor) over `n` seeded messages, measured. Warm: after an
  * untimed run of WARMUP_ITEMS, the median of ⌈WARM_TIMED_ITEMS / n⌉ timed runs (only the
  * first answers its questions and resumes); with `pairFloor`, each timed run is followed by
- * the floor's over the same mail in the same process, so the ratio of each pair was taken
- * under the same load.
+ * the floor's over the same mail in the same process, and × floor is the ratio of the two
+ * interleaved series' medians, taken under the same load.
  */
 export async function measure(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
   if (!opts.warm) return measureOnce(n, seed, opts, false);
@@ -169,32 +169,22 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
   const warm = warmup.handled === WARMUP_ITEMS;
   const timed: SizeResult[] = [];
   const floors: number[] = [];
-  const ratios: number[] = [];
   do {
     const first = timed.length === 0;
-    const run = await measureOnce(n, seed, first ? opts : { ...opts, resume: false, keep: false }, warm);
-    timed.push(run);
-    if (!pairFloor) continue;
-    const floor = (await measureFloorRow(n, seed, warm)).platform_ms_per_item;
-    floors.push(floor);
-    ratios.push(run.platform_ms_per_item / floor);
+    timed.push(await measureOnce(n, seed, first ? opts : { ...opts, resume: false, keep: false }, warm));
+    if (pairFloor) floors.push((await measureFloorRow(n, seed, warm)).platform_ms_per_item);
   } while (timed.length * n < WARM_TIMED_ITEMS);
-  const resume = timed[0]!.resume;
   const median = medianOf(timed, (r) => r.platform_ms_per_item);
+  // The medians of one interleaved series: a floor run is short, so one pair's ratio is noisy.
+  const floor = pairFloor ? medianOf(floors, (x) => x) : 0;
   return {
     ...median,
-    resume,
+    resume: timed[0]!.resume,
     timed_runs: timed.length,
     ...(pairFloor
       ? {
-          paired_floor_ms_per_item: round(
-            medianOf(floors, (x) => x),
-            3,
-          ),
-          paired_x_floor: round(
-            medianOf(ratios, (x) => x),
-            2,
-          ),
+          paired_floor_ms_per_item: round(floor, 3),
+          paired_x_floor: round(median.platform_ms_per_item / floor, 2),
         }
       : {}),
   };

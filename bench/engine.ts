@@ -65,7 +65,7 @@ const HELP = `npm run bench -- [options]
   --warm                     each child first makes an untimed run of 20 items, as a server or a
                              warm Lambda has: no module loading or first compilation in the timing;
                              a smaller run is timed until 1,000 items were timed, the median kept,
-                             each followed by the floor's in the same process (× floor from the pairs)
+                             each followed by the floor's in the same process (× floor: the ratio of their medians)
                              (writes bench/results/engine-warm.json)
 One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
   [--dynamodb-endpoint URL] [--no-resume] [--warm [--pair-floor]] [--json]`;
@@ -249,7 +249,7 @@ async function parent(plan: BenchPlan): Promise<number> {
       `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run` +
       (plan.warm
         ? ', timed after an untimed warm-up run of 20 items in it (runs under 1,000 items timed until 1,000 were, the median kept), ' +
-          "each timed run followed by the floor's in the same process: × floor is the median of those pairs' ratios"
+          "each timed run followed by the floor's in the same process: × floor is the ratio of the two series' medians"
         : '') +
       `; ${plan.repeats} run(s) of each ` +
       `variant, interleaved; the median run shown (by platform ms/item) with min–max; total ${totalS} s. ` +

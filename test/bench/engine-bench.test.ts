@@ -75,13 +75,18 @@ describe('npm run bench', () => {
     expect(cold.store_writes).toBe(5);
   });
 
-  it('pairs each warm timed run with the floor in the same process, and judges growth on those pairs', async () => {
+  it('pairs each warm timed run with the floor in the same process, and judges growth on the pairs', async () => {
     const opts = { source: 'maildir' as const, store: 'memory' as const, resume: false, keep: false };
     const paired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, pairFloor: true });
 
     expect(paired.timed_runs).toBe(10);
     expect(paired.paired_floor_ms_per_item).toBeGreaterThan(0);
     expect(paired.paired_x_floor).toBeGreaterThan(1); // the engine does the floor's work and more
+    // The ratio of the two interleaved series' medians.
+    expect(paired.paired_x_floor).toBeCloseTo(
+      paired.platform_ms_per_item / paired.paired_floor_ms_per_item!,
+      1,
+    );
     const unpaired = await measure(100, DEFAULT_SEED, { ...opts, warm: true });
     expect(unpaired.paired_x_floor).toBeUndefined();
 
