@@ -162,7 +162,8 @@ export class ReadCacheStore implements Store {
       for (const w of writes) this.forget(w.collection, w.record.id, error);
       throw error;
     }
-    results.forEach((result, i) => {
+    // Past the writes' results come the checks' (CommitOptions.checks): nothing to remember.
+    results.slice(0, writes.length).forEach((result, i) => {
       const { collection, record } = writes[i]!;
       if (result.ok) this.remember(collection, record.id, result.record);
       else this.forget(collection, record.id, result.error);
