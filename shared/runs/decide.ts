@@ -34,6 +34,7 @@ import { marksException } from '../memory/exception.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
+import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
@@ -117,6 +118,8 @@ export async function recordAnswer(
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
     ...domainRefs,
+    // What the learner and a domain proposal read of the rules: their copies, by key.
+    ...ruleSetRefs(decision.workflow_id),
     ...(await learnerUsageRefs(deps, decision, note)),
   ]);
   const domainRead = more.slice(0, domainRefs.length);

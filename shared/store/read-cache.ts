@@ -31,6 +31,7 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'interrupts',
   'decisions',
   'domain_answers',
+  'rule_sets',
 ]);
 
 /**

@@ -36,6 +36,8 @@ export const COLLECTIONS = [
   'api_keys',
   // Which answers teach about a sender domain, per (workflow, domain): shared/runs/domain-answers.ts.
   'domain_answers',
+  // A copy of one scope's live rules (a workflow's, or `*`): shared/memory/rule-sets.ts.
+  'rule_sets',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

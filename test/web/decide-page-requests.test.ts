@@ -106,7 +106,7 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
   const wholeDecisionLists = (requests: Sent[]) =>
     requests.filter((r) => r.command === 'QueryCommand' && r.pk === 'default#decisions' && !r.prefix);
 
-  it(`opens a page in 1 read and answers it in ${transactions ? 3 : 4}, reading nothing twice and no whole collection`, async () => {
+  it(`opens a page in 1 read and answers it in ${transactions ? 2 : 3}, reading nothing twice and no whole collection`, async () => {
     // Prepare: four questions from four domains, the first answered (the workspace's first
     // answer gathers the earlier answers by domain, once: the only whole-list read).
     const senders = ['ann@one.example', 'bob@two.example', 'cy@three.example', 'di@four.example'];
@@ -114,6 +114,10 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     expect(pending[0]!.id.startsWith(runDecisionPrefix(pending[0]!.run_id))).toBe(true);
     const first = await openAndAnswer(app, pending[0]!.id, action);
     expect(wholeDecisionLists(first.onAnswer)).toHaveLength(1);
+    // ... and the first answer copies the live rules, listed once, for the next ones.
+    expect(
+      first.onAnswer.filter((r) => r.command === 'QueryCommand' && r.pk === 'default#rules'),
+    ).toHaveLength(1);
 
     // Act: open and answer the second.
     const second = await openAndAnswer(app, pending[1]!.id, action);
@@ -127,14 +131,14 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     // waiting decision's link cannot have been spent; the workflow and the settings are not read);
     expect(second.onOpen.map(shape)).toEqual(['QueryCommand default#decisions (prefix)']);
     // ... answering: the decision with the run's questions still waiting; the workflow, the
-    // run, the domain's answers (and the gathered marker) and the learner's usage in one
-    // batch; the learner's rules. The link is spent by the answer's own write (no read), and
-    // with transactions the newest question still waiting is checked in that write, so what
-    // still waits needs no read after; without them it is read again. Nothing else.
+    // run, the domain's answers (and the gathered marker), the copies of the live rules (the
+    // workflow's and every workflow's) and the learner's usage in one batch. The link is spent
+    // by the answer's own write (no read), and with transactions the newest question still
+    // waiting is checked in that write, so what still waits needs no read after; without
+    // them it is read again. Nothing else: the rules are not listed.
     expect(reads(second.onAnswer).map(shape)).toEqual([
       'QueryCommand default#decisions (prefix)',
-      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#usage',
-      'QueryCommand default#rules',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
       ...(transactions ? [] : ['QueryCommand default#decisions (prefix)']),
     ]);
     expect(wholeDecisionLists(second.onAnswer)).toEqual([]);
@@ -153,7 +157,8 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
             'PutItemCommand default#domain_answers',
           ],
     );
-    expect(writes(second.onAnswer).length).toBeLessThanOrEqual(transactions ? 3 : 6);
+    // (the learned rule and its workflow's copy of the live rules: one more without transactions)
+    expect(writes(second.onAnswer).length).toBeLessThanOrEqual(transactions ? 3 : 7);
   });
 
   it("reads the workflow too when the page shows a Maildir message in full, or the decision predates the workflow's view", async () => {
