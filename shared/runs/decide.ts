@@ -95,9 +95,12 @@ export async function recordAnswer(
   const { domainAnswerRefs, domainAnswerWrites, needsGathering, recordDomainAnswer } =
     await import('./domain-answers.ts');
   // One answer reads each record once: what the learner reads comes with the answer's batch.
-  const deps: EngineDeps = { ...engine, store: readCache(engine.store) };
+  const cache = readCache(engine.store);
+  const deps: EngineDeps = { ...engine, store: cache };
   const known = read?.decision?.id === decisionId ? read : await readDecisionAndRun(deps.store, decisionId);
   if (!known.decision) throw new NotFoundError(`no decision "${decisionId}": see \`handoff pending\``);
+  // The run's questions already decided came with it: a domain proposal's evidence among them is not read again.
+  cache.seed('decisions', known.decided);
   const decision = await expireIfDue(deps, known.decision);
   if (decision.status !== 'pending') {
     throw new AlreadyDecidedError(
@@ -183,8 +186,14 @@ export async function recordAnswer(
         ? before
         : await stillAsking(deps, answered);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
-  // resume, read afresh (the answer's cache covers the answer, not the run it resumes).
-  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id);
+  // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
+  // for what this answer knows: the run as read with it, and every question it saw decided.
+  const settled =
+    before?.length === 0
+      ? { run, decided: new Set([decisionId, ...known.decided.map((d) => d.id)]) }
+      : undefined;
+  const after =
+    waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id, settled);
   return {
     decision_id: decisionId,
     action,

@@ -61,6 +61,8 @@ export interface DecisionRead {
   decision: Decision | undefined;
   /** The run's other questions still waiting, oldest first; null when not read. */
   waiting: Decision[] | null;
+  /** The run's other questions no longer waiting (answered or expired: they never change again), as read with it. */
+  decided: Decision[];
 }
 
 /**
@@ -72,16 +74,18 @@ export interface DecisionRead {
 export async function readDecisionAndRun(store: Store, id: string): Promise<DecisionRead> {
   const prefix = runKeyOf(id);
   if (prefix === null || !store.listByIdPrefix)
-    return { decision: await getRecord(store, 'decisions', DecisionSchema, id), waiting: null };
+    return { decision: await getRecord(store, 'decisions', DecisionSchema, id), waiting: null, decided: [] };
   const ofRun = (await store.listByIdPrefix('decisions', prefix)).map((r) =>
     parseRecord(DecisionSchema, 'decisions', r),
   );
   const decision = ofRun.find((d) => d.id === id);
-  if (!decision) return { decision: undefined, waiting: null };
-  const waiting = ofRun
-    .filter((d) => d.id !== id && d.run_id === decision.run_id && d.status === 'pending')
-    .sort(oldestFirst);
-  return { decision, waiting };
+  if (!decision) return { decision: undefined, waiting: null, decided: [] };
+  const others = ofRun.filter((d) => d.id !== id && d.run_id === decision.run_id).sort(oldestFirst);
+  return {
+    decision,
+    waiting: others.filter((d) => d.status === 'pending'),
+    decided: others.filter((d) => d.status !== 'pending'),
+  };
 }
 
 const oldestFirst = (a: Decision, b: Decision) =>

@@ -61,6 +61,15 @@ export class ReadCacheStore implements Store {
     if (inner.listByIdPrefix) this.listByIdPrefix = inner.listByIdPrefix.bind(inner);
   }
 
+  /**
+   * Keeps records the caller just read from the backend another way (a keyed list), so they
+   * are not read again. Only records that never change again belong here (a decision no
+   * longer waiting): this store cannot tell a later write by another writer.
+   */
+  seed(collection: Collection, records: readonly JsonRecord[]): void {
+    for (const record of records) this.remember(collection, record.id, record);
+  }
+
   /** Reads every ref not yet known in one batched read (DynamoDB: one BatchGetItem per 100). */
   async prefetch(refs: readonly RecordRef[]): Promise<void> {
     await this.getRefs(refs);

@@ -206,10 +206,30 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     expect(proposal!.evidence.map((e) => e.sender).sort()).toEqual(senders.slice(0, 2));
     expect(wholeDecisionLists(onAnswer)).toEqual([]);
     // The answered decision is read with its run's questions and known from its own commit
-    // after; the other one is read by its key.
+    // after; the other one, answered in the same run, came with that read: none by key.
     const decisionKeys = reads(onAnswer)
       .flatMap((r) => r.keys ?? [])
       .filter((k) => k.startsWith('default#decisions/'));
-    expect(decisionKeys).toEqual([`default#decisions/${ann!.id}`]);
+    expect(decisionKeys).toEqual([]);
+  });
+
+  it('the last answer takes the run for its resume reading only the interrupt beyond its own reads', async () => {
+    // Prepare: two questions, the first answered.
+    const { app, pending, action } = await pausedRun('webhook', ['ann@one.example', 'bob@two.example']);
+    await openAndAnswer(app, pending[0]!.id, action);
+
+    // Act: the last answer.
+    const { onAnswer, answered } = await openAndAnswer(app, pending[1]!.id, action);
+
+    // Assess: the run went on; up to taking it (its first write to the run), the answer read
+    // the decision with its run's questions, its batch, and the interrupt: not the run again,
+    // nor the interrupt's questions (it saw every one of them decided).
+    expect(answered).not.toContain('Next question from this run');
+    const take = onAnswer.findIndex((r) => r.pk === 'default#runs' && !READS.has(r.command));
+    expect(reads(onAnswer.slice(0, take)).map(shape)).toEqual([
+      'QueryCommand default#decisions (prefix)',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
+      'GetItemCommand default#interrupts',
+    ]);
   });
 });
