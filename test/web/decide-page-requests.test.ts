@@ -213,6 +213,36 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     expect(decisionKeys).toEqual([]);
   });
 
+  it('a spent link is refused, opened or answered again, its spent record read only then', async () => {
+    // Prepare: a question answered through its link.
+    const { app, pending, action } = await pausedRun('webhook', ['ann@one.example', 'bob@two.example']);
+    const id = pending[0]!.id;
+    const token = signDecisionToken(KEY, id, new Date(pending[0]!.expires_at));
+    await app.request(`/decide/${id}`, { method: 'POST', body: new URLSearchParams({ token, action }) });
+    sent.length = 0;
+
+    // Act: the same link, opened and posted again.
+    const opened = await app.request(`/decide/${id}?token=${token}`);
+    const onOpen = sent.splice(0);
+    const posted = await app.request(`/decide/${id}`, {
+      method: 'POST',
+      body: new URLSearchParams({ token, action }),
+    });
+    const onPost = sent.splice(0);
+
+    // Assess: refused with the same words both times, nothing written; the decision (no
+    // longer waiting) with its run's questions, then the spent record.
+    for (const response of [opened, posted]) {
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain('already used');
+    }
+    for (const requests of [onOpen, onPost])
+      expect(requests.map(shape)).toEqual([
+        'QueryCommand default#decisions (prefix)',
+        'GetItemCommand default#tokens',
+      ]);
+  });
+
   it('the last answer takes the run for its resume reading only the interrupt beyond its own reads', async () => {
     // Prepare: two questions, the first answered.
     const { app, pending, action } = await pausedRun('webhook', ['ann@one.example', 'bob@two.example']);
