@@ -16,8 +16,11 @@ import { commitAll, getEach, type RecordRef, type Store, type Write } from '../s
 /** The scope of the rules that apply to every workflow (`workflow_id: null`). */
 export const EVERY_WORKFLOW = '*';
 
-/** Past this many live rules a scope keeps no copy (its record would grow too big): it is listed. */
-export const MAX_KEPT_RULES = 200;
+/**
+ * Past this many live rules a scope keeps no copy: it is listed instead (a copy is rewritten with
+ * each rule learned, and its record would grow towards the item cap).
+ */
+export const MAX_KEPT_RULES = 100;
 const INVALIDATE_TRIES = 8;
 
 export const RuleSetSchema = z.object({
