@@ -4,6 +4,7 @@ import { senderDomain } from '../agents/learner/proposal.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule, type RecallSubject } from '../memory/match.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
+import { invalidateRuleSet } from '../memory/rule-sets.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { newId } from '../store/ids.ts';
 import type { Store } from '../store/store.ts';
@@ -116,5 +117,7 @@ export async function learnFrom(
     item_id: call.id,
     created_at: new Date().toISOString(),
   });
-  return RuleSchema.parse(await store.create('rules', rule));
+  const created = RuleSchema.parse(await store.create('rules', rule));
+  await invalidateRuleSet(store, created.workflow_id);
+  return created;
 }

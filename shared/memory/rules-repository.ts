@@ -3,6 +3,7 @@ import { newId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
+import { invalidateRuleSet } from './rule-sets.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 
 export interface NewRule {
@@ -26,7 +27,9 @@ export async function addRule(store: Store, input: NewRule): Promise<Rule> {
     confidence: 1,
     created_at: new Date().toISOString(),
   });
-  return RuleSchema.parse(await store.create('rules', rule));
+  const created = RuleSchema.parse(await store.create('rules', rule));
+  await invalidateRuleSet(store, created.workflow_id);
+  return created;
 }
 
 /** Every rule, oldest first (superseded ones included: they are history). */
@@ -54,5 +57,6 @@ export async function deleteRule(store: Store, id: string): Promise<Rule> {
   const rule = await getRecord(store, 'rules', RuleSchema, id);
   if (!rule) throw new NotFoundError(`no rule "${id}": see \`handoff rules\``);
   await store.delete('rules', id);
+  await invalidateRuleSet(store, rule.workflow_id);
   return rule;
 }

@@ -7,18 +7,34 @@ import {
 } from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import { getDecision, listDecisions, pendingOfRun, runDecisionPrefix } from './decision-repository.ts';
+import {
+  getDecision,
+  listDecisions,
+  pendingOfRun,
+  readDecisionAndRun,
+  runDecisionPrefix,
+  type DecisionRead,
+} from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision } from './lifecycle.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import { DecisionSchema, RunSchema, type Decision } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { commitAll, getEach, type JsonRecord, type RecordRef, type Write } from '../store/store.ts';
+import {
+  checksHeld,
+  commitAll,
+  getEach,
+  type JsonRecord,
+  type RecordRef,
+  type VersionCheck,
+  type Write,
+} from '../store/store.ts';
 import { usageId } from '../recorder/store-sink.ts';
 import { marksException } from '../memory/exception.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnFromDecision } from './learn.ts';
+import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
@@ -61,16 +77,17 @@ export async function decide(
 
 /**
  * `decide`, returning also the decision as stored and the run's questions still waiting.
- * `read` is the decision as the caller just read it (saves a read; the answer is still
- * conditional on its version). `alongside` are writes that belong with the answer (a signed
- * link spent by it): committed with it in one durable write where the store can.
+ * `read` is the decision (with its run's waiting questions, when read with it) as the caller
+ * just read it: it saves a read, and the answer is still conditional on its version.
+ * `alongside` are writes that belong with the answer (a signed link spent by it): committed
+ * with it in one durable write where the store can.
  */
 export async function recordAnswer(
   engine: EngineDeps,
   decisionId: string,
   action: string,
   note: string | null,
-  read?: Decision,
+  read?: DecisionRead,
   alongside: readonly Write[] = [],
 ): Promise<Decided> {
   // Loaded with the first answer, not at a cold start (the API's bundle budget).
@@ -78,9 +95,13 @@ export async function recordAnswer(
   const { domainAnswerRefs, domainAnswerWrites, needsGathering, recordDomainAnswer } =
     await import('./domain-answers.ts');
   // One answer reads each record once: what the learner reads comes with the answer's batch.
-  const deps: EngineDeps = { ...engine, store: readCache(engine.store) };
-  const found = read?.id === decisionId ? read : await getDecision(deps.store, decisionId);
-  const decision = await expireIfDue(deps, found);
+  const cache = readCache(engine.store);
+  const deps: EngineDeps = { ...engine, store: cache };
+  const known = read?.decision?.id === decisionId ? read : await readDecisionAndRun(deps.store, decisionId);
+  if (!known.decision) throw new NotFoundError(`no decision "${decisionId}": see \`handoff pending\``);
+  // The run's questions already decided came with it: a domain proposal's evidence among them is not read again.
+  cache.seed('decisions', known.decided);
+  const decision = await expireIfDue(deps, known.decision);
   if (decision.status !== 'pending') {
     throw new AlreadyDecidedError(
       decision.status === 'expired'
@@ -100,6 +121,8 @@ export async function recordAnswer(
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
     ...domainRefs,
+    // What the learner and a domain proposal read of the rules: their copies, by key.
+    ...ruleSetRefs(decision.workflow_id),
     ...(await learnerUsageRefs(deps, decision, note)),
   ]);
   const domainRead = more.slice(0, domainRefs.length);
@@ -119,13 +142,16 @@ export async function recordAnswer(
   // per workspace, every earlier answer's).
   const earlier = needsGathering(decision, domainRead) ? await listDecisions(deps.store) : undefined;
   const domainWrites = domainAnswerWrites(DecisionSchema.parse(record), domainRead, earlier);
-  const results = await commitAll(deps.store, [
+  const before = waitingBefore(known, decision);
+  const checks = stillWaitingCheck(before);
+  const writes: Write[] = [
     { kind: 'update', collection: 'decisions', record, expectedVersion: decision.version },
     ...alongside,
     ...domainWrites,
-  ]);
+  ];
+  const results = await commitAll(deps.store, writes, { checks });
   const written = results[0];
-  const domainResults = results.slice(1 + alongside.length);
+  const domainResults = results.slice(1 + alongside.length, writes.length);
   const domain = {
     written: domainResults.flatMap((r) => (r.ok ? [r.record] : [])),
     regather: earlier !== undefined && domainResults.some((r) => !r.ok),
@@ -143,16 +169,31 @@ export async function recordAnswer(
     throw error;
   }
   const answered = DecisionSchema.parse(written!.record);
+  if (results.slice(1, 1 + alongside.length).some((r) => !r.ok))
+    log.warn(`decision ${decisionId}: a write that belongs with its answer did not land`);
   crashPoint('decide:answered'); // a later command resumes the run if this process dies here
   deps.emit(decision.run_id, 'decided', `${describeAnswer(answered)}: ${decision.subject}`, {
     decision_id: decisionId,
     action,
   });
   await learnQuietly(deps, answered, workflow, domain);
-  const waiting = await stillAsking(deps, answered);
+  // None waited before this answer: none waits after it. One that still waited when the
+  // answer landed (checked in its transaction) says the same without a read; else read.
+  const waiting =
+    before?.length === 0
+      ? []
+      : before && checksHeld(results, writes.length, checks.length)
+        ? before
+        : await stillAsking(deps, answered);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
-  // resume, read afresh (the answer's cache covers the answer, not the run it resumes).
-  const after = waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id);
+  // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
+  // for what this answer knows: the run as read with it, and every question it saw decided.
+  const settled =
+    before?.length === 0
+      ? { run, decided: new Set([decisionId, ...known.decided.map((d) => d.id)]) }
+      : undefined;
+  const after =
+    waiting !== null && waiting.length > 0 ? run : await resumeIfReady(engine, decision.run_id, settled);
   return {
     decision_id: decisionId,
     action,
@@ -161,6 +202,21 @@ export async function recordAnswer(
     answered,
     waiting,
   };
+}
+
+/** The other questions of the decision's interrupt still waiting when it was read (null: not read). */
+function waitingBefore(known: DecisionRead, decision: Decision): Decision[] | null {
+  if (known.waiting === null || known.decision?.version !== decision.version) return null;
+  return known.waiting.filter((d) => d.interrupt_id === decision.interrupt_id && d.id !== decision.id);
+}
+
+/**
+ * That the newest question still waiting is still waiting when the answer lands (it is the
+ * one a person answering in order reaches last): if it holds, the answer is not the last.
+ */
+function stillWaitingCheck(before: Decision[] | null): VersionCheck[] {
+  const newest = before?.at(-1);
+  return newest ? [{ collection: 'decisions', id: newest.id, expectedVersion: newest.version }] : [];
 }
 
 /**

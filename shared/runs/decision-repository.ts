@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors/index.ts';
 import { createHash } from 'node:crypto';
-import { getRecord, getRecords, listRecords } from '../store/records.ts';
+import { getRecord, getRecords, listRecords, parseRecord } from '../store/records.ts';
 import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
 import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
 import type { Workflow } from '../workflows/schema.ts';
@@ -50,6 +50,46 @@ export async function pendingOfRun(store: Store, runId: string, known?: string):
   if (keyed.length > 0 || known !== undefined) return keyed;
   return ofRun(await store.listWithStatus('decisions', 'pending'));
 }
+
+/** The run key a `decisionIdFor` id begins with (its run's prefix); null for an older id. */
+export function runKeyOf(decisionId: string): string | null {
+  return /^(dec_[0-9a-f]{8}_)[0-9a-f]{12}$/.exec(decisionId)?.[1] ?? null;
+}
+
+/** A decision as read, with its run's other questions still waiting when they came with it. */
+export interface DecisionRead {
+  decision: Decision | undefined;
+  /** The run's other questions still waiting, oldest first; null when not read. */
+  waiting: Decision[] | null;
+  /** The run's other questions no longer waiting (answered or expired: they never change again), as read with it. */
+  decided: Decision[];
+}
+
+/**
+ * A decision and its run's other questions still waiting, in one read where the store reads
+ * by key prefix (DynamoDB: one strongly consistent Query on the run's key, which the id
+ * carries). An older id, or a store without keyed reads (the JSON files), reads the decision
+ * by id alone (`waiting` null).
+ */
+export async function readDecisionAndRun(store: Store, id: string): Promise<DecisionRead> {
+  const prefix = runKeyOf(id);
+  if (prefix === null || !store.listByIdPrefix)
+    return { decision: await getRecord(store, 'decisions', DecisionSchema, id), waiting: null, decided: [] };
+  const ofRun = (await store.listByIdPrefix('decisions', prefix)).map((r) =>
+    parseRecord(DecisionSchema, 'decisions', r),
+  );
+  const decision = ofRun.find((d) => d.id === id);
+  if (!decision) return { decision: undefined, waiting: null, decided: [] };
+  const others = ofRun.filter((d) => d.id !== id && d.run_id === decision.run_id).sort(oldestFirst);
+  return {
+    decision,
+    waiting: others.filter((d) => d.status === 'pending'),
+    decided: others.filter((d) => d.status !== 'pending'),
+  };
+}
+
+const oldestFirst = (a: Decision, b: Decision) =>
+  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
 export async function getDecision(store: Store, id: string): Promise<Decision> {
   const decision = await getRecord(store, 'decisions', DecisionSchema, id);

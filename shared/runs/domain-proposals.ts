@@ -13,7 +13,8 @@ import { DomainProposalSchema, type DomainProposal } from '../records/proposals.
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import type { Rule } from '../records/rule.ts';
-import { addRule, liveRulesFor } from '../memory/rules-repository.ts';
+import { addRule } from '../memory/rules-repository.ts';
+import { liveRulesOf } from '../memory/rule-sets.ts';
 
 /** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {
@@ -66,7 +67,7 @@ export async function proposeDomainRule(
       await store.update('proposals', { ...open, status: 'withdrawn', decided_at: now() }, open.version);
     return null;
   }
-  if ((await liveRulesFor(store, workflow.id)).some((r) => coversDomain(r, domain))) return null;
+  if ((await liveRulesOf(store, workflow.id)).some((r) => coversDomain(r, domain))) return null;
   if (previous.some((p) => p.action === action && p.status !== 'proposed' && p.status !== 'withdrawn'))
     return null;
   if (open && open.action === action) {

@@ -11,7 +11,8 @@ import type { Workflow } from '../workflows/schema.ts';
 import { marksException } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
-import { listRules } from '../memory/rules-repository.ts';
+import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
+import { commitAll, type Write } from '../store/store.ts';
 
 export type LearnOutcome =
   | { kind: 'learned'; rule: Rule; superseded: Rule[] }
@@ -88,9 +89,9 @@ export async function learnFromDecision(
   );
   await recorder.flush();
 
-  const live = (await listRules(deps.store)).filter(
-    (r) => r.source === 'learned' && r.superseded_by === null && r.workflow_id === decision.workflow_id,
-  );
+  // The workflow's live rules, from their copy (read with the answer).
+  const { own } = await readRuleSets(deps.store, decision.workflow_id);
+  const live = own.rules.filter((r) => r.source === 'learned');
   const item = { senderAddress: decision.sender, subject: decision.subject, text: decision.snippet };
   const proposal = verdict.kind === 'rule' ? verdict.proposal : null;
   const known =
@@ -119,14 +120,12 @@ export async function learnFromDecision(
       superseded_by: null,
       created_at: new Date().toISOString(),
     });
-    rule = RuleSchema.parse(await deps.store.create('rules', rule));
-    rule = await mirrorRule(deps, rule);
   }
+  // The rule, the ones it supersedes and the workflow's copy of its live rules: one commit.
+  const written = await writeRules(deps, own, rule, contradicted, rule?.id ?? decision.id);
+  if (rule) rule = await mirrorRule(deps, written.rule!, written.set);
   const superseded: Rule[] = [];
-  for (const old of contradicted) {
-    const retired = RuleSchema.parse(
-      await deps.store.update('rules', { ...old, superseded_by: rule?.id ?? decision.id }, old.version ?? 1),
-    );
+  for (const retired of written.retired) {
     await deps.mirror.ruleRetired(retired, retired.mirror_ids);
     superseded.push(retired);
   }
@@ -148,8 +147,69 @@ export async function learnFromDecision(
       };
 }
 
-async function mirrorRule(deps: EngineDeps, rule: Rule): Promise<Rule> {
+/**
+ * Creates `rule` and supersedes `retire` (by `by`), with the scope's copy of its live rules
+ * in the same commit. A write that fails leaves the copy marked stale and throws, as the
+ * single writes did: the rule created stays, a supersede lost to another writer is not made.
+ */
+async function writeRules(
+  deps: EngineDeps,
+  own: ScopeRules,
+  rule: Rule | null,
+  retire: readonly Rule[],
+  by: string,
+): Promise<{ rule: Rule | null; retired: Rule[]; set: ScopeRules }> {
+  const retiring = new Set(retire.map((r) => r.id));
+  const writes: Write[] = [
+    ...(rule ? [{ kind: 'create' as const, collection: 'rules' as const, record: rule }] : []),
+    ...retire.map((old): Write => ({
+      kind: 'update',
+      collection: 'rules',
+      record: { ...old, superseded_by: by },
+      expectedVersion: old.version ?? 1,
+    })),
+  ];
+  if (writes.length === 0) return { rule, retired: [], set: own };
+  const created = rule ? { ...rule, version: 1 } : null;
+  const after = [...own.rules.filter((r) => !retiring.has(r.id)), ...(created ? [created] : [])];
+  const setWrites = ruleSetWrite(own, after);
+  const results = await commitAll(deps.store, [...writes, ...setWrites]);
+  const failed = results.find((r) => !r.ok);
+  const setResult = results[writes.length];
+  if (failed || (setWrites.length > 0 && !setResult?.ok)) await invalidateRuleSet(deps.store, own.scope);
+  if (failed && !failed.ok) {
+    // As before the commit: the rule that landed is mirrored, then the lost supersede is reported.
+    const landed = rule && results[0]?.ok ? RuleSchema.parse(results[0].record) : null;
+    if (landed) await mirrorRule(deps, landed, { scope: own.scope, rules: [], version: null });
+    throw failed.error;
+  }
+  const parsed = results.slice(0, writes.length).map((r) => RuleSchema.parse(r.ok ? r.record : {}));
+  const version = setResult?.ok ? Number(setResult.record.version) : null;
+  return {
+    rule: rule ? parsed[0]! : null,
+    retired: rule ? parsed.slice(1) : parsed,
+    set: { scope: own.scope, rules: after.map((r) => (r.id === created?.id ? parsed[0]! : r)), version },
+  };
+}
+
+/** Records the mirror's ids on a learned rule, and on the scope's copy with it. */
+async function mirrorRule(deps: EngineDeps, rule: Rule, set: ScopeRules): Promise<Rule> {
   const ids = await deps.mirror.ruleLearned(rule);
   if (ids.length === 0) return rule;
-  return RuleSchema.parse(await deps.store.update('rules', { ...rule, mirror_ids: ids }, rule.version ?? 1));
+  const mirrored = { ...rule, mirror_ids: ids };
+  const after = set.rules.map((r) =>
+    r.id === rule.id ? { ...mirrored, version: (rule.version ?? 1) + 1 } : r,
+  );
+  const setWrites = ruleSetWrite(set, after);
+  const results = await commitAll(deps.store, [
+    { kind: 'update', collection: 'rules', record: mirrored, expectedVersion: rule.version ?? 1 },
+    ...setWrites,
+  ]);
+  if (setWrites.length > 0 && !results[1]?.ok) await invalidateRuleSet(deps.store, set.scope);
+  const [written] = results;
+  if (!written?.ok) {
+    await invalidateRuleSet(deps.store, set.scope);
+    throw written!.error;
+  }
+  return RuleSchema.parse(written.record);
 }

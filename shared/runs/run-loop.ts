@@ -59,8 +59,8 @@ export async function drive(deps: EngineDeps, run: Run, entry: Entry): Promise<R
  * Taking the run is a conditional write, so of two resumers only one acts. In dispatch
  * mode the resume itself is sent to its own process (the resume Lambda).
  */
-export async function resumeIfReady(deps: EngineDeps, runId: string): Promise<Run> {
-  const taken = await takeWhenSettled(deps, runId);
+export async function resumeIfReady(deps: EngineDeps, runId: string, known?: KnownSettled): Promise<Run> {
+  const taken = await takeWhenSettled(deps, runId, known);
   if (!taken.took) return taken.run;
   if (deps.dispatcher) return sendResume(deps, taken.run);
   return drive(deps, taken.run, 'resume');
@@ -97,7 +97,24 @@ export async function runStep(deps: EngineDeps, runId: string, step: Step): Prom
   }
 }
 
-async function takeWhenSettled(deps: EngineDeps, runId: string): Promise<{ run: Run; took: boolean }> {
+/**
+ * What the last answer of an interrupt knows: the run as it read it, and the questions it
+ * saw decided (they never wait again), its own included.
+ */
+export interface KnownSettled {
+  run: Run;
+  decided: ReadonlySet<string>;
+}
+
+async function takeWhenSettled(
+  deps: EngineDeps,
+  runId: string,
+  known?: KnownSettled,
+): Promise<{ run: Run; took: boolean }> {
+  if (known) {
+    const taken = await takeKnown(deps, known);
+    if (taken) return { run: taken, took: true };
+  }
   const run = await getRun(deps.store, runId);
   if (run.status !== 'waiting' || !run.interrupt_id) return { run, took: false };
   const interrupt = await getInterrupt(deps.store, run.interrupt_id);
@@ -105,6 +122,20 @@ async function takeWhenSettled(deps: EngineDeps, runId: string): Promise<{ run: 
   readGraph(run); // a paused graph this build cannot read is refused before the run is touched
   const taken = await takeForResume(deps, run, interrupt);
   return taken ? { run: taken, took: true } : { run: await getRun(deps.store, runId), took: false };
+}
+
+/**
+ * Takes the run for its resume from what the last answer knows, reading only the interrupt:
+ * when every question of it was seen decided. Null when it cannot tell, or the run it read
+ * has moved since (another writer): then the run is read afresh.
+ */
+async function takeKnown(deps: EngineDeps, known: KnownSettled): Promise<Run | null> {
+  const { run, decided } = known;
+  if (run.status !== 'waiting' || !run.interrupt_id) return null;
+  const interrupt = await getInterrupt(deps.store, run.interrupt_id);
+  if (interrupt.status !== 'open' || !interrupt.decision_ids.every((id) => decided.has(id))) return null;
+  readGraph(run);
+  return takeForResume(deps, run, interrupt);
 }
 
 async function sendResume(deps: EngineDeps, taken: Run): Promise<Run> {

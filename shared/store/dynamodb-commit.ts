@@ -11,8 +11,8 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { RecordExistsError, VersionConflictError, isError } from '../errors/index.ts';
-import type { Collection, JsonRecord, Write, WriteResult } from './store.ts';
-import { toItem } from './dynamodb-items.ts';
+import type { Collection, JsonRecord, VersionCheck, Write, WriteResult } from './store.ts';
+import { key, toItem } from './dynamodb-items.ts';
 
 const TRANSACTION_ACTIONS = 100;
 /** Under TransactWriteItems' 4 MB request limit, measured as JSON text. */
@@ -68,15 +68,21 @@ export class DynamoDbCommitter {
     private readonly readBack: ReadBack,
   ) {}
 
-  /** The writes' results in order; a failed condition is a result, any other error throws. */
-  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
+  /**
+   * The writes' results in order; a failed condition is a result, any other error throws.
+   * `checks` are proved only in one transaction with every write: then one result each
+   * follows the writes' (none without transactions, or when the writes take several).
+   */
+  async commit(writes: readonly Write[], checks: readonly VersionCheck[] = []): Promise<WriteResult[]> {
     // Every item is built (and refused, if bad) before anything is sent.
     const prepared = writes.map((write) => prepare(this.workspace, write));
     const results: WriteResult[] = new Array<WriteResult>(prepared.length);
-    for (const chunk of transactionChunks(prepared)) {
+    const chunks = transactionChunks(prepared);
+    const checked = chunks.length === 1 && chunks[0]!.length + checks.length <= TRANSACTION_ACTIONS;
+    for (const chunk of chunks) {
       if (this.transactions !== false) {
         try {
-          await this.transact(prepared, chunk, results);
+          await this.transact(prepared, chunk, results, checked ? checks : []);
           this.transactions = true;
           continue;
         } catch (err) {
@@ -89,19 +95,38 @@ export class DynamoDbCommitter {
     return results;
   }
 
-  /** One transaction for the chunk; a cancelled one is sent again without its failed writes. */
-  private async transact(prepared: Prepared[], chunk: number[], results: WriteResult[]): Promise<void> {
-    let pending = chunk;
-    for (let attempt = 0; pending.length > 0;) {
+  /**
+   * One transaction for the chunk (and the checks, after its writes' results); a cancelled
+   * one is sent again without its failed writes and checks.
+   */
+  private async transact(
+    prepared: Prepared[],
+    chunk: number[],
+    results: WriteResult[],
+    checks: readonly VersionCheck[],
+  ): Promise<void> {
+    // Positions past the writes' are checks.
+    let pending = [...chunk, ...checks.map((_, j) => prepared.length + j)];
+    const check = (i: number) => checks[i - prepared.length]!;
+    for (let attempt = 0; pending.some((i) => i < prepared.length);) {
       try {
         await this.client.send(
           new TransactWriteCommand({
-            TransactItems: pending.map((i) => ({
-              Put: { TableName: this.tableName, Item: prepared[i]!.item, ...conditionOf(prepared[i]!.write) },
-            })),
+            TransactItems: pending.map((i) =>
+              i < prepared.length
+                ? {
+                    Put: {
+                      TableName: this.tableName,
+                      Item: prepared[i]!.item,
+                      ...conditionOf(prepared[i]!.write),
+                    },
+                  }
+                : { ConditionCheck: this.conditionCheck(check(i)) },
+            ),
           }),
         );
-        for (const i of pending) results[i] = { ok: true, record: prepared[i]!.stored };
+        for (const i of pending)
+          results[i] = { ok: true, record: i < prepared.length ? prepared[i]!.stored : { id: check(i).id } };
         return;
       } catch (err) {
         const reasons = cancellationReasons(err);
@@ -111,7 +136,10 @@ export class DynamoDbCommitter {
         for (const [position, i] of pending.entries()) {
           const code = reasons[position] ?? 'None';
           if (code === 'ConditionalCheckFailed') {
-            results[i] = await this.failure(prepared[i]!.write, err);
+            results[i] =
+              i < prepared.length
+                ? await this.failure(prepared[i]!.write, err)
+                : { ok: false, error: checkFailed(check(i), err) };
             failed++;
           } else if (code === 'None' || RETRYABLE.has(code)) retry.push(i);
           else throw err;
@@ -122,6 +150,16 @@ export class DynamoDbCommitter {
         pending = retry;
       }
     }
+  }
+
+  private conditionCheck(check: VersionCheck) {
+    return {
+      TableName: this.tableName,
+      Key: key(this.workspace, check.collection, check.id),
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':expected': check.expectedVersion },
+    };
   }
 
   /** Without transactions: consecutive puts in batches of 25, each create or update on its own. */
@@ -174,6 +212,15 @@ export class DynamoDbCommitter {
     }
     throw cause; // an unconditional put has no condition to fail
   }
+}
+
+/** A check that did not hold: the record moved (or is gone) since it was read. */
+function checkFailed(check: VersionCheck, cause: unknown): VersionConflictError {
+  return new VersionConflictError(
+    `${check.collection}/${check.id} is no longer at version ${check.expectedVersion}.`,
+    undefined,
+    { cause },
+  );
 }
 
 /** Codes of a cancelled transaction's reasons worth sending again. */

@@ -17,7 +17,16 @@ import { HandoffError, InvalidInputError, isError } from '../errors/index.ts';
 import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
-import type { Collection, JsonRecord, RecordRef, Store, Versioned, Write, WriteResult } from './store.ts';
+import type {
+  Collection,
+  CommitOptions,
+  JsonRecord,
+  RecordRef,
+  Store,
+  Versioned,
+  Write,
+  WriteResult,
+} from './store.ts';
 import { DynamoDbCommitter, conditionOf, recordExists, versionConflict } from './dynamodb-commit.ts';
 import {
   KEY_ATTRIBUTES,
@@ -259,8 +268,8 @@ export class DynamoDbStore implements Store {
    * cancelled transaction is sent again without the writes whose condition failed); on an
    * endpoint without transactions, batched puts and one request per create or update.
    */
-  async commit(writes: readonly Write[]): Promise<WriteResult[]> {
-    return this.committer.commit(writes);
+  async commit(writes: readonly Write[], options: CommitOptions = {}): Promise<WriteResult[]> {
+    return this.committer.commit(writes, options.checks);
   }
 }
 

@@ -31,6 +31,7 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'interrupts',
   'decisions',
   'domain_answers',
+  'rule_sets',
 ]);
 
 /**
@@ -58,6 +59,15 @@ export class ReadCacheStore implements Store {
   ) {
     if (inner.listRunsOf) this.listRunsOf = inner.listRunsOf.bind(inner);
     if (inner.listByIdPrefix) this.listByIdPrefix = inner.listByIdPrefix.bind(inner);
+  }
+
+  /**
+   * Keeps records the caller just read from the backend another way (a keyed list), so they
+   * are not read again. Only records that never change again belong here (a decision no
+   * longer waiting): this store cannot tell a later write by another writer.
+   */
+  seed(collection: Collection, records: readonly JsonRecord[]): void {
+    for (const record of records) this.remember(collection, record.id, record);
   }
 
   /** Reads every ref not yet known in one batched read (DynamoDB: one BatchGetItem per 100). */
@@ -162,7 +172,8 @@ export class ReadCacheStore implements Store {
       for (const w of writes) this.forget(w.collection, w.record.id, error);
       throw error;
     }
-    results.forEach((result, i) => {
+    // Past the writes' results come the checks' (CommitOptions.checks): nothing to remember.
+    results.slice(0, writes.length).forEach((result, i) => {
       const { collection, record } = writes[i]!;
       if (result.ok) this.remember(collection, record.id, result.record);
       else this.forget(collection, record.id, result.error);

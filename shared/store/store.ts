@@ -36,6 +36,8 @@ export const COLLECTIONS = [
   'api_keys',
   // Which answers teach about a sender domain, per (workflow, domain): shared/runs/domain-answers.ts.
   'domain_answers',
+  // A copy of one scope's live rules (a workflow's, or `*`): shared/memory/rule-sets.ts.
+  'rule_sets',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];
@@ -109,6 +111,26 @@ export interface Store {
  */
 export interface CommitOptions {
   interim?: boolean;
+  /**
+   * Records that must still be at a version when the writes land. A backend that commits
+   * atomically checks them in the same write (DynamoDB: a ConditionCheck in the writes'
+   * transaction) and appends one result per check after the writes' results; any other
+   * ignores them. Read them with `checksHeld`: a check without a result proves nothing.
+   */
+  checks?: readonly VersionCheck[];
+}
+
+/** A record that must still be at `expectedVersion` when a commit lands (see `CommitOptions.checks`). */
+export type VersionCheck = RecordRef & { expectedVersion: number };
+
+/**
+ * True when the backend proved every check of a commit of `writeCount` writes: each has its
+ * result (after the writes') and each held. False when any failed or was not checked.
+ */
+export function checksHeld(results: readonly WriteResult[], writeCount: number, checks: number): boolean {
+  if (checks === 0) return false;
+  for (let j = 0; j < checks; j++) if (results[writeCount + j]?.ok !== true) return false;
+  return true;
 }
 
 /** Where one record is: its collection and id. */

@@ -6,20 +6,25 @@
  */
 import type { Context, Hono } from 'hono';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { explainToken, tokenSpend, verifyDecisionToken, type TokenCheck } from '../links/decision-token.ts';
+import {
+  explainToken,
+  tokenSpend,
+  verifyDecisionToken,
+  type TokenCheck,
+  type TokenClaims,
+} from '../links/decision-token.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, recordAnswer } from '../runs/decide.ts';
-import { getDecision, listPending, pendingOfRun } from '../runs/decision-repository.ts';
-import type { EngineDeps } from '../runs/deps.ts';
-import { DecisionSchema, type Decision } from '../records/runs.ts';
 import {
-  readStoredSettings,
-  SETTINGS_ID,
-  StoredSettingsSchema,
-  type StoredSettings,
-} from '../settings/settings.ts';
-import { parseRecord } from '../store/records.ts';
-import { getEach, type Write } from '../store/store.ts';
+  getDecision,
+  listPending,
+  pendingOfRun,
+  readDecisionAndRun,
+  type DecisionRead,
+} from '../runs/decision-repository.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import type { Decision } from '../records/runs.ts';
+import { readStoredSettings } from '../settings/settings.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { decisionPage, recordedPage, type DecisionAccess } from './pages/decision.ts';
@@ -35,22 +40,18 @@ export interface DecideRouteDeps {
   requireToken: boolean;
 }
 
-/** What a granted link read with its check: the decision (and, asked for, the stored settings). */
-type Read = { decision: Decision | undefined; settings: StoredSettings | null };
-type Access = { ok: true; token: string | null; read: Read } | { ok: false; status: 403; message: string };
+type Access =
+  { ok: true; claims: TokenClaims; read: DecisionRead } | { ok: false; status: 403; message: string };
 
 const ONLY_BY_LINK = 'This page opens from the link in your notification. Nothing was changed.';
 
 /**
- * Checks a signed link: its signature, then (with the decision, and the settings when
- * `withSettings`, in one batched read) whether it was spent.
+ * Checks a signed link: its signature, then reads the decision (with its run's questions
+ * still waiting, in one keyed read where the store has one). A link is spent only by the
+ * answer it gives, in the answer's own write: a decision still waiting has no spent link,
+ * so the spent record is read only for one that no longer waits (or is gone).
  */
-async function tokenAccess(
-  deps: DecideRouteDeps,
-  decisionId: string,
-  token: string,
-  withSettings = false,
-): Promise<Access> {
+async function tokenAccess(deps: DecideRouteDeps, decisionId: string, token: string): Promise<Access> {
   const check: TokenCheck = verifyDecisionToken(
     await deps.linkKey.get(),
     token,
@@ -59,20 +60,11 @@ async function tokenAccess(
     deps.engine.workspace,
   );
   if (!check.ok) return { ok: false, status: 403, message: explainToken(check.reason) };
-  const [spent, decision, settings] = await getEach(deps.engine.store, [
-    { collection: 'tokens', id: check.claims.n },
-    { collection: 'decisions', id: decisionId },
-    ...(withSettings ? [{ collection: 'settings' as const, id: SETTINGS_ID }] : []),
-  ]);
-  if (spent) return { ok: false, status: 403, message: explainToken('spent') };
-  return {
-    ok: true,
-    token,
-    read: {
-      decision: decision && parseRecord(DecisionSchema, 'decisions', decision),
-      settings: settings ? parseRecord(StoredSettingsSchema, 'settings', settings) : null,
-    },
-  };
+  const store = deps.engine.store;
+  const read = await readDecisionAndRun(store, decisionId);
+  if (read.decision?.status !== 'pending' && (await store.get('tokens', check.claims.n)))
+    return { ok: false, status: 403, message: explainToken('spent') };
+  return { ok: true, claims: check.claims, read };
 }
 
 /** True when this deployment opens decisions only from signed links. */
@@ -92,9 +84,9 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     const id = c.req.param('id');
     const token = c.req.query('token');
     let access: DecisionAccess;
-    let read: Read | undefined;
+    let read: DecisionRead | undefined;
     if (token) {
-      const granted = await tokenAccess(deps, id, token, true);
+      const granted = await tokenAccess(deps, id, token);
       if (!granted.ok) return refused(c, granted.message);
       access = { kind: 'token', token };
       read = granted.read;
@@ -117,7 +109,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     const token = form.token || undefined;
     const action = form.action ?? '';
     const note = form.note ?? '';
-    let read: Decision | undefined;
+    let read: DecisionRead | undefined;
+    let claims: TokenClaims | undefined;
     if (!token) {
       if (linkOnly(web)) return refused(c, ONLY_BY_LINK);
       const admitted = await admitForm(c, web);
@@ -125,10 +118,12 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
     } else {
       const granted = await tokenAccess(deps, id, token);
       if (!granted.ok) return refused(c, granted.message);
-      read = granted.read.decision;
+      read = granted.read;
+      claims = granted.claims;
     }
     try {
-      const decision = read ?? (await getDecision(web.engine.store, id));
+      read ??= await readDecisionAndRun(web.engine.store, id);
+      const decision = read.decision ?? (await getDecision(web.engine.store, id));
       if (decision.status !== 'pending')
         throw new AlreadyDecidedError(
           `This decision was already ${decision.status}. Nothing was changed.`,
@@ -137,19 +132,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
       if (!allowedActions(decision).includes(action))
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       // The link is spent by the answer it gives, in the same durable write.
-      let spend: Write[] = [];
-      if (token) {
-        const check = verifyDecisionToken(
-          await deps.linkKey.get(),
-          token,
-          id,
-          new Date(),
-          web.engine.workspace,
-        );
-        if (!check.ok) return refused(c, explainToken('spent'));
-        spend = [tokenSpend(check.claims)];
-      }
-      const result = await recordAnswer(web.engine, id, action, note.trim() || null, decision, spend);
+      const spend = claims ? [tokenSpend(claims)] : [];
+      const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend);
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
@@ -179,29 +163,35 @@ async function afterAnswer(web: WebDeps, decided: Decision, next: string | undef
   return `/runs/${encodeURIComponent(decided.run_id)}?${done}`;
 }
 
-/** The decision page; `read` is what the link's check already read (the decision, the settings). */
+/** The decision page; `read` is what the link's check already read (the decision, its run's waiting questions). */
 async function showDecision(
   c: Context,
   web: WebDeps,
   id: string,
   access: DecisionAccess,
-  read?: Read,
+  read?: DecisionRead,
 ): Promise<Response> {
   const store = web.engine.store;
   const decision = read?.decision ?? (await getDecision(store, id));
-  // A link opens one run's questions: it is told about those only (one keyed read, not the whole list).
-  // What the page shows of the workflow was kept on the decision when it was asked; a Maildir
-  // message is read in full through its workflow's folder, and an older decision reads it too.
+  // A link opens one run's questions: it is told about those only (read with the decision
+  // where the store can, else one keyed read; never the whole list). What the page shows of
+  // the workflow was kept on the decision when it was asked; a Maildir message is read in
+  // full through its workflow's folder, and an older decision reads it too.
   const view = decision.workflow_view?.source === 'maildir' ? undefined : decision.workflow_view;
-  const [pending, stored, workflow] = await Promise.all([
-    access.kind === 'token' ? pendingOfRun(store, decision.run_id, id) : listPending(store),
-    read ? read.settings : readStoredSettings(store),
+  const [pending, workflow] = await Promise.all([
+    access.kind !== 'token'
+      ? listPending(store)
+      : read?.waiting
+        ? withWaiting(decision, read.waiting)
+        : pendingOfRun(store, decision.run_id, id),
     view ? null : getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
   const others = pending.filter((d) => d.id !== id);
   const answeredId = c.req.query('answered');
   const recorded = answeredId ? await getDecision(store, answeredId).catch(() => null) : null;
   const ownThreshold = view ? view.confidence_threshold : workflow?.confidence_threshold;
+  // The stored setting only counts where the workflow has no threshold of its own.
+  const stored = ownThreshold == null ? await readStoredSettings(store) : null;
   const threshold = ownThreshold ?? stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
   const screen = {
     decision,
@@ -213,6 +203,14 @@ async function showDecision(
     recorded: recorded?.status === 'answered' ? recorded : null,
   };
   return c.html(decisionPage(screen, access, pending.length));
+}
+
+/** The run's questions waiting, oldest first: the others read with `decision`, and it when it waits. */
+function withWaiting(decision: Decision, others: readonly Decision[]): Decision[] {
+  if (decision.status !== 'pending') return [...others];
+  return [decision, ...others].sort(
+    (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+  );
 }
 
 function errorPage(c: Context, error: unknown): Response | Promise<Response> {

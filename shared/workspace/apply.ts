@@ -13,6 +13,7 @@ import { skills } from '../skills/skills.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
 import { exportWorkspace, FileRuleSchema } from './file.ts';
 import { listRules } from '../memory/rules-repository.ts';
+import { invalidateRuleSet } from '../memory/rule-sets.ts';
 import { checkWorkspaceFile } from './check.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
@@ -146,6 +147,14 @@ export async function applyWorkspace(
   const timeZoneChanged = profile.time_zone !== current.profile.time_zone;
   if (!opts.dryRun && writes.length > 0) {
     const failed = (await commitAll(store, writes)).find((r) => !r.ok);
+    // The copies of the live rules of every scope a rule was written in (or moved from) are read anew.
+    const scopes = new Set(
+      writes
+        .filter((w) => w.collection === 'rules')
+        .flatMap((w) => [w.record.workflow_id, storedRules.get(w.record.id)?.workflow_id]),
+    );
+    for (const scope of scopes)
+      if (scope !== undefined) await invalidateRuleSet(store, typeof scope === 'string' ? scope : null);
     if (failed && !failed.ok)
       throw new InvalidInputError(
         `${fileName}: the workspace changed while applying (${failed.error.message}); apply again`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
-import type { Write } from '../../shared/store/store.ts';
+import { checksHeld, type Write } from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
@@ -80,6 +80,16 @@ describe('DynamoDbStore.commit on an endpoint without transactions (dynalite)', 
     expect(counts(sent)).toEqual({ TransactWriteCommand: 1, PutCommand: 30, BatchWriteCommand: 3 });
     expect(await store.get('audit', 'a29')).toEqual({ id: 'a29' });
   });
+
+  it('proves no check without transactions: the writes land and no check result follows them', async () => {
+    const { store } = await countedStore(client);
+    await store.create('decisions', { id: 'other' });
+    const writes: Write[] = [{ kind: 'create', collection: 'decisions', record: { id: 'mine' } }];
+    const checks = [{ collection: 'decisions' as const, id: 'other', expectedVersion: 1 }];
+    const results = await store.commit(writes, { checks });
+    expect(results.map((r) => r.ok)).toEqual([true]);
+    expect(checksHeld(results, writes.length, checks.length)).toBe(false);
+  });
 });
 
 describe('DynamoDbStore.commit on DynamoDB Local', () => {
@@ -111,6 +121,38 @@ describe('DynamoDbStore.commit on DynamoDB Local', () => {
     expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand']);
     expect(await store.get('outcomes', 'o3')).toEqual({ id: 'o3', mine: false, version: 1 });
     expect(await store.get('outcomes', 'o4')).toEqual({ id: 'o4', version: 1 });
+  });
+
+  it("proves a check in the writes' own transaction: one still at its version holds, a moved one fails and the writes land", async () => {
+    // Prepare: two records another writer may move; one of them moves.
+    const { store, sent, inputs } = await countedStore(client);
+    await store.create('decisions', { id: 'still', status: 'pending' });
+    await store.create('decisions', { id: 'moved', status: 'pending' });
+    await store.update('decisions', { id: 'moved', status: 'answered' }, 1);
+    const answer = (id: string): Write[] => [
+      { kind: 'create', collection: 'decisions', record: { id } },
+      { kind: 'put', collection: 'audit', record: { id: `audit-${id}` } },
+    ];
+    const check = (id: string) => [{ collection: 'decisions' as const, id, expectedVersion: 1 }];
+    sent.length = 0;
+    inputs.length = 0;
+
+    // Act: one commit checks the unmoved record, another the moved one.
+    const held = await store.commit(answer('a1'), { checks: check('still') });
+    const lost = await store.commit(answer('a2'), { checks: check('moved') });
+
+    // Assess: the first held, in one transaction naming the check; the second's check failed,
+    // its writes were sent again without it and landed.
+    expect(held.map((r) => r.ok)).toEqual([true, true, true]);
+    expect(checksHeld(held, 2, 1)).toBe(true);
+    expect(lost.map((r) => r.ok)).toEqual([true, true, false]);
+    expect(checksHeld(lost, 2, 1)).toBe(false);
+    expect(sent).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
+    const first = (inputs[0] as { TransactItems: Record<string, { Key?: { sk: string } }>[] }).TransactItems;
+    expect(first.map((item) => Object.keys(item)[0])).toEqual(['Put', 'Put', 'ConditionCheck']);
+    expect(first[2]!.ConditionCheck!.Key!.sk).toBe('still');
+    expect(await store.get('decisions', 'a2')).toEqual({ id: 'a2', version: 1 });
+    expect(await store.get('decisions', 'moved')).toMatchObject({ status: 'answered', version: 2 });
   });
 
   it("keys a workspace's transaction under that workspace: a neighbour's claim on the same ids cancels nothing", async () => {

@@ -1,8 +1,9 @@
 /**
- * What opening and answering one decision page costs in DynamoDB requests (dynalite, every
- * request counted by a middleware on the client, as bench/lambda-loop.ts counts them). The
- * counts are deterministic: a change that reads the workspace's whole decision list, reads a
- * record twice or writes one record in two requests fails here.
+ * What opening and answering one decision page costs in DynamoDB requests (every request
+ * counted by a middleware on the client, as bench/lambda-loop.ts counts them), on dynalite
+ * (no transactions) and on DynamoDB Local (transactions, as on AWS). The counts are
+ * deterministic: a change that reads the workspace's whole decision list, reads a record
+ * twice or writes one record in two requests fails here.
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,6 +19,7 @@ import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 import { READ_COMMANDS, recordRequests, type SentRequest } from '../support/dynamodb-requests.ts';
 import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
@@ -26,20 +28,25 @@ const KEY = Buffer.alloc(32, 7); // the fixture's link key
 const READS = READ_COMMANDS;
 type Sent = SentRequest;
 
-describe('DynamoDB requests of a decision page', () => {
-  let dynalite: Awaited<ReturnType<typeof startDynalite>>;
+const BACKENDS = [
+  { name: 'dynalite', start: startDynalite, transactions: false },
+  { name: 'DynamoDB Local', start: startDynamoDbLocal, transactions: true },
+];
+
+describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ start, transactions }) => {
+  let dynamodb: { endpoint: string; stop(): Promise<void> };
   let client: DynamoDBClient;
   let fixture: EngineFixture | undefined;
   const sent: Sent[] = [];
   beforeAll(async () => {
-    dynalite = await startDynalite();
-    client = dynaliteClient(dynalite.endpoint);
+    dynamodb = await start();
+    client = dynaliteClient(dynamodb.endpoint);
     recordRequests(client, sent);
   });
   afterEach(() => fixture?.cleanup());
   afterAll(async () => {
     client.destroy();
-    await dynalite.stop();
+    await dynamodb.stop();
   });
 
   /** A run paused on DynamoDB with every item unsure; the learner is the offline model. */
@@ -58,7 +65,9 @@ describe('DynamoDB requests of a decision page', () => {
       role === 'fallback' ? new OfflineModel() : new ScriptedModel(executor);
     if (source === 'maildir') await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
     else {
-      await saveWorkflow(store, parseWorkflow(eventWorkflowYaml('hooks'), 'hooks.yaml'));
+      // Its own threshold, as every template has: the page needs no stored setting.
+      const hooks = parseWorkflow(eventWorkflowYaml('hooks'), 'hooks.yaml');
+      await saveWorkflow(store, { ...hooks, confidence_threshold: 0.7 });
       const items = senders.map((sender, i) => ({ id: `item-${i}`, sender, subject: `Report ${i}` }));
       await startRun(fixture.deps, 'hooks', { kind: 'webhook', detail: JSON.stringify({ items }) });
     }
@@ -97,7 +106,7 @@ describe('DynamoDB requests of a decision page', () => {
   const wholeDecisionLists = (requests: Sent[]) =>
     requests.filter((r) => r.command === 'QueryCommand' && r.pk === 'default#decisions' && !r.prefix);
 
-  it('opens a page in 2 reads and answers it in 4, reading nothing twice and no whole collection', async () => {
+  it(`opens a page in 1 read and answers it in ${transactions ? 2 : 3}, reading nothing twice and no whole collection`, async () => {
     // Prepare: four questions from four domains, the first answered (the workspace's first
     // answer gathers the earlier answers by domain, once: the only whole-list read).
     const senders = ['ann@one.example', 'bob@two.example', 'cy@three.example', 'di@four.example'];
@@ -105,6 +114,10 @@ describe('DynamoDB requests of a decision page', () => {
     expect(pending[0]!.id.startsWith(runDecisionPrefix(pending[0]!.run_id))).toBe(true);
     const first = await openAndAnswer(app, pending[0]!.id, action);
     expect(wholeDecisionLists(first.onAnswer)).toHaveLength(1);
+    // ... and the first answer copies the live rules, listed once, for the next ones.
+    expect(
+      first.onAnswer.filter((r) => r.command === 'QueryCommand' && r.pk === 'default#rules'),
+    ).toHaveLength(1);
 
     // Act: open and answer the second.
     const second = await openAndAnswer(app, pending[1]!.id, action);
@@ -114,30 +127,38 @@ describe('DynamoDB requests of a decision page', () => {
     expect(second.opened).toContain('Webhook items'); // the workflow's name, kept on the decision
     expect(second.answered).toContain('Next question from this run');
     expect((await listPending(fixture!.store)).map((d) => d.id)).not.toContain(pending[1]!.id);
-    // ... opening: the spent-token check, the decision and the settings in one batch, then
-    // the run's questions by their key; the workflow is not read;
-    expect(second.onOpen.map(shape)).toEqual([
-      'BatchGetItemCommand default#tokens,default#decisions,default#settings',
-      'QueryCommand default#decisions (prefix)',
-    ]);
-    // ... answering: the token and the decision in one batch; the workflow, the run, the
-    // domain's answers (and the gathered marker) and the learner's usage in another; the
-    // learner's rules; the run's questions still waiting by their key. Nothing else.
+    // ... opening: the decision with its run's questions, by the run's key the id carries (a
+    // waiting decision's link cannot have been spent; the workflow and the settings are not read);
+    expect(second.onOpen.map(shape)).toEqual(['QueryCommand default#decisions (prefix)']);
+    // ... answering: the decision with the run's questions still waiting; the workflow, the
+    // run, the domain's answers (and the gathered marker), the copies of the live rules (the
+    // workflow's and every workflow's) and the learner's usage in one batch. The link is spent
+    // by the answer's own write (no read), and with transactions the newest question still
+    // waiting is checked in that write, so what still waits needs no read after; without
+    // them it is read again. Nothing else: the rules are not listed.
     expect(reads(second.onAnswer).map(shape)).toEqual([
-      'BatchGetItemCommand default#tokens,default#decisions',
-      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#usage',
-      'QueryCommand default#rules',
       'QueryCommand default#decisions (prefix)',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
+      ...(transactions ? [] : ['QueryCommand default#decisions (prefix)']),
     ]);
     expect(wholeDecisionLists(second.onAnswer)).toEqual([]);
     // On DynamoDB the answer, the spent link and the domain's answers are one
-    // TransactWriteItems; dynalite has none, so here they follow each other.
-    expect(writes(second.onAnswer).map(shape).slice(0, 3)).toEqual([
-      'PutItemCommand default#decisions',
-      'PutItemCommand default#tokens',
-      'PutItemCommand default#domain_answers',
-    ]);
-    expect(writes(second.onAnswer).length).toBeLessThanOrEqual(6);
+    // TransactWriteItems; dynalite has none, so there they follow each other.
+    expect(
+      writes(second.onAnswer)
+        .map(shape)
+        .slice(0, transactions ? 1 : 3),
+    ).toEqual(
+      transactions
+        ? ['TransactWriteItemsCommand ']
+        : [
+            'PutItemCommand default#decisions',
+            'PutItemCommand default#tokens',
+            'PutItemCommand default#domain_answers',
+          ],
+    );
+    // (the learned rule and its workflow's copy of the live rules: one more without transactions)
+    expect(writes(second.onAnswer).length).toBeLessThanOrEqual(transactions ? 3 : 7);
   });
 
   it("reads the workflow too when the page shows a Maildir message in full, or the decision predates the workflow's view", async () => {
@@ -155,12 +176,13 @@ describe('DynamoDB requests of a decision page', () => {
     await store.update('decisions', withoutView, older.version);
     const legacy = await openAndAnswer(app, pending[1]!.id, action);
 
-    // Assess: each page read the workflow once, and showed its name and the full message.
+    // Assess: each page read the workflow once (and, as it has no threshold of its own, the
+    // stored setting), and showed its name and the full message.
     for (const page of [maildir, legacy]) {
       expect(page.onOpen.map(shape)).toEqual([
-        'BatchGetItemCommand default#tokens,default#decisions,default#settings',
         'QueryCommand default#decisions (prefix)',
         'GetItemCommand default#workflows',
+        'GetItemCommand default#settings',
       ]);
       expect(page.opened).toContain('Test inbox');
     }
@@ -183,11 +205,61 @@ describe('DynamoDB requests of a decision page', () => {
     expect(proposal).toMatchObject({ domain: 'partner.example', action, status: 'proposed' });
     expect(proposal!.evidence.map((e) => e.sender).sort()).toEqual(senders.slice(0, 2));
     expect(wholeDecisionLists(onAnswer)).toEqual([]);
-    // The answered decision is read with its link and known from its own commit after; the
-    // other one is read by its key.
+    // The answered decision is read with its run's questions and known from its own commit
+    // after; the other one, answered in the same run, came with that read: none by key.
     const decisionKeys = reads(onAnswer)
       .flatMap((r) => r.keys ?? [])
       .filter((k) => k.startsWith('default#decisions/'));
-    expect(decisionKeys).toEqual([`default#decisions/${bob!.id}`, `default#decisions/${ann!.id}`]);
+    expect(decisionKeys).toEqual([]);
+  });
+
+  it('a spent link is refused, opened or answered again, its spent record read only then', async () => {
+    // Prepare: a question answered through its link.
+    const { app, pending, action } = await pausedRun('webhook', ['ann@one.example', 'bob@two.example']);
+    const id = pending[0]!.id;
+    const token = signDecisionToken(KEY, id, new Date(pending[0]!.expires_at));
+    await app.request(`/decide/${id}`, { method: 'POST', body: new URLSearchParams({ token, action }) });
+    sent.length = 0;
+
+    // Act: the same link, opened and posted again.
+    const opened = await app.request(`/decide/${id}?token=${token}`);
+    const onOpen = sent.splice(0);
+    const posted = await app.request(`/decide/${id}`, {
+      method: 'POST',
+      body: new URLSearchParams({ token, action }),
+    });
+    const onPost = sent.splice(0);
+
+    // Assess: refused with the same words both times, nothing written; the decision (no
+    // longer waiting) with its run's questions, then the spent record.
+    for (const response of [opened, posted]) {
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain('already used');
+    }
+    for (const requests of [onOpen, onPost])
+      expect(requests.map(shape)).toEqual([
+        'QueryCommand default#decisions (prefix)',
+        'GetItemCommand default#tokens',
+      ]);
+  });
+
+  it('the last answer takes the run for its resume reading only the interrupt beyond its own reads', async () => {
+    // Prepare: two questions, the first answered.
+    const { app, pending, action } = await pausedRun('webhook', ['ann@one.example', 'bob@two.example']);
+    await openAndAnswer(app, pending[0]!.id, action);
+
+    // Act: the last answer.
+    const { onAnswer, answered } = await openAndAnswer(app, pending[1]!.id, action);
+
+    // Assess: the run went on; up to taking it (its first write to the run), the answer read
+    // the decision with its run's questions, its batch, and the interrupt: not the run again,
+    // nor the interrupt's questions (it saw every one of them decided).
+    expect(answered).not.toContain('Next question from this run');
+    const take = onAnswer.findIndex((r) => r.pk === 'default#runs' && !READS.has(r.command));
+    expect(reads(onAnswer.slice(0, take)).map(shape)).toEqual([
+      'QueryCommand default#decisions (prefix)',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
+      'GetItemCommand default#interrupts',
+    ]);
   });
 });
