@@ -58,8 +58,9 @@ export async function readRecord(file: string): Promise<JsonRecord | undefined> 
   }
 }
 
+/** Makes `dir` (and its parents). On this thread: a new folder costs milliseconds through the thread pool when it is busy, microseconds here. */
 export async function ensureDir(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
 /** This process's temp names: one random stem, then a counter (no random bytes drawn per file). */
@@ -104,7 +105,7 @@ export async function withLock<R>(
  * anyone can take the lock) to finish what the dead owner left.
  */
 async function withFileLock<R>(lock: string, fn: () => Promise<R>, onStale: () => Promise<void>): Promise<R> {
-  mkdirSync(path.dirname(lock), { recursive: true, mode: 0o700 }); // on this thread: no round trip per commit
+  await ensureDir(path.dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   let delay = 2;
   for (;;) {
