@@ -2,7 +2,7 @@
  * The engine bench's report: the median run of each variant with its spread, side by side
  * with the bare Strands floor, the resume of one interrupt, and growth from 10 to 1,000 items.
  */
-import { round } from './instruments.ts';
+import { medianOf, round } from './instruments.ts';
 import type { SizeResult } from './engine-run.ts';
 
 /** Flat growth: ms per item at every size within this factor of each other (issue 14's target). */
@@ -36,18 +36,18 @@ export function medians(runs: SizeResult[]): SizeResult[] {
   }
   const out: SizeResult[] = [];
   for (const group of groups.values()) {
-    const sorted = [...group].sort((a, b) => a.platform_ms_per_item - b.platform_ms_per_item);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    const resumes = group.flatMap((r) => (r.resume ? [r.resume] : [])).sort((a, b) => a.wall_s - b.wall_s);
-    const paired = group.flatMap((r) => (r.paired_x_floor !== undefined ? [r.paired_x_floor] : []));
+    const median = medianOf(group, (r) => r.platform_ms_per_item)!;
+    const resumes = group.flatMap((r) => (r.resume ? [r.resume] : []));
+    const paired = medianOf(
+      group.flatMap((r) => (r.paired_x_floor !== undefined ? [r.paired_x_floor] : [])),
+      (x) => x,
+    );
     out.push({
       ...median,
       // Over the floor paired in the same processes: the median of the children's ratios.
-      ...(paired.length > 0
-        ? { paired_x_floor: paired.sort((a, b) => a - b)[(paired.length - 1) >> 1]! }
-        : {}),
+      ...(paired !== undefined ? { paired_x_floor: paired } : {}),
       // The resume's own median run: its time varies apart from the run's.
-      resume: resumes[Math.floor((resumes.length - 1) / 2)] ?? null,
+      resume: medianOf(resumes, (x) => x.wall_s) ?? null,
       spread: {
         runs: group.length,
         platform_ms_per_item: range(group.map((r) => r.platform_ms_per_item)),

@@ -28,6 +28,7 @@ import {
   modelTotals,
   round,
   silentNotifier,
+  medianOf,
   startMemorySampler,
 } from './instruments.ts';
 import { MemoryStore } from './memory-store.ts';
@@ -174,9 +175,9 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
     timed.push(await measureOnce(n, seed, first ? opts : { ...opts, resume: false, keep: false }, warm));
     if (pairFloor) floors.push((await measureFloorRow(n, seed, warm)).platform_ms_per_item);
   } while (timed.length * n < WARM_TIMED_ITEMS);
-  const median = medianOf(timed, (r) => r.platform_ms_per_item);
+  const median = medianOf(timed, (r) => r.platform_ms_per_item)!;
   // The medians of one interleaved series: a floor run is short, so one pair's ratio is noisy.
-  const floor = pairFloor ? medianOf(floors, (x) => x) : 0;
+  const floor = pairFloor ? medianOf(floors, (x) => x)! : 0;
   return {
     ...median,
     resume: timed[0]!.resume,
@@ -188,11 +189,6 @@ export async function measure(n: number, seed: number, opts: RunOptions): Promis
         }
       : {}),
   };
-}
-
-/** The median element by `key` (the lower middle one of an even count). */
-function medianOf<T>(values: readonly T[], key: (v: T) => number): T {
-  return [...values].sort((a, b) => key(a) - key(b))[Math.floor((values.length - 1) / 2)]!;
 }
 
 async function measureOnce(n: number, seed: number, opts: RunOptions, warm: boolean): Promise<SizeResult> {

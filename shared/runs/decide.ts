@@ -177,14 +177,12 @@ export async function recordAnswer(
     action,
   });
   await learnQuietly(deps, answered, workflow, domain);
-  // None waited before this answer: none waits after it. One that still waited when the
-  // answer landed (checked in its transaction) says the same without a read; else read.
-  const waiting =
-    before?.length === 0
-      ? []
-      : before && checksHeld(results, writes.length, checks.length)
-        ? before
-        : await stillAsking(deps, answered);
+  const waiting = await waitingAfter(
+    deps,
+    answered,
+    before,
+    checksHeld(results, writes.length, checks.length),
+  );
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
   // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
   // for what this answer knows: the run as read with it, and every question it saw decided.
@@ -202,6 +200,22 @@ export async function recordAnswer(
     answered,
     waiting,
   };
+}
+
+/**
+ * The questions still waiting after an answer: none when none waited before it; those when
+ * the newest of them still waited as the answer landed (`checked`, in its transaction);
+ * else read.
+ */
+async function waitingAfter(
+  deps: EngineDeps,
+  answered: Decision,
+  before: Decision[] | null,
+  checked: boolean,
+): Promise<Decision[] | null> {
+  if (before?.length === 0) return [];
+  if (before && checked) return before;
+  return stillAsking(deps, answered);
 }
 
 /** The other questions of the decision's interrupt still waiting when it was read (null: not read). */

@@ -25,7 +25,6 @@ import {
   writePending,
   type Applied,
   type Overlay,
-  unlinkQuietlySync,
 } from './json-pending.ts';
 import type { Collection, CommitOptions, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
 import {
@@ -38,6 +37,7 @@ import {
   removeLeftovers,
   syncQuietly,
   tempName,
+  unlinkQuietlySync,
   withLock,
   writeTempSync,
 } from './json-files.ts';

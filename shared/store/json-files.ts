@@ -4,13 +4,12 @@
  * killed process leaves, and reading and syncing a record file.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fs, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { isAlive } from '../config/processes.ts';
 import { HandoffError } from '../errors/index.ts';
-import { unlinkQuietlySync } from './json-pending.ts';
 import type { JsonRecord } from './store.ts';
 
 const LOCK_WAIT_MS = 5_000;
@@ -105,7 +104,6 @@ export async function withLock<R>(
  * anyone can take the lock) to finish what the dead owner left.
  */
 async function withFileLock<R>(lock: string, fn: () => Promise<R>, onStale: () => Promise<void>): Promise<R> {
-  await ensureDir(path.dirname(lock));
   const deadline = Date.now() + LOCK_WAIT_MS;
   let delay = 2;
   for (;;) {
@@ -154,8 +152,15 @@ export async function breakStaleLock(lock: string, onStale?: () => Promise<void>
  * thread-pool round trips per commit cost more than the calls.
  */
 async function createOwned(file: string): Promise<boolean> {
-  const temp = tempName(path.dirname(file));
-  writeFileSync(temp, LOCK_OWNER, { flag: 'wx', mode: 0o600 });
+  const dir = path.dirname(file);
+  const temp = tempName(dir);
+  try {
+    writeFileSync(temp, LOCK_OWNER, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+    await ensureDir(dir); // its folder is made on first use (or again, when removed), not per commit
+    writeFileSync(temp, LOCK_OWNER, { flag: 'wx', mode: 0o600 });
+  }
   try {
     linkSync(temp, file);
     return true;
@@ -241,6 +246,15 @@ export function writeTempSync(dir: string, value: unknown): string {
 async function unlinkQuietly(file: string): Promise<void> {
   try {
     await fs.unlink(file);
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  }
+}
+
+/** Removes `file`; no error when it is already gone. */
+export function unlinkQuietlySync(file: string): void {
+  try {
+    unlinkSync(file);
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') throw err;
   }

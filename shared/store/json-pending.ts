@@ -8,10 +8,11 @@
  * write applying it has appended its own and not yet removed it), so recovery applies
  * `.pending`, then the journal's last line.
  */
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { HandoffError } from '../errors/index.ts';
+import { errorCode, unlinkQuietlySync } from './json-files.ts';
 import type { Collection, JsonRecord } from './store.ts';
 
 /** The pending commit's file, in the state directory. */
@@ -113,17 +114,4 @@ function parsePending(file: string, text: string): Applied[] {
       cause: err,
     });
   }
-}
-
-/** Removes `file`; no error when it is already gone. */
-export function unlinkQuietlySync(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (err) {
-    if (errorCode(err) !== 'ENOENT') throw err;
-  }
-}
-
-function errorCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { HandoffError, RecordExistsError, VersionConflictError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { raceTwoWriters } from '../support/race-writers.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/race-update.ts', import.meta.url));
 const DIE_HOLDING_LOCK = fileURLToPath(new URL('./fixtures/die-holding-lock.ts', import.meta.url));
@@ -181,20 +181,9 @@ describe('JsonFileStore across processes', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `race-${i}`);
     for (const id of ids) await store.create('runs', { id, writer: 'none' });
 
-    const children = ['a', 'b'].map((writer) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dir, writer, ...ids], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
-      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { writer, child, lines, exited };
-    });
-    for (const c of children) expect((await c.lines.next()).value).toBe('ready');
-    for (const c of children) c.child.stdin.end('go\n');
-    const outcomes = await Promise.all(
-      children.map(async (c) => JSON.parse(String((await c.lines.next()).value)) as string[]),
-    );
-    for (const c of children) expect(await c.exited).toBe(0);
+    const children = await raceTwoWriters(FIXTURE, dir, ids);
+    const outcomes = children.map((c) => c.outcomes);
+    for (const c of children) expect(c.exitCode).toBe(0);
 
     for (const [i, id] of ids.entries()) {
       const pair = outcomes.map((o) => o[i]);

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { raceTwoWriters } from '../support/race-writers.ts';
 
 const INTERIM = fileURLToPath(new URL('./fixtures/interim-commit.ts', import.meta.url));
 const READ = fileURLToPath(new URL('./fixtures/read-records.ts', import.meta.url));
@@ -106,20 +106,9 @@ describe('JsonFileStore interim commits', () => {
 
   it('let exactly one of two processes claim each item, and its settle land, in the files too', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `item-${i}`);
-    const children = ['a', 'b'].map((writer) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', RACE, dir, writer, ...ids], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      });
-      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { writer, child, lines, exited };
-    });
-    for (const c of children) expect((await c.lines.next()).value).toBe('ready');
-    for (const c of children) c.child.stdin.end('go\n');
-    const outcomes = await Promise.all(
-      children.map(async (c) => JSON.parse(String((await c.lines.next()).value)) as string[]),
-    );
-    for (const c of children) expect(await c.exited).toBe(0);
+    const children = await raceTwoWriters(RACE, dir, ids);
+    const outcomes = children.map((c) => c.outcomes);
+    for (const c of children) expect(c.exitCode).toBe(0);
 
     const store = new JsonFileStore(dir);
     for (const [i, id] of ids.entries()) {
