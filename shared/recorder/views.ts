@@ -1,7 +1,6 @@
-import { listDecisions } from '../runs/decision-repository.ts';
-import { InterruptSchema, type Decision, type Run } from '../records/runs.ts';
+import { DecisionSchema, InterruptSchema, type Decision, type Run } from '../records/runs.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { listRecords } from '../store/records.ts';
+import { getRecords, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
@@ -50,10 +49,12 @@ export async function inspectRun(store: Store, runId: string): Promise<RunTrace>
   const interrupts = (await listRecords(store, 'interrupts', InterruptSchema)).filter(
     (i) => i.run_id === runId,
   );
-  const decisions = (await listDecisions(store)).filter((d) => d.run_id === runId);
   for (const interrupt of interrupts) {
     const answers: InspectEntry[] = [];
-    for (const decision of decisions.filter((d) => d.interrupt_id === interrupt.id)) {
+    // The interrupt's own questions, read by id (a question dropped since is left out).
+    const decisions = await getRecords(store, 'decisions', DecisionSchema, interrupt.decision_ids);
+    for (const decision of decisions) {
+      if (decision === undefined) continue;
       answers.push(answerEntry(decision));
       // What the learner made of the answer: its turns, kept in a record of their own.
       answers.push(...((await readSession(store, learnerSessionId(decision.id)))?.entries ?? []));

@@ -36,6 +36,7 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
  * one keyed read (DynamoDB: one Query on the sort key); a run asked before it is read from the
  * status index and filtered. `known`, one of the run's decision ids, says which scheme the run
  * used; without it the keyed read comes first and the index is read only when it finds none.
+ * Where the status index is exact (JSON files), it is read at once: it names only what waits.
  */
 export async function pendingOfRun(store: Store, runId: string, known?: string): Promise<Decision[]> {
   const prefix = runDecisionPrefix(runId);
@@ -44,7 +45,7 @@ export async function pendingOfRun(store: Store, runId: string, known?: string):
       .map((r) => DecisionSchema.parse(r))
       .filter((d) => d.run_id === runId && d.status === 'pending')
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  if (known !== undefined && !known.startsWith(prefix))
+  if (store.exactStatusIndex || (known !== undefined && !known.startsWith(prefix)))
     return ofRun(await store.listWithStatus('decisions', 'pending'));
   const keyed = ofRun(await listByIdPrefix(store, 'decisions', prefix));
   if (keyed.length > 0 || known !== undefined) return keyed;
@@ -68,12 +69,13 @@ export interface DecisionRead {
 /**
  * A decision and its run's other questions still waiting, in one read where the store reads
  * by key prefix (DynamoDB: one strongly consistent Query on the run's key, which the id
- * carries). An older id, or a store without keyed reads (the JSON files), reads the decision
- * by id alone (`waiting` null).
+ * carries). An older id, a store without keyed reads, or one whose status index is exact (the
+ * JSON files: its one file, and what waits from the index when asked) reads the decision by id
+ * alone (`waiting` null).
  */
 export async function readDecisionAndRun(store: Store, id: string): Promise<DecisionRead> {
   const prefix = runKeyOf(id);
-  if (prefix === null || !store.listByIdPrefix)
+  if (prefix === null || !store.listByIdPrefix || store.exactStatusIndex)
     return { decision: await getRecord(store, 'decisions', DecisionSchema, id), waiting: null, decided: [] };
   const ofRun = (await store.listByIdPrefix('decisions', prefix)).map((r) =>
     parseRecord(DecisionSchema, 'decisions', r),

@@ -3,17 +3,9 @@
  * index keys of one workspace (dynamodb-keys.ts), the record's fields alongside.
  */
 import { InvalidInputError } from '../errors/index.ts';
-import type { Collection, JsonRecord } from './store.ts';
+import { INDEXED_STATUSES, type Collection, type JsonRecord } from './store.ts';
 import { KEY_ATTRIBUTES } from './table-schema.ts';
 import { partitionKey, statusPartition, workflowPartition } from './dynamodb-keys.ts';
-
-/** The statuses the sparse status index holds, per collection. */
-export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
-  decisions: ['pending'],
-  runs: ['running', 'waiting'],
-  // Claims not yet settled: the sweeper and a failed run look for these, never at every outcome.
-  outcomes: ['acting', 'held'],
-};
 
 /** The primary key of a record of `workspace`; refuses an empty id. */
 export function key(workspace: string, collection: Collection, id: string): { pk: string; sk: string } {

@@ -17,15 +17,16 @@ import { HandoffError, InvalidInputError, isError } from '../errors/index.ts';
 import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
-import type {
-  Collection,
-  CommitOptions,
-  JsonRecord,
-  RecordRef,
-  Store,
-  Versioned,
-  Write,
-  WriteResult,
+import {
+  INDEXED_STATUSES,
+  type Collection,
+  type CommitOptions,
+  type JsonRecord,
+  type RecordRef,
+  type Store,
+  type Versioned,
+  type Write,
+  type WriteResult,
 } from './store.ts';
 import { DynamoDbCommitter, conditionOf, recordExists, versionConflict } from './dynamodb-commit.ts';
 import {
@@ -34,7 +35,7 @@ import {
   STATUS_INDEX as STATUS,
   TABLE_SCHEMA,
 } from './table-schema.ts';
-import { INDEXED_STATUSES, fromItem, key, toItem } from './dynamodb-items.ts';
+import { fromItem, key, toItem } from './dynamodb-items.ts';
 import {
   DEFAULT_WORKSPACE,
   checkWorkspace,

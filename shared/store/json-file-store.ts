@@ -28,10 +28,14 @@ import {
 } from './json-pending.ts';
 import type { Collection, CommitOptions, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
 import {
+  LIST_BATCH,
   breakStaleLock,
   ensureDir,
   errorCode,
+  isRecordName,
   isStale,
+  namesIn,
+  readFiles,
   readRecord,
   removeDeadTemps,
   removeLeftovers,
@@ -41,8 +45,8 @@ import {
   withLock,
   writeTempSync,
 } from './json-files.ts';
+import { StatusIndex, isIndexed, type FileWrite } from './json-status-index.ts';
 
-const LIST_BATCH = 64;
 const LONGEST_SUFFIX = '.json.lock.break';
 // Keep every file we make for a record (record, lock, breaker) within the usual 255-byte name limit.
 const MAX_ENCODED_ID = 255 - LONGEST_SUFFIX.length;
@@ -99,9 +103,12 @@ export class JsonFileStore implements Store {
   private readonly made = new Set<string>();
   private recovered: Promise<void> | null = null;
   private readonly pending: PendingReader;
+  private readonly index: StatusIndex;
+  readonly exactStatusIndex = true;
 
   constructor(private readonly stateDir: string) {
     this.pending = new PendingReader(stateDir);
+    this.index = new StatusIndex(stateDir, (collection) => this.dirFor(collection));
   }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
@@ -115,14 +122,52 @@ export class JsonFileStore implements Store {
     return Promise.all(ids.map((id) => this.readOver(overlay, collection, id)));
   }
 
+  /** An indexed status reads the records its markers name (json-status-index.ts), others every record. */
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
-    return (await this.list(collection)).filter((r) => r.status === status);
+    if (!isIndexed(collection, status))
+      return (await this.list(collection)).filter((r) => r.status === status);
+    await this.recover();
+    if (!this.index.isCurrent(collection))
+      await withLock(
+        path.join(this.stateDir, STORE_LOCK),
+        async () => {
+          if (!this.index.isCurrent(collection))
+            await this.index.rebuild(collection, await this.fileWrites(collection));
+        },
+        () => this.replayLast(),
+      );
+    const overlay = this.pending.overlay(); // before the files: see readOver
+    const dir = this.dirFor(collection);
+    const names = await this.index.markedNames(collection, status);
+    const records = await readFiles(names.map((name) => path.join(dir, name)));
+    return overlaid(records, overlay, collection).filter((r) => r.status === status);
+  }
+
+  /** The records whose id starts with `prefix`: only their files are read (the folder listed by name). */
+  async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
+    if (prefix === '') return this.list(collection);
+    const stem = encodeId(prefix);
+    await this.recover();
+    const overlay = this.pending.overlay(); // before the files: see readOver
+    const dir = this.dirFor(collection);
+    const names = (await namesIn(dir)).filter((n) => n.startsWith(stem) && isRecordName(n));
+    const records = await readFiles(names.map((name) => path.join(dir, name)));
+    return overlaid(records, overlay, collection).filter((r) => r.id.startsWith(prefix));
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
     await this.recover();
     const overlay = this.pending.overlay(); // before the files: see readOver
     return overlaid(await this.listFiles(collection), overlay, collection);
+  }
+
+  /** Every record file of the collection as a write that leaves it so: what the status index is made from. */
+  private async fileWrites(collection: Collection): Promise<FileWrite[]> {
+    return (await this.listFiles(collection)).map((record) => ({
+      collection,
+      file: this.fileFor(collection, record.id),
+      record,
+    }));
   }
 
   /**
@@ -145,24 +190,10 @@ export class JsonFileStore implements Store {
   /** Every record file of the collection, read. */
   private async listFiles(collection: Collection): Promise<JsonRecord[]> {
     const dir = this.dirFor(collection);
-    let names: string[];
-    try {
-      names = await fs.readdir(dir);
-    } catch (err) {
-      if (errorCode(err) === 'ENOENT') return [];
-      throw err;
-    }
+    const names = await namesIn(dir);
     await removeLeftovers(dir, names);
-    const files = names
-      .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-      .map((n) => path.join(dir, n));
-    const records: JsonRecord[] = [];
-    // Batches bound the number of open files on big collections.
-    for (let i = 0; i < files.length; i += LIST_BATCH) {
-      const batch = await Promise.all(files.slice(i, i + LIST_BATCH).map((f) => readRecord(f)));
-      for (const r of batch) if (r !== undefined) records.push(r);
-    }
-    return records;
+    const files = names.filter(isRecordName).map((n) => path.join(dir, n));
+    return readFiles(files);
   }
 
   async create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {
@@ -326,20 +357,29 @@ export class JsonFileStore implements Store {
     applied: readonly Applied[],
     options: { crashAfterTemps?: boolean } = {},
   ): Promise<void> {
-    const last = new Map(applied.map((a) => [this.fileFor(a.collection, a.id), a.record]));
-    const files = [...last.entries()];
-    for (const dir of new Set(files.map(([file]) => path.dirname(file)))) await this.ensureDir(dir);
+    const last = new Map<string, FileWrite>();
+    for (const a of applied) {
+      const file = this.fileFor(a.collection, a.id);
+      last.set(file, { collection: a.collection, file, record: a.record });
+    }
+    const writes = [...last.values()];
+    for (const dir of new Set(writes.map(({ file }) => path.dirname(file)))) await this.ensureDir(dir);
     const temps = new Map<string, string>();
     try {
-      for (const [file, record] of files)
+      for (const { file, record } of writes)
         if (record !== null) temps.set(file, this.writeTempFor(file, record));
       if (options.crashAfterTemps) crashPoint('store:temp-written');
-      for (const [file] of files) {
+      this.index.prepare();
+      this.index.markEntering(writes);
+      if (options.crashAfterTemps) crashPoint('store:marked');
+      for (const { file } of writes) {
         const temp = temps.get(file);
         if (temp === undefined) unlinkQuietlySync(file);
         else renameSync(temp, file);
         temps.delete(file);
       }
+      if (options.crashAfterTemps) crashPoint('store:renamed');
+      this.index.unmarkLeft(writes);
     } finally {
       for (const temp of temps.values()) unlinkQuietlySync(temp); // a failed write leaves no temp file
     }
@@ -406,6 +446,7 @@ export class JsonFileStore implements Store {
       for (const { collection, id } of commit) {
         files.add(this.fileFor(collection, id));
         dirs.add(this.dirFor(collection));
+        for (const dir of this.index.dirsOf(collection)) dirs.add(dir);
       }
     const all = [...files, ...dirs];
     const lock = path.join(this.stateDir, STORE_LOCK);

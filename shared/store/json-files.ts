@@ -21,6 +21,34 @@ const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8
 const LOCK_OWNER = `${JSON.stringify({ host: HOST, pid: process.pid })}\n`;
 const TEMP_NAME = /^\.tmp-([0-9a-f]{8})-(\d+)-/;
 
+/** Files read (or synced) at once, at most: bounds the open files on big collections. */
+export const LIST_BATCH = 64;
+
+/** A record's file name (temp, lock and breaker files are not). */
+export function isRecordName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.');
+}
+
+/** The names in `dir`; none when it does not exist. */
+export async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await fs.readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The records of `files` (a vanished file skipped), in batches that bound the open files. */
+export async function readFiles(files: readonly string[]): Promise<JsonRecord[]> {
+  const records: JsonRecord[] = [];
+  for (let i = 0; i < files.length; i += LIST_BATCH) {
+    const batch = await Promise.all(files.slice(i, i + LIST_BATCH).map((f) => readRecord(f)));
+    for (const r of batch) if (r !== undefined) records.push(r);
+  }
+  return records;
+}
+
 export async function syncQuietly(file: string): Promise<void> {
   let handle;
   try {

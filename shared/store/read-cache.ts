@@ -52,6 +52,7 @@ export class ReadCacheStore implements Store {
   /** The backend's own keyed lists, when it has them (never cached). */
   readonly listRunsOf?: (workflowId: string) => Promise<JsonRecord[]>;
   readonly listByIdPrefix?: (collection: Collection, prefix: string) => Promise<JsonRecord[]>;
+  readonly exactStatusIndex?: boolean;
 
   constructor(
     readonly inner: Store,
@@ -59,6 +60,7 @@ export class ReadCacheStore implements Store {
   ) {
     if (inner.listRunsOf) this.listRunsOf = inner.listRunsOf.bind(inner);
     if (inner.listByIdPrefix) this.listByIdPrefix = inner.listByIdPrefix.bind(inner);
+    if (inner.exactStatusIndex) this.exactStatusIndex = true;
   }
 
   /**

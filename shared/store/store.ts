@@ -42,6 +42,17 @@ export const COLLECTIONS = [
 
 export type Collection = (typeof COLLECTIONS)[number];
 
+/**
+ * The statuses each backend indexes, per collection: what is still moving, never the history
+ * (DynamoDB: a sparse global index; JSON files: a marker file per record, json-status-index.ts).
+ */
+export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = {
+  decisions: ['pending'],
+  runs: ['running', 'waiting'],
+  // Claims not yet settled: the sweeper and a failed run look for these, never at every outcome.
+  outcomes: ['acting', 'held'],
+};
+
 export type JsonRecord = { id: string } & Record<string, unknown>;
 export type Versioned<T extends JsonRecord = JsonRecord> = T & { version: number };
 
@@ -64,10 +75,16 @@ export interface Store {
   list(collection: Collection): Promise<JsonRecord[]>;
   /**
    * The records of the collection whose `status` is `status` (order unspecified). Where
-   * the backend indexes it (DynamoDB: pending decisions, running and waiting runs) only
-   * those are read; the index may lag a write by a moment.
+   * the backend indexes it (INDEXED_STATUSES) only those are read; DynamoDB's index may lag
+   * a write by a moment.
    */
   listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]>;
+  /**
+   * True where `listWithStatus` on an indexed status reads its index and sees every write
+   * that has landed (JSON files): the cheapest exact read of what is still moving. Absent
+   * where the index may lag (DynamoDB) or there is none.
+   */
+  readonly exactStatusIndex?: boolean;
   /**
    * Optional: the runs of one workflow, newest first, where the backend indexes them
    * (DynamoDB: the runs-by-workflow index). Without it, callers list and filter.

@@ -91,8 +91,8 @@ describe('a run paused by an earlier build', () => {
     const stored = JSON.parse(await fs.readFile(runFile, 'utf8'));
     stored.snapshot.schemaVersion = 99;
     await fs.writeFile(runFile, JSON.stringify(stored, null, 2));
+    const [first] = await listPending(fixture.store); // indexes the copied-in records (by-status/)
     const before = await storedState(fixture);
-    const [first] = await listPending(fixture.store);
 
     const refused = decide(fixture.deps, first!.id, 'archive', null);
     await expect(refused).rejects.toThrow(

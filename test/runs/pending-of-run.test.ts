@@ -1,6 +1,7 @@
 /**
- * A run's waiting questions: one keyed read under the run's id prefix, and the status index
- * only for a run asked before decision ids carried their run (or that the keyed read misses).
+ * A run's waiting questions: where the status index may lag (DynamoDB), one keyed read under
+ * the run's id prefix, and the index only for a run asked before decision ids carried their
+ * run (or that the keyed read misses); where it is exact (JSON files), the index alone.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -45,7 +46,8 @@ function counted(store: Store): { store: Store; indexReads: () => number } {
 
 it("reads a run's questions by its id prefix, and an older run's from the status index", async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
-  const { store, indexReads } = counted(new JsonFileStore(dir));
+  // As a store whose status index may lag a write (DynamoDB's) is read.
+  const { store, indexReads } = counted(Object.assign(new JsonFileStore(dir), { exactStatusIndex: false }));
   const prefix = runDecisionPrefix('run_new');
   await store.create('decisions', decision(`${prefix}b`, 'run_new', 'pending', '2026-12-01T08:00:02Z'));
   await store.create('decisions', decision(`${prefix}a`, 'run_new', 'pending', '2026-12-01T08:00:01Z'));
@@ -60,5 +62,23 @@ it("reads a run's questions by its id prefix, and an older run's from the status
     'dec_0123456789abcdef',
   ]);
   expect(await pendingOfRun(store, 'run_new', `${prefix}a`)).toHaveLength(2);
+  expect(indexReads()).toBe(2);
+});
+
+it("reads a run's questions from an exact status index alone, never listing the folder", async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
+  const json = new JsonFileStore(dir);
+  json.listByIdPrefix = () => Promise.reject(new Error('listed the decisions folder'));
+  const { store, indexReads } = counted(json);
+  const prefix = runDecisionPrefix('run_new');
+  await store.create('decisions', decision(`${prefix}b`, 'run_new', 'pending', '2026-12-01T08:00:02Z'));
+  await store.create('decisions', decision(`${prefix}a`, 'run_new', 'pending', '2026-12-01T08:00:01Z'));
+  await store.create('decisions', decision(`${prefix}c`, 'run_new', 'answered'));
+  await store.create('decisions', decision('dec_0123456789abcdef', 'run_old'));
+
+  expect((await pendingOfRun(store, 'run_new')).map((d) => d.id)).toEqual([`${prefix}a`, `${prefix}b`]);
+  expect((await pendingOfRun(store, 'run_old', 'dec_0123456789abcdef')).map((d) => d.id)).toEqual([
+    'dec_0123456789abcdef',
+  ]);
   expect(indexReads()).toBe(2);
 });

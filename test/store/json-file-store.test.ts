@@ -78,7 +78,7 @@ describe('JsonFileStore locking', () => {
     await store.create('runs', { id: 'a' });
     await store.update('runs', { id: 'a', n: 2 }, 1);
     expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
-    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'by-status', 'runs']);
   });
 
   it('breaks a stale lock', async () => {
@@ -91,7 +91,7 @@ describe('JsonFileStore locking', () => {
     const started = Date.now();
     await store.update('runs', { id: 'a', n: 2 }, 1);
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'by-status', 'runs']);
   });
 
   it('waits for a fresh lock to be released', async () => {
@@ -214,6 +214,6 @@ describe('JsonFileStore across processes', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     await store.list('runs');
     expect(await fs.readdir(path.join(dir, 'runs'))).toEqual(['a.json']);
-    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'runs']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'by-status', 'runs']);
   }, 30_000);
 });

@@ -72,7 +72,7 @@ describe('JsonFileStore interim commits', () => {
     ]);
     expect(await onDisk('a')).toEqual({ id: 'a', status: 'acted', version: 3 });
     expect(await onDisk('b')).toEqual(claimed[1]);
-    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'audit', 'outcomes']);
+    expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'audit', 'by-status', 'outcomes']);
     expect((await fs.readdir(path.join(dir, 'outcomes'))).sort()).toEqual(['a.json', 'b.json']);
   }, 30_000);
 
@@ -87,7 +87,7 @@ describe('JsonFileStore interim commits', () => {
       await store.put('settings', { id: 's' });
       expect(await onDisk('a')).toEqual(claimed[0]);
       expect(await onDisk('b')).toEqual(claimed[1]);
-      expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'outcomes', 'settings']);
+      expect((await fs.readdir(dir)).sort()).toEqual(['.journal', 'by-status', 'outcomes', 'settings']);
     },
     30_000,
   );
