@@ -363,6 +363,7 @@ export class JsonFileStore implements Store {
       last.set(file, { collection: a.collection, file, record: a.record });
     }
     const writes = [...last.values()];
+    const current = this.index.currentOf(writes); // before this write changes the folders
     for (const dir of new Set(writes.map(({ file }) => path.dirname(file)))) await this.ensureDir(dir);
     const temps = new Map<string, string>();
     try {
@@ -379,7 +380,7 @@ export class JsonFileStore implements Store {
         temps.delete(file);
       }
       if (options.crashAfterTemps) crashPoint('store:renamed');
-      this.index.unmarkLeft(writes);
+      this.index.unmarkLeft(writes, current);
     } finally {
       for (const temp of temps.values()) unlinkQuietlySync(temp); // a failed write leaves no temp file
     }

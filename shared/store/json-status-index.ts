@@ -83,16 +83,22 @@ export class StatusIndex {
     }
   }
 
-  /** After the record files were replaced: the markers of the statuses each record has left, and the stamps. */
-  unmarkLeft(writes: readonly FileWrite[]): void {
-    const touched = new Set<Collection>();
-    for (const { collection, file, record } of writes) {
-      const statuses = INDEXED_STATUSES[collection] ?? [];
-      if (statuses.length > 0) touched.add(collection);
-      for (const status of statuses)
+  /**
+   * Before a write touches any file: the indexed collections it writes whose markers are
+   * current. Only those are stamped after it; another stays stale (its folder was changed
+   * behind the store's back) until a read indexes it again.
+   */
+  currentOf(writes: readonly FileWrite[]): Set<Collection> {
+    const collections = new Set(writes.map((w) => w.collection).filter((c) => INDEXED_STATUSES[c]));
+    return new Set([...collections].filter((c) => this.isCurrent(c)));
+  }
+
+  /** After the record files were replaced: the markers of the statuses each record has left; the stamps of `current`. */
+  unmarkLeft(writes: readonly FileWrite[], current: ReadonlySet<Collection>): void {
+    for (const { collection, file, record } of writes)
+      for (const status of INDEXED_STATUSES[collection] ?? [])
         if (record?.status !== status) unlinkQuietlySync(this.markerFor(collection, status, file));
-    }
-    for (const collection of touched) this.stamp(collection);
+    for (const collection of current) this.stamp(collection);
   }
 
   /** The record file names the markers of `status` name (a superset: check each record's status). */

@@ -110,8 +110,11 @@ describe('JsonFileStore status index', () => {
     await fs.rm(path.join(dir, 'by-status'), { recursive: true }); // as the previous version left it
 
     const store = new JsonFileStore(dir);
-    expect(ids(await store.listWithStatus('decisions', 'pending'))).toEqual(['p1']);
-    expect(await markers('decisions', 'pending')).toEqual(['p1.json']);
+    // A write first: it marks what it writes, and vouches for nothing else in the folder.
+    await store.create('decisions', { id: 'p2', status: 'pending' });
+    await store.create('runs', { id: 'r3', status: 'completed' });
+    expect(ids(await store.listWithStatus('decisions', 'pending'))).toEqual(['p1', 'p2']);
+    expect(await markers('decisions', 'pending')).toEqual(['p1.json', 'p2.json']);
     expect(ids(await store.listWithStatus('runs', 'waiting'))).toEqual(['r1']);
     expect(ids(await store.listWithStatus('outcomes', 'held'))).toEqual(['o1']);
     expect(await markers('outcomes', 'held')).toEqual(['o1.json']);
@@ -119,7 +122,7 @@ describe('JsonFileStore status index', () => {
 
     // Indexed now: a settled record that cannot be read is not read again.
     await fs.writeFile(path.join(dir, 'decisions', 'd2.json'), '{not json');
-    expect(ids(await new JsonFileStore(dir).listWithStatus('decisions', 'pending'))).toEqual(['p1']);
+    expect(ids(await new JsonFileStore(dir).listWithStatus('decisions', 'pending'))).toEqual(['p1', 'p2']);
   });
 
   it('finds records copied into a collection by hand, as a restore or an older build leaves them', async () => {
@@ -137,8 +140,9 @@ describe('JsonFileStore status index', () => {
       JSON.stringify({ id: 'd0', status: 'pending' }),
     );
     await fs.rm(path.join(dir, 'decisions', 'p1.json'));
-    expect(ids(await store.listWithStatus('decisions', 'pending'))).toEqual(['d0', 'p2']);
-    expect(await markers('decisions', 'pending')).toEqual(['d0.json', 'p2.json']);
+    await store.create('decisions', { id: 'p3', status: 'pending' }); // a write in between vouches for none of it
+    expect(ids(await store.listWithStatus('decisions', 'pending'))).toEqual(['d0', 'p2', 'p3']);
+    expect(await markers('decisions', 'pending')).toEqual(['d0.json', 'p2.json', 'p3.json']);
   });
 
   it('makes no file when reading a state directory with nothing indexed yet', async () => {
