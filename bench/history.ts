@@ -29,7 +29,7 @@ import { INDEXED_STATUSES, type Collection, type JsonRecord } from '../shared/st
 import { parseWorkflow } from '../shared/workflows/load.ts';
 import { saveWorkflow } from '../shared/workflows/repository.ts';
 import { DEFAULT_SEED, generateInbox } from './generate-mail.ts';
-import { TimedOfflineModel, modelTotals, round, silentNotifier } from './instruments.ts';
+import { TimedOfflineModel, modelTotals, round, silentNotifier, wholeNumberFlag } from './instruments.ts';
 import { answerFor } from './resume.ts';
 
 const WORKFLOW_ID = 'inbox-triage';
@@ -167,11 +167,7 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-function wholeNumber(flag: string, value: string): number {
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= 1) return n;
-  refuse(`--${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
-}
+const wholeNumber = (flag: string, value: string) => wholeNumberFlag('bench:history', flag, value);
 
 function flags() {
   try {

@@ -164,10 +164,18 @@ export const silentNotifier: Notifier = { notify: async () => {} };
 
 /** Megabytes to one decimal. */
 export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-/** Rounds to `digits` decimals. */
 /** The median element by `key` (the lower middle one of an even count); undefined when there is none. */
 export function medianOf<T>(values: readonly T[], key: (v: T) => number): T | undefined {
   return [...values].sort((a, b) => key(a) - key(b))[Math.floor((values.length - 1) / 2)];
 }
 
+/** Rounds to `digits` decimals. */
 export const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** A flag's whole number of at least 1; anything else ends the bench with one line (`<bench>: ...`), exit 2. */
+export function wholeNumberFlag(bench: string, flag: string, value: string): number {
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 1) return n;
+  console.error(`${bench}: --${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
+  process.exit(2);
+}

@@ -26,7 +26,7 @@ import { JsonFileStore } from '../shared/store/json-file-store.ts';
 import { parseWorkflow } from '../shared/workflows/load.ts';
 import { saveWorkflow } from '../shared/workflows/repository.ts';
 import { DEFAULT_SEED, generateInbox } from './generate-mail.ts';
-import { TimedOfflineModel, countingStore, round, silentNotifier } from './instruments.ts';
+import { TimedOfflineModel, countingStore, round, silentNotifier, wholeNumberFlag } from './instruments.ts';
 import { answerFor } from './resume.ts';
 
 /** The engine over the state in `root` (its Maildir path is inside the stored workflow). */
@@ -38,13 +38,7 @@ function engineAt(root: string) {
   return { store, deps: engineFromEnv(env, { store, models, notifier: silentNotifier, emit: () => {} }) };
 }
 
-/** A flag's whole number of at least 1; anything else ends the bench with one line, exit 2. */
-function wholeNumber(flag: string, value: string): number {
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`bench: --${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
-  process.exit(2);
-}
+const wholeNumber = (flag: string, value: string) => wholeNumberFlag('bench', flag, value);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

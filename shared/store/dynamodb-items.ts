@@ -3,7 +3,7 @@
  * index keys of one workspace (dynamodb-keys.ts), the record's fields alongside.
  */
 import { InvalidInputError } from '../errors/index.ts';
-import { INDEXED_STATUSES, type Collection, type JsonRecord } from './store.ts';
+import { isIndexed, type Collection, type JsonRecord } from './store.ts';
 import { KEY_ATTRIBUTES } from './table-schema.ts';
 import { partitionKey, statusPartition, workflowPartition } from './dynamodb-keys.ts';
 
@@ -54,7 +54,7 @@ function statusKeys(
   record: JsonRecord,
 ): { gsi1pk?: string; gsi1sk?: string } {
   const status = record.status;
-  if (typeof status !== 'string' || !INDEXED_STATUSES[collection]?.includes(status)) return {};
+  if (!isIndexed(collection, status)) return {};
   const since = record.created_at ?? record.started_at ?? record.at;
   return {
     gsi1pk: statusPartition(workspace, collection, status),

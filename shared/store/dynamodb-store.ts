@@ -18,7 +18,7 @@ import { localEndpoint, regionOption } from '../config/aws-region.ts';
 import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
 import {
-  INDEXED_STATUSES,
+  isIndexed,
   type Collection,
   type CommitOptions,
   type JsonRecord,
@@ -154,7 +154,7 @@ export class DynamoDbStore implements Store {
   }
 
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
-    if (!INDEXED_STATUSES[collection]?.includes(status))
+    if (!isIndexed(collection, status))
       return (await this.list(collection)).filter((r) => r.status === status);
     // A global index reads eventually consistent: a record written a moment ago may be missing.
     return this.queryAll({

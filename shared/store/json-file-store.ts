@@ -26,7 +26,16 @@ import {
   type Applied,
   type Overlay,
 } from './json-pending.ts';
-import type { Collection, CommitOptions, JsonRecord, Store, Versioned, Write, WriteResult } from './store.ts';
+import {
+  isIndexed,
+  type Collection,
+  type CommitOptions,
+  type JsonRecord,
+  type Store,
+  type Versioned,
+  type Write,
+  type WriteResult,
+} from './store.ts';
 import {
   LIST_BATCH,
   breakStaleLock,
@@ -45,7 +54,7 @@ import {
   withLock,
   writeTempSync,
 } from './json-files.ts';
-import { StatusIndex, isIndexed, type FileWrite } from './json-status-index.ts';
+import { StatusIndex, type FileWrite } from './json-status-index.ts';
 
 const LONGEST_SUFFIX = '.json.lock.break';
 // Keep every file we make for a record (record, lock, breaker) within the usual 255-byte name limit.
@@ -136,11 +145,8 @@ export class JsonFileStore implements Store {
         },
         () => this.replayLast(),
       );
-    const overlay = this.pending.overlay(); // before the files: see readOver
-    const dir = this.dirFor(collection);
-    const names = await this.index.markedNames(collection, status);
-    const records = await readFiles(names.map((name) => path.join(dir, name)));
-    return overlaid(records, overlay, collection).filter((r) => r.status === status);
+    const named = await this.readNamed(collection, () => this.index.markedNames(collection, status));
+    return named.filter((r) => r.status === status);
   }
 
   /** The records whose id starts with `prefix`: only their files are read (the folder listed by name). */
@@ -148,17 +154,29 @@ export class JsonFileStore implements Store {
     if (prefix === '') return this.list(collection);
     const stem = encodeId(prefix);
     await this.recover();
-    const overlay = this.pending.overlay(); // before the files: see readOver
     const dir = this.dirFor(collection);
-    const names = (await namesIn(dir)).filter((n) => n.startsWith(stem) && isRecordName(n));
-    const records = await readFiles(names.map((name) => path.join(dir, name)));
-    return overlaid(records, overlay, collection).filter((r) => r.id.startsWith(prefix));
+    const named = await this.readNamed(collection, async () =>
+      (await namesIn(dir)).filter((n) => n.startsWith(stem) && isRecordName(n)),
+    );
+    return named.filter((r) => r.id.startsWith(prefix));
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
     await this.recover();
     const overlay = this.pending.overlay(); // before the files: see readOver
     return overlaid(await this.listFiles(collection), overlay, collection);
+  }
+
+  /**
+   * The records of the collection's files that `names` gives, with the pending commit laid over
+   * them (every record it holds of the collection: the caller filters). The pending file is read
+   * first: see readOver.
+   */
+  private async readNamed(collection: Collection, names: () => Promise<string[]>): Promise<JsonRecord[]> {
+    const overlay = this.pending.overlay();
+    const dir = this.dirFor(collection);
+    const records = await readFiles((await names()).map((name) => path.join(dir, name)));
+    return overlaid(records, overlay, collection);
   }
 
   /** Every record file of the collection as a write that leaves it so: what the status index is made from. */

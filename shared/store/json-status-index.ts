@@ -18,7 +18,7 @@
  */
 import { closeSync, linkSync, mkdirSync, openSync, promises as fs, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { INDEXED_STATUSES, type Collection, type JsonRecord } from './store.ts';
+import { INDEXED_STATUSES, isIndexed, type Collection, type JsonRecord } from './store.ts';
 import { errorCode, syncQuietly, unlinkQuietlySync } from './json-files.ts';
 
 const INDEX_DIR = 'by-status';
@@ -36,12 +36,7 @@ export interface FileWrite {
   record: JsonRecord | null;
 }
 
-export function isIndexed(collection: Collection, status: string): boolean {
-  return INDEXED_STATUSES[collection]?.includes(status) ?? false;
-}
-
 export class StatusIndex {
-  private readonly made = new Set<string>();
   private prepared = false;
 
   /** `folderOf`: where the collection's record files are. */
@@ -51,17 +46,14 @@ export class StatusIndex {
   ) {}
 
   /**
-   * Makes the index's folders and files, once per process, before its first write: a state
+   * Makes the index's folders and files, once per process, before it first marks: a state
    * directory pays for them at its first write (saving its first workflow), not at each run's.
    * A new stamp has time zero, so it matches no folder until a write sets it.
    */
   prepare(): void {
     if (this.prepared) return;
     for (const collection of Object.keys(INDEXED_STATUSES) as Collection[]) {
-      for (const dir of this.dirsOf(collection)) {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        this.made.add(dir);
-      }
+      for (const dir of this.dirsOf(collection)) mkdirSync(dir, { recursive: true, mode: 0o700 });
       const stamp = this.stampFile(collection);
       try {
         closeSync(openSync(stamp, 'wx', 0o600));
@@ -78,8 +70,7 @@ export class StatusIndex {
   markEntering(writes: readonly FileWrite[]): void {
     for (const { collection, file, record } of writes) {
       const status = record?.status;
-      if (typeof status === 'string' && isIndexed(collection, status))
-        this.makeMarker(this.markerFor(collection, status, file));
+      if (isIndexed(collection, status)) this.makeMarker(this.markerFor(collection, status, file));
     }
   }
 
@@ -127,6 +118,7 @@ export class StatusIndex {
    * holds the store lock, so no write comes between the listing and the stamp.
    */
   async rebuild(collection: Collection, records: readonly FileWrite[]): Promise<void> {
+    this.prepare();
     this.markEntering(records);
     const statusOf = new Map(records.map((r) => [path.basename(r.file), r.record?.status]));
     for (const status of INDEXED_STATUSES[collection] ?? [])
@@ -143,12 +135,8 @@ export class StatusIndex {
     return (INDEXED_STATUSES[collection] ?? []).map((status) => this.statusDir(collection, status));
   }
 
+  /** A marker, as a link of the shared empty file (`prepare` made the folders). */
   private makeMarker(marker: string): void {
-    const dir = path.dirname(marker);
-    if (!this.made.has(dir)) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      this.made.add(dir);
-    }
     const shared = path.join(this.stateDir, INDEX_DIR, SHARED_MARKER);
     try {
       linkSync(shared, marker);
@@ -158,7 +146,7 @@ export class StatusIndex {
       if (code === 'EMLINK') return closeSync(openSync(marker, 'a', 0o600)); // the link count's cap: a file of its own
       if (code !== 'ENOENT') throw err;
       // The shared file or the folder is missing (first use, or removed under us): make both again.
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirSync(path.dirname(marker), { recursive: true, mode: 0o700 });
       closeSync(openSync(shared, 'a', 0o600));
       linkSync(shared, marker);
     }

@@ -53,6 +53,11 @@ export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = 
   outcomes: ['acting', 'held'],
 };
 
+/** Whether the backends index `status` of `collection` (INDEXED_STATUSES). */
+export function isIndexed(collection: Collection, status: unknown): status is string {
+  return typeof status === 'string' && (INDEXED_STATUSES[collection]?.includes(status) ?? false);
+}
+
 export type JsonRecord = { id: string } & Record<string, unknown>;
 export type Versioned<T extends JsonRecord = JsonRecord> = T & { version: number };
 

@@ -14,38 +14,14 @@ import {
   readRuleSets,
 } from '../../shared/memory/rule-sets.ts';
 import { addRule, listRules, revokeRule } from '../../shared/memory/rules-repository.ts';
-import type { Decision } from '../../shared/records/runs.ts';
 import { learnFromDecision } from '../../shared/runs/learn.ts';
 import type { Collection, JsonRecord, Store } from '../../shared/store/store.ts';
+import { answeredDecision } from '../support/answered-decision.ts';
 import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
 
 let fixture: EngineFixture | undefined;
 afterEach(() => fixture?.cleanup());
-let seq = 0;
-
-function answered(sender: string, action: string): Decision {
-  seq += 1;
-  return {
-    id: `dec_${seq}`,
-    version: 2,
-    run_id: 'run_1',
-    interrupt_id: 'int_1',
-    workflow_id: 'inbox',
-    item_id: `<item${seq}@x>`,
-    sender,
-    subject: 'Invoice 4411 is overdue',
-    snippet: 'Your invoice for March is overdue; the payment link is below.',
-    suggested_action: 'archive',
-    confidence: 0.4,
-    reasoning: 'unsure',
-    reason: 'low_confidence',
-    options: ['archive', 'file_ticket', 'draft_reply', 'skip'],
-    status: 'answered',
-    answer: { action, note: null, by: 'human', at: new Date().toISOString() },
-    created_at: new Date().toISOString(),
-    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
-  };
-}
+const answered = (sender: string, action: string) => answeredDecision({ sender, action });
 
 /** The store with its listings of the rules counted. */
 function countListings(store: Store): { store: Store; listings: () => number } {

@@ -44,15 +44,24 @@ function counted(store: Store): { store: Store; indexReads: () => number } {
   return { store, indexReads: () => reads };
 }
 
-it("reads a run's questions by its id prefix, and an older run's from the status index", async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
-  // As a store whose status index may lag a write (DynamoDB's) is read.
-  const { store, indexReads } = counted(Object.assign(new JsonFileStore(dir), { exactStatusIndex: false }));
+/**
+ * run_new asked under its id prefix (b, then a, both waiting; c answered); run_old asked
+ * before decision ids carried their run. Returns run_new's prefix.
+ */
+async function askTwoRuns(store: Store): Promise<string> {
   const prefix = runDecisionPrefix('run_new');
   await store.create('decisions', decision(`${prefix}b`, 'run_new', 'pending', '2026-12-01T08:00:02Z'));
   await store.create('decisions', decision(`${prefix}a`, 'run_new', 'pending', '2026-12-01T08:00:01Z'));
   await store.create('decisions', decision(`${prefix}c`, 'run_new', 'answered'));
   await store.create('decisions', decision('dec_0123456789abcdef', 'run_old'));
+  return prefix;
+}
+
+it("reads a run's questions by its id prefix, and an older run's from the status index", async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
+  // As a store whose status index may lag a write (DynamoDB's) is read.
+  const { store, indexReads } = counted(Object.assign(new JsonFileStore(dir), { exactStatusIndex: false }));
+  const prefix = await askTwoRuns(store);
 
   expect((await pendingOfRun(store, 'run_new')).map((d) => d.id)).toEqual([`${prefix}a`, `${prefix}b`]);
   expect(indexReads()).toBe(0);
@@ -70,11 +79,7 @@ it("reads a run's questions from an exact status index alone, never listing the 
   const json = new JsonFileStore(dir);
   json.listByIdPrefix = () => Promise.reject(new Error('listed the decisions folder'));
   const { store, indexReads } = counted(json);
-  const prefix = runDecisionPrefix('run_new');
-  await store.create('decisions', decision(`${prefix}b`, 'run_new', 'pending', '2026-12-01T08:00:02Z'));
-  await store.create('decisions', decision(`${prefix}a`, 'run_new', 'pending', '2026-12-01T08:00:01Z'));
-  await store.create('decisions', decision(`${prefix}c`, 'run_new', 'answered'));
-  await store.create('decisions', decision('dec_0123456789abcdef', 'run_old'));
+  const prefix = await askTwoRuns(store);
 
   expect((await pendingOfRun(store, 'run_new')).map((d) => d.id)).toEqual([`${prefix}a`, `${prefix}b`]);
   expect((await pendingOfRun(store, 'run_old', 'dec_0123456789abcdef')).map((d) => d.id)).toEqual([
