@@ -2,40 +2,18 @@
  * One engine bench run (in a child process): inbox-triage over N seeded messages through the
  * real engine (startRun) with the offline model, on the chosen store, then, for a Maildir,
  * every question answered and the run resumed. Or the bare Strands floor over the same inbox.
+ * Or, warm, a series of runs of every size in one workspace (`measureSeries`).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { loadEnv } from '../shared/config/env.ts';
-import type { ModelFactory } from '../shared/models/provider.ts';
 import { startRun } from '../shared/runs/start-run.ts';
-import { DEFAULT_PAGE_SIZE, engineFromEnv } from '../shared/runs/wire.ts';
-import { writeMaildir } from '../shared/sources/maildir/generate.ts';
-import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
-import { JsonFileStore } from '../shared/store/json-file-store.ts';
-import type { Store } from '../shared/store/store.ts';
-import { parseWorkflow } from '../shared/workflows/load.ts';
-import { saveWorkflow } from '../shared/workflows/repository.ts';
-import { openBenchTable } from './bench-dynamo.ts';
+import { DEFAULT_PAGE_SIZE } from '../shared/runs/wire.ts';
 import type { ProfileSummary } from './cpu-profile.ts';
+import { WORKFLOW_ID, openWorkspace, type BenchWorkspace } from './engine-workspace.ts';
 import { measureFloor } from './floor.ts';
-import { generateInbox, type MailKind } from './generate-mail.ts';
-import { startImapSource, type ImapBench } from './imap-bench.ts';
-import {
-  TimedOfflineModel,
-  countingStore,
-  mb,
-  modelTotals,
-  round,
-  silentNotifier,
-  medianOf,
-  startMemorySampler,
-} from './instruments.ts';
-import { MemoryStore } from './memory-store.ts';
+import { generateInbox, type GeneratedInbox, type MailKind } from './generate-mail.ts';
+import { mb, medianOf, modelTotals, round, startMemorySampler } from './instruments.ts';
 import { measureResume, type ResumeResult } from './resume.ts';
 
 const CHARS_PER_TOKEN = 4;
-const WORKFLOW_ID = 'inbox-triage';
 /** The default CONFIDENCE_THRESHOLD, which the engine runs use too. */
 const THRESHOLD = 0.7;
 
@@ -51,7 +29,7 @@ export interface SizeResult {
   store: StoreKind;
   n: number;
   seed: number;
-  /** Measured after an untimed warm-up run of WARMUP_ITEMS in the same process (true only when one ran them all). */
+  /** Timed in a warm series, after its untimed first round (see `measureSeries`). */
   warm: boolean;
   page_size: number;
   kinds: Record<MailKind, number>;
@@ -95,7 +73,7 @@ export interface SizeResult {
   commands_by_name: Record<string, number> | null;
   /** Every question answered and the run resumed (Maildir runs), else null. */
   resume: ResumeResult | null;
-  /** Warm runs only: how many timed runs of this size the child made (this one is their median). */
+  /** Warm series only: how many timed runs of this size the child made (this one is their median). */
   timed_runs?: number;
   /** Warm runs with the floor paired: the floor's median platform ms/item, run after each timed run in the same process. */
   paired_floor_ms_per_item?: number;
@@ -125,169 +103,182 @@ export interface RunOptions {
   /** Answer every question and resume (Maildir only). */
   resume: boolean;
   keep: boolean;
-  /**
-   * First an untimed run of WARMUP_ITEMS (another seed) in this process, as a server's
-   * scheduler or a warm Lambda has run before: the timed run then pays no module loading
-   * or first compilation.
-   */
+  /** Measured as a warm series (see `measureSeries`), not one run in a fresh process. */
   warm?: boolean;
-  /** Warm only: time the floor after each timed run, in the same process (see `measure`). */
+  /** Warm only: time the floor after each timed run, in the same process. */
   pairFloor?: boolean;
-}
-
-/** The size of the untimed run a warm measurement makes first. */
-export const WARMUP_ITEMS = 20;
-
-async function openStoreFor(opts: RunOptions, stateDir: string) {
-  if (opts.store === 'memory') return { store: new MemoryStore() as Store, drop: async () => {} };
-  if (opts.store === 'dynamodb') {
-    if (!opts.dynamodbEndpoint) throw new Error('the dynamodb store needs --dynamodb-endpoint');
-    return openBenchTable(opts.dynamodbEndpoint);
-  }
-  return { store: new JsonFileStore(stateDir) as Store, drop: async () => {} };
+  /** Warm only: timed rounds (WARM_ROUNDS). */
+  rounds?: number;
 }
 
 /**
- * In a warm child, a run of fewer items is timed again until the timed runs cover this many
- * items, and the median run is kept: a 10-item run lasts tens of milliseconds, where one
- * scheduler hiccup on a shared machine is a third of the figure; a 1,000-item run averages
- * over its own two seconds.
+ * A warm series times each size over again until ⌈WARM_TIMED_ITEMS / n⌉ runs were timed in
+ * every round: a 10-item run lasts tens of milliseconds, where one scheduler hiccup on a
+ * shared machine is a third of the figure; a 1,000-item run averages over its own seconds.
  */
 export const WARM_TIMED_ITEMS = 1_000;
+/** Timed rounds of a warm series, after its untimed first one. */
+export const WARM_ROUNDS = 3;
 
-/**
- * One run of the engine (or the floor) over `n` seeded messages, measured. Warm: after an
- * untimed run of WARMUP_ITEMS, the median of ⌈WARM_TIMED_ITEMS / n⌉ timed runs (only the
- * first answers its questions and resumes); with `pairFloor`, each timed run is followed by
- * the floor's over the same mail in the same process, and × floor is the ratio of the two
- * interleaved series' medians, taken under the same load.
- */
+/** One run of the engine (or the floor) over `n` seeded messages, measured; warm: a series of one size. */
 export async function measure(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
-  if (!opts.warm) return measureOnce(n, seed, opts, false);
-  const pairFloor = opts.pairFloor === true && opts.source !== 'floor';
-  const warmup = await measureOnce(WARMUP_ITEMS, seed + 1, { ...opts, resume: false, keep: false }, false);
-  if (pairFloor) await measureFloorRow(WARMUP_ITEMS, seed + 1, false);
-  const warm = warmup.handled === WARMUP_ITEMS;
-  const timed: SizeResult[] = [];
-  const floors: number[] = [];
-  do {
-    const first = timed.length === 0;
-    timed.push(await measureOnce(n, seed, first ? opts : { ...opts, resume: false, keep: false }, warm));
-    if (pairFloor) floors.push((await measureFloorRow(n, seed, warm)).platform_ms_per_item);
-  } while (timed.length * n < WARM_TIMED_ITEMS);
-  const median = medianOf(timed, (r) => r.platform_ms_per_item)!;
-  // The medians of one interleaved series: a floor run is short, so one pair's ratio is noisy.
-  const floor = pairFloor ? medianOf(floors, (x) => x)! : 0;
-  return {
-    ...median,
-    resume: timed[0]!.resume,
-    timed_runs: timed.length,
-    ...(pairFloor
-      ? {
-          paired_floor_ms_per_item: round(floor, 3),
-          paired_x_floor: round(median.platform_ms_per_item / floor, 2),
-        }
-      : {}),
-  };
+  if (opts.warm) return (await measureSeries([n], seed, opts))[0]!;
+  return opts.source === 'floor' ? measureFloorRow(n, seed, false) : measureOnce(n, seed, opts);
 }
 
-async function measureOnce(n: number, seed: number, opts: RunOptions, warm: boolean): Promise<SizeResult> {
-  if (opts.source === 'floor') return measureFloorRow(n, seed, warm);
-  const root = await mkdtemp(path.join(os.tmpdir(), `handoff-bench-${n}-`));
-  const maildir = path.join(root, 'Maildir');
-  const stateDir = path.join(root, 'state');
-  let imap: ImapBench | null = null;
-  const opened = await openStoreFor(opts, stateDir);
+/** A cold run: a workspace of its own, the run timed, then (a Maildir) every question answered and the run resumed. */
+async function measureOnce(n: number, seed: number, opts: RunOptions): Promise<SizeResult> {
+  const { source, store } = opts;
+  if (source === 'floor' || store === 'none') throw new Error('the floor has no workspace');
+  const inbox = generateInbox(n, seed);
+  const ws = await openWorkspace({ ...opts, source, store }, inbox.messages);
   try {
-    const inbox = generateInbox(n, seed);
-    if (opts.source === 'imap') imap = await startImapSource(inbox.messages);
-    else await writeMaildir(maildir, inbox.messages);
-
-    const store = countingStore(opened.store);
-    const models: TimedOfflineModel[] = [];
-    const factory: ModelFactory = async () => {
-      const model = new TimedOfflineModel();
-      models.push(model);
-      return model;
-    };
-    const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
-    const deps = engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} });
-    let yaml = demoWorkflowYaml(maildir);
-    if (imap) {
-      await imap.storeCredential(deps.credentials);
-      yaml = yaml.replace(/^source: .*$/m, `source: ${JSON.stringify(imap.source)}`);
-    }
-    await saveWorkflow(store, parseWorkflow(yaml, `${WORKFLOW_ID}.yaml`));
-    store.reset();
-    imap?.counter.reset();
-
-    const rssBefore = process.memoryUsage().rss;
-    const sampler = startMemorySampler();
-    const started = performance.now();
-    const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
-    const wallMs = performance.now() - started;
-    const memory = sampler.stop();
-    const commands = imap ? structuredClone(imap.counter.count) : null;
-    const storeMs = store.ms;
-    const storeCalls = { ...store.calls };
-    const storeWrites = store.writes;
-    const writesByCollection = { ...store.writesByCollection };
-
-    const record = await store.inner.get('runs', run.id); // not counted: the run is over
-    const totals = modelTotals(models);
+    if (!ws.imap) await ws.deliver(inbox.messages);
+    const { row, runId } = await timeRun(ws, n, seed, inbox, false);
     const resume =
-      opts.resume && opts.source === 'maildir' && run.status === 'waiting'
-        ? await measureResume(deps, store, models, run.id)
+      opts.resume && opts.source === 'maildir' && row.status === 'waiting'
+        ? await measureResume(ws.deps, ws.store, ws.models, runId)
         : null;
-    const { acted, deferred, declined, failed } = run.counts;
-    return {
-      source: opts.source,
-      store: opts.store,
-      n,
-      seed,
-      warm,
-      page_size: deps.settings.pageSize,
-      kinds: inbox.kinds,
-      status: run.status,
-      error: run.error,
-      acted,
-      deferred,
-      declined,
-      failed,
-      handled: acted + deferred + declined + failed,
-      wall_ms: round(wallMs, 1),
-      items_per_s: round(n / (wallMs / 1000), 1),
-      wall_ms_per_item: round(wallMs / n),
-      platform_ms_per_item: round((wallMs - totals.modelMs) / n),
-      model_ms_per_item: round(totals.modelMs / n),
-      store_ms_per_item: round(storeMs / n),
-      engine_ms_per_item: round((wallMs - totals.modelMs - storeMs) / n),
-      rss_before_mb: mb(rssBefore),
-      peak_rss_mb: mb(memory.peakRss),
-      peak_heap_mb: mb(memory.peakHeap),
-      memory_samples: memory.samples,
-      store_writes: storeWrites,
-      store_writes_per_item: round(storeWrites / n, 2),
-      store_calls: storeCalls,
-      store_writes_by_collection: writesByCollection,
-      run_record_kb: Math.round(Buffer.byteLength(JSON.stringify(record ?? {})) / 102.4) / 10,
-      turns: totals.turns,
-      tool_calls: totals.toolCalls,
-      max_input_chars_per_turn: totals.maxInputChars,
-      mean_input_chars_per_turn: Math.round(totals.meanInputChars),
-      est_max_tokens_per_turn: Math.ceil(totals.maxInputChars / CHARS_PER_TOKEN),
-      est_mean_tokens_per_turn: Math.ceil(totals.meanInputChars / CHARS_PER_TOKEN),
-      round_trips: commands ? commands.total : null,
-      round_trips_per_item: commands ? round(commands.total / n) : null,
-      commands_by_name: commands ? commands.byName : null,
-      resume,
-    };
+    return { ...row, resume };
   } finally {
-    await imap?.stop();
-    await opened.drop();
-    if (!opts.keep) await rm(root, { recursive: true, force: true });
-    else process.stderr.write(`kept ${root}\n`);
+    await ws.close();
   }
+}
+
+/**
+ * Warm, as a server's scheduler or a warm Lambda works: one process and one workspace (state
+ * directory and mailbox) for every run, so the timing has no module loading, first
+ * compilation or first use of a folder. The sizes take turns, a round of each after an
+ * untimed round of each, so the machine's load falls on every size alike; each run gets new
+ * mail (the same messages under new ids) and is settled after (see `settle`), and, with
+ * `pairFloor`, followed by the floor's over the same mail in the same process. A size's row is
+ * its median run, × floor the ratio of the two series' medians. Each size's resume is
+ * measured after, in a workspace of its own: the answers teach rules that would change the
+ * series' runs. The floor's series has no workspace: its rounds of floor runs alone.
+ */
+export async function measureSeries(
+  sizes: readonly number[],
+  seed: number,
+  opts: RunOptions,
+): Promise<SizeResult[]> {
+  if (opts.source === 'imap') throw new Error('a warm series reads a Maildir; IMAP is measured cold');
+  const pairFloor = opts.pairFloor === true && opts.source !== 'floor';
+  const rounds = opts.rounds ?? WARM_ROUNDS;
+  const { source, store } = opts;
+  const ws =
+    source === 'floor' || store === 'none'
+      ? null
+      : await openWorkspace({ ...opts, source: 'maildir', store });
+  const timed = new Map(sizes.map((n) => [n, { runs: [] as SizeResult[], floors: [] as number[] }]));
+  try {
+    let delivery = 0;
+    for (let round = 0; round <= rounds; round += 1)
+      for (const n of sizes)
+        for (let i = 0; i < Math.ceil(WARM_TIMED_ITEMS / n); i += 1) {
+          const warm = round > 0;
+          let row: SizeResult;
+          if (ws) {
+            delivery += 1;
+            const inbox = generateInbox(n, seed);
+            await ws.deliver(inbox.messages.map((m) => ({ ...m, messageId: `${delivery}.${m.messageId}` })));
+            row = { ...(await timeRun(ws, n, seed, inbox, warm)).row, resume: null };
+            await ws.settle();
+          } else row = await measureFloorRow(n, seed, warm);
+          const floor = pairFloor ? (await measureFloorRow(n, seed, warm)).platform_ms_per_item : 0;
+          if (!warm) continue;
+          timed.get(n)!.runs.push(row);
+          timed.get(n)!.floors.push(floor);
+        }
+  } finally {
+    await ws?.close();
+  }
+  const rows: SizeResult[] = [];
+  for (const n of sizes) {
+    const { runs, floors } = timed.get(n)!;
+    const median = medianOf(runs, (r) => r.platform_ms_per_item)!;
+    const floor = medianOf(floors, (x) => x)!;
+    const resume =
+      opts.resume && opts.source === 'maildir' ? (await measureOnce(n, seed, opts)).resume : null;
+    rows.push({
+      ...median,
+      resume,
+      timed_runs: runs.length,
+      ...(pairFloor
+        ? {
+            paired_floor_ms_per_item: round(floor, 3),
+            paired_x_floor: round(median.platform_ms_per_item / floor, 2),
+          }
+        : {}),
+    });
+  }
+  return rows;
+}
+
+/** Times one run of the workflow over the `n` messages just delivered. */
+async function timeRun(
+  ws: BenchWorkspace,
+  n: number,
+  seed: number,
+  inbox: GeneratedInbox,
+  warm: boolean,
+): Promise<{ row: Omit<SizeResult, 'resume'>; runId: string }> {
+  const { deps, store, models, imap } = ws;
+  models.length = 0;
+  store.reset();
+  imap?.counter.reset();
+  const rssBefore = process.memoryUsage().rss;
+  const sampler = startMemorySampler();
+  const started = performance.now();
+  const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
+  const wallMs = performance.now() - started;
+  const memory = sampler.stop();
+  const commands = imap ? structuredClone(imap.counter.count) : null;
+  const storeMs = store.ms;
+  const record = await store.inner.get('runs', run.id); // not counted: the run is over
+  const totals = modelTotals(models);
+  const { acted, deferred, declined, failed } = run.counts;
+  const row = {
+    source: imap ? ('imap' as const) : ('maildir' as const),
+    store: ws.kind,
+    n,
+    seed,
+    warm,
+    page_size: deps.settings.pageSize,
+    kinds: inbox.kinds,
+    status: run.status,
+    error: run.error,
+    acted,
+    deferred,
+    declined,
+    failed,
+    handled: acted + deferred + declined + failed,
+    wall_ms: round(wallMs, 1),
+    items_per_s: round(n / (wallMs / 1000), 1),
+    wall_ms_per_item: round(wallMs / n),
+    platform_ms_per_item: round((wallMs - totals.modelMs) / n),
+    model_ms_per_item: round(totals.modelMs / n),
+    store_ms_per_item: round(storeMs / n),
+    engine_ms_per_item: round((wallMs - totals.modelMs - storeMs) / n),
+    rss_before_mb: mb(rssBefore),
+    peak_rss_mb: mb(memory.peakRss),
+    peak_heap_mb: mb(memory.peakHeap),
+    memory_samples: memory.samples,
+    store_writes: store.writes,
+    store_writes_per_item: round(store.writes / n, 2),
+    store_calls: { ...store.calls },
+    store_writes_by_collection: { ...store.writesByCollection },
+    run_record_kb: Math.round(Buffer.byteLength(JSON.stringify(record ?? {})) / 102.4) / 10,
+    turns: totals.turns,
+    tool_calls: totals.toolCalls,
+    max_input_chars_per_turn: totals.maxInputChars,
+    mean_input_chars_per_turn: Math.round(totals.meanInputChars),
+    est_max_tokens_per_turn: Math.ceil(totals.maxInputChars / CHARS_PER_TOKEN),
+    est_mean_tokens_per_turn: Math.ceil(totals.meanInputChars / CHARS_PER_TOKEN),
+    round_trips: commands ? commands.total : null,
+    round_trips_per_item: commands ? round(commands.total / n) : null,
+    commands_by_name: commands ? commands.byName : null,
+  };
+  return { row, runId: run.id };
 }
 
 /** The bare Strands floor over the same inbox, as a row of the same table. */

@@ -7,12 +7,15 @@
  * question is answered through the decide path and the run resumed (one interrupt), timed
  * against the round trips of one interrupt per unsure item. Each run is a fresh child
  * process; the variants run interleaved, --repeats times; the tables show each one's median
- * run with min–max, and growth from the smallest size to the largest against ≤ 1.3×.
+ * run with min–max, and growth from the smallest size to the largest against ≤ 1.3×. With
+ * --warm, one child per variant runs every size as a server would, in one workspace and
+ * mailbox (see measureSeries in engine-run.ts).
  *
  *   npm run bench                          # sizes 10,100,1000; IMAP 100,1000; 3 repeats
  *   npm run bench -- --sizes 10,100 --imap-sizes '' --stores json,memory --repeats 1
  *   npm run bench -- --no-floor --no-resume   # --resume-stores json,memory,dynamodb adds DynamoDB's resume
  *   npm run bench -- --profile             # also --cpu-prof each child and summarise the hot frames
+ *   npm run bench -- --warm --stores json,memory   # the steady state of a server (engine-warm.json)
  *   npm run bench -- --help
  *   tsx bench/engine.ts --child 100 --source maildir --store memory   # one run, in this process
  *
@@ -36,7 +39,17 @@ import {
   resumeTable,
   variantName,
 } from './engine-report.ts';
-import { STORE_KINDS, measure, type BenchSource, type SizeResult, type StoreKind } from './engine-run.ts';
+import {
+  STORE_KINDS,
+  WARM_ROUNDS,
+  WARM_TIMED_ITEMS,
+  measure,
+  measureSeries,
+  type BenchSource,
+  type RunOptions,
+  type SizeResult,
+  type StoreKind,
+} from './engine-run.ts';
 import { DEFAULT_SEED } from './generate-mail.ts';
 import { round } from './instruments.ts';
 
@@ -62,28 +75,31 @@ const HELP = `npm run bench -- [options]
   --seed N                   the mail generator's seed
   --profile                  --cpu-prof the first run of each variant and summarise it
   --keep                     keep each run's temp folder
-  --warm                     each child first makes an untimed run of 20 items, as a server or a
-                             warm Lambda has: no module loading or first compilation in the timing;
-                             a smaller run is timed until 1,000 items were timed, the median kept,
-                             each followed by the floor's in the same process (× floor: the ratio of their medians)
+  --warm                     the steady state of a server or a warm Lambda: one child per variant
+                             runs every size in one workspace and one Maildir, the sizes taking
+                             turns, an untimed round then 3 timed ones (1,000 items a size a
+                             round: 100 runs of 10), new mail each run, its questions left to
+                             lapse after; each run followed by the floor's in the same process
+                             (× floor: the ratio of their medians). Maildir only: IMAP runs cold.
                              (writes bench/results/engine-warm.json)
 One run, in this process: --child N --source maildir|imap|floor --store json|memory|dynamodb
-  [--dynamodb-endpoint URL] [--no-resume] [--warm [--pair-floor]] [--json]`;
+  [--dynamodb-endpoint URL] [--no-resume] [--json]; a warm series: --child 10,100,1000 --warm [--pair-floor]`;
 
-/** One cell of the plan: a variant at one size. */
+/** One cell of the plan: a variant at one size (cold), or at every size in one warm series. */
 interface Variant {
-  n: number;
+  sizes: number[];
   source: BenchSource;
   store: StoreKind;
 }
 
 interface ChildOutcome {
-  result: SizeResult | null;
+  results: SizeResult[];
   error: string | null;
   process_ms: number;
 }
 
-const profileName = (v: Variant) => `engine-${v.source}-${v.store}-${v.n}.cpuprofile`;
+const profileName = (v: Variant) => `engine-${v.source}-${v.store}-${v.sizes.join('-')}.cpuprofile`;
+const sizesText = (v: Variant) => `N=${v.sizes.join(',')}`;
 
 function runChild(
   v: Variant,
@@ -99,7 +115,7 @@ function runChild(
     '--import',
     'tsx',
     fileURLToPath(import.meta.url),
-    ...['--child', String(v.n), '--source', v.source, '--store', v.store, '--json'],
+    ...['--child', v.sizes.join(','), '--source', v.source, '--store', v.store, '--json'],
     ...['--seed', String(plan.seed)],
     ...(dynamodbEndpoint && v.store === 'dynamodb' ? ['--dynamodb-endpoint', dynamodbEndpoint] : []),
     ...(plan.resumeStores.includes(v.store) ? [] : ['--no-resume']),
@@ -119,19 +135,20 @@ function runChild(
     let stdout = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
-    child.on('error', (err) => resolve({ result: null, error: err.message, process_ms: 0 }));
+    child.on('error', (err) => resolve({ results: [], error: err.message, process_ms: 0 }));
     child.on('close', (code, signal) => {
       const processMs = Math.round(performance.now() - started);
       const line = stdout
         .split('\n')
         .reverse()
-        .find((l) => l.startsWith('{'));
+        .find((l) => l.startsWith('{') || l.startsWith('['));
       if (code !== 0 || !line) {
-        const error = `child for ${variantName(v)} N=${v.n} exited ${signal ?? code}`;
-        resolve({ result: null, error, process_ms: processMs });
+        const error = `child for ${variantName(v)} ${sizesText(v)} exited ${signal ?? code}`;
+        resolve({ results: [], error, process_ms: processMs });
         return;
       }
-      resolve({ result: JSON.parse(line) as SizeResult, error: null, process_ms: processMs });
+      const parsed = JSON.parse(line) as SizeResult | SizeResult[];
+      resolve({ results: [parsed].flat(), error: null, process_ms: processMs });
     });
   });
 }
@@ -150,18 +167,28 @@ interface BenchPlan {
   warm: boolean;
 }
 
-/** Every variant at every size, smallest first; within a size the floor first. */
+/**
+ * Every variant at every size, smallest first; within a size the floor first. Warm: one
+ * series of every size per variant, the floor first, and no IMAP.
+ */
 function variantsOf(plan: BenchPlan): Variant[] {
+  if (plan.warm)
+    return [
+      ...(plan.floor ? [{ sizes: plan.sizes, source: 'floor' as const, store: 'none' as const }] : []),
+      ...plan.stores.map((store) => ({ sizes: plan.sizes, source: 'maildir' as const, store })),
+    ];
   return [...new Set([...plan.sizes, ...plan.imapSizes])]
     .sort((a, b) => a - b)
     .flatMap((n) => [
       ...(plan.floor && plan.sizes.includes(n)
-        ? [{ n, source: 'floor' as const, store: 'none' as const }]
+        ? [{ sizes: [n], source: 'floor' as const, store: 'none' as const }]
         : []),
       ...(plan.sizes.includes(n)
-        ? plan.stores.map((store) => ({ n, source: 'maildir' as const, store }))
+        ? plan.stores.map((store) => ({ sizes: [n], source: 'maildir' as const, store }))
         : []),
-      ...(plan.imapSizes.includes(n) ? [{ n, source: 'imap' as const, store: 'json' as const }] : []),
+      ...(plan.imapSizes.includes(n)
+        ? [{ sizes: [n], source: 'imap' as const, store: 'json' as const }]
+        : []),
     ]);
 }
 
@@ -209,30 +236,31 @@ async function parent(plan: BenchPlan): Promise<number> {
   const profileDir = plan.profile ? await mkdtemp(path.join(os.tmpdir(), 'handoff-bench-prof-')) : null;
   const dynalite = plan.stores.includes('dynamodb') ? await startDynaliteServer() : null;
   const runs: SizeResult[] = [];
-  const errors: { n: number; variant: string; error: string }[] = [];
+  const errors: { sizes: number[]; variant: string; error: string }[] = [];
   const benchStarted = performance.now();
   const variants = variantsOf(plan);
   try {
     // Interleaved: each repeat runs every variant once, so load on a shared machine hits all alike.
     for (let repeat = 1; repeat <= plan.repeats; repeat += 1)
       for (const v of variants) {
-        process.stderr.write(`bench: ${repeat}/${plan.repeats} ${variantName(v)} N=${v.n} ... `);
+        process.stderr.write(`bench: ${repeat}/${plan.repeats} ${variantName(v)} ${sizesText(v)} ... `);
         const outcome = await runChild(v, plan, dynalite?.endpoint ?? null, repeat === 1 ? profileDir : null);
-        if (!outcome.result) {
+        if (outcome.results.length === 0) {
           process.stderr.write(`failed (${outcome.error ?? 'unknown'})\n`);
-          errors.push({ n: v.n, variant: variantName(v), error: outcome.error ?? 'unknown' });
+          errors.push({ sizes: v.sizes, variant: variantName(v), error: outcome.error ?? 'unknown' });
           continue;
         }
-        const row = outcome.result;
+        const [first] = outcome.results;
         if (profileDir && repeat === 1 && (await readdir(profileDir)).includes(profileName(v)))
-          row.profile = await summariseProfile(path.join(profileDir, profileName(v)));
-        const resumed = row.resume
-          ? `, ${row.resume.answers} answers resumed in ${row.resume.wall_s.toFixed(2)} s`
-          : '';
-        process.stderr.write(
-          `${(row.wall_ms / 1000).toFixed(2)} s run${resumed}, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`,
-        );
-        runs.push(row);
+          first!.profile = await summariseProfile(path.join(profileDir, profileName(v)));
+        const done = outcome.results.map((row) => {
+          const resumed = row.resume
+            ? `, ${row.resume.answers} answers resumed in ${row.resume.wall_s.toFixed(2)} s`
+            : '';
+          return `${(row.wall_ms / 1000).toFixed(2)} s run${resumed}`;
+        });
+        process.stderr.write(`${done.join('; ')}, ${(outcome.process_ms / 1000).toFixed(1)} s process\n`);
+        runs.push(...outcome.results);
       }
   } finally {
     await dynalite?.stop();
@@ -246,11 +274,12 @@ async function parent(plan: BenchPlan): Promise<number> {
     `## Engine benchmark (inbox-triage, offline model, page size ${DEFAULT_PAGE_SIZE})`,
     '',
     `Seed 0x${plan.seed.toString(16)}; Node ${process.version}; ${os.cpus().length} CPU(s); load average ` +
-      `${os.loadavg()[0]!.toFixed(1)} at the end; one fresh child process per run` +
+      `${os.loadavg()[0]!.toFixed(1)} at the end; ` +
       (plan.warm
-        ? ', timed after an untimed warm-up run of 20 items in it (runs under 1,000 items timed until 1,000 were, the median kept), ' +
+        ? `warm: one child per variant runs every size in one workspace and mailbox, the sizes taking turns, an untimed round then ${WARM_ROUNDS} timed ones ` +
+          `(${WARM_TIMED_ITEMS} items a size a round), new mail each run and its questions left to lapse after, the median run of each size kept; ` +
           "each timed run followed by the floor's in the same process: × floor is the ratio of the two series' medians"
-        : '') +
+        : 'one fresh child process per run') +
       `; ${plan.repeats} run(s) of each ` +
       `variant, interleaved; the median run shown (by platform ms/item) with min–max; total ${totalS} s. ` +
       'Platform ms/item is wall time outside the offline model; for the floor, the bare Strands agent with ' +
@@ -282,7 +311,7 @@ async function parent(plan: BenchPlan): Promise<number> {
       '',
     );
   out.push(...notes(rows), ...profiles(rows));
-  for (const e of errors) out.push('', `**${e.variant} N=${e.n} failed:** ${e.error}`);
+  for (const e of errors) out.push('', `**${e.variant} N=${e.sizes.join(',')} failed:** ${e.error}`);
   process.stdout.write(`${out.join('\n')}\n`);
 
   const resultsPath = resultsFile(plan.warm);
@@ -368,12 +397,14 @@ async function main(): Promise<number> {
   const seed = values.seed !== undefined ? Number(values.seed) : DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new Error(`--seed wants an integer, got "${values.seed}"`);
   if (values.child !== undefined) {
-    const [n] = parseSizes('--child', values.child);
+    const sizes = parseSizes('--child', values.child);
     const source = values.source;
     if (source !== 'maildir' && source !== 'imap' && source !== 'floor')
       throw new Error(`--source wants maildir, imap or floor, got "${source}"`);
+    if (sizes.length > 1 && !values.warm)
+      throw new Error('--child takes one size; several are a --warm series');
     const [store] = source === 'floor' ? (['none'] as const) : parseStores(values.store);
-    const result = await measure(n!, seed, {
+    const opts: RunOptions = {
       source,
       store: store!,
       dynamodbEndpoint: values['dynamodb-endpoint'],
@@ -381,8 +412,12 @@ async function main(): Promise<number> {
       keep: values.keep,
       warm: values.warm,
       pairFloor: values['pair-floor'],
-    });
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${mainTable([result])}\n`);
+    };
+    const results = values.warm
+      ? await measureSeries(sizes, seed, opts)
+      : [await measure(sizes[0]!, seed, opts)];
+    const json = values.warm ? JSON.stringify(results) : JSON.stringify(results[0]);
+    process.stdout.write(values.json ? `${json}\n` : `${mainTable(results)}\n`);
     return 0;
   }
   const sizes = values.sizes !== undefined ? parseSizes('--sizes', values.sizes) : DEFAULT_SIZES;

@@ -4,8 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { startDynaliteServer } from '../../bench/bench-dynamo.ts';
 import { growth, medians } from '../../bench/engine-report.ts';
-import { measure, type SizeResult } from '../../bench/engine-run.ts';
-import { DEFAULT_SEED } from '../../bench/generate-mail.ts';
+import { measure, measureSeries, type SizeResult } from '../../bench/engine-run.ts';
+import { WORKFLOW_ID, openWorkspace } from '../../bench/engine-workspace.ts';
+import { DEFAULT_SEED, generateInbox } from '../../bench/generate-mail.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
 
 const N = 30;
 const RESULTS = path.resolve('bench/results/engine.json');
@@ -53,14 +57,17 @@ describe('npm run bench', () => {
     expect(run.resume!.store_writes_per_answer).toBeGreaterThan(0);
   });
 
-  it('times a warm run after an untimed one in the same process, doing the same work as a cold run', async () => {
-    const opts = { source: 'maildir' as const, store: 'json' as const, resume: false, keep: false };
+  it('runs a warm series of every size in one workspace, each run the same work as a cold one, its resume apart', async () => {
+    const opts = { source: 'maildir' as const, store: 'json' as const, resume: true, keep: false };
+    const series = await measureSeries([10, N], DEFAULT_SEED, { ...opts, warm: true, rounds: 1 });
     const cold = await measure(N, DEFAULT_SEED, opts);
-    const warm = await measure(N, DEFAULT_SEED, { ...opts, warm: true });
 
-    expect([cold.warm, warm.warm]).toEqual([false, true]);
-    // A warm 30-item run is timed until 1,000 items were timed: 34 runs, the median kept.
-    expect([cold.timed_runs, warm.timed_runs]).toEqual([undefined, 34]);
+    // After an untimed round, a round of each size times 1,000 items: 100 runs of 10, 34 of 30.
+    expect(series.map((r) => [r.n, r.warm, r.timed_runs])).toEqual([
+      [10, true, 100],
+      [N, true, 34],
+    ]);
+    expect(cold.warm).toBe(false);
     const work = (r: SizeResult) => [
       r.status,
       r.acted,
@@ -69,15 +76,40 @@ describe('npm run bench', () => {
       r.store_writes,
       r.store_calls,
     ];
-    expect(work(warm)).toEqual(work(cold));
+    expect(work(series[1]!)).toEqual(work(cold));
     // A run's fixed writes: the run with its audit entry, each batch's claim and record, the
     // trace with its usage, the questions with the interrupt and the waiting run.
     expect(cold.store_writes).toBe(5);
+    // Answered in a workspace of its own: every question of the run, as cold.
+    expect(series[1]!.resume).toMatchObject({ answers: cold.deferred, status_after: 'completed' });
+  });
+
+  it('settles a run of a workspace as a server finds it before the next: questions lapsed, INBOX empty', async () => {
+    const ws = await openWorkspace({ source: 'maildir', store: 'json', keep: false });
+    try {
+      const counts = [];
+      for (const tag of ['a', 'b']) {
+        await ws.deliver(
+          generateInbox(N, DEFAULT_SEED).messages.map((m) => ({ ...m, messageId: `${tag}${m.messageId}` })),
+        );
+        const run = await startRun(ws.deps, WORKFLOW_ID, { kind: 'manual', detail: null });
+        expect(run.status).toBe('waiting');
+        await ws.settle();
+        expect(await listPending(ws.deps.store)).toEqual([]);
+        expect((await getRun(ws.deps.store, run.id)).status).toBe('completed');
+        counts.push(run.counts);
+      }
+      // The second run found only its own mail: the same work as the first.
+      expect(counts[1]).toEqual(counts[0]);
+      expect(counts[0]!.acted + counts[0]!.deferred).toBe(N);
+    } finally {
+      await ws.close();
+    }
   });
 
   it('pairs each warm timed run with the floor in the same process, and judges growth on the pairs', async () => {
     const opts = { source: 'maildir' as const, store: 'memory' as const, resume: false, keep: false };
-    const paired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, pairFloor: true });
+    const paired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, pairFloor: true, rounds: 1 });
 
     expect(paired.timed_runs).toBe(10);
     expect(paired.paired_floor_ms_per_item).toBeGreaterThan(0);
@@ -87,7 +119,7 @@ describe('npm run bench', () => {
       paired.platform_ms_per_item / paired.paired_floor_ms_per_item!,
       1,
     );
-    const unpaired = await measure(100, DEFAULT_SEED, { ...opts, warm: true });
+    const unpaired = await measure(100, DEFAULT_SEED, { ...opts, warm: true, rounds: 1 });
     expect(unpaired.paired_x_floor).toBeUndefined();
 
     // The report takes the children's paired ratios over the ratio of the two variants' medians.
@@ -219,5 +251,21 @@ describe('npm run bench', () => {
     ]);
     expect(out.stdout).toBe('');
     expect(readFileSync(RESULTS, 'utf8')).toBe(before);
+  });
+
+  it("prints a warm child's series as one JSON line the parent reads, and refuses several sizes cold", () => {
+    const child = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'bench/engine.ts', '--child', ...args], {
+        encoding: 'utf8',
+      });
+    const warm = child('100', '--source', 'maildir', '--store', 'memory', '--warm', '--no-resume', '--json');
+    expect(warm.status).toBe(0);
+    const rows = JSON.parse(warm.stdout.trim().split('\n').at(-1)!) as SizeResult[];
+    expect(rows.map((r) => [r.n, r.warm, r.timed_runs])).toEqual([[100, true, 30]]);
+
+    const cold = child('10,100', '--source', 'maildir', '--store', 'memory', '--json');
+    expect(cold.status).toBe(2);
+    expect(cold.stderr.trim()).toBe('bench: --child takes one size; several are a --warm series');
+    expect(cold.stdout).toBe('');
   });
 });

@@ -149,7 +149,10 @@ describe('handoff integrations', () => {
       status: string;
     }[];
     expect(rows.find((r) => r.name === 'github')?.status).toBe('disabled');
-    expect((await getEntry(new JsonFileStore(workspaceDir(dir, 'default')), 'linear')).entry.templates.create_issue).toEqual({
+    expect(
+      (await getEntry(new JsonFileStore(workspaceDir(dir, 'default')), 'linear')).entry.templates
+        .create_issue,
+    ).toEqual({
       team: 'ENG',
       title: '{{item.subject}}',
     });

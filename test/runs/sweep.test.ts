@@ -175,7 +175,9 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     expect(sent).toEqual([]); // started moments ago: the first delivery may still be running it
 
     await changeRun(fixture.store, id, () => ({ started_at: new Date(Date.now() - 120_000).toISOString() }));
-    expect(await triggerScheduledRun(defaultOnly(fixture.deps), input(time))).toMatchObject({ duplicate: true });
+    expect(await triggerScheduledRun(defaultOnly(fixture.deps), input(time))).toMatchObject({
+      duplicate: true,
+    });
     expect(sent).toEqual([{ run_id: id, node: 'executor' }]);
     expect(await listRuns(fixture.store)).toHaveLength(1);
   });

@@ -11,7 +11,14 @@ import { readCache } from '../../shared/store/read-cache.ts';
 import { initStore, openStore } from '../../shared/store/open-store.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
-import { commitAll, getAll, getEach, type Store, type Write } from '../../shared/store/store.ts';
+import {
+  commitAll,
+  getAll,
+  getEach,
+  listByIdPrefix,
+  type Store,
+  type Write,
+} from '../../shared/store/store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 
@@ -132,6 +139,21 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       expect(await ids('runs', 'waiting')).toEqual(['rs1']);
       await store().delete('decisions', 'sd2');
       expect(await ids('decisions', 'pending')).toEqual([]);
+    });
+
+    it('lists the records whose id starts with a prefix, none of another collection', async () => {
+      await store().create('decisions', { id: 'dec_run1_a', status: 'pending' });
+      await store().put('decisions', { id: 'dec_run1_b', status: 'answered' });
+      await store().create('decisions', { id: 'dec_run2_a', status: 'pending' });
+      await store().create('outcomes', { id: 'dec_run1_c' });
+      const ids = async (prefix: string) =>
+        (await listByIdPrefix(store(), 'decisions', prefix)).map((r) => r.id).sort();
+
+      expect(await ids('dec_run1_')).toEqual(['dec_run1_a', 'dec_run1_b']);
+      expect(await listByIdPrefix(store(), 'decisions', 'dec_run2_')).toEqual([
+        { id: 'dec_run2_a', status: 'pending', version: 1 },
+      ]);
+      expect(await ids('dec_run3_')).toEqual([]);
     });
 
     it('deletes, and deleting a missing record is fine', async () => {

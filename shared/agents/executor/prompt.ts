@@ -1,10 +1,6 @@
 import type { IncludedSkill } from '../../skills/skills.ts';
 import type { Workflow, WorkflowSpecialist } from '../../workflows/schema.ts';
-import {
-  ACTIONS_MARKER,
-  INSTRUCTIONS_MARKER,
-  SPECIALIST_MARKER,
-} from '../../models/offline/markers.ts';
+import { ACTIONS_MARKER, INSTRUCTIONS_MARKER, SPECIALIST_MARKER } from '../../models/offline/markers.ts';
 
 /**
  * The executor's system prompt: the workflow's instructions, the skills it includes, its

@@ -1,9 +1,5 @@
 import type { Workflow, WorkflowSpecialist } from '../../workflows/schema.ts';
-import {
-  ACTIONS_MARKER,
-  HANDED_ITEM_MARKER,
-  INSTRUCTIONS_MARKER,
-} from '../../models/offline/markers.ts';
+import { ACTIONS_MARKER, HANDED_ITEM_MARKER, INSTRUCTIONS_MARKER } from '../../models/offline/markers.ts';
 import { compactView } from '../executor/tools.ts';
 import { gateLines, oneLine, skillLines } from '../executor/prompt.ts';
 import type { IncludedSkill } from '../../skills/skills.ts';
