@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { measure as Measure, StoreKind } from './engine-run.ts';
-import { round, wholeNumberFlag } from './instruments.ts';
+import { benchFlags, refuseFlag, round, wholeNumberFlag } from './instruments.ts';
 
 const USAGE = `npm run bench:compare -- --other DIR [options]
   --other DIR     the other checkout (its node_modules in place)
@@ -21,24 +21,7 @@ const USAGE = `npm run bench:compare -- --other DIR [options]
   --store json    json or memory`;
 
 function refuse(message: string): never {
-  console.error(`bench:compare: ${message}`);
-  process.exit(2);
-}
-
-function flags() {
-  try {
-    return parseArgs({
-      options: {
-        other: { type: 'string' },
-        size: { type: 'string', default: '10' },
-        runs: { type: 'string', default: '150' },
-        store: { type: 'string', default: 'json' },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    refuse(error instanceof Error ? error.message : String(error));
-  }
+  return refuseFlag('bench:compare', message);
 }
 
 /** The quartiles and median of `values`, rounded. */
@@ -49,7 +32,19 @@ function quartiles(values: number[]): { p25: number; median: number; p75: number
 }
 
 async function main(): Promise<void> {
-  const values = flags();
+  const values = benchFlags(
+    'bench:compare',
+    () =>
+      parseArgs({
+        options: {
+          other: { type: 'string' },
+          size: { type: 'string', default: '10' },
+          runs: { type: 'string', default: '150' },
+          store: { type: 'string', default: 'json' },
+          help: { type: 'boolean', default: false },
+        },
+      }).values,
+  );
   if (values.help) return console.log(USAGE);
   if (values.other === undefined) refuse('--other DIR is required: the checkout to compare with');
   const size = wholeNumberFlag('bench:compare', 'size', values.size);

@@ -75,6 +75,8 @@ export interface SizeResult {
   resume: ResumeResult | null;
   /** Warm series only: how many timed runs of this size the child made (this one is their median). */
   timed_runs?: number;
+  /** Warm series only: the runs its one workspace holds when the series ends (every size's, untimed ones too). */
+  workspace_runs?: number;
   /** Warm runs with the floor paired: the floor's median platform ms/item, run after each timed run in the same process. */
   paired_floor_ms_per_item?: number;
   /** Warm runs with the floor paired: this run's platform ms/item over the paired floor's median. */
@@ -170,6 +172,8 @@ export async function measureSeries(
       ? null
       : await openWorkspace({ ...opts, source: 'maildir', store });
   const timed = new Map(sizes.map((n) => [n, { runs: [] as SizeResult[], floors: [] as number[] }]));
+  const inboxes = new Map(sizes.map((n) => [n, generateInbox(n, seed)]));
+  let workspaceRuns: number | undefined;
   try {
     let delivery = 0;
     for (let round = 0; round <= rounds; round += 1)
@@ -179,7 +183,7 @@ export async function measureSeries(
           let row: SizeResult;
           if (ws) {
             delivery += 1;
-            const inbox = generateInbox(n, seed);
+            const inbox = inboxes.get(n)!;
             await ws.deliver(inbox.messages.map((m) => ({ ...m, messageId: `${delivery}.${m.messageId}` })));
             row = { ...(await timeRun(ws, n, seed, inbox, warm)).row, resume: null };
             await ws.settle();
@@ -189,6 +193,7 @@ export async function measureSeries(
           timed.get(n)!.runs.push(row);
           timed.get(n)!.floors.push(floor);
         }
+    if (ws) workspaceRuns = (await ws.store.inner.list('runs')).length;
   } finally {
     await ws?.close();
   }
@@ -203,6 +208,7 @@ export async function measureSeries(
       ...median,
       resume,
       timed_runs: runs.length,
+      ...(workspaceRuns !== undefined ? { workspace_runs: workspaceRuns } : {}),
       ...(pairFloor
         ? {
             paired_floor_ms_per_item: round(floor, 3),

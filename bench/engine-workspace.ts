@@ -19,6 +19,7 @@ import { JsonFileStore } from '../shared/store/json-file-store.ts';
 import type { Store } from '../shared/store/store.ts';
 import { parseWorkflow } from '../shared/workflows/load.ts';
 import { saveWorkflow } from '../shared/workflows/repository.ts';
+import type { ImapSourceConfig } from '../shared/workflows/schema.ts';
 import { openBenchTable } from './bench-dynamo.ts';
 import { startImapSource, type ImapBench } from './imap-bench.ts';
 import { TimedOfflineModel, countingStore, silentNotifier, type CountingStore } from './instruments.ts';
@@ -57,15 +58,43 @@ export interface BenchWorkspace {
   close(): Promise<void>;
 }
 
-function openStore(
+async function openStore(
   opts: WorkspaceOptions,
   stateDir: string,
 ): Promise<{ store: Store; drop: () => Promise<void> }> {
-  if (opts.store === 'memory') return Promise.resolve({ store: new MemoryStore(), drop: async () => {} });
-  if (opts.store === 'json')
-    return Promise.resolve({ store: new JsonFileStore(stateDir), drop: async () => {} });
+  if (opts.store === 'memory') return { store: new MemoryStore(), drop: async () => {} };
+  if (opts.store === 'json') return { store: new JsonFileStore(stateDir), drop: async () => {} };
   if (!opts.dynamodbEndpoint) throw new Error('the dynamodb store needs --dynamodb-endpoint');
   return openBenchTable(opts.dynamodbEndpoint);
+}
+
+/** The engine on `store` with the offline model, every model it makes timed and kept in `models`; it tells no one. */
+export function benchEngine(
+  store: Store,
+  stateDir: string,
+): { deps: EngineDeps; models: TimedOfflineModel[] } {
+  const models: TimedOfflineModel[] = [];
+  const factory: ModelFactory = async () => {
+    const model = new TimedOfflineModel();
+    models.push(model);
+    return model;
+  };
+  const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
+  return {
+    deps: engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} }),
+    models,
+  };
+}
+
+/** Saves the inbox-triage demo workflow reading the Maildir at `maildir`, or `source` when given. */
+export async function saveTriageWorkflow(
+  store: Store,
+  maildir: string,
+  source?: ImapSourceConfig,
+): Promise<void> {
+  let yaml = demoWorkflowYaml(maildir);
+  if (source) yaml = yaml.replace(/^source: .*$/m, `source: ${JSON.stringify(source)}`);
+  await saveWorkflow(store, parseWorkflow(yaml, `${WORKFLOW_ID}.yaml`));
 }
 
 /** Opens a workspace; an IMAP one starts Dovecot holding `imapMessages`. */
@@ -88,20 +117,9 @@ export async function openWorkspace(
     if (opts.source === 'imap') imap = await startImapSource(imapMessages);
     else await writeMaildir(maildir, []);
     const store = countingStore(opened.store);
-    const models: TimedOfflineModel[] = [];
-    const factory: ModelFactory = async () => {
-      const model = new TimedOfflineModel();
-      models.push(model);
-      return model;
-    };
-    const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
-    const deps = engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} });
-    let yaml = demoWorkflowYaml(maildir);
-    if (imap) {
-      await imap.storeCredential(deps.credentials);
-      yaml = yaml.replace(/^source: .*$/m, `source: ${JSON.stringify(imap.source)}`);
-    }
-    await saveWorkflow(store, parseWorkflow(yaml, `${WORKFLOW_ID}.yaml`));
+    const { deps, models } = benchEngine(store, stateDir);
+    if (imap) await imap.storeCredential(deps.credentials);
+    await saveTriageWorkflow(store, maildir, imap?.source);
     return {
       kind: opts.store,
       deps,

@@ -15,24 +15,18 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadEnv } from '../shared/config/env.ts';
-import type { ModelFactory } from '../shared/models/provider.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';
 import { decide } from '../shared/runs/decide.ts';
 import { housekeeping } from '../shared/runs/housekeeping.ts';
 import { startRun } from '../shared/runs/start-run.ts';
-import { engineFromEnv } from '../shared/runs/wire.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
-import { demoWorkflowYaml } from '../shared/sources/maildir/demo.ts';
 import { JsonFileStore, encodeId } from '../shared/store/json-file-store.ts';
-import { INDEXED_STATUSES, type Collection, type JsonRecord } from '../shared/store/store.ts';
-import { parseWorkflow } from '../shared/workflows/load.ts';
-import { saveWorkflow } from '../shared/workflows/repository.ts';
+import { isIndexed, type Collection, type JsonRecord } from '../shared/store/store.ts';
 import { DEFAULT_SEED, generateInbox } from './generate-mail.ts';
-import { TimedOfflineModel, modelTotals, round, silentNotifier, wholeNumberFlag } from './instruments.ts';
+import { benchEngine, saveTriageWorkflow, WORKFLOW_ID } from './engine-workspace.ts';
+import { benchFlags, modelTotals, round, wholeNumberFlag } from './instruments.ts';
 import { answerFor } from './resume.ts';
 
-const WORKFLOW_ID = 'inbox-triage';
 /** What a workspace's history is made of: the records every handled item and answer leaves. */
 const HISTORY: readonly Collection[] = [
   'decisions',
@@ -56,27 +50,14 @@ interface Sample {
   housekeeping_ms: number;
 }
 
-function engineAt(stateDir: string) {
-  const models: TimedOfflineModel[] = [];
-  const factory: ModelFactory = async () => {
-    const model = new TimedOfflineModel();
-    models.push(model);
-    return model;
-  };
-  const store = new JsonFileStore(stateDir);
-  const env = loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_MODEL_PROVIDER: 'local' });
-  return {
-    models,
-    deps: engineFromEnv(env, { store, models: factory, notifier: silentNotifier, emit: () => {} }),
-  };
-}
+const engineAt = (stateDir: string) => benchEngine(new JsonFileStore(stateDir), stateDir);
 
 /** A run of `n` items in `scratch`, every question answered and the run resumed: settled records to clone. */
 async function settledRun(scratch: string, n: number): Promise<void> {
   const maildir = path.join(scratch, 'Maildir');
   await writeMaildir(maildir, generateInbox(n, DEFAULT_SEED).messages);
   const { deps } = engineAt(path.join(scratch, 'state'));
-  await saveWorkflow(deps.store, parseWorkflow(demoWorkflowYaml(maildir), `${WORKFLOW_ID}.yaml`));
+  await saveTriageWorkflow(deps.store, maildir);
   const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
   for (const d of (await listPending(deps.store)).filter((p) => p.run_id === run.id))
     await decide(deps, d.id, answerFor(d), null);
@@ -101,9 +82,7 @@ async function cloneHistory(
         .map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8'))),
     );
     // Only what is over: a record still moving would be in the status index, not history.
-    source[collection] = (records as JsonRecord[]).filter(
-      (r) => !(typeof r.status === 'string' && INDEXED_STATUSES[collection]?.includes(r.status)),
-    );
+    source[collection] = (records as JsonRecord[]).filter((r) => !isIndexed(collection, r.status));
   }
   const copies = Math.ceil(items / Math.max(1, source.outcomes?.length ?? 1));
   const written: Record<string, number> = {};
@@ -130,7 +109,7 @@ async function sample(w: Workspace, size: number, seed: number): Promise<Sample>
   const maildir = path.join(w.root, `Maildir-${seed}`);
   await writeMaildir(maildir, generateInbox(size, seed).messages);
   const { deps, models } = engineAt(path.join(w.root, 'state'));
-  await saveWorkflow(deps.store, parseWorkflow(demoWorkflowYaml(maildir), `${WORKFLOW_ID}.yaml`));
+  await saveTriageWorkflow(deps.store, maildir);
   let started = performance.now();
   const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
   const run_ms = performance.now() - started - modelTotals(models).modelMs;
@@ -161,29 +140,7 @@ const USAGE = `npm run bench:history -- [options]
   --repeats 9       timed runs in each workspace, interleaved
   --out FILE        where the figures go (bench/results/history.json)`;
 
-/** One line on standard error, exit 2: what a bad flag gets. */
-function refuse(message: string): never {
-  console.error(`bench:history: ${message}`);
-  process.exit(2);
-}
-
 const wholeNumber = (flag: string, value: string) => wholeNumberFlag('bench:history', flag, value);
-
-function flags() {
-  try {
-    return parseArgs({
-      options: {
-        history: { type: 'string', default: '20000' },
-        size: { type: 'string', default: '10' },
-        repeats: { type: 'string', default: '9' },
-        out: { type: 'string', default: 'bench/results/history.json' },
-        help: { type: 'boolean', default: false },
-      },
-    }).values;
-  } catch (error) {
-    refuse(error instanceof Error ? error.message : String(error));
-  }
-}
 
 function summary(values: number[]): { median: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
@@ -192,7 +149,19 @@ function summary(values: number[]): { median: number; min: number; max: number }
 }
 
 async function main(): Promise<void> {
-  const values = flags();
+  const values = benchFlags(
+    'bench:history',
+    () =>
+      parseArgs({
+        options: {
+          history: { type: 'string', default: '20000' },
+          size: { type: 'string', default: '10' },
+          repeats: { type: 'string', default: '9' },
+          out: { type: 'string', default: 'bench/results/history.json' },
+          help: { type: 'boolean', default: false },
+        },
+      }).values,
+  );
   if (values.help) {
     console.log(USAGE);
     return;

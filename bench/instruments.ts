@@ -172,10 +172,24 @@ export function medianOf<T>(values: readonly T[], key: (v: T) => number): T | un
 /** Rounds to `digits` decimals. */
 export const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** A flag's whole number of at least 1; anything else ends the bench with one line (`<bench>: ...`), exit 2. */
+/** Ends the bench over a bad command line: one line on standard error (`<bench>: ...`), exit 2. */
+export function refuseFlag(bench: string, message: string): never {
+  console.error(`${bench}: ${message}`);
+  process.exit(2);
+}
+
+/** The bench's flags as `parse` reads them (parseArgs); an unknown or malformed one is refused (`refuseFlag`). */
+export function benchFlags<T>(bench: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    refuseFlag(bench, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A flag's whole number of at least 1; anything else is refused (`refuseFlag`). */
 export function wholeNumberFlag(bench: string, flag: string, value: string): number {
   const n = Number(value);
   if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`${bench}: --${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
-  process.exit(2);
+  refuseFlag(bench, `--${flag} wants a whole number of at least 1, got ${JSON.stringify(value)}`);
 }

@@ -67,6 +67,8 @@ describe('npm run bench', () => {
       [10, true, 100],
       [N, true, 34],
     ]);
+    // One workspace for the whole series: every run of both rounds (100 + 34 each) is in it.
+    expect(series.map((r) => r.workspace_runs)).toEqual([268, 268]);
     expect(cold.warm).toBe(false);
     const work = (r: SizeResult) => [
       r.status,
