@@ -15,6 +15,8 @@ export default {
   // CLI and browser suites spawn real processes; a busy 2-core CI machine needs the room.
   testTimeout: 180_000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  // A no-op unless HANDOFF_TEST_CLOCK_DAYS is set (`npm run test:clock-ahead`).
+  setupFiles: ['<rootDir>/test/support/clock-ahead.cjs'],
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -13,6 +13,7 @@ import { runCli } from '../support/cli.ts';
 import { hashTree } from '../support/hash-tree.ts';
 import descriptions from './fixtures/descriptions.json' with { type: 'json' };
 import { workspaceDir } from '../../shared/workspaces/layout.ts';
+import { childEnv } from '../support/child-env.ts';
 
 interface Case {
   description: string;
@@ -151,7 +152,7 @@ describe('handoff chat --message --json: a description in words', () => {
       process.execPath,
       [path.resolve(import.meta.dirname, '../../bin/handoff.js'), 'chat'],
       {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+        env: childEnv(env),
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, it } from '@jest/globals';
+import { childEnv } from '../support/child-env.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -13,7 +14,7 @@ function runExample(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [TSX, 'examples/embedded-agent.ts'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      env: childEnv(env),
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let stdout = '';

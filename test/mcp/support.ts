@@ -18,6 +18,7 @@ import {
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { cliJson } from '../support/cli.ts';
 import { mail, workflowYaml } from '../support/engine-fixture.ts';
+import { childEnv } from '../support/child-env.ts';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/handoff.js');
 
@@ -89,7 +90,7 @@ export async function overStdio(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: childEnv(env),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -108,7 +109,7 @@ export interface HttpServer {
 /** Starts `handoff mcp --http --port 0` as a child process and waits for its address. */
 export async function startHttp(env: Record<string, string>, args: string[] = []): Promise<HttpServer> {
   const child = spawn(process.execPath, [BIN, 'mcp', '--http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -4,6 +4,11 @@
  * questions, a rule you set, a credential) moves into the `default` workspace on first
  * start, losing nothing; a second start changes nothing; a start killed midway is finished
  * by the next.
+ *
+ * The fixture's record files are byte for byte what the store writes (prettier leaves the folder
+ * alone): its journal is from another boot, so the first start replays it over them. Its
+ * questions' deadlines are in 2099, so the CLI's housekeeping never expires them on the day
+ * the suite runs (fixture-deadlines.test.ts keeps every fixture so).
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
