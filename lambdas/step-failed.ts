@@ -13,7 +13,11 @@ import { emit } from '../shared/events/feed.ts';
 const observed = observability('step-failed');
 const env = lambdaEnvFor('step-failed');
 const clients = lambdaClients(env);
-const deps = { store: storeForLambda(env, clients.dynamodb), emit, ...failureNoticesForLambda('step-failed', env, clients) };
+const deps = {
+  store: storeForLambda(env, clients.dynamodb),
+  emit,
+  ...failureNoticesForLambda('step-failed', env, clients),
+};
 
 export const handler = middy<unknown, FailureResult>()
   .use(observed.middlewares)

@@ -11,7 +11,9 @@ import type { ScheduleInput } from '../shared/aws/schedule-sync.ts';
 const observed = observability('trigger');
 const env = lambdaEnvFor('trigger');
 // The trigger checks the source for new mail: it opens the mailbox's credential.
-const engineOf = lambdaEngines('trigger', env, lambdaClients(env), { credentials: kmsCredentials(env.AWS_REGION) });
+const engineOf = lambdaEngines('trigger', env, lambdaClients(env), {
+  credentials: kmsCredentials(env.AWS_REGION),
+});
 
 export const handler = middy<ScheduleInput, TriggerResult>()
   .use(observed.middlewares)

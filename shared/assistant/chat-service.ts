@@ -186,7 +186,10 @@ async function finish(
   turnId?: string,
 ): Promise<ChatReply> {
   const tag = turnId ? { turn_id: turnId } : {};
-  await appendTurns(engine.store, chatId, [person, { role: 'assistant', text, at: now(), cards: log.cards, ...tag }]);
+  await appendTurns(engine.store, chatId, [
+    person,
+    { role: 'assistant', text, at: now(), cards: log.cards, ...tag },
+  ]);
   const reply: ChatReply = {
     chat_id: chatId,
     ...tag,

@@ -9,8 +9,7 @@ import type { EngineOf } from './lambda-engine.ts';
 import { AgentEventSchema, parseEvent } from './lambda-events.ts';
 
 export type AgentWorkResult =
-  | { learned: string; outcome: string }
-  | { chat_id: string; turn_id: string; reply: string };
+  { learned: string; outcome: string } | { chat_id: string; turn_id: string; reply: string };
 
 /** Runs one piece of model work an event names, in the event's workspace. */
 export async function runAgentWork(engineOf: EngineOf, event: unknown): Promise<AgentWorkResult> {
@@ -18,7 +17,9 @@ export async function runAgentWork(engineOf: EngineOf, event: unknown): Promise<
   const engine = engineOf(work.detail.workspace);
   if (work['detail-type'] === 'handoff.learn') {
     const outcome = await learnFromAnswerById(engine, work.detail.decision_id);
-    log.info(`learned from ${work.detail.decision_id}: ${outcome.kind}`, { decision_id: work.detail.decision_id });
+    log.info(`learned from ${work.detail.decision_id}: ${outcome.kind}`, {
+      decision_id: work.detail.decision_id,
+    });
     return { learned: work.detail.decision_id, outcome: outcome.kind };
   }
   const { chat_id, turn_id, message } = work.detail;

@@ -60,12 +60,18 @@ export function engineForLambda(
     store,
     models:
       parts.models ??
-      noModels(`the ${fn} function makes no model calls (model work runs in the executor, resume and agent functions)`),
+      noModels(
+        `the ${fn} function makes no model calls (model work runs in the executor, resume and agent functions)`,
+      ),
     notifier: notifierForLambda(env, clients),
     links: new DecisionLinks(parts.linkKey ?? noLinkKey(fn), () => settings.uiBaseUrl, workspace),
     credentials:
       parts.credentials?.(store, workspace) ??
-      refusingCredentials(store, `the ${fn} function opens no credentials (it is not bound to the credentials key)`, workspace),
+      refusingCredentials(
+        store,
+        `the ${fn} function opens no credentials (it is not bound to the credentials key)`,
+        workspace,
+      ),
     // AgentCore Memory is not part of the stack (USE_AGENTCORE_MEMORY is a local option).
     mirror: noMirror,
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),

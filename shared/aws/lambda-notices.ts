@@ -14,7 +14,10 @@ import type { LambdaFunction } from './deployment.ts';
 import type { LambdaEnv } from './lambda-env.ts';
 import { SnsNotifier } from './sns-notifier.ts';
 
-type NoticeEnv = Pick<LambdaEnv<'UI_BASE_URL', 'NOTIFY_TOPIC_ARN'>, 'NOTIFY_CHANNEL' | 'NOTIFY_TOPIC_ARN' | 'UI_BASE_URL'>;
+type NoticeEnv = Pick<
+  LambdaEnv<'UI_BASE_URL', 'NOTIFY_TOPIC_ARN'>,
+  'NOTIFY_CHANNEL' | 'NOTIFY_TOPIC_ARN' | 'UI_BASE_URL'
+>;
 
 /**
  * What a function that only marks runs failed needs to tell the person: the notify
@@ -36,7 +39,9 @@ export function noLinkKey(fn: LambdaFunction): LinkKey {
   return {
     get: () =>
       Promise.reject(
-        new HandoffError(`the ${fn} function is not bound to the link key, so it cannot sign or check decision links`),
+        new HandoffError(
+          `the ${fn} function is not bound to the link key, so it cannot sign or check decision links`,
+        ),
       ),
   };
 }

@@ -3,7 +3,12 @@ import type { ChatTurnSender } from '../web/chat-api-routes.ts';
 import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
 import { putEntries } from './eventbridge-dispatcher.ts';
 import type { ClientRef } from './lazy-client.ts';
-import { CHAT_TURN_DETAIL_TYPE, EVENT_SOURCE, WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
+import {
+  CHAT_TURN_DETAIL_TYPE,
+  EVENT_SOURCE,
+  WORKFLOW_DETAIL_TYPE,
+  type WorkflowDetail,
+} from './lambda-events.ts';
 
 export { WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
@@ -29,7 +34,12 @@ export function workflowEvents(
 export function chatTurnEvents(client: ClientRef<EventBridgeClient>, busName: string): ChatTurnSender {
   return async (turn) => {
     await putEntries(client, [
-      { EventBusName: busName, Source: EVENT_SOURCE, DetailType: CHAT_TURN_DETAIL_TYPE, Detail: JSON.stringify(turn) },
+      {
+        EventBusName: busName,
+        Source: EVENT_SOURCE,
+        DetailType: CHAT_TURN_DETAIL_TYPE,
+        Detail: JSON.stringify(turn),
+      },
     ]);
   };
 }

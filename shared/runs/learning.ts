@@ -27,7 +27,11 @@ export class LearningFailedError extends HandoffError {}
  * After an answer is saved: learns from it here, or sends it to where learning runs. Never
  * throws: a failure to learn, or to send, is recorded on the answer's learning record.
  */
-export async function learnAfterAnswer(deps: EngineDeps, decision: Decision, workflow?: Workflow): Promise<void> {
+export async function learnAfterAnswer(
+  deps: EngineDeps,
+  decision: Decision,
+  workflow?: Workflow,
+): Promise<void> {
   // An exception teaches nothing and needs no model: settled here, wherever learning runs.
   if (deps.dispatcher?.learn && !marksException(decision.answer?.note)) {
     try {

@@ -7,7 +7,6 @@ import type { Env } from '../config/env.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { engineFromEnv } from '../runs/wire.ts';
 import { openStore } from '../store/open-store.ts';
-import type { Store } from '../store/store.ts';
 import { migrateStateDir } from './migrate-state-dir.ts';
 import { PLATFORM_WORKSPACE } from './names.ts';
 import { platformOver, type Platform } from './platform-over.ts';

@@ -16,7 +16,12 @@ import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
 import { engineForLambda } from '../../shared/aws/lambda-engine.ts';
 import { boundVars, FUNCTION_BINDINGS, type LambdaFunction } from '../../shared/aws/deployment.ts';
-import { ENGINE_OPTIONAL_VARS, ENGINE_VARS, lambdaEnvFor, loadLambdaEnv } from '../../shared/aws/lambda-env.ts';
+import {
+  ENGINE_OPTIONAL_VARS,
+  ENGINE_VARS,
+  lambdaEnvFor,
+  loadLambdaEnv,
+} from '../../shared/aws/lambda-env.ts';
 import { scheduleNameFor, syncSchedule } from '../../shared/aws/schedule-sync.ts';
 import { linkKeyFromSecret, SecretLinkKey } from '../../shared/aws/secret-link-key.ts';
 import { SecretValue } from '../../shared/aws/secret-value.ts';
@@ -228,9 +233,7 @@ describe('the engine on Lambda', () => {
       /^the trigger function is not bound to the link key/,
     );
     const stream = (await trigger.models('primary')).stream([])[Symbol.asyncIterator]();
-    await expect(stream.next()).rejects.toThrow(
-      /^the trigger function makes no model calls/,
-    );
+    await expect(stream.next()).rejects.toThrow(/^the trigger function makes no model calls/);
   });
 });
 

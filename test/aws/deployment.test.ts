@@ -5,18 +5,14 @@
  * Local holds the table and Dovecot the mailbox. Both synth variants: the default (Bedrock,
  * answered by the offline model behind Bedrock's wire format) and modelProvider=local.
  */
-import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEMO_MESSAGES, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { renderMessage } from '../../shared/sources/maildir/generate.ts';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 import { DOVECOT_PASSWORD, DOVECOT_USER, startDovecot, type Dovecot } from '../support/dovecot.ts';
-import { operatorShell, startHarness, type Harness } from './deployment/harness.ts';
+import { startHarness, type Harness } from './deployment/harness.ts';
 import type { Template } from './deployment/template.ts';
 
-const sh = promisify(execFile);
 const SCHEDULE = 'cron(0 8 * * ? *)';
 const FIRED_AT = new Date('2026-03-02T08:00:00Z');
 
@@ -43,25 +39,11 @@ function inboxYaml(id: string, credential: string): string {
     );
 }
 
-/** An event-source workflow (webhook items); `secret` names its own webhook secret credential. */
-function hookYaml(id: string, secret?: string): string {
-  return [
-    `id: ${id}`,
-    `name: Hook ${id}`,
-    'instructions: File a ticket for each item.',
-    'trigger: { manual: true }',
-    `source: { type: event${secret ? `, secret: ${secret}` : ''} }`,
-    'actions:',
-    '  - { name: file_ticket, description: File a ticket. }',
-  ].join('\n');
-}
-
-const sign = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-
 /** Every call a function made that its IAM policy did not allow, as one line each. */
 function refusals(h: Harness): string[] {
   return h.gateway.refusals.map(
-    (r) => `${r.principal} was refused ${r.action} on ${r.resource}: the template's policy for it does not allow it`,
+    (r) =>
+      `${r.principal} was refused ${r.action} on ${r.resource}: the template's policy for it does not allow it`,
   );
 }
 
@@ -91,17 +73,29 @@ describe.each([
     // README: store the mailbox password, sealed with the stack's key.
     const sealed = await h.cli(
       ['credentials', 'set', 'MAIL_PASSWORD'],
-      { USE_DYNAMODB: 'true', HANDOFF_TABLE: h.outputs.TableName!, HANDOFF_KMS_KEY_ID: h.outputs.CredentialsKeyArn! },
+      {
+        USE_DYNAMODB: 'true',
+        HANDOFF_TABLE: h.outputs.TableName!,
+        HANDOFF_KMS_KEY_ID: h.outputs.CredentialsKeyArn!,
+      },
       DOVECOT_PASSWORD,
     );
     expect(sealed.stderr).not.toMatch(/^handoff:/m);
     expect(await h.store.get('credentials', 'MAIL_PASSWORD')).toMatchObject({ sealed: { alg: 'aws-kms' } });
     expect(h.gateway.kmsCalls).toEqual([{ by: 'operator', action: 'Encrypt' }]);
-    const saved = await h.api('PUT', '/api/workflows/inbox-triage', inboxYaml('inbox-triage', 'MAIL_PASSWORD'), 'application/yaml');
+    const saved = await h.api(
+      'PUT',
+      '/api/workflows/inbox-triage',
+      inboxYaml('inbox-triage', 'MAIL_PASSWORD'),
+      'application/yaml',
+    );
     expect(saved.status).toBe(201);
     await h.cloud.drain(); // handoff.workflow → schedule-sync → CreateSchedule
     const group = 'handoff-dev';
-    expect(h.gateway.schedules.get(`${group}/inbox-triage`)).toMatchObject({ expression: SCHEDULE, state: 'ENABLED' });
+    expect(h.gateway.schedules.get(`${group}/inbox-triage`)).toMatchObject({
+      expression: SCHEDULE,
+      state: 'ENABLED',
+    });
 
     const before = h.gateway.dynamo.length;
     const fired = await h.cloud.fire(group, 'inbox-triage', FIRED_AT);
@@ -120,7 +114,9 @@ describe.each([
   });
 
   it('the answer from the signed link is saved at once; the last answer resumes the run; learning runs in the agent function', async () => {
-    const link = h.gateway.published.find((p) => p.by === 'executor')!.message.match(/https?:\/\/\S+\/decide\/\S+/)![0];
+    const link = h.gateway.published
+      .find((p) => p.by === 'executor')!
+      .message.match(/https?:\/\/\S+\/decide\/\S+/)![0];
     const url = new URL(link);
     const page = await fetch(url);
     expect(page.status).toBe(200);
@@ -134,9 +130,16 @@ describe.each([
     });
     expect(answered.status).toBeLessThan(400);
     // The rest over the signed API, as another system would answer.
-    const pending = (await (await h.api('GET', '/api/pending')).json()) as { decision_id: string; options: string[] }[];
+    const pending = (await (await h.api('GET', '/api/pending')).json()) as {
+      decision_id: string;
+      options: string[];
+    }[];
     for (const d of pending) {
-      const res = await h.api('POST', `/api/decisions/${encodeURIComponent(d.decision_id)}`, JSON.stringify({ action: 'skip' }));
+      const res = await h.api(
+        'POST',
+        `/api/decisions/${encodeURIComponent(d.decision_id)}`,
+        JSON.stringify({ action: 'skip' }),
+      );
       expect(res.status).toBe(200);
     }
     // The API made no model call: learning was sent to the agent function.
@@ -162,12 +165,23 @@ describe.each([
     for (const r of Object.values(t.Resources)) {
       if (r.Type !== 'AWS::IAM::Policy') continue;
       const doc = r.Properties!.PolicyDocument as { Statement: { Resource: unknown }[] };
-      if (!JSON.stringify(r.Properties!.Roles).includes(trigger.roleArn.split('/').pop()!)) continue;
+      const roles = JSON.stringify(r.Properties!.Roles).toLowerCase();
+      if (
+        !roles.includes(
+          trigger.roleArn
+            .split('/')
+            .pop()!
+            .replace(/^[a-z]+-/, ''),
+        )
+      )
+        continue;
       doc.Statement = doc.Statement.filter((st) => !JSON.stringify(st.Resource).includes(key));
     }
     h.redeploy(t);
     await h.cloud.fire('handoff-dev', 'inbox-triage', new Date('2026-03-03T08:00:00Z'));
-    expect(() => expectDeployable(h)).toThrow(/trigger was refused kms:Decrypt on arn:aws:kms:[^ ]+: the template's policy/);
+    expect(() => expectDeployable(h)).toThrow(
+      /trigger was refused kms:Decrypt on arn:aws:kms:[^ ]+: the template's policy/,
+    );
     h.redeploy(h.built.template.toJSON() as Template);
     h.gateway.refusals.length = 0;
     h.cloud.failures.length = 0;

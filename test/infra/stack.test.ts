@@ -311,7 +311,17 @@ describe('permissions', () => {
 
   it('schedule-sync only reads the table; step-failed, the sweeper and the request handlers read and write it', () => {
     expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(
-      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'step-failed', 'sweeper', 'agent']),
+      rolesOf([
+        'trigger',
+        'executor',
+        'completer',
+        'resume',
+        'api',
+        'webhook',
+        'step-failed',
+        'sweeper',
+        'agent',
+      ]),
     );
     expect(rolesAllowing(t, 'dynamodb:Query')).toContain(role('schedule-sync'));
     const resources = JSON.stringify(statementsOfRole(t, role('executor')));

@@ -112,8 +112,7 @@ export function memoryPage(
         only on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the
         first week: a rule that is too broad quietly handles things you would have wanted to see.
       </p>
-      ${unlearnedSection(unlearned)}
-      ${proposalsSection(visitor, proposals, names)}
+      ${unlearnedSection(unlearned)} ${proposalsSection(visitor, proposals, names)}
       <section aria-labelledby="live-title">
         <h2 id="live-title">In use (${live.length})</h2>
         ${

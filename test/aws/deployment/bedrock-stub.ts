@@ -4,7 +4,14 @@
  * and its events go back as Bedrock's event stream. A deployment on Bedrock then runs every
  * agent (executor, learner, assistant) through the real provider code and its grants.
  */
-import { JsonBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, type ContentBlock } from '@strands-agents/sdk';
+import {
+  JsonBlock,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  type ContentBlock,
+} from '@strands-agents/sdk';
 import type { ModelStreamEvent, StreamOptions } from '@strands-agents/sdk';
 import { OfflineModel } from '../../../shared/models/offline/offline-model.ts';
 import { eventMessage } from './event-stream.ts';
@@ -17,7 +24,9 @@ type Part = {
 interface ConverseRequest {
   messages: { role: 'user' | 'assistant'; content: Part[] }[];
   system?: { text?: string }[];
-  toolConfig?: { tools: { toolSpec?: { name: string; description?: string; inputSchema?: { json: unknown } } }[] };
+  toolConfig?: {
+    tools: { toolSpec?: { name: string; description?: string; inputSchema?: { json: unknown } } }[];
+  };
 }
 
 function block(part: Part): ContentBlock | null {
@@ -43,7 +52,13 @@ export async function converseStream(body: ConverseRequest): Promise<Buffer> {
     systemPrompt: (body.system ?? []).map((s) => s.text ?? '').join('\n'),
     toolSpecs: (body.toolConfig?.tools ?? []).flatMap((t) =>
       t.toolSpec
-        ? [{ name: t.toolSpec.name, description: t.toolSpec.description ?? '', inputSchema: t.toolSpec.inputSchema?.json as never }]
+        ? [
+            {
+              name: t.toolSpec.name,
+              description: t.toolSpec.description ?? '',
+              inputSchema: t.toolSpec.inputSchema?.json as never,
+            },
+          ]
         : [],
     ),
   };
@@ -73,7 +88,9 @@ export async function converseStream(body: ConverseRequest): Promise<Buffer> {
     } else if (e.type === 'modelContentBlockStopEvent')
       out.push(eventMessage('contentBlockStop', { contentBlockIndex: index }));
     else if (e.type === 'modelMessageStopEvent')
-      out.push(eventMessage('messageStop', { stopReason: e.stopReason === 'toolUse' ? 'tool_use' : 'end_turn' }));
+      out.push(
+        eventMessage('messageStop', { stopReason: e.stopReason === 'toolUse' ? 'tool_use' : 'end_turn' }),
+      );
     else if (e.type === 'modelMetadataEvent')
       out.push(eventMessage('metadata', { usage: e.usage, metrics: { latencyMs: 1 } }));
   }

@@ -104,7 +104,12 @@ export class Cloud {
     const record = {
       version: '1.0',
       timestamp: new Date().toISOString(),
-      requestContext: { requestId: randomUUID(), functionArn: `${fn.arn}:$LATEST`, condition: 'RetriesExhausted', approximateInvokeCount: fn.asyncRetries + 1 },
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: `${fn.arn}:$LATEST`,
+        condition: 'RetriesExhausted',
+        approximateInvokeCount: fn.asyncRetries + 1,
+      },
       requestPayload: event,
       responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
       responsePayload: { errorType: outcome.ok ? '' : outcome.error.name, errorMessage: error },
@@ -150,12 +155,17 @@ export class Cloud {
       throw new Error(`the scheduler role may not invoke ${schedule.targetArn}`);
     const fn = this.deployment.functionByArn(schedule.targetArn);
     if (!fn) throw new Error(`the schedule targets ${schedule.targetArn}, no function of the template`);
-    const input = schedule.input.replaceAll('<aws.scheduler.scheduled-time>', at.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const input = schedule.input.replaceAll(
+      '<aws.scheduler.scheduled-time>',
+      at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
     return this.invokeAsync(fn, JSON.parse(input));
   }
 
   /** API Gateway: the route the template gives the request, IAM auth where it says, payload v2 to the function. */
-  private async http(req: IncomingMessage): Promise<{ statusCode: number; headers: Record<string, string | string[]>; body: Buffer }> {
+  private async http(
+    req: IncomingMessage,
+  ): Promise<{ statusCode: number; headers: Record<string, string | string[]>; body: Buffer }> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
@@ -171,13 +181,19 @@ export class Cloud {
     if (route.iam) {
       const key = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
       const caller = key ? this.callers.get(key) : undefined;
-      if (!caller || !/Signature=[0-9a-f]{64}/.test(req.headers.authorization ?? '')) return plain(403, 'Forbidden');
+      if (!caller || !/Signature=[0-9a-f]{64}/.test(req.headers.authorization ?? ''))
+        return plain(403, 'Forbidden');
       const resource = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${this.deployment.ref(this.deployment.only('AWS::ApiGatewayV2::Api'))}/$default/${method}${url.pathname}`;
-      if (!allows(caller.statements, { action: 'execute-api:Invoke', resource }, {})) return plain(403, 'Forbidden');
+      if (!allows(caller.statements, { action: 'execute-api:Invoke', resource }, {}))
+        return plain(403, 'Forbidden');
     }
     const fn = this.deployment.functionByArn(route.target);
     if (!fn) throw new Error(`route ${route.method} ${route.path} targets ${route.target}`);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'cookie').map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers)
+        .filter(([k]) => k !== 'cookie')
+        .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
+    );
     const event = {
       version: '2.0',
       routeKey: route.path === '$default' ? '$default' : `${route.method} ${route.path}`,
@@ -191,21 +207,38 @@ export class Cloud {
         apiId: 'api',
         domainName: req.headers.host ?? '',
         domainPrefix: 'api',
-        http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: headers['user-agent'] ?? '' },
+        http: {
+          method,
+          path: url.pathname,
+          protocol: 'HTTP/1.1',
+          sourceIp: '203.0.113.9',
+          userAgent: headers['user-agent'] ?? '',
+        },
         requestId: randomUUID(),
         routeKey: route.path,
         stage: '$default',
         time: new Date().toUTCString(),
         timeEpoch: Date.now(),
       },
-      ...(body.length ? { body: body.toString('base64'), isBase64Encoded: true } : { isBase64Encoded: false }),
+      ...(body.length
+        ? { body: body.toString('base64'), isBase64Encoded: true }
+        : { isBase64Encoded: false }),
     };
     const outcome = await this.invoke(fn.name, event);
     if (!outcome.ok) return plain(500, 'Internal Server Error');
-    const result = outcome.result as { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean; cookies?: string[] };
+    const result = outcome.result as {
+      statusCode: number;
+      headers?: Record<string, string>;
+      body?: string;
+      isBase64Encoded?: boolean;
+      cookies?: string[];
+    };
     return {
       statusCode: result.statusCode,
-      headers: { ...(result.headers ?? {}), ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}) },
+      headers: {
+        ...(result.headers ?? {}),
+        ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}),
+      },
       body: Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'),
     };
   }
@@ -242,11 +275,17 @@ function delivered(event: PutEvent) {
 
 /** EventBridge pattern matching for the patterns the stack uses: arrays of exact values, nested objects. */
 function matchesPattern(pattern: Record<string, unknown>, event: PutEvent): boolean {
-  const value: Record<string, unknown> = { source: event.source, 'detail-type': event.detailType, detail: event.detail };
+  const value: Record<string, unknown> = {
+    source: event.source,
+    'detail-type': event.detailType,
+    detail: event.detail,
+  };
   const match = (p: unknown, v: unknown): boolean => {
     if (Array.isArray(p)) return p.includes(v);
     if (p && typeof p === 'object')
-      return Object.entries(p).every(([k, sub]) => match(sub, (v as Record<string, unknown> | undefined)?.[k]));
+      return Object.entries(p).every(([k, sub]) =>
+        match(sub, (v as Record<string, unknown> | undefined)?.[k]),
+      );
     return p === v;
   };
   return match(pattern, value);

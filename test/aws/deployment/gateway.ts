@@ -127,12 +127,19 @@ export class AwsGateway {
     const service = auth?.[2] ?? '';
     let answer: Answer;
     if (!principal)
-      answer = json({ __type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' }, 400);
+      answer = json(
+        {
+          __type: 'UnrecognizedClientException',
+          message: 'The security token included in the request is invalid.',
+        },
+        400,
+      );
     else
       try {
         const handler = this.handlers[service];
         if (!handler) throw new Error(`no stand-in for ${service}`);
-        if (this.outages.has(service)) throw Object.assign(new Error(`${service} is down (a test outage)`), { outage: true });
+        if (this.outages.has(service))
+          throw Object.assign(new Error(`${service} is down (a test outage)`), { outage: true });
         answer = await handler(principal, req, body);
       } catch (error) {
         if (error instanceof Refused) {
@@ -140,7 +147,11 @@ export class AwsGateway {
           answer = this.denied(service, error.message);
         } else {
           const message = error instanceof Error ? error.message : String(error);
-          answer = { status: 500, headers: { 'x-amzn-errortype': 'InternalFailure' }, body: JSON.stringify({ __type: 'InternalFailure', message }) };
+          answer = {
+            status: 500,
+            headers: { 'x-amzn-errortype': 'InternalFailure' },
+            body: JSON.stringify({ __type: 'InternalFailure', message }),
+          };
         }
       }
     res.writeHead(answer.status, { 'x-amzn-requestid': randomUUID(), ...answer.headers });
@@ -184,7 +195,11 @@ export class AwsGateway {
         },
         body,
       });
-      return { status: res.status, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Buffer.from(await res.arrayBuffer()) };
+      return {
+        status: res.status,
+        headers: { 'content-type': 'application/x-amz-json-1.0' },
+        body: Buffer.from(await res.arrayBuffer()),
+      };
     },
     sns: async (p, _req, body) => {
       const form = new URLSearchParams(body.toString('utf8'));
@@ -192,8 +207,17 @@ export class AwsGateway {
       const topic = form.get('TopicArn') ?? '';
       // Publishing to an encrypted topic uses its key on the publisher's behalf.
       const key = this.topicKeys.get(topic);
-      this.authorise(p, { action: 'sns:Publish', resource: topic }, ...(key ? [{ action: 'kms:GenerateDataKey', resource: key }] : []));
-      this.published.push({ by: p.name, topic, subject: form.get('Subject') ?? '', message: form.get('Message') ?? '' });
+      this.authorise(
+        p,
+        { action: 'sns:Publish', resource: topic },
+        ...(key ? [{ action: 'kms:GenerateDataKey', resource: key }] : []),
+      );
+      this.published.push({
+        by: p.name,
+        topic,
+        subject: form.get('Subject') ?? '',
+        message: form.get('Message') ?? '',
+      });
       return {
         status: 200,
         headers: { 'content-type': 'text/xml' },
@@ -202,8 +226,15 @@ export class AwsGateway {
     },
     events: async (p, _req, body) => {
       const input = JSON.parse(body.toString('utf8')) as { Entries: Record<string, string>[] };
-      const busArn = (name: string) => (name.startsWith('arn:') ? name : `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`);
-      this.authorise(p, ...input.Entries.map((e) => ({ action: 'events:PutEvents', resource: busArn(e.EventBusName ?? 'default') })));
+      const busArn = (name: string) =>
+        name.startsWith('arn:') ? name : `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`;
+      this.authorise(
+        p,
+        ...input.Entries.map((e) => ({
+          action: 'events:PutEvents',
+          resource: busArn(e.EventBusName ?? 'default'),
+        })),
+      );
       for (const e of input.Entries)
         this.events.push({
           by: p.name,
@@ -220,9 +251,16 @@ export class AwsGateway {
       const input = body.length ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {};
       const group = String(input.GroupName ?? url.searchParams.get('groupName') ?? 'default');
       const resource = `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/${group}/${name}`;
-      const action = { POST: 'CreateSchedule', PUT: 'UpdateSchedule', GET: 'GetSchedule', DELETE: 'DeleteSchedule' }[req.method ?? ''] ?? '';
+      const action =
+        { POST: 'CreateSchedule', PUT: 'UpdateSchedule', GET: 'GetSchedule', DELETE: 'DeleteSchedule' }[
+          req.method ?? ''
+        ] ?? '';
       const target = input.Target as { Arn: string; RoleArn: string; Input?: string } | undefined;
-      this.authorise(p, { action: `scheduler:${action}`, resource }, ...(target ? [{ action: 'iam:PassRole', resource: target.RoleArn }] : []));
+      this.authorise(
+        p,
+        { action: `scheduler:${action}`, resource },
+        ...(target ? [{ action: 'iam:PassRole', resource: target.RoleArn }] : []),
+      );
       const key = `${group}/${name}`;
       const rest = (status: number, value: unknown, error?: string): Answer => ({
         status,
@@ -230,10 +268,12 @@ export class AwsGateway {
         body: JSON.stringify(value),
       });
       if (action === 'DeleteSchedule') {
-        if (!this.schedules.delete(key)) return rest(404, { Message: `Schedule ${name} does not exist.` }, 'ResourceNotFoundException');
+        if (!this.schedules.delete(key))
+          return rest(404, { Message: `Schedule ${name} does not exist.` }, 'ResourceNotFoundException');
         return rest(200, {});
       }
-      if (action === 'CreateSchedule' && this.schedules.has(key)) return rest(409, { Message: `Schedule ${name} already exists.` }, 'ConflictException');
+      if (action === 'CreateSchedule' && this.schedules.has(key))
+        return rest(409, { Message: `Schedule ${name} already exists.` }, 'ConflictException');
       if (action === 'CreateSchedule' || action === 'UpdateSchedule') {
         this.schedules.set(key, {
           name,
@@ -250,8 +290,14 @@ export class AwsGateway {
     },
     kms: async (p, req, body) => {
       const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-      const input = JSON.parse(body.toString('utf8')) as { KeyId?: string; Plaintext?: string; CiphertextBlob?: string; EncryptionContext?: Record<string, string> };
-      const keyArn = (id: string) => (id.startsWith('arn:') ? id : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${id}`);
+      const input = JSON.parse(body.toString('utf8')) as {
+        KeyId?: string;
+        Plaintext?: string;
+        CiphertextBlob?: string;
+        EncryptionContext?: Record<string, string>;
+      };
+      const keyArn = (id: string) =>
+        id.startsWith('arn:') ? id : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${id}`;
       if (operation === 'Encrypt') {
         const key = keyArn(input.KeyId ?? '');
         this.authorise(p, { action: 'kms:Encrypt', resource: key });
@@ -260,7 +306,11 @@ export class AwsGateway {
         return json({ KeyId: key, CiphertextBlob: Buffer.from(JSON.stringify(sealed)).toString('base64') });
       }
       if (operation === 'Decrypt') {
-        const sealed = JSON.parse(Buffer.from(input.CiphertextBlob ?? '', 'base64').toString('utf8')) as { key: string; context: Record<string, string>; plaintext: string };
+        const sealed = JSON.parse(Buffer.from(input.CiphertextBlob ?? '', 'base64').toString('utf8')) as {
+          key: string;
+          context: Record<string, string>;
+          plaintext: string;
+        };
         this.authorise(p, { action: 'kms:Decrypt', resource: sealed.key });
         this.kmsCalls.push({ by: p.name, action: 'Decrypt' });
         if (JSON.stringify(sealed.context) !== JSON.stringify(input.EncryptionContext ?? {}))
@@ -275,8 +325,20 @@ export class AwsGateway {
       if (operation !== 'GetSecretValue') throw new Error(`Secrets Manager ${operation} has no stand-in`);
       this.authorise(p, { action: 'secretsmanager:GetSecretValue', resource: input.SecretId });
       const value = this.secrets.get(input.SecretId);
-      if (value === undefined) return json({ __type: 'ResourceNotFoundException', message: 'Secrets Manager can’t find the specified secret.' }, 400);
-      return json({ ARN: input.SecretId, Name: input.SecretId.split(':').pop(), SecretString: value, VersionId: 'v1' });
+      if (value === undefined)
+        return json(
+          {
+            __type: 'ResourceNotFoundException',
+            message: 'Secrets Manager can’t find the specified secret.',
+          },
+          400,
+        );
+      return json({
+        ARN: input.SecretId,
+        Name: input.SecretId.split(':').pop(),
+        SecretString: value,
+        VersionId: 'v1',
+      });
     },
     bedrock: async (p, req, body) => {
       const match = /^\/model\/([^/]+)\/(converse-stream|converse)$/.exec(req.url ?? '');
@@ -287,10 +349,17 @@ export class AwsGateway {
         ? `arn:aws:bedrock:${REGION}:${ACCOUNT}:inference-profile/${modelId}`
         : `arn:aws:bedrock:${REGION}::foundation-model/${modelId}`;
       const streaming = match[2] === 'converse-stream';
-      this.authorise(p, { action: streaming ? 'bedrock:InvokeModelWithResponseStream' : 'bedrock:InvokeModel', resource });
+      this.authorise(p, {
+        action: streaming ? 'bedrock:InvokeModelWithResponseStream' : 'bedrock:InvokeModel',
+        resource,
+      });
       this.bedrockCalls.push({ by: p.name, modelId });
       if (!streaming) throw new Error('only ConverseStream is stood in for');
-      return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: await converseStream(JSON.parse(body.toString('utf8'))) };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+        body: await converseStream(JSON.parse(body.toString('utf8'))),
+      };
     },
   };
 }
@@ -303,15 +372,26 @@ function dynamoCalls(operation: string, input: Record<string, unknown>): Call[] 
   switch (operation) {
     case 'BatchGetItem':
     case 'BatchWriteItem':
-      return Object.keys(input.RequestItems as object).map((t) => ({ action: `dynamodb:${operation}`, resource: arn(t) }));
+      return Object.keys(input.RequestItems as object).map((t) => ({
+        action: `dynamodb:${operation}`,
+        resource: arn(t),
+      }));
     case 'TransactWriteItems':
       return (input.TransactItems as Record<string, { TableName: string }>[]).map((item) => {
         const [kind, detail] = Object.entries(item)[0]!;
-        const action = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' }[kind];
+        const action = {
+          Put: 'PutItem',
+          Update: 'UpdateItem',
+          Delete: 'DeleteItem',
+          ConditionCheck: 'ConditionCheckItem',
+        }[kind];
         return { action: `dynamodb:${action}`, resource: arn(detail.TableName) };
       });
     case 'TransactGetItems':
-      return (input.TransactItems as { Get: { TableName: string } }[]).map((i) => ({ action: 'dynamodb:GetItem', resource: arn(i.Get.TableName) }));
+      return (input.TransactItems as { Get: { TableName: string } }[]).map((i) => ({
+        action: 'dynamodb:GetItem',
+        resource: arn(i.Get.TableName),
+      }));
     default:
       return [{ action: `dynamodb:${operation}`, resource: onTable(input.TableName, input.IndexName) }];
   }

@@ -24,7 +24,11 @@ const run = promisify(execFile);
 
 type Data = string | ArrayBuffer | ArrayBufferView;
 const bytes = (d: Data) =>
-  typeof d === 'string' ? d : ArrayBuffer.isView(d) ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength) : new Uint8Array(d);
+  typeof d === 'string'
+    ? d
+    : ArrayBuffer.isView(d)
+      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
+      : new Uint8Array(d);
 /** SHA-256 (HMAC when given a secret) as SignatureV4 wants it (the README's snippet, the same). */
 class Sha256 {
   private readonly hash;
@@ -57,7 +61,11 @@ export interface Harness {
   /** A SigV4-signed request to the API as the operator (IAM auth). */
   api(method: string, pathAndQuery: string, body?: string, contentType?: string): Promise<Response>;
   /** Runs the project's CLI as the operator does against the deployment (README's commands). */
-  cli(args: string[], env: Record<string, string>, input?: string): Promise<{ stdout: string; stderr: string }>;
+  cli(
+    args: string[],
+    env: Record<string, string>,
+    input?: string,
+  ): Promise<{ stdout: string; stderr: string }>;
   /** Uses another template (a binding removed): the functions restart with its policies. */
   redeploy(template: Template): void;
   stop(): Promise<void>;
@@ -70,19 +78,26 @@ export async function startHarness(
   const gateway = new AwsGateway(dynamoEndpoint);
   const network = await gateway.start();
   const endpoint = network.endpoint;
-  const callers = new Map<string, Principal>([[OPERATOR.accessKeyId, { name: 'operator', statements: EVERYTHING }]]);
+  const callers = new Map<string, Principal>([
+    [OPERATOR.accessKeyId, { name: 'operator', statements: EVERYTHING }],
+  ]);
   const cloud = new Cloud(gateway, network, callers);
   const apiUrl = await cloud.startApi();
   const built = buildStack(props, { bundle: true });
   const outdir = built.app.outdir;
   // The Node.js runtime of Lambda provides the AWS SDK v3, and nothing else.
   mkdirSync(path.join(outdir, 'node_modules'), { recursive: true });
-  symlinkSync(path.join(PROJECT_ROOT, 'node_modules', '@aws-sdk'), path.join(outdir, 'node_modules', '@aws-sdk'), 'dir');
+  symlinkSync(
+    path.join(PROJECT_ROOT, 'node_modules', '@aws-sdk'),
+    path.join(outdir, 'node_modules', '@aws-sdk'),
+    'dir',
+  );
   const template = built.template.toJSON() as Template & { Outputs: Record<string, { Value: never }> };
 
   const deploy = (t: Template): Deployment => {
-    const d = new Deployment(t, outdir, apiUrl);
-    for (const fn of d.functions.values()) gateway.addPrincipal(accessKeyOf(fn), { name: fn.name, statements: fn.statements });
+    const d = new Deployment(t, outdir, apiUrl, `${props.modelProvider ?? 'bedrock'}-`);
+    for (const fn of d.functions.values())
+      gateway.addPrincipal(accessKeyOf(fn), { name: fn.name, statements: fn.statements });
     gateway.addPrincipal(OPERATOR.accessKeyId, { name: 'operator', statements: EVERYTHING });
     cloud.deployment = d;
     return d;
@@ -92,15 +107,29 @@ export async function startHarness(
     Object.entries(template.Outputs).map(([k, o]) => [k, String(deployment.resolve(o.Value))]),
   );
   // What CloudFormation creates: the table, the secrets' generated values, the encrypted topic.
-  const operatorClient = new DynamoDBClient({ region: REGION, endpoint: dynamoEndpoint, credentials: OPERATOR });
+  const operatorClient = new DynamoDBClient({
+    region: REGION,
+    endpoint: dynamoEndpoint,
+    credentials: OPERATOR,
+  });
   await ensureTable(operatorClient, outputs.TableName!);
   const store = new DynamoDbStore(createDocumentClient(operatorClient), outputs.TableName!);
-  for (const id of Object.keys(template.Resources).filter((r) => template.Resources[r]!.Type === 'AWS::SecretsManager::Secret'))
+  for (const id of Object.keys(template.Resources).filter(
+    (r) => template.Resources[r]!.Type === 'AWS::SecretsManager::Secret',
+  ))
     gateway.secrets.set(deployment.ref(id), randomBytes(48).toString('base64url').slice(0, 64));
   const topic = deployment.only('AWS::SNS::Topic');
-  gateway.topicKeys.set(deployment.ref(topic), String(deployment.resolve(template.Resources[topic]!.Properties!.KmsMasterKeyId!)));
+  gateway.topicKeys.set(
+    deployment.ref(topic),
+    String(deployment.resolve(template.Resources[topic]!.Properties!.KmsMasterKeyId!)),
+  );
 
-  const signer = new SignatureV4({ service: 'execute-api', region: REGION, credentials: OPERATOR, sha256: Sha256 });
+  const signer = new SignatureV4({
+    service: 'execute-api',
+    region: REGION,
+    credentials: OPERATOR,
+    sha256: Sha256,
+  });
   const operatorEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/root',

@@ -13,7 +13,10 @@ export interface Call {
 }
 
 function glob(pattern: string, value: string, caseless: boolean): boolean {
-  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${re}$`, caseless ? 'i' : '').test(value);
 }
 
@@ -46,7 +49,11 @@ function matches(s: Statement, call: Call, context: Record<string, string>): boo
 }
 
 /** Whether `statements` allow `call` (explicit Deny first). */
-export function allows(statements: readonly Statement[], call: Call, context: Record<string, string>): boolean {
+export function allows(
+  statements: readonly Statement[],
+  call: Call,
+  context: Record<string, string>,
+): boolean {
   if (statements.some((s) => s.Effect === 'Deny' && matches(s, call, context))) return false;
   return statements.some((s) => s.Effect === 'Allow' && matches(s, call, context));
 }

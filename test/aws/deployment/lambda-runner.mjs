@@ -6,7 +6,10 @@ let handler;
 try {
   handler = (await import(`${codeDir}/index.mjs`))[exportName];
 } catch (error) {
-  process.send({ init: false, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+  process.send({
+    init: false,
+    error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) },
+  });
   process.exit(1);
 }
 process.send({ init: true });
@@ -19,6 +22,10 @@ process.on('message', async ({ id, event, context }) => {
     });
     process.send({ id, ok: true, result: result ?? null });
   } catch (error) {
-    process.send({ id, ok: false, error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) } });
+    process.send({
+      id,
+      ok: false,
+      error: { name: error?.name ?? 'Error', message: String(error?.message ?? error) },
+    });
   }
 });

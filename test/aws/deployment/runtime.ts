@@ -105,7 +105,10 @@ export class Container {
       });
       child.on('exit', (code) => {
         for (const done of this.pending.values())
-          done({ ok: false, error: { name: 'Runtime.ExitError', message: `${this.fn.name} exited with ${code}` } });
+          done({
+            ok: false,
+            error: { name: 'Runtime.ExitError', message: `${this.fn.name} exited with ${code}` },
+          });
         this.pending.clear();
         this.ready = undefined;
       });

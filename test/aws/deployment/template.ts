@@ -60,9 +60,6 @@ export interface EventRule {
   targets: string[];
 }
 
-/** The harness's name for a resource: short, stable, derived from its logical id. */
-const nameOf = (logicalId: string) => logicalId.toLowerCase();
-
 /** What the template says, resolved. */
 export class Deployment {
   readonly functions = new Map<FunctionName, DeployedFunction>();
@@ -73,6 +70,8 @@ export class Deployment {
     readonly template: Template,
     private readonly outdir: string,
     private readonly apiEndpoint: string,
+    /** Sets this deployment's resource names apart from another's on the same DynamoDB Local. */
+    private readonly prefix = '',
   ) {
     for (const [id, r] of Object.entries(template.Resources)) {
       if (r.Type === 'AWS::Lambda::Function') this.addFunction(id, r);
@@ -80,6 +79,11 @@ export class Deployment {
     }
     for (const r of Object.values(template.Resources))
       if (r.Type === 'AWS::ApiGatewayV2::Route') this.addRoute(r);
+  }
+
+  /** The harness's name for a resource: short, stable, derived from its logical id. */
+  private nameOf(logicalId: string): string {
+    return `${this.prefix}${logicalId.toLowerCase()}`;
   }
 
   /** The single resource of a type (the table, the topic), by logical id. */
@@ -95,7 +99,7 @@ export class Deployment {
   ref(id: string): string {
     const r = this.template.Resources[id];
     if (!r) throw new Error(`Ref to unknown resource ${id}`);
-    const name = nameOf(id);
+    const name = this.nameOf(id);
     switch (r.Type) {
       case 'AWS::SNS::Topic':
         return `arn:aws:sns:${REGION}:${ACCOUNT}:${name}`;
@@ -124,7 +128,7 @@ export class Deployment {
         'AWS::DynamoDB::Table': `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name}`,
         'AWS::KMS::Key': `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`,
         'AWS::Events::EventBus': `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${name}`,
-        'AWS::SQS::Queue': `arn:aws:sqs:${REGION}:${ACCOUNT}:${nameOf(id)}`,
+        'AWS::SQS::Queue': `arn:aws:sqs:${REGION}:${ACCOUNT}:${this.nameOf(id)}`,
         'AWS::IAM::Role': `arn:aws:iam::${ACCOUNT}:role/${name}`,
         'AWS::Lambda::Function': `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}`,
         'AWS::Logs::LogGroup': `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`,
@@ -255,11 +259,12 @@ export class Deployment {
   private addRoute(r: Resource): void {
     const p = r.Properties!;
     const key = String(p.RouteKey);
-    const [method, routePath] = key === '$default' ? ['ANY', '$default'] : (key.split(' ') as [string, string]);
+    const [method, routePath] =
+      key === '$default' ? ['ANY', '$default'] : (key.split(' ') as [string, string]);
     const target = String(this.resolve(p.Target ?? null)); // integrations/<id>
     const integrationId = target.split('/').pop()!;
     const integration = Object.entries(this.template.Resources).find(
-      ([iid, x]) => x.Type === 'AWS::ApiGatewayV2::Integration' && nameOf(iid) === integrationId,
+      ([iid, x]) => x.Type === 'AWS::ApiGatewayV2::Integration' && this.nameOf(iid) === integrationId,
     );
     const uri = integration?.[1].Properties?.IntegrationUri;
     this.routes.push({
