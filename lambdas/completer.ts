@@ -10,7 +10,7 @@ import { stepHandler, type StepResult } from '../shared/aws/lambda-handlers.ts';
 
 const observed = observability('completer');
 const env = lambdaEnvFor('completer');
-const engineOf = lambdaEngines(env, lambdaClients(env));
+const engineOf = lambdaEngines('completer', env, lambdaClients(env));
 
 export const handler = middy<EventBridgeEvent<'handoff.step', StepDetail>, StepResult>()
   .use(observed.middlewares)

@@ -4,13 +4,22 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import type { StepDetail } from '../shared/aws/lambda-events.ts';
 import { lambdaEngines } from '../shared/aws/lambda-engine.ts';
+import { linkKeyFor } from '../shared/aws/secret-link-key.ts';
+import { kmsCredentials } from '../shared/credentials/open-credentials.ts';
+import { modelFactory } from '../shared/models/provider.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { stepHandler, type StepResult } from '../shared/aws/lambda-handlers.ts';
 
 const observed = observability('executor');
 const env = lambdaEnvFor('executor');
-const engineOf = lambdaEngines(env, lambdaClients(env));
+const clients = lambdaClients(env);
+// Runs agents (the model), acts through integrations (credentials) and may pause (signed links).
+const engineOf = lambdaEngines('executor', env, clients, {
+  models: modelFactory(env.HANDOFF_MODEL_PROVIDER),
+  credentials: kmsCredentials(env.AWS_REGION),
+  linkKey: linkKeyFor(env, clients),
+});
 
 export const handler = middy<EventBridgeEvent<'handoff.step', StepDetail>, StepResult>()
   .use(observed.middlewares)

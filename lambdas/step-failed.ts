@@ -4,7 +4,7 @@
  */
 import middy from '@middy/core';
 import { lambdaClients, storeForLambda } from '../shared/aws/clients.ts';
-import { failureNoticesForLambda } from '../shared/aws/lambda-engine.ts';
+import { failureNoticesForLambda } from '../shared/aws/lambda-notices.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { recordStepFailure, type FailureResult } from '../shared/aws/step-failure.ts';
@@ -13,7 +13,11 @@ import { emit } from '../shared/events/feed.ts';
 const observed = observability('step-failed');
 const env = lambdaEnvFor('step-failed');
 const clients = lambdaClients(env);
-const deps = { store: storeForLambda(env, clients.dynamodb), emit, ...failureNoticesForLambda(env, clients) };
+const deps = {
+  store: storeForLambda(env, clients.dynamodb),
+  emit,
+  ...failureNoticesForLambda('step-failed', env, clients),
+};
 
 export const handler = middy<unknown, FailureResult>()
   .use(observed.middlewares)

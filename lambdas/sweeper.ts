@@ -2,6 +2,7 @@
 import middy from '@middy/core';
 import { lambdaClients } from '../shared/aws/clients.ts';
 import { lambdaEngines, lambdaPlatform } from '../shared/aws/lambda-engine.ts';
+import { linkKeyFor } from '../shared/aws/secret-link-key.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
 import { sweepRuns } from '../shared/aws/lambda-handlers.ts';
@@ -10,7 +11,9 @@ import type { SweepResult } from '../shared/runs/sweep.ts';
 const observed = observability('sweeper');
 const env = lambdaEnvFor('sweeper');
 const clients = lambdaClients(env);
-const platform = lambdaPlatform(env, clients, lambdaEngines(env, clients));
+// Notices held over quiet hours go out from here, with their signed links.
+const engineOf = lambdaEngines('sweeper', env, clients, { linkKey: linkKeyFor(env, clients) });
+const platform = lambdaPlatform(env, clients, engineOf);
 
 export const handler = middy<unknown, SweepResult>()
   .use(observed.middlewares)

@@ -10,6 +10,8 @@ export const EVENT_SOURCE = 'handoff';
 export const STEP_DETAIL_TYPE = 'handoff.step';
 /** `detail: { workflow_id, change: 'saved' | 'removed' }`: a workflow file changed. */
 export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
+/** `detail: { decision_id }` (learning from an answer) and `{ chat_id, turn_id, message }` (an assistant turn). */
+export const AGENT_DETAIL_TYPES = ['handoff.learn', 'handoff.chat-turn'];
 
 /** Graph nodes that run in their own Lambda when a step event names them (the trigger is scheduled). */
 export type StepNode = 'executor' | 'completer' | 'resume';
@@ -62,6 +64,14 @@ export class HandoffBus extends Construct {
     return this.route('WorkflowChangeRule', 'Handoff: workflow saved or removed', fn, {
       source: [EVENT_SOURCE],
       detailType: [WORKFLOW_DETAIL_TYPE],
+    });
+  }
+
+  /** Sends learning and assistant turns (model work the API hands off) to the agent function. */
+  routeAgentWork(fn: IFunction): Rule {
+    return this.route('AgentWorkRule', 'Handoff: learning from answers and assistant turns', fn, {
+      source: [EVENT_SOURCE],
+      detailType: AGENT_DETAIL_TYPES,
     });
   }
 

@@ -74,6 +74,12 @@ export const FUNCTION_SPECS = {
     timeout: Duration.seconds(30),
     description: 'Handoff: marks a run failed when one of its steps gave up',
   },
+  agent: {
+    id: 'Agent',
+    memorySize: 1024,
+    timeout: Duration.minutes(15),
+    description: 'Handoff: model work off the request path (learning from answers, assistant turns)',
+  },
   sweeper: {
     id: 'Sweeper',
     memorySize: 256,

@@ -98,6 +98,8 @@ export class HandoffStack extends Stack {
     const resume = step('resume');
     const app = fn('api');
     const webhook = fn('webhook');
+    // Model work off the request path; after its retries an event goes to the dead-letter queue (alarmed).
+    const agent = fn('agent', new SqsDestination(bus.deadLetterQueue));
     made.schedules = new HandoffSchedules(this, 'Schedules', { trigger });
     const scheduleSync = fn('schedule-sync');
     // Nothing is left stranded: overdue decisions expire, a lost step is dispatched again.
@@ -109,6 +111,7 @@ export class HandoffStack extends Stack {
     bus.routeStep('completer', completer);
     bus.routeStep('resume', resume);
     bus.routeWorkflowChanges(scheduleSync);
+    bus.routeAgentWork(agent);
     api.connect({ app, webhook });
 
     new HandoffAlarms(this, 'Alarms', {
@@ -123,6 +126,7 @@ export class HandoffStack extends Stack {
         'schedule-sync': scheduleSync,
         'step-failed': stepFailed,
         sweeper,
+        agent,
       },
       deadLetterQueue: bus.deadLetterQueue,
       httpApi: api.httpApi,

@@ -21,6 +21,8 @@ import { TurnLog, chatChannel } from './turn-log.ts';
 /** What `handoff chat --json` prints and `POST /api/chats/:id/messages` answers. */
 export interface ChatReply {
   chat_id: string;
+  /** The id the API accepted the message under, when it was sent off the request path. */
+  turn_id?: string;
   text: string;
   workflow_id?: string;
   run_id?: string;
@@ -51,16 +53,20 @@ export function checkMessage(message: unknown): string {
   return text;
 }
 
-/** Sends one message to a chat (a new one when `chatId` is undefined) and returns the reply. */
+/**
+ * Sends one message to a chat (a new one when `chatId` is undefined) and returns the reply.
+ * `turnId`: the id the API accepted the message under (off the request path), kept on both turns.
+ */
 export async function sendMessage(
   engine: EngineDeps,
   chatId: string | undefined,
   message: unknown,
+  turnId?: string,
 ): Promise<ChatReply> {
   const text = checkMessage(message);
   const chat = chatId === undefined ? await createChat(engine.store) : await getChat(engine.store, chatId);
   const log = newLog(engine, chat.id);
-  const person: Turn = { role: 'user', text, at: now(), cards: [] };
+  const person: Turn = { role: 'user', text, at: now(), cards: [], ...(turnId ? { turn_id: turnId } : {}) };
   let reply: string;
   if (chat.confirm && (YES.test(text) || YES_FOR[chat.confirm.tool]?.test(text) === true)) {
     reply = await settle(engine, chat, chat.confirm, log);
@@ -71,7 +77,7 @@ export async function sendMessage(
     if (chat.confirm) await updateChat(engine.store, chat.id, () => ({ confirm: null }));
     reply = await agentTurnOrWhyNot(engine, chat.id, text, log);
   }
-  return finish(engine, chat.id, person, reply, log);
+  return finish(engine, chat.id, person, reply, log, turnId);
 }
 
 /** The card's button: carries out the waiting step if `confirmId` is still the one waiting. */
@@ -177,10 +183,16 @@ async function finish(
   person: Turn,
   text: string,
   log: TurnLog,
+  turnId?: string,
 ): Promise<ChatReply> {
-  await appendTurns(engine.store, chatId, [person, { role: 'assistant', text, at: now(), cards: log.cards }]);
+  const tag = turnId ? { turn_id: turnId } : {};
+  await appendTurns(engine.store, chatId, [
+    person,
+    { role: 'assistant', text, at: now(), cards: log.cards, ...tag },
+  ]);
   const reply: ChatReply = {
     chat_id: chatId,
+    ...tag,
     text,
     ...(log.workflowId ? { workflow_id: log.workflowId } : {}),
     ...(log.runId ? { run_id: log.runId } : {}),

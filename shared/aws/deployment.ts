@@ -4,7 +4,11 @@
  * at it and the permission that makes them work, granted together by the construct's
  * `bind` (lib/). `lambdaEnvFor` reads its variables from here, and the stack test its
  * expectations, so a variable never arrives without its grant or the other way round.
+ * Each binding answers one need a module declares (shared/config/needs.ts); the bundle of
+ * every function is checked against its list at synth (lib/bindings-check.ts).
  */
+
+import type { Need } from '../config/needs.ts';
 
 /** Set on every function: the deployment's own address, which links and page hosts are built from. */
 export const COMMON_VARS = ['UI_BASE_URL'] as const;
@@ -33,25 +37,41 @@ export const BINDING_VARS = {
   models: [],
   /** Transcribe streaming and Polly for the Talk page (exactly the two calls speech makes). */
   speech: ['HANDOFF_SPEECH_PROVIDER'],
-} as const satisfies Record<string, readonly string[]>;
+} as const satisfies Record<Need | 'tableRead', readonly string[]>;
 
 export type Binding = keyof typeof BINDING_VARS;
 
-/** What each function is bound to: exactly what its handler uses. */
+/**
+ * What each function is bound to: exactly the needs of the code its bundle reaches (checked
+ * at every synth by lib/bindings-check.ts; the template test runs each function with only these).
+ */
 export const FUNCTION_BINDINGS = {
-  trigger: ['table', 'bus'],
+  /** Checks the source for new mail (its credential) and says so when a run fails. */
+  trigger: ['table', 'bus', 'topic', 'credentialsKey'],
   /** The executor acts (credentials), calls the model and pauses runs: it notifies with a signed link. */
   executor: ['table', 'bus', 'topic', 'linkKey', 'credentialsKey', 'models'],
-  completer: ['table', 'bus', 'topic', 'models'],
-  resume: ['table', 'bus', 'topic', 'credentialsKey', 'models'],
-  /** Decision pages verify links; `/events/*` wants the API key (`/api/*` is authorised by API Gateway). */
-  api: ['table', 'bus', 'linkKey', 'apiKey', 'speech'],
-  webhook: ['table', 'bus', 'webhookSecret'],
+  completer: ['table', 'bus', 'topic'],
+  /** Acts on the answers and may ask again: as the executor. */
+  resume: ['table', 'bus', 'topic', 'linkKey', 'credentialsKey', 'models'],
+  /**
+   * Decision pages verify links; `/events/*` wants the API key (`/api/*` is authorised by API
+   * Gateway); a manual run's trigger and "Check source" open credentials. No model: learning
+   * and assistant turns are sent to the agent function.
+   */
+  api: ['table', 'bus', 'topic', 'linkKey', 'apiKey', 'credentialsKey', 'speech'],
+  /**
+   * A workflow's own webhook secret is a credential; the run's trigger checks its source.
+   * `speech`: it serves the same app as the api (API Gateway sends it `/hooks/*` only), whose
+   * speech routes its bundle reaches; a hooks-only app would drop it.
+   */
+  webhook: ['table', 'bus', 'topic', 'webhookSecret', 'credentialsKey', 'speech'],
   'schedule-sync': ['tableRead', 'schedules'],
   /** Marks a run failed and tells the person: the topic, and where the run's page is. */
   'step-failed': ['table', 'topic'],
-  /** Expires overdue decisions (their runs resume), re-dispatches lost steps, fails stranded runs. */
-  sweeper: ['table', 'bus', 'topic'],
+  /** Expires overdue decisions, re-sends lost steps and learning, sends notices held over quiet hours. */
+  sweeper: ['table', 'bus', 'topic', 'linkKey'],
+  /** Model work off the request path: learning from answers, assistant turns (which may start runs). */
+  agent: ['table', 'bus', 'topic', 'credentialsKey', 'models'],
 } as const satisfies Record<string, readonly Binding[]>;
 
 export type LambdaFunction = keyof typeof FUNCTION_BINDINGS;

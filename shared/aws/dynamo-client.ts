@@ -4,6 +4,9 @@ import type { Env } from '../config/env.ts';
 import { createDocumentClient, DynamoDbStore, newDynamoClient } from '../store/dynamodb-store.ts';
 import type { Store } from '../store/store.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import { needs } from '../config/needs.ts';
+
+needs('table'); // DynamoDB item reads and writes on HANDOFF_TABLE
 
 export type ClientEnv = Pick<Env, 'AWS_REGION' | 'DYNAMODB_ENDPOINT'>;
 

@@ -2,8 +2,11 @@ import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-e
 import { HandoffError } from '../errors/index.ts';
 import { clientOf, type ClientRef } from './lazy-client.ts';
 import type { Dispatcher } from '../runs/dispatch.ts';
-import { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
+import { EVENT_SOURCE, LEARN_DETAIL_TYPE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import { needs } from '../config/needs.ts';
+
+needs('bus'); // events:PutEvents on EVENT_BUS_NAME
 
 export { EVENT_SOURCE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
 
@@ -39,6 +42,18 @@ export class EventBridgeDispatcher implements Dispatcher {
         Source: EVENT_SOURCE,
         DetailType: STEP_DETAIL_TYPE,
         Detail: JSON.stringify(detail),
+      },
+    ]);
+  }
+
+  /** Learning from an answer becomes a `handoff.learn` event for the agent function (model calls stay off the API). */
+  async learn(work: { decision_id: string }): Promise<void> {
+    await putEntries(this.client, [
+      {
+        EventBusName: this.busName,
+        Source: EVENT_SOURCE,
+        DetailType: LEARN_DETAIL_TYPE,
+        Detail: JSON.stringify({ decision_id: work.decision_id, workspace: this.workspace }),
       },
     ]);
   }

@@ -12,6 +12,11 @@ export const STEP_DETAIL_TYPE = 'handoff.step';
 /** A workflow was saved or removed through the API: detail `{workflow_id, change}`. */
 export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
 
+/** Learning from an answer, for the agent function: detail `{decision_id}`. */
+export const LEARN_DETAIL_TYPE = 'handoff.learn';
+/** An assistant turn, for the agent function: detail `{chat_id, turn_id, message}`. */
+export const CHAT_TURN_DETAIL_TYPE = 'handoff.chat-turn';
+
 /** The detail of a `handoff.step` event. */
 export interface StepDetail {
   run_id: string;
@@ -47,6 +52,17 @@ export const StepEventSchema = z.object({
   'detail-type': z.literal(STEP_DETAIL_TYPE),
   detail: z.object({ run_id: id, node: z.enum(STEP_NAMES), workspace }),
 });
+export const LearnEventSchema = z.object({
+  'detail-type': z.literal(LEARN_DETAIL_TYPE),
+  detail: z.object({ decision_id: id, workspace }),
+});
+export const ChatTurnEventSchema = z.object({
+  'detail-type': z.literal(CHAT_TURN_DETAIL_TYPE),
+  detail: z.object({ chat_id: id, turn_id: id, message: z.string(), workspace }),
+});
+/** What the agent function is sent: learning from an answer, or an assistant turn. */
+export const AgentEventSchema = z.discriminatedUnion('detail-type', [LearnEventSchema, ChatTurnEventSchema]);
+export type AgentEvent = z.infer<typeof AgentEventSchema>;
 export const WorkflowEventSchema = z.object({
   'detail-type': z.literal(WORKFLOW_DETAIL_TYPE),
   detail: z.object({ workflow_id: id, change: z.enum(['saved', 'removed']), workspace }),

@@ -7,6 +7,7 @@ import type { EngineDeps } from '../runs/deps.ts';
 import { createApp, type AppDeps } from '../web/app.ts';
 import { createRunLauncher, type RunLauncher } from '../web/run-launcher.ts';
 import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
+import type { ChatTurnSender } from '../web/chat-api-routes.ts';
 import type { Platform } from '../workspaces/platform.ts';
 
 export interface LambdaWebOptions {
@@ -17,6 +18,8 @@ export interface LambdaWebOptions {
   env: Env;
   linkKey: LinkKey;
   onWorkflowChange: WorkflowChangeListener;
+  /** Where assistant turns sent to the API run (the agent function); absent: this function serves no chat. */
+  sendChatTurn?: ChatTurnSender;
 }
 
 /**
@@ -37,6 +40,7 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
     requireToken: true,
     apiAuth: 'gateway',
     onWorkflowChange: opts.onWorkflowChange,
+    ...(opts.sendChatTurn ? { sendChatTurn: opts.sendChatTurn } : {}),
     inLambda: true,
     // Besides UI_BASE_URL (the custom domain, if the stack was given one): API Gateway's own name.
     hosts: (c) => [gatewayDomainName(c)],

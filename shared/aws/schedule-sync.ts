@@ -15,6 +15,9 @@ import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
 import { readProfile } from '../profile/profile.ts';
 import { isPaused } from '../schedules/schedules.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+import { needs } from '../config/needs.ts';
+
+needs('schedules'); // scheduler:* in SCHEDULE_GROUP_NAME, iam:PassRole on SCHEDULER_ROLE_ARN
 
 /** How the schedule is kept besides the workflow: paused or not, and the profile's time zone. */
 export interface ScheduleSettings {

@@ -2,7 +2,11 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { HandoffError } from '../errors/index.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import type { ClientRef } from './lazy-client.ts';
+import type { LambdaClients } from './clients.ts';
 import { SecretValue } from './secret-value.ts';
+import { needs } from '../config/needs.ts';
+
+needs('linkKey'); // secretsmanager:GetSecretValue on LINK_KEY_SECRET_ARN
 
 /** Shorter keys are refused: HMAC-SHA256 wants at least 32 bytes of secret. */
 export const MIN_KEY_BYTES = 32;
@@ -45,4 +49,20 @@ export function linkKeyFromSecret(text: string): Buffer {
       `the link key secret is ${key.length} bytes; it needs at least ${MIN_KEY_BYTES} (e.g. openssl rand -base64 32)`,
     );
   return key;
+}
+
+/** The link key in LINK_KEY_SECRET_ARN, read once (the function must be bound to `linkKey`). */
+export function linkKeyFor(
+  env: { LINK_KEY_SECRET_ARN?: string | undefined },
+  clients: Pick<LambdaClients, 'secrets'>,
+): LinkKey {
+  if (env.LINK_KEY_SECRET_ARN) return new SecretLinkKey(clients.secrets, env.LINK_KEY_SECRET_ARN);
+  return {
+    get: () =>
+      Promise.reject(
+        new HandoffError(
+          'LINK_KEY_SECRET_ARN is not set for this Lambda function, so it cannot sign or check decision links',
+        ),
+      ),
+  };
 }

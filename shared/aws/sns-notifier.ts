@@ -1,6 +1,9 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Notice, Notifier } from '../notify/notifier.ts';
 import { clientOf, type ClientRef } from './lazy-client.ts';
+import { needs } from '../config/needs.ts';
+
+needs('topic'); // sns:Publish on NOTIFY_TOPIC_ARN (and its key)
 
 /** SNS refuses a Subject longer than this. */
 export const MAX_SUBJECT = 100;

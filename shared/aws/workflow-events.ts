@@ -1,8 +1,14 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { ChatTurnSender } from '../web/chat-api-routes.ts';
 import type { WorkflowChangeListener } from '../web/workflow-routes.ts';
 import { putEntries } from './eventbridge-dispatcher.ts';
 import type { ClientRef } from './lazy-client.ts';
-import { EVENT_SOURCE, WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
+import {
+  CHAT_TURN_DETAIL_TYPE,
+  EVENT_SOURCE,
+  WORKFLOW_DETAIL_TYPE,
+  type WorkflowDetail,
+} from './lambda-events.ts';
 
 export { WORKFLOW_DETAIL_TYPE, type WorkflowDetail } from './lambda-events.ts';
 
@@ -19,6 +25,20 @@ export function workflowEvents(
         Source: EVENT_SOURCE,
         DetailType: WORKFLOW_DETAIL_TYPE,
         Detail: JSON.stringify(detail),
+      },
+    ]);
+  };
+}
+
+/** Sends an assistant turn the API accepted to the agent function: a `handoff.chat-turn` event. */
+export function chatTurnEvents(client: ClientRef<EventBridgeClient>, busName: string): ChatTurnSender {
+  return async (turn) => {
+    await putEntries(client, [
+      {
+        EventBusName: busName,
+        Source: EVENT_SOURCE,
+        DetailType: CHAT_TURN_DETAIL_TYPE,
+        Detail: JSON.stringify(turn),
       },
     ]);
   };

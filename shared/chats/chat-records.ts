@@ -78,6 +78,8 @@ export const TurnSchema = z.object({
   text: z.string(),
   at: z.string(),
   cards: z.array(CardSchema).default([]),
+  /** The id a turn sent through the API was accepted under (202), on the message and its reply. */
+  turn_id: z.string().optional(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 

@@ -3,6 +3,9 @@ import { regionOption } from '../config/aws-region.ts';
 import { InvalidInputError, isError } from '../errors/index.ts';
 import { CredentialDecryptError, type CredentialCipher, type Sealed } from './cipher.ts';
 import { Secret } from './secret.ts';
+import { needs } from '../config/needs.ts';
+
+needs('credentialsKey'); // kms:Decrypt (and Encrypt, to seal) on HANDOFF_KMS_KEY_ID
 
 /** KMS Encrypt takes at most 4 KiB of plaintext; credentials are tokens, far smaller. */
 const MAX_PLAINTEXT = 4096;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Env } from '../config/env.ts';
 import type { Store } from '../store/store.ts';
-import { CredentialKeyError, type CredentialCipher } from './cipher.ts';
+import type { CredentialCipher } from './cipher.ts';
 import { Credentials } from './credentials.ts';
 import { LocalCipher } from './local-cipher.ts';
+import { refusingCipher } from './no-credentials.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 // Read here until env.ts carries HANDOFF_KMS_KEY_ID itself.
@@ -60,11 +61,11 @@ function lazyKmsCipher(region: string | undefined, keyId: string): CredentialCip
   };
 }
 
-const refuse = (): Promise<never> =>
-  Promise.reject(
-    new CredentialKeyError(
-      'HANDOFF_KMS_KEY_ID is not set for this function, so credentials cannot be sealed or opened here (a local key file would not survive)',
-    ),
-  );
+const noKeyCipher = refusingCipher(
+  'HANDOFF_KMS_KEY_ID is not set for this function, so credentials cannot be sealed or opened here (a local key file would not survive)',
+);
 
-const noKeyCipher: CredentialCipher = { kind: 'kms', seal: refuse, open: refuse };
+/** {@link kmsOnlyCredentials} for each store and workspace a Lambda engine makes: the part handlers wire in. */
+export function kmsCredentials(region: string | undefined): (store: Store, workspace: string) => Credentials {
+  return (store, workspace) => kmsOnlyCredentials(region, store, process.env, workspace);
+}

@@ -1,6 +1,7 @@
 import type { Model } from '@strands-agents/sdk';
 import { NotifyError, type NotifyChannel } from '../notify/notifier.ts';
 import { callSlack, type SlackConfig } from '../notify/slack-api.ts';
+import { learningFailures } from '../runs/learning.ts';
 import type { Store } from '../store/store.ts';
 import { broken, ok, type Check } from './check.ts';
 
@@ -77,6 +78,23 @@ export function storeCheck(store: Store, where: string): Check {
     async run() {
       await store.list('settings');
       return ok(where);
+    },
+  };
+}
+
+/** Answers the learner could not learn from: each one named with why (shared/runs/learning.ts). */
+export function learningCheck(store: Store): Check {
+  return {
+    name: 'learning',
+    async run() {
+      const failures = await learningFailures({ store });
+      if (failures.length === 0) return ok('every answer was learned from');
+      const shown = failures
+        .slice(0, 3)
+        .map((f) => `${f.id} (${f.subject}, tried ${f.attempts}x): ${f.error}`)
+        .join('; ');
+      const more = failures.length > 3 ? `; and ${failures.length - 3} more (see Memory)` : '';
+      return broken(`${failures.length} answer(s) could not be learned from: ${shown}${more}`);
     },
   };
 }

@@ -5,7 +5,7 @@ import { slackConfigFrom } from '../notify/slack-api.ts';
 import type { SourceOpener } from '../sources/check.ts';
 import type { Store } from '../store/store.ts';
 import { broken, runChecks, type Check, type CheckResult } from './check.ts';
-import { modelCheck, notifyCheck, storeCheck } from './checks.ts';
+import { learningCheck, modelCheck, notifyCheck, storeCheck } from './checks.ts';
 import { sourceChecks } from './source-checks.ts';
 import { errorMessage } from '../errors/index.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
@@ -44,6 +44,7 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
   return [
     storeCheck(deps.store, storeWhere(env)),
     modelCheck(env.HANDOFF_MODEL_PROVIDER, deps.model),
+    learningCheck(deps.store),
     ...integrations,
     ...(await sourceChecks(deps.store, deps.openSource, deps.credentials)),
     notifyCheck(env.NOTIFY_CHANNEL, deps.sns ? { slack, sns: deps.sns } : { slack }),

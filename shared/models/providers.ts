@@ -9,6 +9,9 @@
 import type { Model } from '@strands-agents/sdk';
 import type { ProviderPlan } from './provider.ts';
 import { ResilientModel, type ResilienceOptions } from './resilient-model.ts';
+import { needs } from '../config/needs.ts';
+
+needs('models'); // bedrock:InvokeModel* when the provider is Bedrock
 
 /** Output tokens per turn: a page of submit_action calls fits with room to spare, on every Claude. */
 export const ANTHROPIC_MAX_TOKENS = 4096;

@@ -33,7 +33,7 @@ import { usageId } from '../recorder/store-sink.ts';
 import { marksException } from '../memory/exception.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
-import { learnFromDecision } from './learn.ts';
+import { learnAfterAnswer } from './learning.ts';
 import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
@@ -123,7 +123,7 @@ export async function recordAnswer(
     ...domainRefs,
     // What the learner and a domain proposal read of the rules: their copies, by key.
     ...ruleSetRefs(decision.workflow_id),
-    ...(await learnerUsageRefs(deps, decision, note)),
+    ...(deps.dispatcher?.learn ? [] : await learnerUsageRefs(deps, decision, note)),
   ]);
   const domainRead = more.slice(0, domainRefs.length);
   const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
@@ -288,8 +288,9 @@ function assertSuggestionAllowed(workflow: Workflow, decision: Decision): void {
 }
 
 /**
- * Every answer wakes the learner and may make a domain proposal; if either fails, the
- * answer still stands and the run goes on.
+ * Every answer wakes the learner (here, or in the function that owns model calls) and may
+ * make a domain proposal. Neither undoes the answer: a learning failure is recorded where
+ * the Memory page and `handoff doctor` show it (learning.ts), a proposal's is told on the feed.
  */
 async function learnQuietly(
   deps: EngineDeps,
@@ -297,18 +298,13 @@ async function learnQuietly(
   workflow: Workflow | null,
   domain: { written: JsonRecord[]; regather: boolean },
 ): Promise<void> {
-  const steps = [
-    () => learnFromDecision(deps, decision, workflow ?? undefined),
-    () => proposeDomainRule(deps, decision, workflow ?? undefined, domain),
-  ];
-  for (const step of steps) {
-    try {
-      await step();
-    } catch (error) {
-      const message = errorMessage(error);
-      deps.emit(decision.run_id, 'failed', `Learning from ${decision.id} failed: ${message}`, {
-        decision_id: decision.id,
-      });
-    }
+  await learnAfterAnswer(deps, decision, workflow ?? undefined);
+  try {
+    await proposeDomainRule(deps, decision, workflow ?? undefined, domain);
+  } catch (error) {
+    const message = errorMessage(error);
+    deps.emit(decision.run_id, 'failed', `A domain proposal from ${decision.id} failed: ${message}`, {
+      decision_id: decision.id,
+    });
   }
 }

@@ -31,3 +31,6 @@ export interface EngineDeps {
     pageSize: number;
   };
 }
+
+/** Items per fetch_items page, unless a host says otherwise. */
+export const DEFAULT_PAGE_SIZE = 10;

@@ -15,6 +15,8 @@ export type DispatchReason = z.infer<typeof DispatchReasonSchema>;
 /** Sends a step of a run to the process that runs it (EventBridge on AWS). */
 export interface Dispatcher {
   dispatch(step: { run_id: string; node: Step }): Promise<void>;
+  /** Sends learning from an answer to the process that owns model calls; absent: learned where answered. */
+  learn?(work: { decision_id: string }): Promise<void>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { EngineDeps } from './deps.ts';
 import { failRun, resendStep } from './lifecycle.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
+import { retryLearning } from './learning.ts';
 import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
 import { runsWithStatus } from './run-repository.ts';
@@ -35,6 +36,8 @@ export async function sweep(deps: EngineDeps, now = new Date()): Promise<SweepRe
     if (outcome) result[outcome].push(run.id);
   }
   await settleClaimsOfStoppedRuns(deps, acting);
+  // Answers the learner failed on are sent again (their records say why until then).
+  await retryLearning(deps, now);
   return result;
 }
 

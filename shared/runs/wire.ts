@@ -8,10 +8,10 @@ import { modelFactory } from '../models/provider.ts';
 import { settingsNotifier } from '../notify/settings-notifier.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { openStore } from '../store/open-store.ts';
-import type { EngineDeps } from './deps.ts';
+import { DEFAULT_PAGE_SIZE, type EngineDeps } from './deps.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
-export const DEFAULT_PAGE_SIZE = 10;
+export { DEFAULT_PAGE_SIZE } from './deps.ts';
 
 /** The engine of one workspace (`overrides.workspace`, else `default`) as the environment configures it. */
 export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): EngineDeps {

@@ -17,6 +17,9 @@ import {
   type Transcript,
 } from './provider.ts';
 import { BYTES_PER_SECOND, encodeWav, SPEECH_SAMPLE_RATE, type Wav } from './wav.ts';
+import { needs } from '../config/needs.ts';
+
+needs('speech'); // transcribe:StartStreamTranscription and polly:SynthesizeSpeech
 
 /** Bytes per audio event: 100 ms of 16 kHz 16-bit mono (Transcribe wants 50–200 ms chunks). */
 export const CHUNK_BYTES = BYTES_PER_SECOND / 10;

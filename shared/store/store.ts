@@ -38,6 +38,8 @@ export const COLLECTIONS = [
   'domain_answers',
   // A copy of one scope's live rules (a workflow's, or `*`): shared/memory/rule-sets.ts.
   'rule_sets',
+  // An answer the learner could not learn from yet, and why (by decision id): shared/runs/learning.ts.
+  'learning_failures',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

@@ -27,7 +27,7 @@ import { summarise, toPendingJson } from '../runs/views.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
-import { registerChatApiRoutes } from './chat-api-routes.ts';
+import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
 import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
@@ -109,6 +109,8 @@ export interface AppDeps {
   platform?: Platform | undefined;
   /** Hears and speaks for the Talk page and the speech API; default: HANDOFF_SPEECH_PROVIDER's. */
   speech?: Speech;
+  /** Where assistant turns sent to the API run (AWS: the agent function); absent: in the request. */
+  sendChatTurn?: ChatTurnSender;
 }
 
 /** Builds the Handoff HTTP app. */
@@ -215,7 +217,7 @@ export function createApp(deps: AppDeps): Hono {
     onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
   });
-  registerChatApiRoutes(app, web, limit);
+  registerChatApiRoutes(app, web, limit, deps.sendChatTurn);
 
   app.get('/api/workflows', async (c) =>
     c.json(

@@ -1,8 +1,9 @@
 /**
  * The chat API (`/api/*`, bearer key): `POST /api/chats` → `{"chat_id"}`,
  * `POST /api/chats/:id/messages` with `{"message"}` → the reply, `GET /api/chats/:id` with
- * its turns, `GET /api/chats`. A turn runs within the request, so it works the same on the
- * local server and on Lambda (where pages poll instead of streaming).
+ * its turns, `GET /api/chats`. Locally a turn runs within the request; where the host sends
+ * turns elsewhere (AWS: the agent function), the message is checked, accepted with 202
+ * `{"chat_id","turn_id"}`, and the reply lands in the chat's turns (tagged with that id).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -12,9 +13,20 @@ import type { Card, Chat, Turn } from '../chats/chat-records.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { WebDeps } from './web-deps.ts';
+import { newId } from '../store/ids.ts';
 
 const MessageBody = z.object({ message: z.unknown() });
 const NewChatBody = z.object({ title: z.string().optional() }).optional();
+
+/** A turn accepted by the API, for the process that runs assistant turns. */
+export interface ChatTurnWork {
+  chat_id: string;
+  turn_id: string;
+  message: string;
+  workspace: string;
+}
+/** Sends a turn to where assistant turns run (AWS: an event for the agent function). */
+export type ChatTurnSender = (turn: ChatTurnWork) => Promise<void>;
 
 /** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
 const assistant = () => import('../assistant/chat-service.ts');
@@ -61,7 +73,12 @@ async function jsonBody(c: Context, shape: string): Promise<unknown> {
 }
 
 /** Registers the chat API; `limit` is the app's 1 MB body limit. */
-export function registerChatApiRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
+export function registerChatApiRoutes(
+  app: Hono,
+  web: WebDeps,
+  limit: MiddlewareHandler,
+  sendTurn?: ChatTurnSender,
+): void {
   app.get('/api/chats', async (c) => c.json(await listChats(web.engine.store)));
 
   app.post('/api/chats', limit, async (c) => {
@@ -83,7 +100,11 @@ export function registerChatApiRoutes(app: Hono, web: WebDeps, limit: Middleware
       throw new HTTPException(400, {
         message: 'body must be JSON like {"message": "archive newsletters every morning"}',
       });
-    const { sendMessage } = await assistant();
-    return c.json(await sendMessage(web.engine, chatId, body.data.message));
+    const { checkMessage, sendMessage } = await assistant();
+    if (!sendTurn) return c.json(await sendMessage(web.engine, chatId, body.data.message));
+    const message = checkMessage(body.data.message); // refused here, before anything is sent
+    const turnId = newId('turn');
+    await sendTurn({ chat_id: chatId, turn_id: turnId, message, workspace: web.engine.workspace });
+    return c.json({ chat_id: chatId, turn_id: turnId }, 202);
   });
 }

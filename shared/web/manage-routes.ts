@@ -1,5 +1,6 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
 import type { Context, Hono } from 'hono';
+import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
 import { listRules, revokeRule } from '../memory/rules-repository.ts';
@@ -60,15 +61,16 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [rules, workflows, pending, proposals] = await Promise.all([
+    const [rules, workflows, pending, proposals, unlearned] = await Promise.all([
       listRules(web.engine.store),
       listWorkflows(web.engine.store),
       listPending(web.engine.store),
       listProposals(web.engine.store),
+      learningFailures(web.engine),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
-    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice, proposals));
+    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice, proposals, unlearned));
   });
 
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {

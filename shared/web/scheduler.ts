@@ -3,6 +3,7 @@
  * `schedule` trigger, plus the periodic sweep (crash recovery, decision expiry).
  */
 import { Cron } from 'croner';
+import { retryLearning } from '../runs/learning.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { logLine } from '../logging/log.ts';
 import { expireDue, housekeeping, recoverCrashedRuns } from '../runs/housekeeping.ts';
@@ -125,7 +126,8 @@ export function startScheduler(
     const now = opts.now;
     // With an injected clock, the two steps of housekeeping are run with it.
     const work = now ? recoverCrashedRuns(engine).then(() => expireDue(engine, now())) : housekeeping(engine);
-    return track(work.then(() => undefined));
+    // Answers the learner failed on are tried again (their records say why until then).
+    return track(work.then(() => retryLearning(engine, now?.())).then(() => undefined));
   };
 
   const tick = (): void => {

@@ -16,7 +16,12 @@ import { lambdaClients } from '../../shared/aws/clients.ts';
 import { EventBridgeDispatcher } from '../../shared/aws/eventbridge-dispatcher.ts';
 import { engineForLambda } from '../../shared/aws/lambda-engine.ts';
 import { boundVars, FUNCTION_BINDINGS, type LambdaFunction } from '../../shared/aws/deployment.ts';
-import { lambdaEnvFor } from '../../shared/aws/lambda-env.ts';
+import {
+  ENGINE_OPTIONAL_VARS,
+  ENGINE_VARS,
+  lambdaEnvFor,
+  loadLambdaEnv,
+} from '../../shared/aws/lambda-env.ts';
 import { scheduleNameFor, syncSchedule } from '../../shared/aws/schedule-sync.ts';
 import { linkKeyFromSecret, SecretLinkKey } from '../../shared/aws/secret-link-key.ts';
 import { SecretValue } from '../../shared/aws/secret-value.ts';
@@ -203,7 +208,7 @@ describe('the engine on Lambda', () => {
     const { NOTIFY_CHANNEL: _unset, ...withoutChannel } = base;
     const env = lambdaEnvFor('completer', withoutChannel);
     expect(env.NOTIFY_CHANNEL).toBe('sns');
-    const engine = engineForLambda(env, lambdaClients(env));
+    const engine = engineForLambda('completer', env, lambdaClients(env));
     sns.on(PublishCommand).resolvesOnce({ MessageId: 'm' }).rejects(new Error('KMS key disabled'));
     await engine.notifier.notify(notice);
     expect(sns).toHaveReceivedCommandWith(PublishCommand, { TopicArn: ARNS.topic });
@@ -212,18 +217,23 @@ describe('the engine on Lambda', () => {
       /^could not notify via sns: Error: KMS key disabled$/,
     );
 
-    const quiet = lambdaEnvFor('trigger', {
+    // Every engine function is bound to the topic now; an engine on an environment without one still fails visibly.
+    const quiet = loadLambdaEnv([...ENGINE_VARS], [...ENGINE_OPTIONAL_VARS], {
       ...withoutChannel,
       NOTIFY_TOPIC_ARN: '',
       LINK_KEY_SECRET_ARN: '',
     });
     expect(quiet.NOTIFY_CHANNEL).toBe('console');
-    await expect(engineForLambda(quiet, lambdaClients(quiet)).notifier.notify(notice)).rejects.toThrow(
-      /no notify channel: set NOTIFY_TOPIC_ARN/,
+    await expect(
+      engineForLambda('trigger', quiet, lambdaClients(quiet)).notifier.notify(notice),
+    ).rejects.toThrow(/no notify channel: set NOTIFY_TOPIC_ARN/);
+    // A part its handler does not wire refuses with one line naming the function.
+    const trigger = engineForLambda('trigger', quiet, lambdaClients(quiet));
+    await expect(trigger.links.urlFor('d', new Date())).rejects.toThrow(
+      /^the trigger function is not bound to the link key/,
     );
-    await expect(engineForLambda(quiet, lambdaClients(quiet)).links.urlFor('d', new Date())).rejects.toThrow(
-      /^LINK_KEY_SECRET_ARN is not set for this Lambda function/,
-    );
+    const stream = (await trigger.models('primary')).stream([])[Symbol.asyncIterator]();
+    await expect(stream.next()).rejects.toThrow(/^the trigger function makes no model calls/);
   });
 });
 
@@ -231,9 +241,12 @@ describe('the Lambda environment', () => {
   const base = deploymentEnv('t', 'http://127.0.0.1:1', '/tmp/handoff');
 
   it('gives each function what it needs, optional engine variables when set', () => {
-    const env = lambdaEnvFor('trigger', { ...base, NOTIFY_TOPIC_ARN: '', LINK_KEY_SECRET_ARN: '' });
+    const env = lambdaEnvFor('trigger', { ...base, LINK_KEY_SECRET_ARN: '' });
     expect(env).toMatchObject({ EVENT_BUS_NAME: 'handoff-bus', USE_DYNAMODB: true, HANDOFF_TABLE: 't' });
-    expect(env.NOTIFY_TOPIC_ARN).toBeUndefined();
+    expect(env.LINK_KEY_SECRET_ARN).toBeUndefined();
+    expect(() => lambdaEnvFor('trigger', { ...base, NOTIFY_TOPIC_ARN: '' })).toThrow(
+      'NOTIFY_TOPIC_ARN is not set: this Lambda function needs it',
+    );
     expect(lambdaEnvFor('api', base).API_KEY_SECRET_ARN).toBe(ARNS.apiKey);
   });
 

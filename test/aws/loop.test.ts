@@ -141,7 +141,7 @@ beforeAll(async () => {
     completer: (await import('../../lambdas/completer.ts')).handler,
     scheduleSync: (await import('../../lambdas/schedule-sync.ts')).handler,
     stepFailed: (await import('../../lambdas/step-failed.ts')).handler,
-    webhook: await withoutEnv(['LINK_KEY_SECRET_ARN', 'NOTIFY_TOPIC_ARN', 'NOTIFY_CHANNEL'], async () => {
+    webhook: await withoutEnv(['LINK_KEY_SECRET_ARN'], async () => {
       return (await import('../../lambdas/webhook.ts')).handler; // as the stack configures it
     }),
   };

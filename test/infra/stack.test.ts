@@ -39,6 +39,7 @@ const SIZES: Record<FunctionName, [memory: number, timeoutSeconds: number]> = {
   'schedule-sync': [256, 30],
   'step-failed': [256, 30],
   sweeper: [256, 60],
+  agent: [1024, 900],
 };
 
 let b: Built;
@@ -142,7 +143,7 @@ describe('functions', () => {
       });
   });
 
-  it('step-failed itself falls back to the dead-letter queue; synchronous functions have no async config', () => {
+  it('step-failed and the agent fall back to the dead-letter queue; synchronous functions have no async config', () => {
     const configs = Object.values(t.findResources('AWS::Lambda::EventInvokeConfig')) as {
       Properties: {
         FunctionName: { Ref: string };
@@ -150,11 +151,11 @@ describe('functions', () => {
       };
     }[];
     const byFunction = new Map(configs.map((c) => [c.Properties.FunctionName.Ref, c.Properties]));
-    expect(byFunction.get(b.fn('step-failed').id)?.DestinationConfig.OnFailure.Destination).toEqual(
-      getAtt(b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters'))),
-    );
+    const deadLetters = getAtt(b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters')));
+    for (const name of ['step-failed', 'agent'] as const)
+      expect(byFunction.get(b.fn(name).id)?.DestinationConfig.OnFailure.Destination).toEqual(deadLetters);
     expect([...byFunction.keys()].sort()).toEqual(
-      [...STEPS, 'step-failed' as const].map((n) => b.fn(n).id).sort(),
+      [...STEPS, 'step-failed' as const, 'agent' as const].map((n) => b.fn(n).id).sort(),
     );
   });
 });
@@ -207,14 +208,14 @@ describe('permissions', () => {
       for (const s of statementsOfRole(t, role(name)))
         if (s.Resource === '*')
           expect({ name, actions: actionsOf([s]).sort() }).toEqual({
-            name: 'api',
+            name: bound(name).includes('speech') ? name : 'a function bound to speech',
             actions: [...SPEECH_ACTIONS].sort(),
           });
     }
   });
 
-  it('the api, and nothing else, gets exactly transcribe:StartStreamTranscription and polly:SynthesizeSpeech, in its region', () => {
-    expect(rolesAllowing(t, /^(transcribe|polly):/)).toEqual([role('api')]);
+  it('the app functions (api, and webhook which serves the same app), and nothing else, get exactly transcribe:StartStreamTranscription and polly:SynthesizeSpeech, in its region', () => {
+    expect(rolesAllowing(t, /^(transcribe|polly):/).sort()).toEqual(rolesOf(['api', 'webhook']));
     const speech = statementsOfRole(t, role('api')).filter((s) =>
       actionsOf([s]).some((a) => /^(transcribe|polly):/.test(a)),
     );
@@ -233,37 +234,35 @@ describe('permissions', () => {
     expect(fn.Properties.Environment.Variables.HANDOFF_SPEECH_PROVIDER).toBe('aws');
   });
 
-  it('the trigger cannot publish notifications, read secrets or call models', () => {
+  it('the trigger opens the source credential and tells of a failure, but reads no secret and calls no model', () => {
     const actions = actionsOf(statementsOfRole(t, role('trigger')));
-    expect(actions).not.toContain('sns:Publish');
+    expect(actions).toEqual(expect.arrayContaining(['sns:Publish', 'kms:Decrypt', 'events:PutEvents']));
     expect(actions.filter((a) => /^(secretsmanager|bedrock|scheduler|iam):/.test(a))).toEqual([]);
-    expect(actions).toContain('events:PutEvents');
   });
 
-  it('only the functions that notify (pauses, completions, failures) publish to the topic', () => {
-    expect(rolesAllowing(t, 'sns:Publish').sort()).toEqual(
-      rolesOf(['executor', 'completer', 'resume', 'step-failed', 'sweeper']),
-    );
+  it('every function that starts, moves or fails runs publishes to the topic; schedule-sync does not', () => {
+    expect(rolesAllowing(t, 'sns:Publish').sort()).toEqual(rolesOf(ALL.filter((n) => n !== 'schedule-sync')));
   });
 
-  it('only the executor and the api can read the link-signing key', () => {
+  it('only the functions that pause runs (executor, resume), send held notices (sweeper) or open links (api) read the link-signing key', () => {
     const linkKey = b.idOf(b.stack.node.findChild('Secrets').node.findChild('LinkKey'));
     const readers = rolesAllowing(t, 'secretsmanager:GetSecretValue', (r) =>
       JSON.stringify(r).includes(linkKey),
     );
-    expect(readers.sort()).toEqual(rolesOf(['executor', 'api']));
+    expect(readers.sort()).toEqual(rolesOf(['executor', 'resume', 'api', 'sweeper']));
   });
 
-  it('only the steps that act (executor, resume) may decrypt integration credentials, with a rotating key', () => {
+  it('only the functions that read sources or act may decrypt integration credentials, with a rotating key', () => {
     const key = b.idOf(b.stack.node.findChild('Secrets').node.findChild('CredentialsKey'));
     t.hasResourceProperties('AWS::KMS::Key', {
       EnableKeyRotation: true,
       Description: Match.stringLikeRegexp('credentials'),
     });
     const decrypters = rolesAllowing(t, 'kms:Decrypt', (r) => JSON.stringify(r).includes(key));
-    expect(decrypters.sort()).toEqual(rolesOf(['executor', 'resume']));
+    const readers = ['trigger', 'executor', 'resume', 'api', 'webhook', 'agent'] as const;
+    expect(decrypters.sort()).toEqual(rolesOf([...readers]));
     expect(rolesAllowing(t, /^kms:Encrypt/, (r) => JSON.stringify(r).includes(key))).toEqual([]);
-    for (const name of ['executor', 'resume'] as const) {
+    for (const name of readers) {
       const fn = t.findResources('AWS::Lambda::Function')[b.fn(name).id] as {
         Properties: { Environment: { Variables: Record<string, unknown> } };
       };
@@ -302,7 +301,7 @@ describe('permissions', () => {
   it('the functions that move runs along may put events on the bus, and only on that bus', () => {
     const bus = b.idOf(b.stack.node.findChild('Events').node.findChild('Bus'));
     expect(rolesAllowing(t, 'events:PutEvents').sort()).toEqual(
-      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'sweeper']),
+      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'sweeper', 'agent']),
     );
     for (const name of ['trigger', 'api', 'sweeper'] as const) {
       const put = statementsOfRole(t, role(name)).filter((s) => s.Action === 'events:PutEvents');
@@ -312,7 +311,17 @@ describe('permissions', () => {
 
   it('schedule-sync only reads the table; step-failed, the sweeper and the request handlers read and write it', () => {
     expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(
-      rolesOf(['trigger', 'executor', 'completer', 'resume', 'api', 'webhook', 'step-failed', 'sweeper']),
+      rolesOf([
+        'trigger',
+        'executor',
+        'completer',
+        'resume',
+        'api',
+        'webhook',
+        'step-failed',
+        'sweeper',
+        'agent',
+      ]),
     );
     expect(rolesAllowing(t, 'dynamodb:Query')).toContain(role('schedule-sync'));
     const resources = JSON.stringify(statementsOfRole(t, role('executor')));
@@ -321,10 +330,8 @@ describe('permissions', () => {
     expect(resources).not.toContain('/index/*');
   });
 
-  it('only the agent steps may call Bedrock, on foundation models and inference profiles', () => {
-    expect(rolesAllowing(t, 'bedrock:InvokeModel').sort()).toEqual(
-      rolesOf(['executor', 'completer', 'resume']),
-    );
+  it('only the functions that run agents (executor, resume, agent) may call Bedrock; never the API', () => {
+    expect(rolesAllowing(t, 'bedrock:InvokeModel').sort()).toEqual(rolesOf(['executor', 'resume', 'agent']));
     const bedrock = statementsOfRole(t, role('executor')).find((s) =>
       actionsOf([s]).includes('bedrock:InvokeModel'),
     );
@@ -430,12 +437,16 @@ describe('events and schedules', () => {
     },
   );
 
-  it('routes handoff.workflow to schedule-sync, and nothing else on the bus', () => {
+  it('routes handoff.workflow to schedule-sync, learning and assistant turns to the agent, and nothing else on the bus', () => {
     t.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['handoff'], 'detail-type': ['handoff.workflow'] },
       Targets: [Match.objectLike({ Arn: getAtt(b.fn('schedule-sync').id) })],
     });
-    t.resourceCountIs('AWS::Events::Rule', 5);
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['handoff'], 'detail-type': ['handoff.learn', 'handoff.chat-turn'] },
+      Targets: [Match.objectLike({ Arn: getAtt(b.fn('agent').id) })],
+    });
+    t.resourceCountIs('AWS::Events::Rule', 6);
   });
 
   it('invokes the sweeper every 5 minutes, on the default bus, with retries and the dead-letter queue', () => {

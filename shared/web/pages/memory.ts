@@ -4,6 +4,8 @@
  * the domain rules Memory proposes, to accept or dismiss.
  */
 import { html } from 'hono/html';
+import type { LearningFailure } from '../../records/learning.ts';
+import { MAX_LEARN_ATTEMPTS } from '../../runs/learning.ts';
 import type { DomainProposal } from '../../records/proposals.ts';
 import type { Rule, RuleMatch } from '../../records/rule.ts';
 import { shell, type Visitor } from './layout.ts';
@@ -64,6 +66,27 @@ function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Ma
   </li>`;
 }
 
+/** Answers the learner could not learn from (yet), and why: never dropped silently. */
+function unlearnedSection(unlearned: LearningFailure[]): Html | string {
+  if (unlearned.length === 0) return '';
+  return html`<section aria-labelledby="unlearned-title">
+    <h2 id="unlearned-title">Not learned: ${plural(unlearned.length, 'answer')}</h2>
+    <p class="muted">
+      These answers stand, but no rule could be learned from them yet. Learning is tried again
+      (${MAX_LEARN_ATTEMPTS} times in all); until it works, such items are asked again.
+    </p>
+    <ul class="rules">
+      ${unlearned.map(
+        (f) =>
+          html`<li class="rule">
+            <p><strong>${f.subject}</strong> from ${f.sender}</p>
+            <p class="muted">Could not learn (tried ${plural(f.attempts, 'time')}): ${f.error}</p>
+          </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
 /** The Memory page. */
 export function memoryPage(
   visitor: Visitor,
@@ -72,6 +95,7 @@ export function memoryPage(
   pending: number,
   notice: string | null,
   proposals: DomainProposal[] = [],
+  unlearned: LearningFailure[] = [],
 ): Html {
   const live = rules.filter((r) => r.superseded_by === null);
   const history = rules.filter((r) => r.superseded_by !== null);
@@ -88,7 +112,7 @@ export function memoryPage(
         only on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the
         first week: a rule that is too broad quietly handles things you would have wanted to see.
       </p>
-      ${proposalsSection(visitor, proposals, names)}
+      ${unlearnedSection(unlearned)} ${proposalsSection(visitor, proposals, names)}
       <section aria-labelledby="live-title">
         <h2 id="live-title">In use (${live.length})</h2>
         ${

@@ -1,0 +1,123 @@
+/**
+ * Learning from an answer, where it belongs: in this process (the CLI, the local server),
+ * or, where a dispatcher sends it elsewhere (AWS), in the function that owns model calls,
+ * so an answer is saved and answered at once whatever the model does. Learning that fails
+ * is never dropped: the answer keeps a `learning_failures` record with the reason (shown on
+ * the Memory page and by `handoff doctor`), and the sweep tries it again.
+ */
+import { errorMessage, HandoffError } from '../errors/index.ts';
+import { marksException } from '../memory/exception.ts';
+import { LearningFailureSchema, type LearningFailure } from '../records/learning.ts';
+import type { Decision } from '../records/runs.ts';
+import { getRecord, listRecords } from '../store/records.ts';
+import type { Workflow } from '../workflows/schema.ts';
+import { getDecision } from './decision-repository.ts';
+import type { EngineDeps } from './deps.ts';
+import { learnFromDecision, type LearnOutcome } from './learn.ts';
+
+/** Attempts at one answer before it is left for a person to see (the sweep stops retrying). */
+export const MAX_LEARN_ATTEMPTS = 5;
+/** How long a failed attempt waits before the sweep tries it again. */
+export const LEARN_RETRY_AFTER_MS = 5 * 60_000;
+
+/** Learning from an answer failed; the answer stands and the failure is recorded. */
+export class LearningFailedError extends HandoffError {}
+
+/**
+ * After an answer is saved: learns from it here, or sends it to where learning runs. Never
+ * throws: a failure to learn, or to send, is recorded on the answer's learning record.
+ */
+export async function learnAfterAnswer(
+  deps: EngineDeps,
+  decision: Decision,
+  workflow?: Workflow,
+): Promise<void> {
+  // An exception teaches nothing and needs no model: settled here, wherever learning runs.
+  if (deps.dispatcher?.learn && !marksException(decision.answer?.note)) {
+    try {
+      await deps.dispatcher.learn({ decision_id: decision.id });
+    } catch (error) {
+      await recordFailure(deps, decision, `could not be sent to the learner: ${errorMessage(error)}`);
+    }
+    return;
+  }
+  await learnOrRecord(deps, decision, workflow);
+}
+
+/**
+ * Wakes the learner for one answer; a failure is recorded (attempts counted) and returned,
+ * a success clears an earlier failure.
+ */
+export async function learnOrRecord(
+  deps: EngineDeps,
+  decision: Decision,
+  workflow?: Workflow,
+): Promise<{ ok: true; outcome: LearnOutcome } | { ok: false; error: string }> {
+  try {
+    const outcome = await learnFromDecision(deps, decision, workflow);
+    if (await getRecord(deps.store, 'learning_failures', LearningFailureSchema, decision.id))
+      await deps.store.delete('learning_failures', decision.id);
+    return { ok: true, outcome };
+  } catch (error) {
+    const reason = errorMessage(error);
+    await recordFailure(deps, decision, reason);
+    return { ok: false, error: reason };
+  }
+}
+
+/**
+ * The learner function's work: learns from decision `decisionId`. Throws LearningFailedError
+ * when it fails (after recording why), so the host retries it.
+ */
+export async function learnFromAnswerById(deps: EngineDeps, decisionId: string): Promise<LearnOutcome> {
+  const decision = await getDecision(deps.store, decisionId);
+  const result = await learnOrRecord(deps, decision);
+  if (!result.ok) throw new LearningFailedError(`learning from ${decisionId} failed: ${result.error}`);
+  return result.outcome;
+}
+
+/** The answers learning has failed for, newest first. */
+export async function learningFailures(deps: Pick<EngineDeps, 'store'>): Promise<LearningFailure[]> {
+  const failures = await listRecords(deps.store, 'learning_failures', LearningFailureSchema);
+  return failures.sort((a, b) => b.failed_at.localeCompare(a.failed_at));
+}
+
+/**
+ * The sweep's part: each failed answer with attempts left, whose last attempt is old enough,
+ * is tried again (sent to the learner, or learned here). Returns the decision ids retried.
+ */
+export async function retryLearning(deps: EngineDeps, now = new Date()): Promise<string[]> {
+  const retried: string[] = [];
+  for (const failure of await learningFailures(deps)) {
+    if (failure.attempts >= MAX_LEARN_ATTEMPTS) continue;
+    if (now.getTime() - Date.parse(failure.failed_at) < LEARN_RETRY_AFTER_MS) continue;
+    const decision = await getDecision(deps.store, failure.id).catch(() => null);
+    if (!decision) {
+      await deps.store.delete('learning_failures', failure.id); // the answer is gone: nothing to learn
+      continue;
+    }
+    await learnAfterAnswer(deps, decision);
+    retried.push(decision.id);
+  }
+  return retried;
+}
+
+async function recordFailure(deps: EngineDeps, decision: Decision, reason: string): Promise<void> {
+  const error = reason.replace(/\s+/g, ' ').trim();
+  const before = await getRecord(deps.store, 'learning_failures', LearningFailureSchema, decision.id);
+  const failure: LearningFailure = {
+    id: decision.id,
+    run_id: decision.run_id,
+    workflow_id: decision.workflow_id,
+    sender: decision.sender,
+    subject: decision.subject,
+    error,
+    attempts: (before?.attempts ?? 0) + 1,
+    failed_at: new Date().toISOString(),
+  };
+  await deps.store.put('learning_failures', failure);
+  deps.emit(decision.run_id, 'failed', `Could not learn from ${decision.id}: ${error}`, {
+    decision_id: decision.id,
+    attempts: failure.attempts,
+  });
+}
