@@ -1,5 +1,5 @@
 import { kmsOnlyCredentials } from '../credentials/open-credentials.ts';
-import { emit } from '../events/feed.ts';
+import { emitIn } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { mirrorFor } from '../memory/open-mirror.ts';
@@ -52,7 +52,7 @@ export function engineForLambda(
     credentials: kmsOnlyCredentials(env.AWS_REGION, store, process.env, workspace),
     mirror: mirrorFor(env, workspace),
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
-    emit,
+    emit: emitIn(workspace),
     settings,
   };
 }

@@ -9,7 +9,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CredentialDecryptError } from '../credentials/cipher.ts';
 import { NotFoundError, RecordExistsError } from '../errors/index.ts';
+import { log } from '../logging/log.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { webhookRunId } from '../runs/run-repository.ts';
@@ -34,7 +36,11 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
     const found = await findWorkflow(engine.store, c.req.param('workflowId'));
     const workflow = found instanceof NotFoundError ? null : found;
     const secret = await secretFor(web, workflow);
-    if (!secret) return fail(c, 401, secretMissing(workflow));
+    if (typeof secret !== 'string') {
+      // Told to the server's log only: a caller that has not signed learns no secret's name.
+      log.error(`webhook ${c.req.path} refused: ${secret.why}`, workflow ? { workflow_id: workflow.id } : {});
+      return fail(c, 401, secret.public);
+    }
     const body = new Uint8Array(await c.req.arrayBuffer());
     const signatures = [c.req.header('X-Handoff-Signature'), c.req.header('X-Hub-Signature-256')].filter(
       (s) => s !== undefined,
@@ -54,7 +60,7 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
       detail = read.detail;
     }
     // A caller that retries with the same key gets the run it started, not a second one.
-    const runId = key === undefined ? undefined : webhookRunId(workflow.id, key);
+    const runId = key === undefined ? undefined : webhookRunId(engine.workspace, workflow.id, key);
     let run;
     try {
       run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail }, runId);
@@ -76,22 +82,35 @@ async function findWorkflow(store: Store, id: string): Promise<Workflow | NotFou
   }
 }
 
+/** Why a webhook cannot be checked: `public` for its caller (no names), `why` for the server's log. */
+interface NoSecret {
+  public: string;
+  why: string;
+}
+
 /**
  * The key a workflow's webhook is signed with: its own (`source.secret`, a credential) when
  * it names one, else the server's HANDOFF_WEBHOOK_SECRET. An unknown workflow is checked
  * against the server's, so a wrong signature never learns which workflows exist.
  */
-async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | undefined> {
+async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | NoSecret> {
   const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
-  if (!name) return web.env.HANDOFF_WEBHOOK_SECRET || undefined;
-  return (await web.engine.credentials.get(name))?.reveal();
-}
-
-function secretMissing(workflow: Workflow | null): string {
-  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
-  return name
-    ? `workflow ${workflow!.id} names webhook secret ${name}, which is not set: \`handoff credentials set ${name}\``
-    : 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
+  if (!name) {
+    const disabled = 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
+    return web.env.HANDOFF_WEBHOOK_SECRET || { public: disabled, why: disabled };
+  }
+  const unusable = "webhooks are not set up for this workflow: see the server's log";
+  try {
+    const secret = (await web.engine.credentials.get(name))?.reveal();
+    if (secret) return secret;
+    return {
+      public: unusable,
+      why: `workflow ${workflow!.id} names webhook secret ${name}, which is not set: \`handoff credentials set ${name}\``,
+    };
+  } catch (error) {
+    if (!(error instanceof CredentialDecryptError)) throw error;
+    return { public: unusable, why: `workflow ${workflow!.id}: ${error.message}` };
+  }
 }
 
 /** Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body bytes. */
