@@ -1,8 +1,9 @@
 /**
  * `POST /hooks/:workflowId`: a signed webhook starts a run. The body is HMAC-SHA256-signed
- * with the workflow's own secret (an event source's `secret:` credential) or else
- * HANDOFF_WEBHOOK_SECRET, as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256`
- * (same `sha256=<hex>` form); every signature sent must match. An event workflow's body is
+ * with the workflow's own secret (an event source's `secret:` credential) or else the
+ * workspace's (HANDOFF_WEBHOOK_SECRET for `default`, its WEBHOOK_SECRET credential
+ * elsewhere), as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256` (same
+ * `sha256=<hex>` form); every signature sent must match. An event workflow's body is
  * its items (see shared/sources/event/), stored with the run; any other workflow's is kept as
  * the wake-up's detail.
  */
@@ -20,10 +21,13 @@ import { webhookItems } from '../sources/event/webhook-body.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { oneLine } from './run-launcher.ts';
 import type { WebDeps } from './web-deps.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 const BAD_SIGNATURE =
   'missing or wrong signature (expected X-Handoff-Signature or X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>)';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+/** The credential a workspace other than `default` signs its webhooks with (a workflow's own `secret:` wins). */
+export const WORKSPACE_WEBHOOK_SECRET = 'WEBHOOK_SECRET';
 
 function fail(c: Context, status: ContentfulStatusCode, message: string): Response {
   return c.json({ error: oneLine(message) }, status);
@@ -90,26 +94,34 @@ interface NoSecret {
 
 /**
  * The key a workflow's webhook is signed with: its own (`source.secret`, a credential) when
- * it names one, else the server's HANDOFF_WEBHOOK_SECRET. An unknown workflow is checked
- * against the server's, so a wrong signature never learns which workflows exist.
+ * it names one; else, in the default workspace, the server's HANDOFF_WEBHOOK_SECRET, and in
+ * any other, the workspace's WEBHOOK_SECRET credential. An unknown workflow is checked like
+ * one without a secret, so a wrong signature never learns which workflows exist.
  */
 async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | NoSecret> {
-  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
-  if (!name) {
+  const own = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
+  const unusable = "webhooks are not set up for this workflow: see the server's log";
+  if (!own && web.engine.workspace === DEFAULT_WORKSPACE) {
     const disabled = 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
     return web.env.HANDOFF_WEBHOOK_SECRET || { public: disabled, why: disabled };
   }
-  const unusable = "webhooks are not set up for this workflow: see the server's log";
+  // The server's secret is the administrator's and opens the default workspace only: another
+  // workspace signs with its own (so a team given it cannot sign into another team's workflows).
+  const name = own ?? WORKSPACE_WEBHOOK_SECRET;
+  const where = web.engine.workspace === DEFAULT_WORKSPACE ? '' : ` --workspace ${web.engine.workspace}`;
+  const whose = own
+    ? `workflow ${workflow!.id} names webhook secret ${name}`
+    : `workspace ${web.engine.workspace} signs its webhooks with ${name}`;
   try {
     const secret = (await web.engine.credentials.get(name))?.reveal();
     if (secret) return secret;
     return {
       public: unusable,
-      why: `workflow ${workflow!.id} names webhook secret ${name}, which is not set: \`handoff credentials set ${name}\``,
+      why: `${whose}, which is not set: \`handoff credentials set ${name}${where}\``,
     };
   } catch (error) {
     if (!(error instanceof CredentialDecryptError)) throw error;
-    return { public: unusable, why: `workflow ${workflow!.id}: ${error.message}` };
+    return { public: unusable, why: `${whose}: ${error.message}` };
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { childEnv } from '../support/child-env.ts';
 import { cliJson, runCli } from '../support/cli.ts';
@@ -61,6 +62,17 @@ export function owner(env: Record<string, string>) {
   return {
     json: <T>(args: string[]) => cliJson<T>(args, env),
     run: (args: string[]) => runCli(args, env),
+    /** Sets credential `name` of `workspace` (through a file, as a script would). */
+    async setCredential(workspace: string, name: string, value: string): Promise<void> {
+      const file = path.join(env.HANDOFF_STATE_DIR!, `..`, `${workspace}-${name}.value`);
+      await writeFile(file, value);
+      const set = await runCli(
+        ['credentials', 'set', name, '--value-file', file, '--workspace', workspace],
+        env,
+      );
+      await rm(file);
+      if (set.code !== 0) throw new Error(`credentials set ${name}: ${set.stderr}`);
+    },
     /** Makes a workspace and a key scoped to it; returns the workspace id and the key. */
     async workspaceWithKey(name: string): Promise<{ id: string; key: string }> {
       const { id } = await cliJson<{ id: string }>(['workspaces', 'add', name], env);

@@ -17,7 +17,10 @@ import { waitFor } from '../support/wait-for.ts';
 import { callWith, lazyBody, owner, signed, startLocalServer, type RunningTarget } from './tenant-server.ts';
 
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
+/** The server's webhook secret: the administrator's, for the default workspace's hooks. */
 const WEBHOOK_SECRET = 'shared-webhook-secret';
+/** Each team's own webhook secret (its WEBHOOK_SECRET credential). */
+const hookSecret = (workspace: string) => `hooks-of-${workspace}`;
 
 let dir: string;
 let state: string;
@@ -47,6 +50,7 @@ beforeAll(async () => {
   const cli = owner(env);
   a = await cli.workspaceWithKey('team-a');
   b = await cli.workspaceWithKey('team-b');
+  for (const team of ['team-a', 'team-b']) await cli.setCredential(team, 'WEBHOOK_SECRET', hookSecret(team));
   bMaildir = path.join(workspaceDir(state, b.id), 'mail', 'inbox');
   await createDemoMaildir(bMaildir);
   server = await startLocalServer(env);
@@ -149,9 +153,7 @@ integrations:
     entry: { name: chat, title: Chat, transport: { kind: slack, token: SLACK_BOT_TOKEN, base_url: "http://127.0.0.1:7/api" } }
 `;
     // Team A has a Slack token; the hostile key would send it to a server of its choosing on this machine.
-    await fs.writeFile(path.join(dir, 'token'), 'xoxb-team-a');
-    const set = ['credentials', 'set', 'SLACK_BOT_TOKEN', '--value-file', path.join(dir, 'token')];
-    expect((await owner(env).run([...set, '--workspace', 'team-a'])).code).toBe(0);
+    await owner(env).setCredential('team-a', 'SLACK_BOT_TOKEN', 'xoxb-team-a');
     const refused = await asA()('/api/workspace/apply', { body: slack, type: 'application/yaml' });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: string }).error).toMatch(/transport\.base_url: 127\.0\.0\.1/);
@@ -243,6 +245,7 @@ describe('3. a key belongs to its workspace, not to a name', () => {
   it("does not hand a workspace's hooks to another renamed onto its old name", async () => {
     const cli = owner(env);
     const x = await cli.workspaceWithKey('team-x');
+    await cli.setCredential('team-x', 'WEBHOOK_SECRET', hookSecret(x.id));
     for (const key of [x.key, a.key])
       expect(
         (
@@ -259,7 +262,7 @@ describe('3. a key belongs to its workspace, not to a name', () => {
     const body = JSON.stringify({ items: [{ id: 'evt-1', subject: 'Ping', text: 'hello' }] });
     const delivered = await fetch(`${server.url}/hooks/hooked?workspace=${x.id}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Handoff-Signature': signed(WEBHOOK_SECRET, body) },
+      headers: { 'Content-Type': 'application/json', 'X-Handoff-Signature': signed(hookSecret(x.id), body) },
       body,
     });
     expect(delivered.status).toBe(202);
@@ -284,7 +287,7 @@ describe("4. another workspace's runs are out of sight", () => {
         method: 'POST',
         headers: {
           'Content-Type': 'application/json',
-          'X-Handoff-Signature': signed(WEBHOOK_SECRET, body),
+          'X-Handoff-Signature': signed(hookSecret(workspace), body),
           'Idempotency-Key': 'delivery-42',
         },
         body,
@@ -298,6 +301,25 @@ describe("4. another workspace's runs are out of sight", () => {
     expect((await asA()(`/api/runs/${bRun}`, { workspace: 'team-b' })).status).toBe(404);
     expect((await asA()(`/events/${bRun}`)).status).toBe(404);
     expect((await fetch(`${server.url}/events/${bRun}?key=${a.key}`)).status).toBe(404);
+  });
+});
+
+describe("4b. one team's webhook secret signs nothing of another's", () => {
+  it("refuses team B's hooks signed with the server's secret or team A's, and takes B's own", async () => {
+    const body = JSON.stringify({ items: [{ id: 'evt-3', subject: 'Forged', text: 'x' }] });
+    const deliver = (secret: string) =>
+      fetch(`${server.url}/hooks/hooked?workspace=${b.id}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Handoff-Signature': signed(secret, body) },
+        body,
+      });
+    const before = await bState();
+    for (const secret of [WEBHOOK_SECRET, hookSecret('team-a')]) {
+      const forged = await deliver(secret);
+      expect(forged.status).toBe(401);
+    }
+    expect(await bState()).toEqual(before);
+    expect((await deliver(hookSecret('team-b'))).status).toBe(202);
   });
 });
 
