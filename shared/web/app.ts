@@ -47,6 +47,7 @@ import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
+import { iamCaller, registerIamApi } from './iam-api.ts';
 import { registerPageApi } from './page-api.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
@@ -87,8 +88,8 @@ export interface AppDeps {
   linkKey?: LinkKey;
   /** A public deployment: decision pages open only from a signed link. */
   requireToken?: boolean;
-  /** `gateway`: API Gateway already authenticated `/api/*` callers (IAM); else the bearer key. */
-  apiAuth?: 'bearer' | 'gateway';
+  /** Served behind API Gateway: IAM callers reach `/admin/api/*` (iam-api.ts) as administrators. */
+  iamApi?: boolean;
   /** Where decision links point when the Settings page stores none (default: the engine's at start). */
   uiBaseUrlDefault?: () => string;
   /**
@@ -200,7 +201,8 @@ export function createApp(deps: AppDeps): Hono {
 
   // The document loads with its first request, not with every cold start.
   app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));
-  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false, web));
+  if (deps.iamApi) registerIamApi(app, fail);
+  app.use('/api/*', bearer(env, deps.platform, false, web));
   app.use('/events/*', bearer(env, deps.platform, true));
   app.use('/api/*', inWorkspace);
   app.use('/events/*', inWorkspace);
@@ -290,6 +292,7 @@ export function bearer(
   web?: WebDeps,
 ): MiddlewareHandler {
   return async (c, next) => {
+    if (iamCaller(c)) return next(); // an administrator, signed with SigV4 and checked by API Gateway
     if (web && !c.req.header('Authorization') && (await pageApiCall(c, web))) return next();
     const expected = env.HANDOFF_API_KEY;
     if (!expected && !platform) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');

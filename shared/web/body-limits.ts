@@ -24,7 +24,7 @@ export interface Ceiling {
 
 const over = (bytes: number): Ceiling => ({
   bytes,
-  message: `request body larger than ${sizeInWords(bytes)}, the limit of this route`,
+  message: `request body too large: the limit of this route is ${sizeInWords(bytes)}`,
 });
 const SPEECH: Ceiling = {
   bytes: MAX_SPEECH_BODY_BYTES,
