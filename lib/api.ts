@@ -32,11 +32,12 @@ export interface HandoffApiHandlers {
 }
 
 /**
- * The public HTTP API. `/api/*` is signed with AWS SigV4 (IAM auth at the gateway);
- * everything else reaches the app unauthenticated at the gateway because the app
- * checks it: webhooks by HMAC signature, decision pages by signed single-use links,
- * other pages by the app's login (closed on a public deployment without one), the
- * event feed by the API key.
+ * The public HTTP API. `/admin/api/*` is for IAM callers (administrators): signed with AWS
+ * SigV4 and checked by the gateway, which tells the app who signed. Everything else reaches
+ * the app unauthenticated at the gateway because the app checks it: `/api/*` by API key (the
+ * deployment's, or a workspace's, hashed in the table), webhooks by HMAC signature, decision
+ * pages by signed single-use links, other pages by the app's login (closed on a public
+ * deployment without one), the event feed by the API key.
  */
 export class HandoffApi extends Construct {
   readonly httpApi: HttpApi;
@@ -87,11 +88,17 @@ export class HandoffApi extends Construct {
     const webhook = new HttpLambdaIntegration('Webhook', handlers.webhook);
 
     this.httpApi.addRoutes({
-      path: '/api/{proxy+}',
+      path: '/admin/api/{proxy+}',
       methods: [HttpMethod.ANY],
       integration: app,
       authorizer: new HttpIamAuthorizer(),
     });
+    this.openRoute(
+      '/api/{proxy+}',
+      [HttpMethod.ANY],
+      app,
+      "API keys (the deployment's, or a workspace's) the app checks against their hashes in the table",
+    );
     this.openRoute('/api/openapi.json', [HttpMethod.GET], app, 'the OpenAPI document is public');
     this.openRoute('/', [HttpMethod.GET], app, `the status page: ${NO_GATEWAY_AUTH} (login, or closed)`);
     this.openRoute(

@@ -1,6 +1,6 @@
 import type { Credentials } from '../credentials/credentials.ts';
 import { refusingCredentials } from '../credentials/no-credentials.ts';
-import { emit } from '../events/feed.ts';
+import { emitIn } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import type { LinkKey } from '../links/link-key.ts';
 import { noMirror } from '../memory/mirror.ts';
@@ -75,7 +75,7 @@ export function engineForLambda(
     // AgentCore Memory is not part of the stack (USE_AGENTCORE_MEMORY is a local option).
     mirror: noMirror,
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
-    emit,
+    emit: emitIn(workspace),
     settings,
   };
 }

@@ -30,7 +30,7 @@ export async function triggerScheduledRun(engineOf: EngineOf, event: unknown): P
         engine,
         input.workflow_id,
         trigger,
-        scheduledRunId(input.workflow_id, input.scheduled_time),
+        scheduledRunId(engine.workspace, input.workflow_id, input.scheduled_time),
       )
     : { run: await startRun(engine, input.workflow_id, trigger), duplicate: false };
   const ids = { run_id: run.id, workflow_id: run.workflow_id };

@@ -25,7 +25,8 @@ export interface LambdaWebOptions {
 /**
  * The HTTP app as the API and webhook functions serve it: it answers only at API
  * Gateway's domain name and UI_BASE_URL's host, decision pages open only from a
- * signed link, `/api/*` is authorised by API Gateway, and a started run is executed
+ * signed link, `/api/*` takes API keys (the deployment's, or a workspace's from the table),
+ * `/admin/api/*` IAM callers (signed, checked by API Gateway), and a started run is executed
  * in this invocation (in dispatch mode that is only the trigger node: it
  * dispatches the executor and returns).
  */
@@ -38,7 +39,7 @@ export function lambdaWebApp(opts: LambdaWebOptions): { app: Hono; launcher: Run
     runner: launcher,
     linkKey: opts.linkKey,
     requireToken: true,
-    apiAuth: 'gateway',
+    iamApi: true,
     onWorkflowChange: opts.onWorkflowChange,
     ...(opts.sendChatTurn ? { sendChatTurn: opts.sendChatTurn } : {}),
     inLambda: true,

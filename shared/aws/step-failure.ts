@@ -40,7 +40,11 @@ export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown)
   const scheduled = ScheduleInputSchema.safeParse(record.requestPayload);
   if (scheduled.success && scheduled.data.scheduled_time) {
     // A scheduled run whose trigger gave up: its run (if it was created) is keyed on the firing.
-    const runId = scheduledRunId(scheduled.data.workflow_id, scheduled.data.scheduled_time);
+    const runId = scheduledRunId(
+      scheduled.data.workspace,
+      scheduled.data.workflow_id,
+      scheduled.data.scheduled_time,
+    );
     return markFailed(deps, runId, reason);
   }
   const step = StepEventSchema.safeParse(record.requestPayload);

@@ -40,6 +40,11 @@ const EnvSchema = z.object({
   /** The workspace the CLI works in (`--workspace` wins); unset, `default`. */
   HANDOFF_WORKSPACE: z.string().optional(),
   HANDOFF_WEBHOOK_SECRET: z.string().optional(),
+  /**
+   * A folder whose `<workspace id>/` subfolder a workspace's scoped keys may also point Maildir
+   * sources at (besides the workspace's own folder under the state directory).
+   */
+  HANDOFF_WORKSPACE_MAIL_ROOT: z.string().min(1).optional(),
   /** When set, every web page needs a login with this password (decision links still open alone). */
   HANDOFF_UI_PASSWORD: z.string().optional(),
   /** Where links in notifications point; unset, the local server's own address. */

@@ -1,4 +1,6 @@
 /** The live feed: a bounded, in-memory window onto runs and chats. The audit log is the record. */
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
+
 export type RunEventKind =
   | 'started'
   | 'fetched'
@@ -84,6 +86,15 @@ export class EventFeed {
   }
 }
 
+/**
+ * The feed channel of `channel` (a run id, `chat:<id>`) of workspace `workspace`: the default
+ * workspace's as it is, any other's prefixed with its id, so two workspaces' equal ids never
+ * share a channel. Every writer (the engine's `emit`) and reader of a workspace goes through it.
+ */
+export function workspaceChannel(workspace: string, channel: string): string {
+  return workspace === DEFAULT_WORKSPACE ? channel : `${workspace}/${channel}`;
+}
+
 /** The process-wide feed. */
 export const feed = new EventFeed();
 
@@ -95,4 +106,10 @@ export function emit(
   data: Record<string, unknown> = {},
 ): FeedEvent {
   return feed.emit(channel, kind, text, data);
+}
+
+/** `emit` into workspace `workspace`'s channels (see workspaceChannel). */
+export function emitIn(workspace: string): typeof emit {
+  if (workspace === DEFAULT_WORKSPACE) return emit;
+  return (channel, kind, text, data = {}) => emit(workspaceChannel(workspace, channel), kind, text, data);
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { entryProblems, refuseAdministratorSettings } from '../access/admin-settings.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { parseRecord } from '../store/records.ts';
 import type { Collection, Store } from '../store/store.ts';
@@ -88,6 +89,7 @@ export async function addEntry(store: Store, input: ServerEntryInput): Promise<R
       `integration ${issue?.path.join('.') || 'entry'}: ${issue?.message ?? 'invalid'}`,
     );
   }
+  await refuseAdministratorSettings(() => entryProblems(parsed.data, `integration ${parsed.data.name}: `));
   const current = (await storedRecords(store)).get(parsed.data.name);
   await write(store, { ...blank(parsed.data.name), ...current, entry: parsed.data });
   return getEntry(store, parsed.data.name);

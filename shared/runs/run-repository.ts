@@ -1,3 +1,4 @@
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import os from 'node:os';
 import { NotFoundError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
@@ -33,12 +34,21 @@ export function thisProcess(): { pid: number; host: string } {
   return { pid: process.pid, host: os.hostname() };
 }
 
+/**
+ * The parts an id derived from a caller's input is hashed from: outside the default workspace
+ * the workspace id comes first, so equal keys in two workspaces never make the same id (the
+ * default's ids are as they were before workspaces).
+ */
+function scoped(workspace: string, ...parts: string[]): string[] {
+  return workspace === DEFAULT_WORKSPACE ? parts : [`workspace:${workspace}`, ...parts];
+}
+
 /** The id of the run a schedule starts when it fires at `scheduledTime`: every delivery of that firing names it. */
-export function scheduledRunId(workflowId: string, scheduledTime: string): string {
-  return stableId('run', workflowId, scheduledTime);
+export function scheduledRunId(workspace: string, workflowId: string, scheduledTime: string): string {
+  return stableId('run', ...scoped(workspace, workflowId, scheduledTime));
 }
 
 /** The id of the run a webhook call with `Idempotency-Key: key` starts: a retry with the same key names it. */
-export function webhookRunId(workflowId: string, key: string): string {
-  return stableId('run', workflowId, 'webhook', key);
+export function webhookRunId(workspace: string, workflowId: string, key: string): string {
+  return stableId('run', ...scoped(workspace, workflowId, 'webhook', key));
 }

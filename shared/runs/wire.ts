@@ -1,6 +1,6 @@
 import type { Env } from '../config/env.ts';
 import { credentialsFor } from '../credentials/open-credentials.ts';
-import { emit } from '../events/feed.ts';
+import { emitIn } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
 import { FileLinkKey } from '../links/link-key.ts';
 import { mirrorFor } from '../memory/open-mirror.ts';
@@ -37,7 +37,7 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
     credentials: credentialsFor(env, store, process.env, workspace),
     mirror: mirrorFor(env, workspace),
     dispatcher: null,
-    emit,
+    emit: emitIn(workspace),
     settings,
     ...overrides,
   };

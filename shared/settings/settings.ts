@@ -5,6 +5,7 @@
  * `confidence_threshold` wins over both.
  */
 import { z } from 'zod';
+import { refuseAdministratorSettings, settingsProblems } from '../access/admin-settings.ts';
 import { getRecord } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 
@@ -70,6 +71,7 @@ export async function getSettings(
 /** Validates and saves the settings (last writer wins); returns the stored record. */
 export async function saveSettings(store: Store, input: SettingsInput): Promise<StoredSettings> {
   const valid = SettingsInputSchema.parse(input);
+  await refuseAdministratorSettings(() => settingsProblems(valid));
   const record = StoredSettingsSchema.parse({
     id: SETTINGS_ID,
     schemaVersion: 1,

@@ -10,6 +10,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { runAs } from '../access/actor.ts';
+import { AdministratorSettingError } from '../access/admin-settings.ts';
+import { memberOf } from '../access/member.ts';
+import { CredentialDecryptError } from '../credentials/cipher.ts';
 import { log } from '../logging/log.ts';
 import type { Env } from '../config/env.ts';
 import {
@@ -27,6 +31,7 @@ import { summarise, toPendingJson } from '../runs/views.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
+import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
 import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
@@ -38,11 +43,12 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
-import { isSpeechUpload, registerSpeechRoutes } from './speech-routes.ts';
+import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
-import { isPageApiPath, registerPageApi } from './page-api.ts';
+import { iamCaller, registerIamApi } from './iam-api.ts';
+import { registerPageApi } from './page-api.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
 import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
@@ -52,8 +58,7 @@ import { registerWorkspaceApi, registerWorkspaceSwitch } from './workspace-route
 import { isStoredKeyShape, verifyApiKey } from '../workspaces/api-keys.ts';
 import type { Platform } from '../workspaces/platform.ts';
 
-/** Largest request body accepted (decisions, webhooks). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from './body-limits.ts';
 export { KEEP_ALIVE_MS } from './sse.ts';
 
 /** The Content-Security-Policy of every response: nothing inline, nothing from elsewhere. */
@@ -83,8 +88,8 @@ export interface AppDeps {
   linkKey?: LinkKey;
   /** A public deployment: decision pages open only from a signed link. */
   requireToken?: boolean;
-  /** `gateway`: API Gateway already authenticated `/api/*` callers (IAM); else the bearer key. */
-  apiAuth?: 'bearer' | 'gateway';
+  /** Served behind API Gateway: IAM callers reach `/admin/api/*` (iam-api.ts) as administrators. */
+  iamApi?: boolean;
   /** Where decision links point when the Settings page stores none (default: the engine's at start). */
   uiBaseUrlDefault?: () => string;
   /**
@@ -165,11 +170,7 @@ export function createApp(deps: AppDeps): Hono {
     if (c.res.headers.get('Content-Type')?.startsWith('text/html'))
       c.res.headers.set('Cache-Control', 'no-store');
   });
-  app.use((c, next) =>
-    c.req.method === 'POST' && !isSpeechUpload(c.req.path) && !isPageApiPath(c.req.path)
-      ? limit(c, next)
-      : next(),
-  );
+  app.use(bodyLimits(fail));
   app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
   const inWorkspace = workspaceScope(deps.platform, engine, fail);
   // The API and event streams pick their workspace after the bearer check (a key may be scoped).
@@ -180,6 +181,9 @@ export function createApp(deps: AppDeps): Hono {
     if (error instanceof AlreadyDecidedError || error instanceof VersionConflictError)
       return fail(c, 409, error.message);
     if (error instanceof InvalidInputError) return fail(c, 422, error.message);
+    if (error instanceof AdministratorSettingError) return fail(c, 403, error.message);
+    // A stored credential this server cannot open (copied from another installation, damaged).
+    if (error instanceof CredentialDecryptError) return fail(c, 422, error.message);
     log.error(`${c.req.method} ${c.req.path} failed: ${oneLine(error.message)}`);
     return fail(c, 500, 'internal error; see the server log');
   });
@@ -199,7 +203,8 @@ export function createApp(deps: AppDeps): Hono {
 
   // The document loads with its first request, not with every cold start.
   app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));
-  if (deps.apiAuth !== 'gateway') app.use('/api/*', bearer(env, deps.platform, false, web));
+  if (deps.iamApi) registerIamApi(app, fail);
+  app.use('/api/*', bearer(env, deps.platform, false, web));
   app.use('/events/*', bearer(env, deps.platform, true));
   app.use('/api/*', inWorkspace);
   app.use('/events/*', inWorkspace);
@@ -256,7 +261,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(web.engine.store, c.req.param('runId'))).id; // 404 for an unknown run
-    return streamRunWhereLive(c, web.liveFeed, runId);
+    return streamRunWhereLive(c, web.liveFeed, web.engine.workspace, runId);
   });
 
   registerHookRoutes(app, web, limit);
@@ -289,6 +294,7 @@ export function bearer(
   web?: WebDeps,
 ): MiddlewareHandler {
   return async (c, next) => {
+    if (iamCaller(c)) return next(); // an administrator, signed with SigV4 and checked by API Gateway
     if (web && !c.req.header('Authorization') && (await pageApiCall(c, web))) return next();
     const expected = env.HANDOFF_API_KEY;
     if (!expected && !platform) return fail(c, 401, 'the API is disabled: set HANDOFF_API_KEY on the server');
@@ -299,6 +305,11 @@ export function bearer(
       const key = await verifyApiKey(platform.store, given);
       if (!key) return fail(c, 401, 'missing or wrong bearer token');
       c.set('keyWorkspace', key.workspace);
+      // A scoped key is a member of its workspace: no administrator's settings (access/).
+      if (key.workspace !== null) {
+        await runAs(memberOf(env, key.workspace), () => next());
+        return undefined;
+      }
     } else if (!expected) {
       return fail(
         c,

@@ -14,7 +14,7 @@ import {
   renameChat,
 } from '../chats/chat-repository.ts';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
-import { feed } from '../events/feed.ts';
+import { feed, workspaceChannel } from '../events/feed.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { chatPage } from './pages/chat.ts';
@@ -31,7 +31,10 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
   const show = async (c: Context, chatId: string | null, error: string | null = null) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const after = chatId === null ? 0 : (feed.history(chatChannel(chatId)).at(-1)?.seq ?? 0);
+    const after =
+      chatId === null
+        ? 0
+        : (feed.history(workspaceChannel(web.engine.workspace, chatChannel(chatId))).at(-1)?.seq ?? 0);
     const chat = chatId === null ? null : await getChat(web.engine.store, chatId).catch(() => null);
     if (chatId !== null && !chat)
       return c.html(
@@ -121,6 +124,12 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const chat = await getChat(web.engine.store, c.req.param('id')).catch(() => null);
     if (!chat) return c.text('no such chat', 404);
-    return streamRunWhereLive(c, web.liveFeed, chatChannel(chat.id), c.req.query('after'));
+    return streamRunWhereLive(
+      c,
+      web.liveFeed,
+      web.engine.workspace,
+      chatChannel(chat.id),
+      c.req.query('after'),
+    );
   });
 }

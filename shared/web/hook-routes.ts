@@ -1,15 +1,18 @@
 /**
  * `POST /hooks/:workflowId`: a signed webhook starts a run. The body is HMAC-SHA256-signed
- * with the workflow's own secret (an event source's `secret:` credential) or else
- * HANDOFF_WEBHOOK_SECRET, as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256`
- * (same `sha256=<hex>` form); every signature sent must match. An event workflow's body is
+ * with the workflow's own secret (an event source's `secret:` credential) or else the
+ * workspace's (HANDOFF_WEBHOOK_SECRET for `default`, its WEBHOOK_SECRET credential
+ * elsewhere), as `X-Handoff-Signature` or GitHub's own `X-Hub-Signature-256` (same
+ * `sha256=<hex>` form); every signature sent must match. An event workflow's body is
  * its items (see shared/sources/event/), stored with the run; any other workflow's is kept as
  * the wake-up's detail.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CredentialDecryptError } from '../credentials/cipher.ts';
 import { NotFoundError, RecordExistsError } from '../errors/index.ts';
+import { log } from '../logging/log.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { webhookRunId } from '../runs/run-repository.ts';
@@ -18,10 +21,13 @@ import { webhookItems } from '../sources/event/webhook-body.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { oneLine } from './run-launcher.ts';
 import type { WebDeps } from './web-deps.ts';
+import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 
 const BAD_SIGNATURE =
   'missing or wrong signature (expected X-Handoff-Signature or X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>)';
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+/** The credential a workspace other than `default` signs its webhooks with (a workflow's own `secret:` wins). */
+export const WORKSPACE_WEBHOOK_SECRET = 'WEBHOOK_SECRET';
 
 function fail(c: Context, status: ContentfulStatusCode, message: string): Response {
   return c.json({ error: oneLine(message) }, status);
@@ -34,7 +40,11 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
     const found = await findWorkflow(engine.store, c.req.param('workflowId'));
     const workflow = found instanceof NotFoundError ? null : found;
     const secret = await secretFor(web, workflow);
-    if (!secret) return fail(c, 401, secretMissing(workflow));
+    if (typeof secret !== 'string') {
+      // Told to the server's log only: a caller that has not signed learns no secret's name.
+      log.error(`webhook ${c.req.path} refused: ${secret.why}`, workflow ? { workflow_id: workflow.id } : {});
+      return fail(c, 401, secret.public);
+    }
     const body = new Uint8Array(await c.req.arrayBuffer());
     const signatures = [c.req.header('X-Handoff-Signature'), c.req.header('X-Hub-Signature-256')].filter(
       (s) => s !== undefined,
@@ -54,7 +64,7 @@ export function registerHookRoutes(app: Hono, web: WebDeps, limit: MiddlewareHan
       detail = read.detail;
     }
     // A caller that retries with the same key gets the run it started, not a second one.
-    const runId = key === undefined ? undefined : webhookRunId(workflow.id, key);
+    const runId = key === undefined ? undefined : webhookRunId(engine.workspace, workflow.id, key);
     let run;
     try {
       run = await createRunFor(engine, workflow.id, { kind: 'webhook', detail }, runId);
@@ -76,22 +86,43 @@ async function findWorkflow(store: Store, id: string): Promise<Workflow | NotFou
   }
 }
 
-/**
- * The key a workflow's webhook is signed with: its own (`source.secret`, a credential) when
- * it names one, else the server's HANDOFF_WEBHOOK_SECRET. An unknown workflow is checked
- * against the server's, so a wrong signature never learns which workflows exist.
- */
-async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | undefined> {
-  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
-  if (!name) return web.env.HANDOFF_WEBHOOK_SECRET || undefined;
-  return (await web.engine.credentials.get(name))?.reveal();
+/** Why a webhook cannot be checked: `public` for its caller (no names), `why` for the server's log. */
+interface NoSecret {
+  public: string;
+  why: string;
 }
 
-function secretMissing(workflow: Workflow | null): string {
-  const name = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
-  return name
-    ? `workflow ${workflow!.id} names webhook secret ${name}, which is not set: \`handoff credentials set ${name}\``
-    : 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
+/**
+ * The key a workflow's webhook is signed with: its own (`source.secret`, a credential) when
+ * it names one; else, in the default workspace, the server's HANDOFF_WEBHOOK_SECRET, and in
+ * any other, the workspace's WEBHOOK_SECRET credential. An unknown workflow is checked like
+ * one without a secret, so a wrong signature never learns which workflows exist.
+ */
+async function secretFor(web: WebDeps, workflow: Workflow | null): Promise<string | NoSecret> {
+  const own = workflow?.source.type === 'event' ? workflow.source.secret : undefined;
+  const unusable = "webhooks are not set up for this workflow: see the server's log";
+  if (!own && web.engine.workspace === DEFAULT_WORKSPACE) {
+    const disabled = 'webhooks are disabled: set HANDOFF_WEBHOOK_SECRET on the server';
+    return web.env.HANDOFF_WEBHOOK_SECRET || { public: disabled, why: disabled };
+  }
+  // The server's secret is the administrator's and opens the default workspace only: another
+  // workspace signs with its own (so a team given it cannot sign into another team's workflows).
+  const name = own ?? WORKSPACE_WEBHOOK_SECRET;
+  const where = web.engine.workspace === DEFAULT_WORKSPACE ? '' : ` --workspace ${web.engine.workspace}`;
+  const whose = own
+    ? `workflow ${workflow!.id} names webhook secret ${name}`
+    : `workspace ${web.engine.workspace} signs its webhooks with ${name}`;
+  try {
+    const secret = (await web.engine.credentials.get(name))?.reveal();
+    if (secret) return secret;
+    return {
+      public: unusable,
+      why: `${whose}, which is not set: \`handoff credentials set ${name}${where}\``,
+    };
+  } catch (error) {
+    if (!(error instanceof CredentialDecryptError)) throw error;
+    return { public: unusable, why: `${whose}: ${error.message}` };
+  }
 }
 
 /** Checks `sha256=<hex>` against the HMAC-SHA256 of the raw body bytes. */

@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono';
 import { listAudit } from '../audit/audit.ts';
 import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
-import { feed } from '../events/feed.ts';
+import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
 import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
 import type { Decision } from '../records/runs.ts';
@@ -133,7 +133,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     // The feed first, then the run: the page's state is never older than the last event it
     // includes, so the live stream (which resumes after that event) cannot skip the end.
-    const events = feed.history(c.req.param('id') ?? '');
+    const events = feed.history(workspaceChannel(web.engine.workspace, c.req.param('id') ?? ''));
     const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
     const [workflow, audit, decisions, recorded, session, artifacts] = await Promise.all([
@@ -165,6 +165,6 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return c.text('no such run', 404);
-    return streamRunWhereLive(c, web.liveFeed, run.id, c.req.query('after'));
+    return streamRunWhereLive(c, web.liveFeed, web.engine.workspace, run.id, c.req.query('after'));
   });
 }

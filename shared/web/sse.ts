@@ -1,7 +1,7 @@
 /** Relays a run's feed as server-sent events (for the API's `/events/:runId` and the inspector's stream). */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { feed, type FeedEvent } from '../events/feed.ts';
+import { feed, workspaceChannel, type FeedEvent } from '../events/feed.ts';
 
 /** Interval of the SSE keep-alive comment. */
 export const KEEP_ALIVE_MS = 15_000;
@@ -60,6 +60,7 @@ async function relayFeed(runId: string, lastSeen: number, stream: SseStream): Pr
 export function streamRunWhereLive(
   c: Context,
   live: 'sse' | 'poll',
+  workspace: string,
   runId: string,
   fallbackAfter?: string,
 ): Response {
@@ -70,5 +71,5 @@ export function streamRunWhereLive(
       },
       501,
     );
-  return streamRun(c, runId, fallbackAfter);
+  return streamRun(c, workspaceChannel(workspace, runId), fallbackAfter);
 }

@@ -1,6 +1,6 @@
 /** `GET /talk`: the Talk page (its calls go to the speech and decision API with the page's CSRF token). */
 import type { Hono } from 'hono';
-import { feed } from '../events/feed.ts';
+import { feed, workspaceChannel } from '../events/feed.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
 import { listWorkflows } from '../workflows/repository.ts';
@@ -20,7 +20,7 @@ export function registerTalkRoutes(app: Hono, web: WebDeps): void {
     );
     const runId = pending[0]?.run_id;
     const run = runId ? await getRun(store, runId).catch(() => null) : ((await listRuns(store))[0] ?? null);
-    const events = run ? feed.history(run.id) : [];
+    const events = run ? feed.history(workspaceChannel(web.engine.workspace, run.id)) : [];
     const data = {
       pending,
       irreversible,

@@ -1,8 +1,10 @@
 /**
  * Which workspace a request works in, and the engine that goes with it. The API names it
  * in the `X-Handoff-Workspace` header (absent: `default`, or the only workspace a scoped
- * key may see); pages remember the one picked in the sidebar's switcher (a cookie), and a
- * link may carry `?workspace=`. The request's engine is kept in an AsyncLocalStorage for
+ * key may see); pages remember the one picked in the sidebar's switcher (a cookie). A link
+ * the product made (a decision link, a hook URL, a page's form) carries `?workspace=<id>`:
+ * an id, never a name, so a workspace renamed onto a name another one had never receives
+ * that one's links or hooks. The request's engine is kept in an AsyncLocalStorage for
  * the length of the request, so `web.engine` is always the request's own.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -13,6 +15,7 @@ import type { EngineDeps } from '../runs/deps.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import type { Platform } from '../workspaces/platform.ts';
 import type { Workspace } from '../workspaces/registry.ts';
+import { keepWorkspace } from './keep-workspace.ts';
 import type { WaitingIn } from './waiting-everywhere.ts';
 
 export const WORKSPACE_HEADER = 'X-Handoff-Workspace';
@@ -44,7 +47,12 @@ export function currentScope(): RequestScope | undefined {
   return scopes.getStore();
 }
 
-const DEFAULT_ONLY: Workspace = { id: DEFAULT_WORKSPACE, name: DEFAULT_WORKSPACE, created_at: '' };
+const DEFAULT_ONLY: Workspace = {
+  id: DEFAULT_WORKSPACE,
+  name: DEFAULT_WORKSPACE,
+  created_at: '',
+  removed_at: null,
+};
 
 /**
  * Runs the rest of the request in its workspace. Without a platform (an app made around
@@ -59,14 +67,18 @@ export function workspaceScope(
   return async (c, next) => {
     const isApi = isApiPath(c.req.path);
     const keyWorkspace = c.get('keyWorkspace') ?? null;
+    const header = c.req.header(WORKSPACE_HEADER);
+    const linked = header === undefined ? c.req.query('workspace') : undefined;
     const named =
-      c.req.header(WORKSPACE_HEADER) ??
-      c.req.query('workspace') ??
+      header ??
+      linked ??
       // Pages, and a page's own API calls (no Authorization: its session), follow the switcher.
       (isApi && c.req.header('Authorization') ? undefined : getCookie(c, WORKSPACE_COOKIE));
+    const selector: Selector | undefined =
+      named === undefined ? undefined : { value: named, by: linked !== undefined ? 'id' : 'name' };
     let scope: RequestScope;
     try {
-      scope = await resolveScope(platform, base, named, keyWorkspace);
+      scope = await resolveScope(platform, base, selector, keyWorkspace);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       if (!isApi && named !== undefined && c.req.header(WORKSPACE_HEADER) === undefined) {
@@ -76,27 +88,35 @@ export function workspaceScope(
       } else return fail(c, 404, errorMessage(error));
     }
     await scopes.run(scope, () => next());
+    // A page reached by a link that names its workspace keeps it in every link it gives.
+    if (!isApi && selector?.by === 'id') c.res = await keepWorkspace(c.res, scope.workspace.id);
     return undefined;
   };
+}
+
+/** A workspace as a request names it: by the name people type, or by the id a link carries. */
+interface Selector {
+  value: string;
+  by: 'name' | 'id';
 }
 
 async function resolveScope(
   platform: Platform | undefined,
   base: EngineDeps,
-  named: string | undefined,
+  selector: Selector | undefined,
   keyWorkspace: string | null,
 ): Promise<RequestScope> {
+  const unknown = () =>
+    new NotFoundError(`no workspace "${selector?.value ?? keyWorkspace}" (see: handoff workspaces)`);
   if (!platform) {
-    if (named !== undefined && named !== DEFAULT_WORKSPACE)
-      throw new NotFoundError(`no workspace "${named}"`);
+    if (selector !== undefined && selector.value !== DEFAULT_WORKSPACE) throw unknown();
     return { workspace: DEFAULT_ONLY, engine: base };
   }
-  let workspace: Workspace;
-  if (named === undefined && keyWorkspace !== null)
-    workspace = (await platform.registry.list()).find((w) => w.id === keyWorkspace)!;
-  else workspace = await platform.resolve(named);
-  if (!workspace || (keyWorkspace !== null && workspace.id !== keyWorkspace))
-    throw new NotFoundError(`no workspace "${named}"`);
+  let workspace: Workspace | undefined;
+  if (selector === undefined && keyWorkspace !== null) workspace = await platform.registry.byId(keyWorkspace);
+  else if (selector?.by === 'id') workspace = await platform.registry.byId(selector.value);
+  else workspace = await platform.resolve(selector?.value);
+  if (!workspace || (keyWorkspace !== null && workspace.id !== keyWorkspace)) throw unknown();
   return { workspace, engine: platform.engineFor(workspace.id) };
 }
 

@@ -1,3 +1,4 @@
+import { refuseAdministratorSettings, workflowProblems } from '../access/admin-settings.ts';
 import { agents } from '../agents/definitions.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { skills } from '../skills/skills.ts';
@@ -9,9 +10,11 @@ import { WorkflowSchema, type Workflow } from './schema.ts';
 
 /**
  * Saves (or replaces) a validated workflow. Refuses, with one line naming the field, an
- * `<entry>__<tool>` action whose entry is not in the integration registry.
+ * `<entry>__<tool>` action whose entry is not in the integration registry, and, from a
+ * workspace-scoped key, an administrator's setting (access/admin-settings.ts).
  */
 export async function saveWorkflow(store: Store, workflow: Workflow): Promise<void> {
+  await refuseAdministratorSettings((member) => workflowProblems(workflow, member));
   await checkIntegrationActions(store, workflow);
   const problems = await libraryProblems(store, workflow);
   if (problems.length > 0) throw new InvalidInputError(problems.join('; '));

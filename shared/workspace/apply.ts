@@ -5,6 +5,12 @@
  * nothing. Apply adds and updates; it never deletes (remove things with their commands).
  */
 import { isDeepStrictEqual } from 'node:util';
+import {
+  entryProblems,
+  refuseAdministratorSettings,
+  settingsProblems,
+  workflowProblems,
+} from '../access/admin-settings.ts';
 import { agents } from '../agents/definitions.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { PROFILE_ID, ProfileSchema } from '../profile/profile.ts';
@@ -50,6 +56,20 @@ export async function applyWorkspace(
   opts: { dryRun?: boolean; workflowProblem?: (workflow: Workflow) => string | null } = {},
 ): Promise<ApplyResult> {
   const { file, workflows } = await checkWorkspaceFile(store, text, fileName, opts.workflowProblem);
+  // From a workspace-scoped key: no program, host folder or private address (nothing written).
+  await refuseAdministratorSettings(async (member) => [
+    ...(await settingsProblems(file.settings, `${fileName}: settings.`)),
+    ...(
+      await Promise.all(
+        file.integrations.map((x, i) =>
+          x.entry ? entryProblems(x.entry, `${fileName}: integrations.${i}.entry.`) : [],
+        ),
+      )
+    ).flat(),
+    ...(
+      await Promise.all(workflows.map((w, i) => workflowProblems(w, member, `${fileName}: workflows.${i}.`)))
+    ).flat(),
+  ]);
   const current = await exportWorkspace(store, { withLearnedRules: true });
   const changes: Change[] = [];
   const writes: Write[] = [];

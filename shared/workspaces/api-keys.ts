@@ -8,6 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { NotFoundError } from '../errors/index.ts';
 import { parseRecord } from '../store/records.ts';
+import { DEFAULT_WORKSPACE } from './names.ts';
 import type { Store } from '../store/store.ts';
 
 export const ApiKeySchema = z.object({
@@ -62,7 +63,10 @@ export async function revokeApiKey(platform: Store, id: string): Promise<ApiKeyV
   return viewOf(revoked);
 }
 
-/** The live key `given` is, or undefined (malformed, unknown, wrong secret, revoked). */
+/**
+ * The live key `given` is, or undefined (malformed, unknown, wrong secret, revoked, or its
+ * workspace removed: a key belongs to the workspace's id, never to a name).
+ */
 export async function verifyApiKey(platform: Store, given: string): Promise<ApiKeyView | undefined> {
   const parts = KEY.exec(given);
   if (!parts) return undefined;
@@ -70,7 +74,22 @@ export async function verifyApiKey(platform: Store, given: string): Promise<ApiK
   if (!raw) return undefined;
   const key = parseRecord(ApiKeySchema, 'api_keys', raw);
   const same = timingSafeEqual(Buffer.from(sha256(parts[2]!), 'hex'), Buffer.from(key.hash, 'hex'));
-  return same && !key.revoked_at ? viewOf(key) : undefined;
+  if (!same || key.revoked_at) return undefined;
+  if (key.workspace !== null && !(await workspaceIsLive(platform, key.workspace))) return undefined;
+  return viewOf(key);
+}
+
+/** Whether workspace `id` exists and was not removed (read from the platform store as it is now). */
+async function workspaceIsLive(platform: Store, id: string): Promise<boolean> {
+  if (id === DEFAULT_WORKSPACE) return true; // it cannot be removed
+  const raw = await platform.get('workspaces', id);
+  return raw !== undefined && (raw.removed_at ?? null) === null;
+}
+
+/** Revokes every live key of workspace `id` (when it is removed). */
+export async function revokeWorkspaceKeys(platform: Store, id: string): Promise<void> {
+  const keys = (await platform.list('api_keys')).map((r) => parseRecord(ApiKeySchema, 'api_keys', r));
+  for (const key of keys) if (key.workspace === id && !key.revoked_at) await revokeApiKey(platform, key.id);
 }
 
 /** True when `given` looks like a stored key (so it is checked against the store, not the env key). */

@@ -117,18 +117,22 @@ describe('the chat API', () => {
     }).toEqual(before);
   });
 
-  it('on the deployed API (a gateway before Lambda) the same chat routes answer', async () => {
+  it('on the deployed API (a gateway before Lambda) the same chat routes answer an IAM caller', async () => {
     h = await makeHarness();
     const lambda = createApp({
       engine: h.engine,
       env: h.env,
       runner: h.launcher,
       requireToken: true,
-      apiAuth: 'gateway',
+      iamApi: true,
       hosts: () => ['api.example.com'],
     });
+    // API Gateway signs IAM callers in at /admin/api/* and says who they are in the event.
+    const iam = {
+      requestContext: { authorizer: { iam: { userArn: 'arn:aws:iam::111122223333:user/ops' } } },
+    };
     const request = (path: string, init: RequestInit = {}) =>
-      lambda.request(`https://api.example.com${path}`, init);
+      lambda.request(`https://api.example.com${path.replace(/^\/api\//, '/admin/api/')}`, init, iam);
     const { chat_id } = (await (await request('/api/chats', { method: 'POST' })).json()) as {
       chat_id: string;
     };

@@ -85,7 +85,7 @@ describe.each([
     expect(h.gateway.kmsCalls).toEqual([{ by: 'operator', action: 'Encrypt' }]);
     const saved = await h.api(
       'PUT',
-      '/api/workflows/inbox-triage',
+      '/admin/api/workflows/inbox-triage',
       inboxYaml('inbox-triage', 'MAIL_PASSWORD'),
       'application/yaml',
     );
@@ -130,14 +130,14 @@ describe.each([
     });
     expect(answered.status).toBeLessThan(400);
     // The rest over the signed API, as another system would answer.
-    const pending = (await (await h.api('GET', '/api/pending')).json()) as {
+    const pending = (await (await h.api('GET', '/admin/api/pending')).json()) as {
       decision_id: string;
       options: string[];
     }[];
     for (const d of pending) {
       const res = await h.api(
         'POST',
-        `/api/decisions/${encodeURIComponent(d.decision_id)}`,
+        `/admin/api/decisions/${encodeURIComponent(d.decision_id)}`,
         JSON.stringify({ action: 'skip' }),
       );
       expect(res.status).toBe(200);

@@ -12,7 +12,7 @@ import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { engineFixture, eventWorkflowYaml, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
-import { failureRecord, UI } from './support.ts';
+import { asIamCaller, failureRecord, UI } from './support.ts';
 import { defaultOnly } from '../support/dispatch-fixture.ts';
 
 let fixture: EngineFixture;
@@ -129,7 +129,11 @@ describe('workflow routes', () => {
       onWorkflowChange: async (id, change) => void changes.push([id, change]),
     });
     const put = (id: string, body: string, type: string) =>
-      app.request(`${UI}/api/workflows/${id}`, { method: 'PUT', body, headers: { 'Content-Type': type } });
+      asIamCaller(app, `${UI}/api/workflows/${id}`, {
+        method: 'PUT',
+        body,
+        headers: { 'Content-Type': type },
+      });
     const yaml = eventWorkflowYaml('second'); // a Lambda takes no Maildir workflow
 
     expect((await put('second', yaml, 'application/yaml')).status).toBe(201);
@@ -152,8 +156,8 @@ describe('workflow routes', () => {
     expect(((await invalid.json()) as { error: string }).error).toMatch(/^body.yaml: trigger: needs one of/);
     expect((await put('second', 'x'.repeat(300 * 1024), 'text/yaml')).status).toBe(413);
 
-    expect((await app.request(`${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(204);
-    expect((await app.request(`${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(404);
+    expect((await asIamCaller(app, `${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(204);
+    expect((await asIamCaller(app, `${UI}/api/workflows/second`, { method: 'DELETE' })).status).toBe(404);
     expect(changes).toEqual([
       ['second', 'saved'],
       ['second', 'saved'],

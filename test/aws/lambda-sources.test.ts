@@ -10,6 +10,7 @@ import {
   type EngineFixture,
 } from '../support/engine-fixture.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
+import { asIamCaller } from './support.ts';
 
 /** The deployment's own host: the Lambda app answers only requests addressed to it. */
 const GATEWAY = 'https://handoff.example';
@@ -33,7 +34,7 @@ describe('the deployed API and local sources', () => {
       onWorkflowChange: async (id) => void changes.push(id),
     });
     const put = (id: string, body: string) =>
-      app.request(`${GATEWAY}/api/workflows/${id}`, {
+      asIamCaller(app, `${GATEWAY}/api/workflows/${id}`, {
         method: 'PUT',
         body,
         headers: { 'Content-Type': 'application/yaml' },

@@ -10,7 +10,7 @@ import type { RunLauncher } from '../../shared/web/run-launcher.ts';
 import type { Dovecot } from '../support/dovecot.ts';
 import { eventWorkflowYaml } from '../support/engine-fixture.ts';
 import { demoInboxOnImap } from './imap-deployment.ts';
-import { UI } from './support.ts';
+import { asIamCaller, UI } from './support.ts';
 
 type Doc = {
   openapi: string;
@@ -44,7 +44,11 @@ afterAll(async () => {
 });
 
 /** A request as API Gateway passes it on: at the deployment's host (UI_BASE_URL). */
-const atGateway = (pathAndQuery: string, init?: RequestInit) => app.request(`${UI}${pathAndQuery}`, init);
+/** As an IAM caller (the gateway's IAM route) for `/api/*`, else as anyone. */
+const atGateway = (pathAndQuery: string, init?: RequestInit) =>
+  pathAndQuery.startsWith('/api/') && pathAndQuery !== '/api/openapi.json'
+    ? asIamCaller(app, `${UI}${pathAndQuery}`, init)
+    : app.request(`${UI}${pathAndQuery}`, init);
 
 /** Every `/api` route the app serves, as OpenAPI path + method. */
 function servedApiRoutes(): { path: string; method: string }[] {

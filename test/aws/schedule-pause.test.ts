@@ -24,7 +24,7 @@ import type { EngineDeps } from '../../shared/runs/deps.ts';
 import type { DynamoDbStore } from '../../shared/store/dynamodb-store.ts';
 import { dynaliteTables } from '../support/dynalite.ts';
 import { addDemoWorkflow, makeEngine } from '../web/support.ts';
-import { ARNS, BUS, deliver, GROUP, UI } from './support.ts';
+import { ARNS, asIamCaller, BUS, deliver, GROUP, UI } from './support.ts';
 
 const eventBridge = mockClient(EventBridgeClient);
 const scheduler = mockClient(SchedulerClient);
@@ -75,7 +75,7 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
     );
   };
 
-  const paused = await app.request(`${UI}/api/schedules/watch/pause`, { method: 'POST' });
+  const paused = await asIamCaller(app, `${UI}/api/schedules/watch/pause`, { method: 'POST' });
   expect(paused.status).toBe(200);
   expect(await paused.json()).toMatchObject({
     workflow_id: 'watch',
@@ -100,7 +100,7 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
     State: 'DISABLED',
   });
 
-  const resumed = await app.request(`${UI}/api/schedules/watch/resume`, { method: 'POST' });
+  const resumed = await asIamCaller(app, `${UI}/api/schedules/watch/resume`, { method: 'POST' });
   expect(resumed.status).toBe(200);
   expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 2);
   expect(await sync()).toEqual({ workflow_id: 'watch', schedule: 'updated' });
@@ -112,7 +112,7 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
 
   // A workflow without a schedule: 404, one line, and nothing is announced.
   await addDemoWorkflow(engine, dir);
-  const refused = await app.request(`${UI}/api/schedules/inbox-triage/pause`, { method: 'POST' });
+  const refused = await asIamCaller(app, `${UI}/api/schedules/inbox-triage/pause`, { method: 'POST' });
   expect(refused.status).toBe(404);
   expect(await refused.json()).toEqual({
     error: 'workflow "inbox-triage" has no schedule (trigger.schedule), so there is nothing to pause',

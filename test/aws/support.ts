@@ -1,4 +1,5 @@
 /** Events and context as AWS hands them to the handlers, and the deployment's environment. */
+import type { Hono } from 'hono';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { APIGatewayProxyEventV2, Context, EventBridgeEvent } from 'aws-lambda';
 
@@ -73,6 +74,34 @@ export function deliver<T extends string, D>(entry: PutEventsRequestEntry): Even
   };
 }
 
+/** The IAM context API Gateway puts in an event it admitted on an IAM-authorised route. */
+const IAM_CALLER = {
+  accessKey: 'AKIAEXAMPLEOPS',
+  accountId: ACCOUNT,
+  callerId: 'AIDAEXAMPLEOPS',
+  cognitoIdentity: null,
+  principalOrgId: null,
+  userArn: `arn:aws:iam::${ACCOUNT}:user/ops`,
+  userId: 'AIDAEXAMPLEOPS',
+};
+
+/** What an app sees of a request API Gateway admitted on its IAM route (hono's Lambda bindings). */
+export const IAM_BINDINGS = { requestContext: { authorizer: { iam: IAM_CALLER } } };
+
+/**
+ * Calls the Lambda app (`app.request`) as an IAM caller: at `/admin` + the `/api/...` URL given,
+ * with the gateway's IAM context.
+ */
+export function asIamCaller(
+  app: { request: Hono['request'] },
+  url: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const at = new URL(url);
+  at.pathname = `/admin${at.pathname}`;
+  return Promise.resolve(app.request(at.toString(), init, IAM_BINDINGS));
+}
+
 /** An API Gateway HTTP API (payload 2.0) request. */
 export function httpEvent(
   method: string,
@@ -80,6 +109,13 @@ export function httpEvent(
   opts: { body?: string; contentType?: string; base64?: boolean; headers?: Record<string, string> } = {},
 ): APIGatewayProxyEventV2 {
   const url = new URL(pathAndQuery, UI);
+  // An /api call without a key is an IAM caller's: sent to /admin/api/*, where API Gateway
+  // checks the SigV4 signature and puts who signed in the event (iam-api.ts).
+  const iam =
+    url.pathname.startsWith('/api/') &&
+    url.pathname !== '/api/openapi.json' &&
+    !Object.keys(opts.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  if (iam) url.pathname = `/admin${url.pathname}`;
   const headers: Record<string, string> = {
     host: url.host,
     'user-agent': 'handoff-test',
@@ -108,6 +144,7 @@ export function httpEvent(
       },
       requestId: crypto.randomUUID(),
       routeKey: '$default',
+      ...(iam ? { authorizer: { iam: IAM_CALLER } } : {}),
       stage: '$default',
       time: new Date().toUTCString(),
       timeEpoch: Date.now(),

@@ -367,6 +367,7 @@ describe('HTTP API', () => {
     ).toEqual(
       [
         '$default',
+        'ANY /admin/api/{proxy+}',
         'ANY /api/{proxy+}',
         'GET /',
         'GET /api/openapi.json',
@@ -377,11 +378,11 @@ describe('HTTP API', () => {
     );
   });
 
-  it('signs /api/* with IAM at the gateway; every other route is authenticated by the app', () => {
+  it('signs /admin/api/* with IAM at the gateway; every other route (/api/* by its keys) is authenticated by the app', () => {
     for (const r of routes())
       expect([r.RouteKey, r.AuthorizationType]).toEqual([
         r.RouteKey,
-        r.RouteKey === 'ANY /api/{proxy+}' ? 'AWS_IAM' : 'NONE',
+        r.RouteKey === 'ANY /admin/api/{proxy+}' ? 'AWS_IAM' : 'NONE',
       ]);
   });
 

@@ -144,7 +144,7 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     const { sent } = await dispatched();
     const first = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
     expect(first).toMatchObject({ status: 'running', duplicate: false });
-    expect(first.run_id).toBe(scheduledRunId('inbox', '2026-11-30T08:00:00Z'));
+    expect(first.run_id).toBe(scheduledRunId('default', 'inbox', '2026-11-30T08:00:00Z'));
     const again = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
     expect(again).toMatchObject({ run_id: first.run_id, duplicate: true });
     expect(await listRuns(fixture.store)).toHaveLength(1);
@@ -166,7 +166,7 @@ describe('a scheduled trigger delivered twice starts one run', () => {
   it('re-runs a trigger step whose process died, but not one still within its timeout', async () => {
     const { sent } = await dispatched();
     const time = '2026-11-30T08:00:00Z';
-    const id = scheduledRunId('inbox', time);
+    const id = scheduledRunId('default', 'inbox', time);
     await createRun(fixture.store, 'inbox', { kind: 'schedule', detail: SCHEDULE }, id); // then it died
     expect(await triggerScheduledRun(defaultOnly(fixture.deps), input(time))).toMatchObject({
       duplicate: true,
@@ -185,7 +185,7 @@ describe('a scheduled trigger delivered twice starts one run', () => {
   it('a trigger that gave up marks its keyed run failed with the reason', async () => {
     await dispatched();
     const time = '2026-11-30T08:00:00Z';
-    const id = scheduledRunId('inbox', time);
+    const id = scheduledRunId('default', 'inbox', time);
     await createRun(fixture.store, 'inbox', { kind: 'schedule', detail: SCHEDULE }, id);
     const record = {
       requestContext: {

@@ -4,7 +4,7 @@
  * (a local MCP server standing in for GitHub's), once; bad deliveries start nothing.
  */
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addEntry } from '../../shared/integrations/registry.ts';
 import { BUILTIN_ENTRIES } from '../../shared/integrations/servers.ts';
@@ -168,18 +168,24 @@ describe('a GitHub pull_request webhook on the local server', () => {
 });
 
 describe("a workflow's own webhook secret", () => {
-  it('is checked instead of the server-wide one; unset, it is named in one line', async () => {
+  it("is checked instead of the server-wide one; unset, the caller is told so without the secret's name", async () => {
     const yaml = (await readTemplate('pr-review')).replace(
       /^source: .*$/m,
       'source: { type: event, secret: REPO_HOOK_SECRET }',
     );
     await saveWorkflow(engine.store, parseWorkflow(yaml, 'pr-review.yaml'));
     const body = JSON.stringify(BUMP);
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const unset = await deliver(body, githubHeaders(body, 'repo-secret'));
+    const logged = stderr.mock.calls.map(([line]) => String(line)).join('');
+    stderr.mockRestore();
     expect(unset.status).toBe(401);
+    expect(logged).toContain(
+      'names webhook secret REPO_HOOK_SECRET, which is not set: `handoff credentials set REPO_HOOK_SECRET`',
+    );
+    // An unsigned caller learns no secret's name; the server's log says which one to set.
     expect(await unset.json()).toEqual({
-      error:
-        'workflow pr-review names webhook secret REPO_HOOK_SECRET, which is not set: `handoff credentials set REPO_HOOK_SECRET`',
+      error: "webhooks are not set up for this workflow: see the server's log",
     });
     await engine.credentials.set('REPO_HOOK_SECRET', new Secret('repo-secret'));
     const serverWide = await deliver(body, githubHeaders(body, WEBHOOK_SECRET));

@@ -152,7 +152,7 @@ describe('the Talk page calling the API', () => {
   });
 });
 
-describe('the Talk page on AWS (the gateway admits only signed callers to /api)', () => {
+describe('the Talk page on AWS (a page calls the API with its session at /ui/api)', () => {
   it('calls the API at /ui/api with its logged-in session and CSRF token; without them nothing is answered', async () => {
     const { pending } = await paused();
     const env = loadEnv({ HANDOFF_STATE_DIR: fixture.dir, HANDOFF_UI_PASSWORD: 'talk-pass' });
@@ -161,7 +161,7 @@ describe('the Talk page on AWS (the gateway admits only signed callers to /api)'
       env,
       linkKey: { get: async () => Buffer.alloc(32, 7) },
       requireToken: true,
-      apiAuth: 'gateway',
+      iamApi: true,
       hosts: () => ['api.example.com'],
     });
     const at = (path: string) => `https://api.example.com${path}`;

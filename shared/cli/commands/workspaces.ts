@@ -49,6 +49,7 @@ export function registerWorkspaceCommands(program: Command): void {
 
   workspaces
     .command('delete <name>')
+    .alias('remove')
     .description('delete a workspace that holds no workflows, runs, rules or credentials')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { json?: boolean }) => {

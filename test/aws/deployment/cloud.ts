@@ -34,7 +34,7 @@ export class Cloud {
   constructor(
     private readonly gateway: AwsGateway,
     private readonly network: Network,
-    /** Who may call `/api/*` (IAM auth): access key id → principal. */
+    /** Who may call the IAM-authorised routes (`/admin/api/*`): access key id → principal. */
     private readonly callers: Map<string, Principal>,
   ) {}
 
@@ -178,11 +178,15 @@ export class Cloud {
       body: Buffer.from(JSON.stringify({ message })),
     });
     if (!route) return plain(404, 'Not Found');
+    let iam: Record<string, unknown> | undefined;
     if (route.iam) {
       const key = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
       const caller = key ? this.callers.get(key) : undefined;
       if (!caller || !/Signature=[0-9a-f]{64}/.test(req.headers.authorization ?? ''))
         return plain(403, 'Forbidden');
+      // What API Gateway tells the function about an IAM caller it admitted.
+      const userArn = `arn:aws:iam::${ACCOUNT}:user/${caller.name}`;
+      iam = { accessKey: key, accountId: ACCOUNT, callerId: key, principalOrgId: null, userArn, userId: key };
       const resource = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${this.deployment.ref(this.deployment.only('AWS::ApiGatewayV2::Api'))}/$default/${method}${url.pathname}`;
       if (!allows(caller.statements, { action: 'execute-api:Invoke', resource }, {}))
         return plain(403, 'Forbidden');
@@ -216,6 +220,7 @@ export class Cloud {
         },
         requestId: randomUUID(),
         routeKey: route.path,
+        ...(iam ? { authorizer: { iam } } : {}),
         stage: '$default',
         time: new Date().toUTCString(),
         timeEpoch: Date.now(),
