@@ -1,4 +1,4 @@
-/** API Gateway (HTTP API) → the Handoff app: decision pages (signed links), `/api/*` (IAM at the gateway). */
+/** API Gateway (HTTP API) → the Handoff app: decision pages (signed links), `/api/*` (API keys the app checks), `/admin/api/*` (IAM callers). */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { lambdaClients } from '../shared/aws/clients.ts';

@@ -9,8 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { childEnv } from '../support/child-env.ts';
 import { cliJson, runCli } from '../support/cli.ts';
+import { hashTree } from '../support/hash-tree.ts';
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
+import type { Tenancy } from './tenancy.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/handoff.js');
 
@@ -128,4 +132,46 @@ export function lazyBody(
     },
   });
   return { body, pulled: () => sent };
+}
+
+/** Every file under `folder`, by content (none yet: empty). */
+async function filesIn(folder: string): Promise<Record<string, string>> {
+  try {
+    return await hashTree(folder);
+  } catch {
+    return {};
+  }
+}
+
+/** The local server as a tenancy: `handoff start`, its owner the CLI on the same state directory. */
+export async function startLocalTenancy(env: Record<string, string>): Promise<Tenancy> {
+  const server = await startLocalServer(env);
+  const cli = owner(env);
+  const must = async (args: string[]) => {
+    const result = await cli.run(args);
+    if (result.code !== 0) throw new Error(`handoff ${args.join(' ')}: ${result.stderr}`);
+  };
+  return {
+    kind: 'local',
+    url: server.url,
+    adminKey: env.HANDOFF_API_KEY!,
+    workspaceWithKey: (name) => cli.workspaceWithKey(name),
+    addWorkspace: (name) => cli.json<{ id: string }>(['workspaces', 'add', name]),
+    removeWorkspace: (name) => must(['workspaces', 'remove', name]),
+    renameWorkspace: (from, to) => must(['workspaces', 'rename', from, to]),
+    setCredential: (workspace, name, value) => cli.setCredential(workspace, name, value),
+    stateOf: (id) => filesIn(workspaceDir(env.HANDOFF_STATE_DIR!, id)),
+    children() {
+      try {
+        return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'comm='], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean);
+      } catch {
+        return []; // ps exits 1 when there are none
+      }
+    },
+    pause: async () => undefined, // the local server runs every step itself
+    notices: () => server.stderr(),
+    stop: () => server.stop(),
+  };
 }
