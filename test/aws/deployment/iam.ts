@@ -1,7 +1,7 @@
 /**
  * IAM's decision for one call, from a role's identity policy as the template gives it: an
  * explicit Deny wins, else an Allow whose action, resource and conditions all match, else
- * refused. Covers what the stack's policies use (wildcards, StringEquals/Like, ArnEquals/Like);
+ * refused. Covers what the stack's policies use (wildcards, StringEquals/Like, ArnEquals/Like, Bool);
  * any other condition operator throws rather than guess (fails closed).
  */
 import type { Statement } from './template.ts';
@@ -25,6 +25,7 @@ const OPERATORS: Record<string, (pattern: string, value: string) => boolean> = {
   StringLike: (p, v) => glob(p, v, false),
   ArnEquals: (p, v) => p === v,
   ArnLike: (p, v) => glob(p, v, false),
+  Bool: (p, v) => p.toLowerCase() === v.toLowerCase(),
 };
 
 function conditionsHold(condition: Statement['Condition'], context: Record<string, string>): boolean {
