@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createH2Server, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { converseStream } from './bedrock-stub.ts';
-import { allows, type Call } from './iam.ts';
+import { allows, dynamoCalls, type Call } from './iam.ts';
 import { ACCOUNT, REGION, type Statement } from './template.ts';
 
 /** Who may call: a function's role, or the operator at the terminal (anything). */
@@ -394,37 +394,4 @@ export class AwsGateway {
       };
     },
   };
-}
-
-/** The IAM calls one DynamoDB request is authorised as (a transaction: one per item). */
-function dynamoCalls(operation: string, input: Record<string, unknown>): Call[] {
-  const arn = (table: string) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}`;
-  const onTable = (table: unknown, index?: unknown) =>
-    `${arn(String(table))}${index ? `/index/${String(index)}` : ''}`;
-  switch (operation) {
-    case 'BatchGetItem':
-    case 'BatchWriteItem':
-      return Object.keys(input.RequestItems as object).map((t) => ({
-        action: `dynamodb:${operation}`,
-        resource: arn(t),
-      }));
-    case 'TransactWriteItems':
-      return (input.TransactItems as Record<string, { TableName: string }>[]).map((item) => {
-        const [kind, detail] = Object.entries(item)[0]!;
-        const action = {
-          Put: 'PutItem',
-          Update: 'UpdateItem',
-          Delete: 'DeleteItem',
-          ConditionCheck: 'ConditionCheckItem',
-        }[kind];
-        return { action: `dynamodb:${action}`, resource: arn(detail.TableName) };
-      });
-    case 'TransactGetItems':
-      return (input.TransactItems as { Get: { TableName: string } }[]).map((i) => ({
-        action: 'dynamodb:GetItem',
-        resource: arn(i.Get.TableName),
-      }));
-    default:
-      return [{ action: `dynamodb:${operation}`, resource: onTable(input.TableName, input.IndexName) }];
-  }
 }
