@@ -45,6 +45,7 @@ const DEFAULT_MEMORY: Record<FunctionName, number> = {
   resume: 1024,
   api: 512,
   'schedule-sync': 256,
+  agent: 1024,
 };
 
 /** Each function's memory size as the stack configures it (lib/functions.ts), else the defaults. */

@@ -29,7 +29,8 @@ import { createDocumentClient, DynamoDbStore, ensureTable } from '../shared/stor
 import { generateInbox } from './generate-mail.ts';
 import { startImapSource } from './imap-bench.ts';
 
-export type FunctionName = 'trigger' | 'executor' | 'resume' | 'completer' | 'api' | 'schedule-sync';
+export type FunctionName =
+  'trigger' | 'executor' | 'resume' | 'completer' | 'api' | 'schedule-sync' | 'agent';
 
 export interface FunctionUse {
   invocations: number;
@@ -98,15 +99,30 @@ async function startDynamoDb(): Promise<{ endpoint: string; stop(): Promise<void
 const context = (): Context =>
   ({ functionName: 'bench', awsRequestId: 'r', getRemainingTimeInMillis: () => 900_000 }) as Context;
 
+/**
+ * An API Gateway event for `target`. `/admin/api/*` comes as API Gateway sends an IAM caller it
+ * admitted (the administrator who saves the workflow): who signed, in the request context.
+ */
 function http(method: string, target: string, body?: string): APIGatewayProxyEventV2 {
   const url = new URL(target, 'https://handoff.example.com');
+  const iam = url.pathname.startsWith('/admin/api/')
+    ? {
+        authorizer: {
+          iam: {
+            accessKey: 'AKIABENCH',
+            accountId: '123456789012',
+            userArn: 'arn:aws:iam::123456789012:user/ops',
+          },
+        },
+      }
+    : {};
   return {
     version: '2.0',
     routeKey: '$default',
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers: { host: url.host, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    requestContext: { domainName: url.host, http: { method, path: url.pathname } },
+    requestContext: { domainName: url.host, http: { method, path: url.pathname }, ...iam },
     isBase64Encoded: body !== undefined,
     ...(body !== undefined ? { body: Buffer.from(body).toString('base64') } : {}),
   } as unknown as APIGatewayProxyEventV2; // only what the app reads
@@ -219,6 +235,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
     completer: (await load<Call>('completer')).handler,
     api: (await load<Call>('api')).handler,
     'schedule-sync': (await load<Call>('schedule-sync')).handler,
+    agent: (await load<Call>('agent')).handler,
   };
   const invoke = async (fn: FunctionName, event: unknown) => {
     current = fn;
@@ -261,7 +278,7 @@ export async function runLoop(n: number): Promise<LoopResult> {
       .replace(/^source: .*$/m, `source: ${JSON.stringify(source)}`)
       .replace('id: inbox-triage', `id: ${id}`)
       .replace('trigger: { manual: true }', `trigger: { schedule: "${SCHEDULE}" }`);
-    const put = http('PUT', `/api/workflows/${id}`);
+    const put = http('PUT', `/admin/api/workflows/${id}`);
     const headers = { host: 'handoff.example.com', 'content-type': 'application/yaml' };
     const saved = await handlers.api({ ...put, body: yaml, isBase64Encoded: false, headers }, context());
     if ((saved as { statusCode: number }).statusCode !== 201)
@@ -310,6 +327,14 @@ export async function runLoop(n: number): Promise<LoopResult> {
       await invoke('resume', deliver('resume'));
     }
     const done = await invoke('completer', deliver('completer'));
+    // Each answer is learned from in the agent function (its handoff.learn event), as on AWS.
+    for (const e of entries().slice(before.events))
+      if (e.DetailType === 'handoff.learn')
+        await invoke('agent', {
+          'detail-type': e.DetailType,
+          source: e.Source,
+          detail: JSON.parse(e.Detail!),
+        });
     counting = false;
     return {
       decisions,

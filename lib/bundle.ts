@@ -5,23 +5,16 @@
  * use. `index.mjs` and the chunks it imports statically are what a cold start loads.
  * The stack (lib/functions.ts) and `npm run bench:lambda` bundle through here, alike.
  */
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, AssetStaging, DockerImage } from 'aws-cdk-lib';
-import { Code } from 'aws-cdk-lib/aws-lambda';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { BUNDLE_ALIASES } from './bundle-stubs/aliases.ts';
+import { BUNDLE_ALIASES, MODULE_STUBS } from './bundle-stubs/aliases.ts';
 
 /** The repository root: entries, the lock file and node_modules live here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * Left out of every bundle: the AWS SDK v3 (the Lambda runtime has it) and playwright-core,
- * which drives the AgentCore Browser integration and is not shipped to Lambda (that one
- * integration fails there with one line, on use).
- */
-export const LAMBDA_EXTERNALS = ['@aws-sdk/*', 'playwright-core'];
+/** Left out of every bundle: the AWS SDK v3 (the Lambda runtime has it). */
+export const LAMBDA_EXTERNALS = ['@aws-sdk/*'];
 
 /** CommonJS dependencies bundled into ESM still call require(). */
 export const REQUIRE_BANNER =
@@ -36,6 +29,25 @@ const zodLocalesOnlyEnglish: Plugin = {
     b.onResolve({ filter: /^\.\.\/locales\/index\.c?js$/ }, (args) =>
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: ZOD_LOCALES_STUB } : undefined,
     );
+  },
+};
+
+/** Project modules that Lambda does not run become their stubs (bundle-stubs/aliases.ts, MODULE_STUBS). */
+const projectModuleStubs: Plugin = {
+  name: 'project-module-stubs',
+  setup(b) {
+    const stubs = new Map(
+      Object.entries(MODULE_STUBS).map(([file, stub]) => [
+        path.join(PROJECT_ROOT, file),
+        path.join(PROJECT_ROOT, stub),
+      ]),
+    );
+    // Only imports that name one of the stubbed files' basenames reach this plugin.
+    const names = Object.keys(MODULE_STUBS).map((f) => path.basename(f).replace(/[.]/g, '\\.'));
+    b.onResolve({ filter: new RegExp(`(^|/)(${names.join('|')})$`) }, (args) => {
+      const stub = stubs.get(path.resolve(args.resolveDir, args.path));
+      return stub ? { path: stub } : undefined;
+    });
   },
 };
 
@@ -70,7 +82,7 @@ export function bundleOptions(
     alias: Object.fromEntries(
       Object.entries(BUNDLE_ALIASES).map(([pkg, stub]) => [pkg, path.join(PROJECT_ROOT, stub)]),
     ),
-    plugins: [zodLocalesOnlyEnglish],
+    plugins: [zodLocalesOnlyEnglish, projectModuleStubs],
     banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'warning',
@@ -113,33 +125,4 @@ export function loadedAtImport(metafile: Metafile): LoadedAtImport {
   const bytes = code.filter(([file]) => files.includes(file)).reduce((s, [, o]) => s + o.bytes, 0);
   const lazyBytes = code.filter(([file]) => !files.includes(file)).reduce((s, [, o]) => s + o.bytes, 0);
   return { files, bytes, lazyBytes };
-}
-
-const BUNDLE_CLI = path.join(PROJECT_ROOT, 'lib', 'bundle-cli.ts');
-
-/**
- * The code of function `name` for the stack: bundled on this machine at synth time (an
- * esbuild plugin needs esbuild's asynchronous API, so it runs in a child `node`, as
- * CDK's own NodejsFunction runs the esbuild binary). Never falls back to Docker.
- */
-export function handlerCode(name: string): Code {
-  return Code.fromAsset(PROJECT_ROOT, {
-    assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      image: DockerImage.fromRegistry('dummy'), // never pulled: local bundling always answers
-      // What runs, and (being part of CDK's bundling cache key) what keeps each function's code its own.
-      command: ['node', '--import', 'tsx', 'lib/bundle-cli.ts', name, AssetStaging.BUNDLING_OUTPUT_DIR],
-      local: {
-        tryBundle(outputDir: string): boolean {
-          const child = spawnSync(process.execPath, ['--import', 'tsx', BUNDLE_CLI, name, outputDir], {
-            cwd: PROJECT_ROOT,
-            stdio: ['ignore', 'inherit', 'inherit'],
-          });
-          if (child.status !== 0)
-            throw new Error(`bundling lambdas/${name}.ts failed (exit ${child.status ?? child.signal})`);
-          return true;
-        },
-      },
-    },
-  });
 }

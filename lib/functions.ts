@@ -1,7 +1,17 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import {
+  AssetHashType,
+  AssetStaging,
+  DockerImage,
+  Duration,
+  type RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
+  Code,
   Function as LambdaFunction,
   type IDestination,
   type IFunction,
@@ -9,9 +19,9 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { handlerCode } from './bundle.ts';
+import { PROJECT_ROOT } from './bundle.ts';
 
-export { PROJECT_ROOT } from './bundle.ts';
+export { PROJECT_ROOT };
 
 interface FunctionSpec {
   /** Construct id prefix. */
@@ -156,4 +166,34 @@ export function invokeOnFailure(target: IFunction): IDestination {
       return { destination: target.functionArn };
     },
   };
+}
+
+const BUNDLE_CLI = path.join(PROJECT_ROOT, 'lib', 'bundle-cli.ts');
+
+/**
+ * The code of function `name` for the stack: bundled on this machine at synth time by
+ * lib/bundle-cli.ts (lib/bundle.ts, then the bindings check) in a child `node`, as CDK's own
+ * NodejsFunction runs the esbuild binary (an esbuild plugin needs esbuild's asynchronous API).
+ * Never falls back to Docker.
+ */
+export function handlerCode(name: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: DockerImage.fromRegistry('dummy'), // never pulled: local bundling always answers
+      // What runs, and (being part of CDK's bundling cache key) what keeps each function's code its own.
+      command: ['node', '--import', 'tsx', 'lib/bundle-cli.ts', name, AssetStaging.BUNDLING_OUTPUT_DIR],
+      local: {
+        tryBundle(outputDir: string): boolean {
+          const child = spawnSync(process.execPath, ['--import', 'tsx', BUNDLE_CLI, name, outputDir], {
+            cwd: PROJECT_ROOT,
+            stdio: ['ignore', 'inherit', 'inherit'],
+          });
+          if (child.status !== 0)
+            throw new Error(`bundling lambdas/${name}.ts failed (exit ${child.status ?? child.signal})`);
+          return true;
+        },
+      },
+    },
+  });
 }

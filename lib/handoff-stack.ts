@@ -101,7 +101,8 @@ export class HandoffStack extends Stack {
     // Model work off the request path; after its retries an event goes to the dead-letter queue (alarmed).
     const agent = fn('agent', new SqsDestination(bus.deadLetterQueue));
     made.schedules = new HandoffSchedules(this, 'Schedules', { trigger });
-    const scheduleSync = fn('schedule-sync');
+    // A schedule that could not be made is told too: its workflow's runs would not start on time.
+    const scheduleSync = fn('schedule-sync', invokeOnFailure(stepFailed));
     // Nothing is left stranded: overdue decisions expire, a lost step is dispatched again.
     const sweeper = fn('sweeper');
 

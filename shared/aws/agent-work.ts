@@ -1,7 +1,8 @@
 /**
  * The agent function's work, off the request path: learning from an answer (`handoff.learn`)
  * and an assistant turn (`handoff.chat-turn`). Both may call the model for minutes; the API
- * answered long before. A learning failure is recorded and thrown, so Lambda retries it.
+ * answered long before. A learning failure is recorded and thrown, so Lambda retries it; a
+ * turn delivered twice is answered once (shared/assistant/turn-once.ts).
  */
 import { log } from '../logging/log.ts';
 import { learnFromAnswerById } from '../runs/learning.ts';
@@ -9,7 +10,8 @@ import type { EngineOf } from './lambda-engine.ts';
 import { AgentEventSchema, parseEvent } from './lambda-events.ts';
 
 export type AgentWorkResult =
-  { learned: string; outcome: string } | { chat_id: string; turn_id: string; reply: string };
+  | { learned: string; outcome: string }
+  | { chat_id: string; turn_id: string; reply: string; duplicate: boolean };
 
 /** Runs one piece of model work an event names, in the event's workspace. */
 export async function runAgentWork(engineOf: EngineOf, event: unknown): Promise<AgentWorkResult> {
@@ -24,8 +26,10 @@ export async function runAgentWork(engineOf: EngineOf, event: unknown): Promise<
   }
   const { chat_id, turn_id, message } = work.detail;
   // Loaded with the first turn: a container that only learns never loads the assistant.
-  const { sendMessage } = await import('../assistant/chat-service.ts');
-  const reply = await sendMessage(engine, chat_id, message, turn_id);
-  log.info(`chat ${chat_id}: turn ${turn_id} answered`);
-  return { chat_id, turn_id, reply: reply.text };
+  const { sendMessageOnce } = await import('../assistant/turn-once.ts');
+  // EventBridge delivers at least once: a turn already answered is not run again.
+  const reply = await sendMessageOnce(engine, chat_id, message, turn_id);
+  if (reply.duplicate) log.warn(`chat ${chat_id}: turn ${turn_id} was already answered; not run again`);
+  else log.info(`chat ${chat_id}: turn ${turn_id} answered`);
+  return { chat_id, turn_id, reply: reply.text, duplicate: reply.duplicate };
 }

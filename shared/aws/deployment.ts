@@ -10,6 +10,10 @@
 
 import type { Need } from '../config/needs.ts';
 
+/** Needs the stack binds to no function: code that has them is kept out of the Lambda bundles. */
+export const UNBOUND_NEEDS = ['agentcore'] as const satisfies readonly Need[];
+export type UnboundNeed = (typeof UNBOUND_NEEDS)[number];
+
 /** Set on every function: the deployment's own address, which links and page hosts are built from. */
 export const COMMON_VARS = ['UI_BASE_URL'] as const;
 
@@ -37,7 +41,7 @@ export const BINDING_VARS = {
   models: [],
   /** Transcribe streaming and Polly for the Talk page (exactly the two calls speech makes). */
   speech: ['HANDOFF_SPEECH_PROVIDER'],
-} as const satisfies Record<Need | 'tableRead', readonly string[]>;
+} as const satisfies Record<Exclude<Need, UnboundNeed> | 'tableRead', readonly string[]>;
 
 export type Binding = keyof typeof BINDING_VARS;
 

@@ -21,16 +21,18 @@ type NoticeEnv = Pick<
 
 /**
  * What a function that only marks runs failed needs to tell the person: the notify
- * channel and the run's page under UI_BASE_URL (a run link is not signed: no link key).
+ * channel and the run's page under UI_BASE_URL, in `workspace` (a run link is not signed:
+ * no link key).
  */
 export function failureNoticesForLambda(
   fn: LambdaFunction,
   env: NoticeEnv,
   clients: Pick<LambdaClients, 'sns'>,
+  workspace?: string,
 ): Pick<EngineDeps, 'notifier' | 'links'> {
   return {
     notifier: notifierForLambda(env, clients),
-    links: new DecisionLinks(noLinkKey(fn), () => env.UI_BASE_URL),
+    links: new DecisionLinks(noLinkKey(fn), () => env.UI_BASE_URL, workspace),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
-import type { Notice, Notifier } from '../notify/notifier.ts';
+import { scheduleFailedText, type Notice, type Notifier } from '../notify/notifier.ts';
 import { clientOf, type ClientRef } from './lazy-client.ts';
 import { needs } from '../config/needs.ts';
 
@@ -29,7 +29,9 @@ export class SnsNotifier implements Notifier {
         Message: messageOf(notice),
         MessageAttributes: {
           kind: { DataType: 'String', StringValue: notice.kind },
-          run_id: { DataType: 'String', StringValue: notice.runId },
+          ...(notice.kind === 'schedule_failed'
+            ? {}
+            : { run_id: { DataType: 'String', StringValue: notice.runId } }),
         },
       }),
     );
@@ -39,6 +41,7 @@ export class SnsNotifier implements Notifier {
 function subjectOf(notice: Notice): string {
   if (notice.kind === 'completed') return `Handoff: ${notice.workflowName} finished`;
   if (notice.kind === 'failed') return `Handoff: ${notice.workflowName} failed`;
+  if (notice.kind === 'schedule_failed') return `Handoff: ${notice.workflowName}'s schedule failed`;
   const s = notice.count === 1 ? '' : 's';
   return `Handoff: ${notice.count} question${s} for you (${notice.workflowName})`;
 }
@@ -48,6 +51,8 @@ function messageOf(notice: Notice): string {
     return `${notice.workflowName}: ${notice.summary}\n\nSee the run: ${notice.link}\n`;
   if (notice.kind === 'failed')
     return `${notice.workflowName}: run ${notice.runId} failed: ${notice.reason}\n\nSee the run: ${notice.link}\n`;
+  if (notice.kind === 'schedule_failed')
+    return `${notice.workflowName}: ${scheduleFailedText(notice.reason)}\n\nSee the schedules: ${notice.link}\n`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${notice.workflowName} paused with ${notice.count} question${s} for you (run ${notice.runId}).`,

@@ -1,10 +1,11 @@
 /**
  * The step-failed function: a function gave up on an event (retries exhausted, or the
- * event too old). A run step's failure marks the run failed with the reason; any other
- * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
+ * event too old). A run step's failure marks the run failed with the reason, in the run's
+ * own workspace; a schedule sync's is told to the person (the workflow's runs would not
+ * start on time); anything else is logged as one line.
  */
 import type { z } from 'zod';
-import type { FailureNoticeDeps } from '../runs/failure-notice.ts';
+import { notifyScheduleFailed, type FailureNoticeDeps } from '../runs/failure-notice.ts';
 import { log } from '../logging/log.ts';
 import { failRun, type FailResult } from '../runs/lifecycle.ts';
 import {
@@ -13,6 +14,7 @@ import {
   parseEvent,
   ScheduleInputSchema,
   StepEventSchema,
+  WorkflowEventSchema,
 } from './lambda-events.ts';
 import type { Step } from '../runs/dispatch.ts';
 import { scheduledRunId } from '../runs/run-repository.ts';
@@ -20,17 +22,19 @@ import { scheduledRunId } from '../runs/run-repository.ts';
 export interface FailureResult {
   run_id: string | null;
   marked: boolean;
-  /** `failed`, or why not: not_a_run_step, missing, finished, waiting, moved_on. */
-  why: 'failed' | 'not_a_run_step' | Exclude<FailResult, { marked: true }>['why'];
+  /**
+   * `failed`; `schedule_failed` (a schedule sync gave up, and the person was told); or why
+   * nothing was marked: not_a_run_step, missing, finished, waiting, moved_on.
+   */
+  why: 'failed' | 'schedule_failed' | 'not_a_run_step' | Exclude<FailResult, { marked: true }>['why'];
   reason: string;
 }
 
-/**
- * The step-failed function: a function gave up on an event (retries exhausted, or the
- * event too old). A run step's failure marks the run failed with the reason; any other
- * failure (a schedule whose workflow is gone, a schedule sync) is logged as one line.
- */
-export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown): Promise<FailureResult> {
+/** What telling the person needs, in the workspace an event names. */
+export type FailureDepsOf = (workspace: string) => FailureNoticeDeps;
+
+/** Marks the run of a failed step failed (or tells of a failed schedule sync), in the event's workspace. */
+export async function recordStepFailure(depsOf: FailureDepsOf, event: unknown): Promise<FailureResult> {
   const raw =
     (event as { 'detail-type'?: unknown })?.['detail-type'] === DESTINATION_DETAIL_TYPE
       ? (event as { detail: unknown }).detail
@@ -45,15 +49,22 @@ export async function recordStepFailure(deps: FailureNoticeDeps, event: unknown)
       scheduled.data.workflow_id,
       scheduled.data.scheduled_time,
     );
-    return markFailed(deps, runId, reason);
+    return markFailed(depsOf(scheduled.data.workspace), runId, reason);
+  }
+  const change = WorkflowEventSchema.safeParse(record.requestPayload);
+  if (change.success) {
+    const { workflow_id, workspace } = change.data.detail;
+    log.error(`the schedule of workflow ${workflow_id} (${workspace}) was not updated: ${reason}`);
+    await notifyScheduleFailed(depsOf(workspace), workflow_id, reason);
+    return { run_id: null, marked: false, why: 'schedule_failed', reason };
   }
   const step = StepEventSchema.safeParse(record.requestPayload);
   if (!step.success) {
     log.error(`${reason}; event: ${JSON.stringify(record.requestPayload).slice(0, 2_000)}`);
     return { run_id: null, marked: false, why: 'not_a_run_step', reason };
   }
-  const { run_id, node } = step.data.detail;
-  return markFailed(deps, run_id, reason, node);
+  const { run_id, node, workspace } = step.data.detail;
+  return markFailed(depsOf(workspace), run_id, reason, node);
 }
 
 async function markFailed(

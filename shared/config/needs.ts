@@ -29,6 +29,12 @@ export const NEEDS = [
   'models',
   /** Transcribe streaming and Polly. */
   'speech',
+  /**
+   * AgentCore Browser and Code Interpreter sessions. No function of the stack is bound to it:
+   * the Lambda bundles carry a stub that refuses these integrations with one line
+   * (lib/bundle-stubs/agentcore.ts), so a bundle that reaches the real modules fails the check.
+   */
+  'agentcore',
 ] as const;
 
 export type Need = (typeof NEEDS)[number];

@@ -48,10 +48,12 @@ export function attachGate(
     if (event.toolUse.name === 'submit_action') await gateSubmit(event, ctx, scope);
     else if (event.toolUse.name === 'finish_batch') await gateFinish(event, ctx);
   });
-  // An executor that ends without finish_batch still carries out what the gate cleared.
+  // An executor that ends without finish_batch still carries out what the gate cleared; one
+  // whose source was lost (acting, or reading its items) fails the run, whatever the model said.
   if (scope.agent === EXECUTOR)
     agent.addHook(AfterInvocationEvent, async () => {
-      if (!ctx.sourceLost) await flushDecided(ctx);
+      if (ctx.sourceLost) throw ctx.sourceLost;
+      await flushDecided(ctx);
     });
 }
 

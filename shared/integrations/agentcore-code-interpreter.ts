@@ -6,6 +6,9 @@ import type { ServerConnection } from './mcp-connect.ts';
 import type { ServerEntry } from './servers.ts';
 import { oneLineError, withinTime } from './time-limit.ts';
 import { IntegrationError, qualifiedName, type ToolOutput } from './tool.ts';
+import { needs } from '../config/needs.ts';
+
+needs('agentcore'); // bedrock-agentcore:*CodeInterpreter* (no Lambda function is bound to it)
 
 /** The AWS-managed Code Interpreter: its network mode is SANDBOX (no internet access). */
 export const MANAGED_CODE_INTERPRETER = 'aws.codeinterpreter.v1';

@@ -33,6 +33,11 @@ export class DecisionLinks {
     return `${await this.base()}/runs/${encodeURIComponent(runId)}${workspaceSuffix('?', this.workspace)}`;
   }
 
+  /** The Schedules page of this workspace. */
+  async schedulesUrl(): Promise<string> {
+    return `${await this.base()}/schedules${workspaceSuffix('?', this.workspace)}`;
+  }
+
   private async base(): Promise<string> {
     return (await this.baseUrl()).replace(/\/$/, '');
   }

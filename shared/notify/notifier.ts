@@ -1,6 +1,6 @@
 import { HandoffError } from '../errors/index.ts';
 
-/** What the person is told: a run paused with questions, finished, or failed. */
+/** What the person is told: a run paused with questions, finished, or failed; a schedule that could not be kept. */
 export type Notice =
   | { kind: 'asked'; runId: string; workflowName: string; count: number; link: string }
   | {
@@ -18,6 +18,15 @@ export type Notice =
       /** Why the run failed, in one line. */
       reason: string;
       /** The run's page (its inspector), built from UI_BASE_URL. */
+      link: string;
+    }
+  | {
+      /** A workflow's schedule could not be made, changed or removed: its runs do not start on time. */
+      kind: 'schedule_failed';
+      workflowName: string;
+      /** Why, in one line. */
+      reason: string;
+      /** The Schedules page, built from UI_BASE_URL. */
       link: string;
     };
 
@@ -53,6 +62,13 @@ export class ConsoleNotifier implements Notifier {
       this.write(
         `[handoff] ${notice.workflowName}: run ${notice.runId} failed: ${notice.reason} — ${notice.link}`,
       );
+    else if (notice.kind === 'schedule_failed')
+      this.write(`[handoff] ${notice.workflowName}: ${scheduleFailedText(notice.reason)} — ${notice.link}`);
     else this.write(`[handoff] ${notice.workflowName}: ${notice.summary} — ${notice.link}`);
   }
+}
+
+/** What a schedule_failed notice says, after the workflow's name. */
+export function scheduleFailedText(reason: string): string {
+  return `its schedule could not be updated, so its runs do not start on time until the workflow is saved again: ${reason}`;
 }

@@ -1,4 +1,4 @@
-import type { Notice, Notifier } from './notifier.ts';
+import { scheduleFailedText, type Notice, type Notifier } from './notifier.ts';
 import { callSlack, slackEscape, slackLink, type SlackConfig } from './slack-api.ts';
 
 /**
@@ -26,6 +26,8 @@ export function slackText(notice: Notice): string {
     return `${name}: ${slackEscape(notice.summary)} ${slackLink(notice.link, 'See the run')}.`;
   if (notice.kind === 'failed')
     return `${name}: run ${slackEscape(notice.runId)} failed: ${slackEscape(notice.reason)} ${slackLink(notice.link, 'See the run')}.`;
+  if (notice.kind === 'schedule_failed')
+    return `${name}: ${slackEscape(scheduleFailedText(notice.reason))} ${slackLink(notice.link, 'See the schedules')}.`;
   const s = notice.count === 1 ? '' : 's';
   return [
     `${name} paused with ${notice.count} question${s} for you (run ${slackEscape(notice.runId)}).`,

@@ -35,7 +35,7 @@ export interface RunContext {
   decided: Decided[];
   /** Items set aside, held for this run in the store with the next batch of claims (an outcome `held`). */
   holds: SourceItem[];
-  /** The source went away while acting: every later tool call of the run fails with this. */
+  /** The source went away while acting or reading items: every later tool call of the run, and its end, fail with this. */
   sourceLost: SourceUnavailableError | null;
   /** Source refs, listed once per process. */
   refs: string[] | null;

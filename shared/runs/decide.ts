@@ -25,15 +25,12 @@ import {
   commitAll,
   getEach,
   type JsonRecord,
-  type RecordRef,
   type VersionCheck,
   type Write,
 } from '../store/store.ts';
-import { usageId } from '../recorder/store-sink.ts';
-import { marksException } from '../memory/exception.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
-import { learnAfterAnswer } from './learning.ts';
+import { learnAfterAnswer, learnerUsageRefs } from './learning.ts';
 import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
@@ -123,7 +120,13 @@ export async function recordAnswer(
     ...domainRefs,
     // What the learner and a domain proposal read of the rules: their copies, by key.
     ...ruleSetRefs(decision.workflow_id),
-    ...(deps.dispatcher?.learn ? [] : await learnerUsageRefs(deps, decision, note)),
+    // Learning here: the usage record its turns are added to, and an earlier failure it clears.
+    ...(deps.dispatcher?.learn
+      ? []
+      : [
+          ...(await learnerUsageRefs(deps, decision, note)),
+          { collection: 'learning_failures' as const, id: decision.id },
+        ]),
   ]);
   const domainRead = more.slice(0, domainRefs.length);
   const workflow = workflowRecord ? parseRecord(WorkflowSchema, 'workflows', workflowRecord) : null;
@@ -243,25 +246,6 @@ async function stillAsking(deps: EngineDeps, answered: Decision): Promise<Decisi
   if (!answered.id.startsWith(runDecisionPrefix(answered.run_id))) return null;
   const pending = await pendingOfRun(deps.store, answered.run_id, answered.id);
   return pending.filter((d) => d.interrupt_id === answered.interrupt_id);
-}
-
-/**
- * The usage record the learner adds its turns to (the run's, for the learner's model), so
- * it is read with the answer's batch; none when the answer teaches nothing or no model can
- * be made (the learner then reports it).
- */
-async function learnerUsageRefs(
-  deps: EngineDeps,
-  decision: Decision,
-  note: string | null,
-): Promise<RecordRef[]> {
-  if (marksException(note?.trim() || null)) return [];
-  try {
-    const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
-    return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];
-  } catch {
-    return [];
-  }
 }
 
 /** The decision, expired first when its deadline has passed (its run resumes without it). */

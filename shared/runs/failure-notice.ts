@@ -29,3 +29,28 @@ export async function notifyRunFailed(deps: FailureNoticeDeps, run: Run, reason:
     log.warn(`run ${run.id} failed and nobody was told: ${why}`);
   }
 }
+
+/**
+ * Tells the person a workflow's schedule could not be kept in step with it (made, changed or
+ * removed), so its runs do not start on time: the reason and the Schedules page. Like a run's
+ * failure notice, one that cannot go out is logged, never thrown.
+ */
+export async function notifyScheduleFailed(
+  deps: Pick<FailureNoticeDeps, 'store' | 'notifier' | 'links'>,
+  workflowId: string,
+  reason: string,
+): Promise<boolean> {
+  try {
+    const workflow = await getRecord(deps.store, 'workflows', WorkflowSchema, workflowId);
+    await deps.notifier.notify({
+      kind: 'schedule_failed',
+      workflowName: workflow?.name ?? workflowId,
+      reason,
+      link: await deps.links.schedulesUrl(),
+    });
+    return true;
+  } catch (error) {
+    log.warn(`the schedule of workflow ${workflowId} failed and nobody was told: ${errorMessage(error)}`);
+    return false;
+  }
+}

@@ -9,7 +9,10 @@ import { errorMessage, HandoffError } from '../errors/index.ts';
 import { marksException } from '../memory/exception.ts';
 import { LearningFailureSchema, type LearningFailure } from '../records/learning.ts';
 import type { Decision } from '../records/runs.ts';
+import { ruleSetRefs } from '../memory/rule-sets.ts';
+import { usageId } from '../recorder/store-sink.ts';
 import { getRecord, listRecords } from '../store/records.ts';
+import type { RecordRef } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { getDecision } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
@@ -67,10 +70,21 @@ export async function learnOrRecord(
 
 /**
  * The learner function's work: learns from decision `decisionId`. Throws LearningFailedError
- * when it fails (after recording why), so the host retries it.
+ * when it fails (after recording why), so the host retries it. Reads the decision, then in one
+ * batch what learning reads (the workflow, the usage record, the rules' copies, an earlier
+ * failure), through a cache kept for this one answer.
  */
-export async function learnFromAnswerById(deps: EngineDeps, decisionId: string): Promise<LearnOutcome> {
+export async function learnFromAnswerById(engine: EngineDeps, decisionId: string): Promise<LearnOutcome> {
+  const { readCache } = await import('../store/read-cache.ts');
+  const cache = readCache(engine.store);
+  const deps: EngineDeps = { ...engine, store: cache };
   const decision = await getDecision(deps.store, decisionId);
+  await cache.prefetch([
+    { collection: 'workflows', id: decision.workflow_id },
+    { collection: 'learning_failures', id: decision.id },
+    ...ruleSetRefs(decision.workflow_id),
+    ...(await learnerUsageRefs(deps, decision, decision.answer?.note ?? null)),
+  ]);
   const result = await learnOrRecord(deps, decision);
   if (!result.ok) throw new LearningFailedError(`learning from ${decisionId} failed: ${result.error}`);
   return result.outcome;
@@ -120,4 +134,23 @@ async function recordFailure(deps: EngineDeps, decision: Decision, reason: strin
     decision_id: decision.id,
     attempts: failure.attempts,
   });
+}
+
+/**
+ * The usage record the learner adds its turns to (the run's, for the learner's model), so
+ * it is read with the answer's batch; none when the answer teaches nothing or no model can
+ * be made (the learner then reports it).
+ */
+export async function learnerUsageRefs(
+  deps: EngineDeps,
+  decision: Decision,
+  note: string | null,
+): Promise<RecordRef[]> {
+  if (marksException(note?.trim() || null)) return [];
+  try {
+    const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
+    return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];
+  } catch {
+    return [];
+  }
 }

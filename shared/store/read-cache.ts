@@ -32,6 +32,8 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'decisions',
   'domain_answers',
   'rule_sets',
+  // The agent function reads an answer's earlier learning failure with its batch (runs/learning.ts).
+  'learning_failures',
 ]);
 
 /**

@@ -31,6 +31,8 @@ export const COLLECTIONS = [
   'chats',
   // A chat's transcript, ten turns to a record (`<chat id>:<page>`).
   'chat_turns',
+  // An assistant turn sent off the request path, claimed by the one delivery that answers it: shared/assistant/turn-once.ts.
+  'turn_claims',
   // Platform-wide (the reserved `_platform` workspace): the workspaces and the API keys.
   'workspaces',
   'api_keys',

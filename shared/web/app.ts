@@ -199,7 +199,7 @@ export function createApp(deps: AppDeps): Hono {
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
 
   registerTalkRoutes(app, web);
-  registerChatPageRoutes(app, web);
+  registerChatPageRoutes(app, web, deps.sendChatTurn);
 
   // The document loads with its first request, not with every cold start.
   app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));

@@ -31,6 +31,23 @@ export type ChatTurnSender = (turn: ChatTurnWork) => Promise<void>;
 /** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
 const assistant = () => import('../assistant/chat-service.ts');
 
+/**
+ * Accepts a turn for where turns run (AWS: the agent function): the message is checked here
+ * (refused with one line, nothing sent), then sent under a new turn id. The page and the API
+ * both send turns through this, so neither runs a model inside a request there.
+ */
+export async function acceptTurn(
+  web: WebDeps,
+  chatId: string,
+  message: unknown,
+  sendTurn: ChatTurnSender,
+): Promise<{ chat_id: string; turn_id: string }> {
+  const text = (await assistant()).checkMessage(message);
+  const turnId = newId('turn');
+  await sendTurn({ chat_id: chatId, turn_id: turnId, message: text, workspace: web.engine.workspace });
+  return { chat_id: chatId, turn_id: turnId };
+}
+
 /** A chat as `GET /api/chats/:id` shows it. */
 export interface ChatJson {
   chat_id: string;
@@ -100,11 +117,7 @@ export function registerChatApiRoutes(
       throw new HTTPException(400, {
         message: 'body must be JSON like {"message": "archive newsletters every morning"}',
       });
-    const { checkMessage, sendMessage } = await assistant();
-    if (!sendTurn) return c.json(await sendMessage(web.engine, chatId, body.data.message));
-    const message = checkMessage(body.data.message); // refused here, before anything is sent
-    const turnId = newId('turn');
-    await sendTurn({ chat_id: chatId, turn_id: turnId, message, workspace: web.engine.workspace });
-    return c.json({ chat_id: chatId, turn_id: turnId }, 202);
+    if (sendTurn) return c.json(await acceptTurn(web, chatId, body.data.message, sendTurn), 202);
+    return c.json(await (await assistant()).sendMessage(web.engine, chatId, body.data.message));
   });
 }

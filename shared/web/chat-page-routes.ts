@@ -22,12 +22,19 @@ import { messagePage } from './pages/layout.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
+import { acceptTurn, type ChatTurnSender } from './chat-api-routes.ts';
 
 /** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
 const assistant = () => import('../assistant/chat-service.ts');
 
-/** Registers the Chat page and its forms. */
-export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
+/** Shown after a message was sent to where turns run (the reply is not in yet). */
+const SENT = 'Sent. The assistant is answering; its reply appears here (reload the page).';
+
+/**
+ * Registers the Chat page and its forms. With `sendTurn` (AWS) a message is checked and sent
+ * to where turns run, as the API does (acceptTurn): no model turn runs inside the request.
+ */
+export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatTurnSender): void {
   const show = async (c: Context, chatId: string | null, error: string | null = null) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
@@ -53,7 +60,8 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
           late: lateQuestionCards(turns, pending),
         }
       : null;
-    const data = { chats, open, pending: pending.length, live: web.liveFeed, after, error };
+    const notice = c.req.query('sent') !== undefined && !error ? SENT : null;
+    const data = { chats, open, pending: pending.length, live: web.liveFeed, after, error, notice };
     return c.html(chatPage(admitted.visitor, data), error ? 422 : 200);
   };
 
@@ -92,12 +100,17 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps): void {
 
   // An empty chat first, so the page streams even its first turn.
   form('/chat/new', async () => page((await createChat(web.engine.store)).id));
-  form('/chat', async (_c, f) =>
-    page((await (await assistant()).sendMessage(web.engine, undefined, f.message ?? '')).chat_id),
-  );
-  form('/chat/:id', async (_c, f, id) =>
-    page((await (await assistant()).sendMessage(web.engine, id!, f.message ?? '')).chat_id),
-  );
+  /** A message from the page: answered in this request, or sent to where turns run. */
+  const send = async (chatId: string | undefined, message: string): Promise<string> => {
+    if (!sendTurn) return page((await (await assistant()).sendMessage(web.engine, chatId, message)).chat_id);
+    (await assistant()).checkMessage(message); // refused before a chat is made
+    const chat =
+      chatId === undefined ? await createChat(web.engine.store) : await getChat(web.engine.store, chatId);
+    await acceptTurn(web, chat.id, message, sendTurn);
+    return `${page(chat.id)}?sent=1`;
+  };
+  form('/chat', async (_c, f) => send(undefined, f.message ?? ''));
+  form('/chat/:id', async (_c, f, id) => send(id!, f.message ?? ''));
   form('/chat/:id/confirm', async (_c, f, id) =>
     page((await (await assistant()).confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
   );

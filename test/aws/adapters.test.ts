@@ -119,6 +119,22 @@ describe('SNS', () => {
     );
     expect(snsSubject('\n\t')).toBe('Handoff');
   });
+
+  it('tells of a schedule that could not be kept: the workflow, the reason and the Schedules page, no run', async () => {
+    sns.on(PublishCommand).resolves({ MessageId: 'm' });
+    await new SnsNotifier(new SNSClient(region), ARNS.topic).notify({
+      kind: 'schedule_failed',
+      workflowName: 'Inbox',
+      reason: 'schedule-sync gave up after 3 attempts: ThrottlingException',
+      link: 'https://h/schedules',
+    });
+    const [told] = sns.commandCalls(PublishCommand).map((c) => c.args[0].input);
+    expect(told).toMatchObject({ TopicArn: ARNS.topic, Subject: "Handoff: Inbox's schedule failed" });
+    expect(told!.MessageAttributes).toEqual({ kind: { DataType: 'String', StringValue: 'schedule_failed' } });
+    expect(told!.Message).toBe(
+      'Inbox: its schedule could not be updated, so its runs do not start on time until the workflow is saved again: schedule-sync gave up after 3 attempts: ThrottlingException\n\nSee the schedules: https://h/schedules\n',
+    );
+  });
 });
 
 describe('Secrets Manager', () => {

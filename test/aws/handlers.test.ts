@@ -79,7 +79,10 @@ describe('step-failed', () => {
     const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
     expect(steps.at(-1)).toEqual({ run_id: run.id, node: 'executor' });
     // The executor's retries were exhausted, but a late record names the completer: not this step.
-    const late = await recordStepFailure(fixture.deps, failureRecord(stepEvent(run.id, 'completer'), 'x'));
+    const late = await recordStepFailure(
+      defaultOnly(fixture.deps),
+      failureRecord(stepEvent(run.id, 'completer'), 'x'),
+    );
     expect(late).toMatchObject({ marked: false, why: 'moved_on' });
 
     await stepHandler(defaultOnly(fixture.deps), 'executor')(stepEvent(run.id, 'executor'));
@@ -94,25 +97,83 @@ describe('step-failed', () => {
     });
   });
 
+  it('marks a step of another workspace failed in that workspace, and tells the person there; the default workspace is untouched', async () => {
+    await dispatched();
+    const teamB = await engineFixture({
+      messages: [mail({ from: 'a@x.example', subject: 'Unsure' })],
+      model: () =>
+        new ScriptedModel(executorScript(() => ({ action: 'archive', confidence: 0.2, reasoning: 'r' }))),
+    });
+    try {
+      teamB.deps.dispatcher = { dispatch: async () => {} };
+      const run = await startRun(teamB.deps, 'inbox', { kind: 'manual', detail: null });
+      const depsOf = (workspace: string) => (workspace === 'team-b' ? teamB.deps : fixture.deps);
+      const step = {
+        'detail-type': 'handoff.step',
+        detail: { run_id: run.id, node: 'executor', workspace: 'team-b' },
+      };
+      const result = await recordStepFailure(depsOf, failureRecord(step, 'DynamoDB throttled'));
+      expect(result).toMatchObject({ run_id: run.id, marked: true, why: 'failed' });
+      expect(await getRun(teamB.store, run.id)).toMatchObject({ status: 'failed' });
+      expect(teamB.notices).toEqual([
+        expect.objectContaining({
+          kind: 'failed',
+          runId: run.id,
+          reason: expect.stringContaining('DynamoDB throttled'),
+        }),
+      ]);
+      expect(fixture.notices).toEqual([]);
+      expect(await fixture.store.get('runs', run.id)).toBeUndefined();
+    } finally {
+      await teamB.cleanup();
+    }
+  });
+
+  it('tells of a schedule sync that gave up, in its workspace, with the reason and the Schedules page', async () => {
+    await dispatched();
+    const change = { 'detail-type': 'handoff.workflow', detail: { workflow_id: 'inbox', change: 'saved' } };
+    const record = failureRecord(
+      change,
+      'ThrottlingException: Rate exceeded',
+      'arn:aws:lambda:us-east-1:123456789012:function:handoff-schedule-sync',
+    );
+    expect(await recordStepFailure(defaultOnly(fixture.deps), record)).toMatchObject({
+      run_id: null,
+      marked: false,
+      why: 'schedule_failed',
+    });
+    expect(fixture.notices).toEqual([
+      {
+        kind: 'schedule_failed',
+        workflowName: fixture.workflow.name,
+        reason: 'handoff-schedule-sync gave up after 3 attempts: Error: ThrottlingException: Rate exceeded',
+        link: 'http://ui.test/schedules',
+      },
+    ]);
+  });
+
   it('reads the record inside an EventBridge destination event; logs failures that are not run steps', async () => {
     await dispatched();
     const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
     const record = failureRecord(stepEvent(run.id, 'executor'), 'DynamoDB throttled');
     const wrapped = { 'detail-type': 'Lambda Function Invocation Result - Failure', detail: record };
-    expect(await recordStepFailure(fixture.deps, wrapped)).toMatchObject({ run_id: run.id, marked: true });
+    expect(await recordStepFailure(defaultOnly(fixture.deps), wrapped)).toMatchObject({
+      run_id: run.id,
+      marked: true,
+    });
     expect((await getRun(fixture.store, run.id)).error).toMatch(
       /^handoff-executor gave up after 3 attempts: Error: /,
     );
 
     const trigger = failureRecord({ workflow_id: 'gone', schedule: 'rate(1 hour)' }, 'no workflow "gone"');
-    expect(await recordStepFailure(fixture.deps, trigger)).toMatchObject({
+    expect(await recordStepFailure(defaultOnly(fixture.deps), trigger)).toMatchObject({
       run_id: null,
       marked: false,
       why: 'not_a_run_step',
       reason: expect.stringContaining('no workflow "gone"'),
     });
     const expired = { ...record, requestContext: { condition: 'EventAgeExceeded' }, responsePayload: null };
-    expect((await recordStepFailure(fixture.deps, expired)).reason).toBe(
+    expect((await recordStepFailure(defaultOnly(fixture.deps), expired)).reason).toBe(
       'a function gave up: EventAgeExceeded',
     );
   });

@@ -41,9 +41,14 @@ export interface Built {
  */
 export function buildStack(
   props: Partial<HandoffStackProps> = {},
-  opts: { bundle?: boolean; nagMetadata?: boolean } = {},
+  /**
+   * `outdir`: synthesize into this cloud assembly (one that another build of the stack used):
+   * CDK stages a bundle once per assembly and process, so a second variant reuses the first's
+   * bundles (they do not depend on the stack's parameters) and only its template differs.
+   */
+  opts: { bundle?: boolean; nagMetadata?: boolean; outdir?: string } = {},
 ): Built {
-  const outdir = tempOutdir();
+  const outdir = opts.outdir ?? tempOutdir();
   const app = new App({
     outdir,
     context: { ...cdkJsonContext(), ...(opts.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },

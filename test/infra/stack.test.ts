@@ -133,8 +133,8 @@ describe('functions', () => {
     });
   });
 
-  it('the step functions retry asynchronous invocations twice, then hand the failure to step-failed', () => {
-    for (const name of STEPS)
+  it('the step functions and schedule-sync retry asynchronous invocations twice, then hand the failure to step-failed', () => {
+    for (const name of [...STEPS, 'schedule-sync' as const])
       t.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: b.fn(name).id },
         MaximumRetryAttempts: 2,
@@ -155,7 +155,9 @@ describe('functions', () => {
     for (const name of ['step-failed', 'agent'] as const)
       expect(byFunction.get(b.fn(name).id)?.DestinationConfig.OnFailure.Destination).toEqual(deadLetters);
     expect([...byFunction.keys()].sort()).toEqual(
-      [...STEPS, 'step-failed' as const, 'agent' as const].map((n) => b.fn(n).id).sort(),
+      [...STEPS, 'schedule-sync' as const, 'step-failed' as const, 'agent' as const]
+        .map((n) => b.fn(n).id)
+        .sort(),
     );
   });
 });

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -42,6 +43,21 @@ describe('each node in its own process (dispatch mode)', () => {
     expect(await runStep(fixture.deps, run.id, 'completer')).toMatchObject({ status: 'completed' });
     expect(steps.map((s) => s.node)).toEqual(['executor', 'resume', 'completer']);
     expect((await listAudit(fixture.store, { runId: run.id })).at(-1)?.outcome).toBe('run_finished');
+  });
+
+  it('an executor whose items cannot be read (the mailbox went away after the trigger) fails the run with the reason and tells; it never completes as if empty', async () => {
+    await dispatchedFixture();
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    await rm(fixture.maildir, { recursive: true, force: true }); // gone between the two processes
+    const failed = await runStep(fixture.deps, run.id, 'executor');
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^the items could not be read: /),
+    });
+    expect(fixture.notices).toEqual([
+      expect.objectContaining({ kind: 'failed', runId: run.id, reason: failed.error }),
+    ]);
+    expect(await fixture.store.list('tickets')).toEqual([]);
   });
 
   it('ignores a duplicate or late delivery of a step', async () => {

@@ -138,7 +138,7 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     // them it is read again. Nothing else: the rules are not listed.
     expect(reads(second.onAnswer).map(shape)).toEqual([
       'QueryCommand default#decisions (prefix)',
-      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage,default#learning_failures',
       ...(transactions ? [] : ['QueryCommand default#decisions (prefix)']),
     ]);
     expect(wholeDecisionLists(second.onAnswer)).toEqual([]);
@@ -258,7 +258,7 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     const take = onAnswer.findIndex((r) => r.pk === 'default#runs' && !READS.has(r.command));
     expect(reads(onAnswer.slice(0, take)).map(shape)).toEqual([
       'QueryCommand default#decisions (prefix)',
-      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage',
+      'BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#rule_sets,default#rule_sets,default#usage,default#learning_failures',
       'GetItemCommand default#interrupts',
     ]);
   });

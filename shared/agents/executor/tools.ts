@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { identify, knownOutcomes } from '../../actions/identify.ts';
 import { claimOutcome } from '../../actions/outcomes.ts';
 import { appendAudit } from '../../audit/audit.ts';
-import type { SourceItem } from '../../sources/source.ts';
+import { errorMessage } from '../../errors/index.ts';
+import { SourceUnavailableError, type SourceItem } from '../../sources/source.ts';
 import type { RunContext } from '../../run-state/run-context.ts';
 import { submitDecided } from '../../gate/act-queue.ts';
 
@@ -130,7 +131,19 @@ function fetchItemsTool(ctx: RunContext) {
     description: `Returns the next page (up to ${ctx.pageSize}) of items not handled yet, as compact views. An empty page means the batch is done.`,
     inputSchema: z.object({}),
     callback: async () => {
-      const page = await nextPage(ctx);
+      let page: SourceItem[];
+      try {
+        page = await nextPage(ctx);
+      } catch (error) {
+        // Items that cannot be read end the run (gate-hook.ts): a batch never finishes as if empty.
+        ctx.sourceLost ??=
+          error instanceof SourceUnavailableError
+            ? error
+            : new SourceUnavailableError(`the items could not be read: ${errorMessage(error)}`, {
+                cause: error,
+              });
+        throw ctx.sourceLost;
+      }
       ctx.emit('fetched', `Fetched ${page.length} item(s)`, { count: page.length });
       return { items: page.map(compactView), done: page.length === 0 };
     },

@@ -27,6 +27,8 @@ export interface ChatPageData {
   /** The last event of the chat's feed the page includes; the stream resumes after it. */
   after: number;
   error: string | null;
+  /** One line of news for the person (a message sent to be answered elsewhere). */
+  notice?: string | null;
 }
 
 export function chatPage(visitor: Visitor, d: ChatPageData): Html {
@@ -79,6 +81,7 @@ export function chatPage(visitor: Visitor, d: ChatPageData): Html {
           <ul data-live-steps></ul>
         </div>
         ${d.error ? html`<p class="flash flash-error" role="alert">${d.error}</p>` : ''}
+        ${d.notice ? html`<p class="flash flash-ok" role="status" data-sent>${d.notice}</p>` : ''}
         <form class="chat-form" method="post" action="${action}" data-chat-form>
           ${csrfField(visitor)}
           <label for="message">Message</label>

@@ -1,18 +1,20 @@
 /**
- * What AWS does around the functions, from the template: API Gateway's routes (IAM auth on
- * `/api/*`), EventBridge's rules (events routed to their targets), Scheduler's firings (the
- * schedules schedule-sync made, invoked with the scheduler role's permission), and Lambda's
- * asynchronous invocation (retries, then the on-failure destination, with the failing
- * function's own permission to invoke it).
+ * What AWS does around the functions, from the template: EventBridge's rules (events routed
+ * to their targets, scheduled rules fired), Scheduler's firings (the schedules schedule-sync
+ * made, invoked with the scheduler role's permission), Lambda's asynchronous invocation
+ * (retries, then the on-failure destination, with the failing function's own permission to
+ * invoke it) and CloudWatch's alarms (alarms.ts). API Gateway is api-gateway.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FunctionName } from '../../../lib/functions.ts';
+import { alarmContext, alarmsOf, resourcePolicies, serviceAllows, type AlarmSpec } from './alarms.ts';
+import { ApiGateway, type Caller } from './api-gateway.ts';
 import type { AwsGateway, Principal, PutEvent } from './gateway.ts';
 import { allows } from './iam.ts';
 import { Container, type Network, type Outcome } from './runtime.ts';
 import { ACCOUNT, REGION, type Deployment, type DeployedFunction } from './template.ts';
+
+export type { Caller } from './api-gateway.ts';
 
 /** An asynchronous invocation that failed every try, and where it went. */
 export interface FailedInvocation {
@@ -23,9 +25,11 @@ export interface FailedInvocation {
 
 export class Cloud {
   private readonly containers = new Map<FunctionName, Container>();
-  private server: Server | undefined;
+  private readonly api: ApiGateway;
   /** Events already routed (an index into the gateway's list). */
   private routed = 0;
+  /** Alarms in ALARM (they publish once, on entering it). */
+  private readonly alarmed = new Set<string>();
   readonly failures: FailedInvocation[] = [];
   /** What reached an SQS dead-letter queue. */
   readonly deadLetters: unknown[] = [];
@@ -34,32 +38,28 @@ export class Cloud {
   constructor(
     private readonly gateway: AwsGateway,
     private readonly network: Network,
-    /** Who may call the IAM-authorised routes (`/admin/api/*`): access key id → principal. */
-    private readonly callers: Map<string, Principal>,
-  ) {}
+    callers: Map<string, Caller>,
+  ) {
+    this.api = new ApiGateway(this, callers);
+  }
+
+  /** A new deployment: every container stopped, nothing routed, failed, dead-lettered or alarmed yet. */
+  reset(): void {
+    this.resetContainers();
+    this.routed = 0;
+    this.failures.length = 0;
+    this.deadLetters.length = 0;
+    this.alarmed.clear();
+  }
 
   /** Starts API Gateway's stand-in; its URL is the API's endpoint (the template's ApiEndpoint). */
-  async startApi(): Promise<string> {
-    this.server = createServer((req, res) => {
-      void this.http(req).then(
-        (out) => {
-          res.writeHead(out.statusCode, out.headers);
-          res.end(out.body);
-        },
-        (error: unknown) => {
-          res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ message: String(error) }));
-        },
-      );
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  startApi(): Promise<string> {
+    return this.api.start();
   }
 
   async stop(): Promise<void> {
-    for (const c of this.containers.values()) c.stop();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.resetContainers();
+    await this.api.stop();
   }
 
   /** Stops every container: the next invocation of each starts cold (a new deployment). */
@@ -83,19 +83,24 @@ export class Cloud {
     return f;
   }
 
-  /** A synchronous invocation (API Gateway's): the outcome, as is. */
-  invoke(name: FunctionName, event: unknown): Promise<Outcome> {
-    return this.container(name).invoke(event);
+  /**
+   * A synchronous invocation (API Gateway's): the outcome, as is. An error counts on the
+   * function's Errors metric (its alarm tells the topic). `clockOffsetMs`: it runs that much later.
+   */
+  async invoke(name: FunctionName, event: unknown, clockOffsetMs = 0): Promise<Outcome> {
+    const outcome = await this.container(name).invoke(event, clockOffsetMs);
+    if (!outcome.ok) this.raise('AWS/Lambda', 'Errors', { FunctionName: this.fn(name).functionName });
+    return outcome;
   }
 
   /**
    * An asynchronous invocation (EventBridge's, Scheduler's): tried 1 + retries times, then
    * sent to the function's on-failure destination, if it has one, as Lambda sends it.
    */
-  async invokeAsync(fn: DeployedFunction, event: unknown): Promise<Outcome> {
+  async invokeAsync(fn: DeployedFunction, event: unknown, clockOffsetMs = 0): Promise<Outcome> {
     let outcome: Outcome = { ok: false, error: { name: 'Never', message: 'not invoked' } };
     for (let attempt = 0; attempt <= fn.asyncRetries; attempt++) {
-      outcome = await this.invoke(fn.name, event);
+      outcome = await this.invoke(fn.name, event, clockOffsetMs);
       if (outcome.ok) return outcome;
     }
     const error = outcome.ok ? '' : outcome.error.message;
@@ -123,23 +128,64 @@ export class Cloud {
       return outcome;
     }
     if (target) await this.invokeAsync(target, record);
-    else this.deadLetters.push(record);
+    else this.deadLetter(fn.onFailure, record);
     return outcome;
+  }
+
+  /** A message lands in the SQS queue `arn`: the queue's visible-messages alarm goes off. */
+  private deadLetter(arn: string, record: unknown): void {
+    this.deadLetters.push(record);
+    this.raise('AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: arn.split(':').pop()! });
   }
 
   /** Routes every event put on the bus since the last call to the rules' targets, until none is left. */
   async drain(): Promise<void> {
-    while (this.routed < this.gateway.events.length) {
-      const event = this.gateway.events[this.routed++]!;
-      for (const rule of this.deployment.rules) {
-        if (!rule.busName || !matchesPattern(rule.pattern ?? {}, event)) continue;
-        if (event.bus !== rule.busName) continue;
-        for (const arn of rule.targets) {
-          const fn = this.deployment.functionByArn(arn);
-          if (fn) await this.invokeAsync(fn, delivered(event));
-        }
+    while (this.routed < this.gateway.events.length) await this.route(this.gateway.events[this.routed++]!);
+  }
+
+  /**
+   * Delivers an event put earlier once more (EventBridge delivers at least once), with the
+   * same id; the outcome of its last target's invocation.
+   */
+  async redeliver(event: PutEvent): Promise<Outcome | undefined> {
+    return this.route(event);
+  }
+
+  /** Invokes each target of each rule `event` matches; the last outcome. */
+  private async route(event: PutEvent): Promise<Outcome | undefined> {
+    let outcome: Outcome | undefined;
+    const id = (event.id ??= randomUUID());
+    for (const rule of this.deployment.rules) {
+      if (!rule.busName || !matchesPattern(rule.pattern ?? {}, event)) continue;
+      if (event.bus !== rule.busName) continue;
+      for (const arn of rule.targets) {
+        const fn = this.deployment.functionByArn(arn);
+        if (fn) outcome = await this.invokeAsync(fn, delivered(event, id));
       }
     }
+    return outcome;
+  }
+
+  /**
+   * EventBridge's scheduled rule that targets `name` (the sweeper's), fired at `at` (later
+   * than now): the function's container reads its clock at `at` for that invocation.
+   */
+  async tick(name: FunctionName, at: Date): Promise<Outcome> {
+    const fn = this.fn(name);
+    const rule = this.deployment.rules.find((r) => r.schedule && r.targets.includes(fn.arn));
+    if (!rule) throw new Error(`no scheduled rule of the template targets ${name}`);
+    const event = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: ACCOUNT,
+      time: at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: REGION,
+      resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/${rule.logicalId}`],
+      detail: {},
+    };
+    return this.invokeAsync(fn, event, Math.max(0, at.getTime() - Date.now()));
   }
 
   /** Fires the schedule `name` (as Scheduler would at `at`): invokes its target with the scheduler role. */
@@ -162,112 +208,63 @@ export class Cloud {
     return this.invokeAsync(fn, JSON.parse(input));
   }
 
-  /** API Gateway: the route the template gives the request, IAM auth where it says, payload v2 to the function. */
-  private async http(
-    req: IncomingMessage,
-  ): Promise<{ statusCode: number; headers: Record<string, string | string[]>; body: Buffer }> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    const url = new URL(req.url ?? '/', 'http://gateway');
-    const method = req.method ?? 'GET';
-    const route = this.routeFor(method, url.pathname);
-    const plain = (statusCode: number, message: string) => ({
-      statusCode,
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.from(JSON.stringify({ message })),
-    });
-    if (!route) return plain(404, 'Not Found');
-    let iam: Record<string, unknown> | undefined;
-    if (route.iam) {
-      const key = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
-      const caller = key ? this.callers.get(key) : undefined;
-      if (!caller || !/Signature=[0-9a-f]{64}/.test(req.headers.authorization ?? ''))
-        return plain(403, 'Forbidden');
-      // What API Gateway tells the function about an IAM caller it admitted.
-      const userArn = `arn:aws:iam::${ACCOUNT}:user/${caller.name}`;
-      iam = { accessKey: key, accountId: ACCOUNT, callerId: key, principalOrgId: null, userArn, userId: key };
-      const resource = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${this.deployment.ref(this.deployment.only('AWS::ApiGatewayV2::Api'))}/$default/${method}${url.pathname}`;
-      if (!allows(caller.statements, { action: 'execute-api:Invoke', resource }, {}))
-        return plain(403, 'Forbidden');
-    }
-    const fn = this.deployment.functionByArn(route.target);
-    if (!fn) throw new Error(`route ${route.method} ${route.path} targets ${route.target}`);
-    const headers = Object.fromEntries(
-      Object.entries(req.headers)
-        .filter(([k]) => k !== 'cookie')
-        .map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
-    );
-    const event = {
-      version: '2.0',
-      routeKey: route.path === '$default' ? '$default' : `${route.method} ${route.path}`,
-      rawPath: url.pathname,
-      rawQueryString: url.search.replace(/^\?/, ''),
-      ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
-      headers,
-      ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
-      requestContext: {
-        accountId: ACCOUNT,
-        apiId: 'api',
-        domainName: req.headers.host ?? '',
-        domainPrefix: 'api',
-        http: {
-          method,
-          path: url.pathname,
-          protocol: 'HTTP/1.1',
-          sourceIp: '203.0.113.9',
-          userAgent: headers['user-agent'] ?? '',
-        },
-        requestId: randomUUID(),
-        routeKey: route.path,
-        ...(iam ? { authorizer: { iam } } : {}),
-        stage: '$default',
-        time: new Date().toUTCString(),
-        timeEpoch: Date.now(),
-      },
-      ...(body.length
-        ? { body: body.toString('base64'), isBase64Encoded: true }
-        : { isBase64Encoded: false }),
-    };
-    const outcome = await this.invoke(fn.name, event);
-    if (!outcome.ok) return plain(500, 'Internal Server Error');
-    const result = outcome.result as {
-      statusCode: number;
-      headers?: Record<string, string>;
-      body?: string;
-      isBase64Encoded?: boolean;
-      cookies?: string[];
-    };
-    return {
-      statusCode: result.statusCode,
-      headers: {
-        ...(result.headers ?? {}),
-        ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}),
-      },
-      body: Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'),
-    };
+  /** Alarms in ALARM since the last deployment, by name. */
+  get alarms(): string[] {
+    return [...this.alarmed];
   }
 
-  private routeFor(method: string, path: string) {
-    const routes = this.deployment.routes;
-    const matches = (pattern: string) => {
-      const re = pattern.replace(/\{[^}]+\+\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+');
-      return new RegExp(`^${re}$`).test(path);
-    };
-    // API Gateway prefers the most specific route: exact, then parameters, then greedy, then $default.
-    const score = (p: string) => (p.includes('+}') ? 1 : p.includes('{') ? 2 : 3);
-    const candidates = routes
-      .filter((r) => r.path !== '$default' && (r.method === 'ANY' || r.method === method) && matches(r.path))
-      .sort((a, b) => score(b.path) - score(a.path));
-    return candidates[0] ?? routes.find((r) => r.path === '$default');
+  /**
+   * A datapoint of `metric` (≥ 1, the stack's thresholds): each alarm on it enters ALARM and
+   * publishes to its actions as CloudWatch does, if the topic's policies let CloudWatch.
+   */
+  raise(namespace: string, metric: string, dimensions: Record<string, string>): void {
+    for (const alarm of alarmsOf(this.deployment)) {
+      if (alarm.namespace !== namespace || alarm.metric !== metric || this.alarmed.has(alarm.name)) continue;
+      if (!Object.entries(alarm.dimensions).every(([k, v]) => dimensions[k] === v)) continue;
+      this.alarmed.add(alarm.name);
+      for (const topic of alarm.actions) this.publishAlarm(alarm, topic);
+    }
+  }
+
+  private publishAlarm(alarm: AlarmSpec, topic: string): void {
+    const keyId = this.gateway.topicKeys.get(topic);
+    const keyArn =
+      keyId === undefined || keyId.startsWith('arn:')
+        ? (keyId ?? '')
+        : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`;
+    const policies = resourcePolicies(this.deployment, topic, keyArn);
+    const context = alarmContext(alarm);
+    const calls = [
+      { statements: policies.topic, call: { action: 'sns:Publish', resource: topic } },
+      ...(keyId === undefined
+        ? []
+        : [{ statements: policies.key, call: { action: 'kms:GenerateDataKey', resource: keyArn } }]),
+    ];
+    for (const { statements, call } of calls)
+      if (!serviceAllows(statements, 'cloudwatch.amazonaws.com', call, context)) {
+        this.gateway.refusals.push({ principal: 'cloudwatch', ...call });
+        return;
+      }
+    this.gateway.published.push({
+      by: 'cloudwatch',
+      topic,
+      subject: `ALARM: "${alarm.name}" in US East (N. Virginia)`,
+      message: JSON.stringify({
+        AlarmName: alarm.name,
+        AlarmDescription: alarm.description,
+        NewStateValue: 'ALARM',
+        NewStateReason:
+          'Threshold Crossed: 1 datapoint [1.0] was greater than or equal to the threshold (1.0).',
+      }),
+    });
   }
 }
 
 /** What EventBridge hands a rule's target for an event put on the bus. */
-function delivered(event: PutEvent) {
+function delivered(event: PutEvent, id: string) {
   return {
     version: '0',
-    id: randomUUID(),
+    id,
     'detail-type': event.detailType,
     source: event.source,
     account: ACCOUNT,

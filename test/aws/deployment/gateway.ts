@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createH2Server, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { converseStream } from './bedrock-stub.ts';
-import { allows, type Call } from './iam.ts';
+import { allows, dynamoCalls, type Call } from './iam.ts';
 import { ACCOUNT, REGION, type Statement } from './template.ts';
 
 /** Who may call: a function's role, or the operator at the terminal (anything). */
@@ -32,6 +32,8 @@ export interface Published {
   message: string;
 }
 export interface PutEvent {
+  /** EventBridge's id for the event, given when it is first routed (kept on a redelivery). */
+  id?: string;
   by: string;
   bus: string;
   source: string;
@@ -90,10 +92,33 @@ export class AwsGateway {
   private readonly principals = new Map<string, Principal>();
   private server: Server | undefined;
   private h2: Http2Server | undefined;
-  /** Services that fail every call on purpose (`sns`, `events`), for failure journeys. */
+  /**
+   * Services that fail every call on purpose, for failure journeys: `sns`, `events` for every
+   * caller, or `<caller>:<service>` (`completer:dynamodb`) for one function's calls only.
+   */
   readonly outages = new Set<string>();
+  /** Calls answered with a service's own error instead (keyed as outages): `{status, type, message}`. */
+  readonly errors = new Map<string, { status: number; type: string; message: string }>();
 
   constructor(private readonly dynamoEndpoint: string) {}
+
+  /** A new deployment: nothing recorded, refused, scheduled or out of order yet; the principals stay until replaced. */
+  reset(): void {
+    for (const list of [
+      this.refusals,
+      this.published,
+      this.events,
+      this.dynamo,
+      this.bedrockCalls,
+      this.kmsCalls,
+    ])
+      list.length = 0;
+    this.schedules.clear();
+    this.secrets.clear();
+    this.topicKeys.clear();
+    this.outages.clear();
+    this.errors.clear();
+  }
 
   /** Registers a caller: its access key id is how its calls are told apart. */
   addPrincipal(accessKeyId: string, principal: Principal): void {
@@ -138,9 +163,16 @@ export class AwsGateway {
       try {
         const handler = this.handlers[service];
         if (!handler) throw new Error(`no stand-in for ${service}`);
-        if (this.outages.has(service))
+        if (this.outages.has(service) || this.outages.has(`${principal.name}:${service}`))
           throw Object.assign(new Error(`${service} is down (a test outage)`), { outage: true });
-        answer = await handler(principal, req, body);
+        const error = this.errors.get(service) ?? this.errors.get(`${principal.name}:${service}`);
+        answer = error
+          ? {
+              status: error.status,
+              headers: { 'content-type': 'application/json', 'x-amzn-errortype': error.type },
+              body: JSON.stringify({ __type: error.type, message: error.message }),
+            }
+          : await handler(principal, req, body);
       } catch (error) {
         if (error instanceof Refused) {
           this.refusals.push(error.refusal);
@@ -362,37 +394,4 @@ export class AwsGateway {
       };
     },
   };
-}
-
-/** The IAM calls one DynamoDB request is authorised as (a transaction: one per item). */
-function dynamoCalls(operation: string, input: Record<string, unknown>): Call[] {
-  const arn = (table: string) => `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${table}`;
-  const onTable = (table: unknown, index?: unknown) =>
-    `${arn(String(table))}${index ? `/index/${String(index)}` : ''}`;
-  switch (operation) {
-    case 'BatchGetItem':
-    case 'BatchWriteItem':
-      return Object.keys(input.RequestItems as object).map((t) => ({
-        action: `dynamodb:${operation}`,
-        resource: arn(t),
-      }));
-    case 'TransactWriteItems':
-      return (input.TransactItems as Record<string, { TableName: string }>[]).map((item) => {
-        const [kind, detail] = Object.entries(item)[0]!;
-        const action = {
-          Put: 'PutItem',
-          Update: 'UpdateItem',
-          Delete: 'DeleteItem',
-          ConditionCheck: 'ConditionCheckItem',
-        }[kind];
-        return { action: `dynamodb:${action}`, resource: arn(detail.TableName) };
-      });
-    case 'TransactGetItems':
-      return (input.TransactItems as { Get: { TableName: string } }[]).map((i) => ({
-        action: 'dynamodb:GetItem',
-        resource: arn(i.Get.TableName),
-      }));
-    default:
-      return [{ action: `dynamodb:${operation}`, resource: onTable(input.TableName, input.IndexName) }];
-  }
 }

@@ -62,8 +62,8 @@ export class Container {
     private readonly network: Network,
   ) {}
 
-  /** Runs one invocation (starting the container cold on first use). */
-  async invoke(event: unknown): Promise<Outcome> {
+  /** Runs one invocation (starting the container cold on first use); `clockOffsetMs`: it runs that much later. */
+  async invoke(event: unknown, clockOffsetMs = 0): Promise<Outcome> {
     await this.start();
     const id = randomUUID();
     const context = {
@@ -74,11 +74,11 @@ export class Container {
       awsRequestId: id,
       logGroupName: `/aws/lambda/${this.fn.functionName}`,
       logStreamName: `2026/01/01/[$LATEST]${id.slice(0, 8)}`,
-      deadline: Date.now() + this.fn.timeoutSeconds * 1000,
+      deadline: Date.now() + clockOffsetMs + this.fn.timeoutSeconds * 1000,
     };
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.child!.send({ id, event, context });
+      this.child!.send({ id, event, context, clockOffsetMs });
     });
   }
 

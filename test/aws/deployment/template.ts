@@ -57,6 +57,8 @@ export interface EventRule {
   logicalId: string;
   busName: string | undefined;
   pattern: Record<string, Json> | undefined;
+  /** A scheduled rule's expression (`rate(5 minutes)`), on the default bus. */
+  schedule: string | undefined;
   targets: string[];
 }
 
@@ -71,7 +73,9 @@ export class Deployment {
     private readonly outdir: string,
     private readonly apiEndpoint: string,
     /** Sets this deployment's resource names apart from another's on the same DynamoDB Local. */
-    private readonly prefix = '',
+    readonly prefix = '',
+    /** The stack's name (`handoff-<stage>`): AWS::StackName. */
+    readonly stackName = 'handoff-dev',
   ) {
     for (const [id, r] of Object.entries(template.Resources)) {
       if (r.Type === 'AWS::Lambda::Function') this.addFunction(id, r);
@@ -108,7 +112,7 @@ export class Deployment {
       case 'AWS::KMS::Key':
         return `${name.slice(0, 8)}-0000-4000-8000-${name.padEnd(12, '0').slice(-12)}`;
       case 'AWS::Scheduler::ScheduleGroup':
-        return String(r.Properties?.Name ?? name);
+        return String(this.resolve(r.Properties?.Name ?? name));
       case 'AWS::ApiGatewayV2::Api':
         return name.slice(0, 10);
       case 'AWS::SQS::Queue':
@@ -139,6 +143,7 @@ export class Deployment {
     }
     if (r.Type === 'AWS::ApiGatewayV2::Api' && attribute === 'ApiEndpoint') return this.apiEndpoint;
     if (r.Type === 'AWS::Events::EventBus' && attribute === 'Name') return name;
+    if (r.Type === 'AWS::SQS::Queue' && attribute === 'QueueName') return this.nameOf(id);
     throw new Error(`GetAtt ${id}.${attribute} (${r.Type}) is not resolved by this harness`);
   }
 
@@ -182,7 +187,7 @@ export class Deployment {
       'AWS::AccountId': ACCOUNT,
       'AWS::Partition': 'aws',
       'AWS::URLSuffix': 'amazonaws.com',
-      'AWS::StackName': 'handoff-dev',
+      'AWS::StackName': this.stackName,
     }[name];
   }
 
@@ -252,6 +257,7 @@ export class Deployment {
       logicalId: id,
       busName: p.EventBusName === undefined ? undefined : String(this.resolve(p.EventBusName)),
       pattern: p.EventPattern as Record<string, Json> | undefined,
+      schedule: p.ScheduleExpression === undefined ? undefined : String(p.ScheduleExpression),
       targets: ((p.Targets ?? []) as { Arn: Json }[]).map((t) => String(this.resolve(t.Arn))),
     });
   }
