@@ -119,7 +119,7 @@ describe('real bundling', () => {
 
 describe('cdk synth (CLI)', () => {
   it(
-    'synthesises the app offline and quietly, with cdk-nag passing and all nine handlers bundled',
+    'synthesises the app offline and quietly, with cdk-nag passing and all ten handlers bundled (the agent function too)',
     async () => {
       const outdir = tempOutdir();
       try {
@@ -144,8 +144,8 @@ describe('cdk synth (CLI)', () => {
           Resources: Record<string, { Type: string }>;
         };
         const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
-        expect(functions).toHaveLength(9);
-        expect(bundles(outdir)).toHaveLength(9);
+        expect(functions).toHaveLength(10);
+        expect(bundles(outdir)).toHaveLength(10);
         expect(result.stdout).toBe('');
         expect(result.stderr).not.toMatch(/NOTICES|telemetry|newer version|upgrade|AwsSolutions-/i);
         console.info(`cdk synth took ${seconds.toFixed(1)} s`);
