@@ -3,7 +3,7 @@
  * `digest: true` (competitor watch) gets a Markdown digest of what the run read and did,
  * item by item, with the agent's summary of each; any other workflow a one-line report.
  */
-import { listAudit } from '../audit/audit.ts';
+import { auditOfRun, listAudit } from '../audit/audit.ts';
 import type { AuditEntry } from '../records/audit.ts';
 import { readProfile } from '../profile/profile.ts';
 import type { Store } from '../store/store.ts';
@@ -53,13 +53,15 @@ export function digestMarkdown(
 /** Records the run's report (or digest) as an artifact; called by the completer, once per completed run. */
 export async function recordRunReport(
   store: Store,
-  run: { id: string; workflow_id: string; started_at: string },
+  run: { id: string; workflow_id: string; started_at: string; keyed?: true | undefined },
   workflow: Pick<Workflow, 'name' | 'digest'>,
   summary: string,
 ): Promise<Artifact> {
   let produced: Produced;
   if (workflow.digest) {
-    const [entries, profile] = [await listAudit(store, { runId: run.id }), await readProfile(store)];
+    // The run's entries by its key (a run record at hand says which scheme; else listAudit reads it).
+    const entries = run.keyed ? await auditOfRun(store, run) : await listAudit(store, { runId: run.id });
+    const profile = await readProfile(store);
     const day = dayIn(run.started_at, profile.time_zone);
     produced = {
       kind: 'digest',

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { listEntries, statusOf } from '../integrations/registry.ts';
 import { listRules } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
-import { listRuns } from '../runs/run-repository.ts';
+import { latestRuns } from '../runs/run-repository.ts';
 import { toPendingJson } from '../runs/views.ts';
 import { publicSourceFields } from '../sources/check.ts';
 import { SOURCE_TYPES } from '../sources/source-types.ts';
@@ -96,9 +96,11 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
       description: 'Lists the 10 newest runs.',
       inputSchema: z.object({}),
       callback: async () => ({
-        runs: (await listRuns(store))
-          .slice(0, 10)
-          .map((r) => ({ run_id: r.id, workflow_id: r.workflow_id, status: r.status })),
+        runs: (await latestRuns(store, 10)).runs.map((r) => ({
+          run_id: r.id,
+          workflow_id: r.workflow_id,
+          status: r.status,
+        })),
       }),
     }),
     tool({

@@ -92,6 +92,14 @@ export const RunSchema = z.object({
   skills: z.array(LibraryPinSchema).optional(),
   /** The agent definitions (and versions) it used as specialists. */
   agents: z.array(LibraryPinSchema).optional(),
+  /**
+   * True when every audit entry and decision of the run carries its key in its id (runs
+   * started by this build, or rewritten by `handoff store migrate`): its audit and questions
+   * are read by id prefix. Absent on a run from before; it is read the older way.
+   */
+  keyed: z.literal(true).optional(),
+  /** Questions of a migrated run whose ids were made before they carried the run's key: read by id. */
+  legacy_decision_ids: z.array(z.string()).optional(),
 });
 export type Run = z.infer<typeof RunSchema>;
 export type RunDispatch = NonNullable<Run['dispatch']>;

@@ -3,6 +3,7 @@ import type { DeferredItem } from '../run-state/run-ledger.ts';
 import type { Tail } from '../recorder/session-chunks.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditEntryOf, auditRunFinished } from '../audit/audit.ts';
+import { auditIdFor } from '../audit/audit-ids.ts';
 import { RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
 import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
@@ -82,9 +83,10 @@ export async function createRun(
     finished_at: null,
     ...(pins.skills.length > 0 ? { skills: pins.skills } : {}),
     ...(pins.agents.length > 0 ? { agents: pins.agents } : {}),
+    keyed: true,
   };
   const started = auditEntryOf({
-    id: stableId('aud', id, 'run_started'),
+    id: auditIdFor(id, id, 'run_started'),
     run_id: id,
     workflow_id: workflowId,
     item_id: null,

@@ -28,9 +28,12 @@ import {
 } from './json-pending.ts';
 import {
   isIndexed,
+  sliced,
   type Collection,
   type CommitOptions,
   type JsonRecord,
+  type Page,
+  type PageRequest,
   type Store,
   type Versioned,
   type Write,
@@ -55,6 +58,7 @@ import {
   writeTempSync,
 } from './json-files.ts';
 import { StatusIndex, type FileWrite } from './json-status-index.ts';
+import { TimeIndex } from './json-time-index.ts';
 
 const LONGEST_SUFFIX = '.json.lock.break';
 // Keep every file we make for a record (record, lock, breaker) within the usual 255-byte name limit.
@@ -113,11 +117,14 @@ export class JsonFileStore implements Store {
   private recovered: Promise<void> | null = null;
   private readonly pending: PendingReader;
   private readonly index: StatusIndex;
+  private readonly times: TimeIndex;
+  private readonly timesBuilt = new Set<Collection>();
   readonly exactStatusIndex = true;
 
   constructor(private readonly stateDir: string) {
     this.pending = new PendingReader(stateDir);
     this.index = new StatusIndex(stateDir, (collection) => this.dirFor(collection));
+    this.times = new TimeIndex(stateDir);
   }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
@@ -159,6 +166,68 @@ export class JsonFileStore implements Store {
       (await namesIn(dir)).filter((n) => n.startsWith(stem) && isRecordName(n)),
     );
     return named.filter((r) => r.id.startsWith(prefix));
+  }
+
+  /**
+   * A page of the collection's time-indexed records, newest first, read from the time index
+   * (json-time-index.ts): the records it shows plus one. A collection written before the
+   * index is marked from its records first, once.
+   */
+  async listNewest(collection: Collection, page: PageRequest): Promise<Page> {
+    await this.recover();
+    if (!this.timesBuilt.has(collection)) {
+      if (!(await this.times.isBuilt(collection)))
+        await withLock(
+          path.join(this.stateDir, STORE_LOCK),
+          async () => {
+            if (!(await this.times.isBuilt(collection)))
+              await this.times.build(collection, await this.fileWrites(collection));
+          },
+          () => this.replayLast(),
+        );
+      this.timesBuilt.add(collection);
+    }
+    const overlay = this.pending.overlay();
+    const dir = this.dirFor(collection);
+    return this.times.page(
+      collection,
+      page,
+      (name) => path.join(dir, name),
+      (files) =>
+        Promise.all(
+          files.map((file) => {
+            const id = decodeURIComponent(path.basename(file, '.json'));
+            return this.readOver(overlay, collection, id);
+          }),
+        ),
+    );
+  }
+
+  /** A page of the records whose id starts with `prefix`, in id order: the folder listed by name, `limit` + 1 files read. */
+  async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
+    await this.recover();
+    const stem = prefix === '' ? '' : encodeId(prefix);
+    const cursor = page.cursor ?? null;
+    const overlay = this.pending.overlay();
+    const ids = (await namesIn(this.dirFor(collection)))
+      .filter((n) => n.startsWith(stem) && isRecordName(n))
+      .map((n) => decodeURIComponent(n.slice(0, -'.json'.length)))
+      .filter((id) => id.startsWith(prefix) && (cursor === null || id > cursor))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // The pending commit's records of the collection may not have their files yet.
+    for (const key of overlay.keys())
+      if (key.startsWith(`${collection}/`)) {
+        const id = key.slice(collection.length + 1);
+        if (id.startsWith(prefix) && (cursor === null || id > cursor) && !ids.includes(id)) ids.push(id);
+      }
+    ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const read: { record: JsonRecord; key: string }[] = [];
+    for (const id of ids) {
+      const record = await this.readOver(overlay, collection, id);
+      if (record) read.push({ record, key: id });
+      if (read.length > page.limit) break;
+    }
+    return sliced(read, page.limit);
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
@@ -390,6 +459,7 @@ export class JsonFileStore implements Store {
       if (options.crashAfterTemps) crashPoint('store:temp-written');
       this.index.prepare();
       this.index.markEntering(writes);
+      this.times.mark(writes);
       if (options.crashAfterTemps) crashPoint('store:marked');
       for (const { file } of writes) {
         const temp = temps.get(file);
@@ -467,6 +537,7 @@ export class JsonFileStore implements Store {
         dirs.add(this.dirFor(collection));
         for (const dir of this.index.dirsOf(collection)) dirs.add(dir);
       }
+    for (const commit of commits) for (const dir of this.times.dirsOf(commit)) dirs.add(dir);
     const all = [...files, ...dirs];
     const lock = path.join(this.stateDir, STORE_LOCK);
     for (let i = 0; i < all.length; i += LIST_BATCH) {

@@ -244,13 +244,20 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
 }
 
 /** All runs (`/runs`). */
-export function runsPage(visitor: Visitor, runs: Run[], names: Map<string, string>, pending: number): Html {
+export function runsPage(
+  visitor: Visitor,
+  runs: Run[],
+  names: Map<string, string>,
+  pending: number,
+  nextCursor: string | null = null,
+): Html {
   return shell({
     title: 'Runs',
     nav: 'runs',
     visitor,
     pending,
     body: html`<h1>Runs</h1>
-      ${runsTable(runs, names)}`,
+      ${runsTable(runs, names)}
+      ${nextCursor ? html`<p><a href="/runs?cursor=${encodeURIComponent(nextCursor)}">Older runs</a></p>` : ''}`,
   });
 }

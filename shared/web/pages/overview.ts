@@ -151,7 +151,7 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
       <section aria-labelledby="runs-title">
         <h2 id="runs-title">Recent runs</h2>
         ${runsTable(data.runs.slice(0, 8), names)}
-        ${data.runs.length > 8 ? html`<p><a href="/runs">All ${data.runs.length} runs</a></p>` : ''}
+        ${data.runs.length > 8 ? html`<p><a href="/runs">All runs</a></p>` : ''}
       </section>
       <p class="muted small">
         From a terminal: <code>handoff pending</code>, then
