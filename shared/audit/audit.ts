@@ -2,7 +2,7 @@ import { getRecord, listRecords, parseRecord } from '../store/records.ts';
 import { listByIdPrefix, type Store } from '../store/store.ts';
 import { AuditEntrySchema, type AuditEntry } from '../records/audit.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
-import { newAuditId, runAuditPrefix } from './audit-ids.ts';
+import { isKeyedAuditId, migratedAuditId, newAuditId, runAuditPrefix } from './audit-ids.ts';
 
 export type AuditInput = Omit<
   AuditEntry,
@@ -67,9 +67,14 @@ export async function auditOfRun(store: Store, run: Pick<Run, 'id' | 'keyed'>): 
   const raw = run.keyed
     ? await listByIdPrefix(store, 'audit', runAuditPrefix(run.id))
     : await store.list('audit');
-  return raw
+  const entries = raw
     .map((r) => parseRecord(AuditEntrySchema, 'audit', r))
-    .filter((e) => e.run_id === run.id)
+    .filter((e) => e.run_id === run.id);
+  if (run.keyed) return entries.sort(oldestFirst);
+  // A migration under way may have copied an entry and not yet removed its older id: count it once.
+  const ids = new Set(entries.map((e) => e.id));
+  return entries
+    .filter((e) => isKeyedAuditId(e.id, run.id) || !ids.has(migratedAuditId(e.id, run.id)))
     .sort(oldestFirst);
 }
 

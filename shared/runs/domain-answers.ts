@@ -200,7 +200,7 @@ async function addHints(
 }
 
 /** Once per workspace: every teaching answer already given, into its domain's record. */
-async function backfill(store: Store): Promise<void> {
+export async function backfill(store: Store): Promise<void> {
   for (const { workflowId, domain, hints } of groupHints(await listDecisions(store)).values())
     await addHints(store, workflowId, domain, hints);
   try {
