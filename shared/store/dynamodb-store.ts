@@ -19,6 +19,7 @@ import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
 import {
   isIndexed,
+  inIdOrder,
   newestOf,
   sliced,
   type Collection,
@@ -238,8 +239,8 @@ export class DynamoDbStore implements Store {
   }
 
   /**
-   * A page of the records whose id starts with `prefix`, in id order, after the cursor (the
-   * last id of the page before): one Query per partition, each reading `limit` + 1.
+   * A page of the records whose id starts with `prefix`, in id order (or descending), after the
+   * cursor (the last id of the page before): one Query per partition, each reading `limit` + 1.
    */
   async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
     const cursor = page.cursor ?? null;
@@ -252,6 +253,7 @@ export class DynamoDbStore implements Store {
             ExpressionAttributeNames: { '#pk': 'pk', ...(prefix ? { '#sk': 'sk' } : {}) },
             ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}) },
             ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
+            ...(page.descending ? { ScanIndexForward: false } : {}),
             ConsistentRead: true,
             Limit: page.limit + 1,
           }),
@@ -259,10 +261,10 @@ export class DynamoDbStore implements Store {
         return (out.Items ?? []).map(fromItem);
       }),
     );
-    const all = parts
-      .flat()
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((record) => ({ record, key: record.id }));
+    const all = inIdOrder(parts.flat(), { ...page, cursor: null }).map((record) => ({
+      record,
+      key: record.id,
+    }));
     return sliced(all, page.limit);
   }
 

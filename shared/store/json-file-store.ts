@@ -27,6 +27,7 @@ import {
   type Overlay,
 } from './json-pending.ts';
 import {
+  inIdOrder,
   isIndexed,
   sliced,
   type Collection,
@@ -203,26 +204,25 @@ export class JsonFileStore implements Store {
     );
   }
 
-  /** A page of the records whose id starts with `prefix`, in id order: the folder listed by name, `limit` + 1 files read. */
+  /** A page of the records whose id starts with `prefix`, in id order (or descending): the folder listed by name, `limit` + 1 files read. */
   async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
     await this.recover();
     const stem = prefix === '' ? '' : encodeId(prefix);
-    const cursor = page.cursor ?? null;
     const overlay = this.pending.overlay();
-    const ids = (await namesIn(this.dirFor(collection)))
-      .filter((n) => n.startsWith(stem) && isRecordName(n))
-      .map((n) => decodeURIComponent(n.slice(0, -'.json'.length)))
-      .filter((id) => id.startsWith(prefix) && (cursor === null || id > cursor))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const ids = new Set(
+      (await namesIn(this.dirFor(collection)))
+        .filter((n) => n.startsWith(stem) && isRecordName(n))
+        .map((n) => decodeURIComponent(n.slice(0, -'.json'.length))),
+    );
     // The pending commit's records of the collection may not have their files yet.
     for (const key of overlay.keys())
-      if (key.startsWith(`${collection}/`)) {
-        const id = key.slice(collection.length + 1);
-        if (id.startsWith(prefix) && (cursor === null || id > cursor) && !ids.includes(id)) ids.push(id);
-      }
-    ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      if (key.startsWith(`${collection}/`)) ids.add(key.slice(collection.length + 1));
+    const ordered = inIdOrder(
+      [...ids].filter((id) => id.startsWith(prefix)).map((id) => ({ id })),
+      page,
+    );
     const read: { record: JsonRecord; key: string }[] = [];
-    for (const id of ids) {
+    for (const { id } of ordered) {
       const record = await this.readOver(overlay, collection, id);
       if (record) read.push({ record, key: id });
       if (read.length > page.limit) break;

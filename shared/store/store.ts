@@ -92,6 +92,8 @@ export interface Page {
 export interface PageRequest {
   limit: number;
   cursor?: string | null | undefined;
+  /** `listPage` only: from the greatest id down (ids made by `newId` sort by time: newest first). */
+  descending?: boolean | undefined;
 }
 
 export type JsonRecord = { id: string } & Record<string, unknown>;
@@ -303,11 +305,18 @@ export async function listPage(
   page: PageRequest,
 ): Promise<Page> {
   if (store.listPage) return store.listPage(collection, prefix, page);
-  const keyed = (await listByIdPrefix(store, collection, prefix))
-    .filter((r) => !page.cursor || r.id > page.cursor)
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((record) => ({ record, key: record.id }));
+  const keyed = inIdOrder(await listByIdPrefix(store, collection, prefix), page).map((record) => ({
+    record,
+    key: record.id,
+  }));
   return sliced(keyed, page.limit);
+}
+
+/** `records` after the page's cursor, in its id order (ascending, or descending when asked). */
+export function inIdOrder<T extends { id: string }>(records: readonly T[], page: PageRequest): T[] {
+  const after = (id: string) => !page.cursor || (page.descending ? id < page.cursor : id > page.cursor);
+  const sign = page.descending ? -1 : 1;
+  return records.filter((r) => after(r.id)).sort((a, b) => sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** The first `limit` of `keyed` as a page; its cursor is the last shown's key when more follow. */

@@ -153,6 +153,12 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(body).toContain(runId);
   });
 
+  it("Memory's first page reads a page of rules, newest first", async () => {
+    let body = '';
+    expect(await fullReadsOf(async () => (body = await page('/memory')))).toEqual([]);
+    expect(body).toContain('Memory');
+  });
+
   it('answering one question (and the domain-proposal check) reads by key', async () => {
     const [first] = await listPending(spy.store);
     expect(await fullReadsOf(() => decide(fixture.deps, first!.id, 'archive', null))).toEqual([]);
