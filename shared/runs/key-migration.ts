@@ -11,6 +11,7 @@
  * - Settled questions and finished runs are written again, so the by-time index holds them
  *   (DynamoDB items written before the index lack its keys; a JSON file store builds its own).
  * - The answers that teach about sender domains are gathered (domain-answers.ts), once.
+ * - On JSON files, keyed records an earlier build kept flat move into their run's folder.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -43,6 +44,8 @@ export interface KeyMigrationReport {
   legacy_decisions: number;
   /** Settled questions and finished runs written again into the by-time index. */
   reindexed: number;
+  /** Records moved to the layout read by key (JSON files: into their run's folder). */
+  relaid: number;
 }
 
 /** Whether the workspace's keys were migrated: one read. */
@@ -58,8 +61,10 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     audit_moved: 0,
     legacy_decisions: 0,
     reindexed: 0,
+    relaid: 0,
   };
   if (await keysMigrated(store)) return { ...report, already_done: true };
+  report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
   const todo = runs.filter((r) => !r.keyed);
   if (todo.length > 0) {

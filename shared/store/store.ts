@@ -151,6 +151,12 @@ export interface Store {
    * Limit). Without it, `listPage` lists by prefix and slices.
    */
   listPage?(collection: Collection, prefix: string, page: PageRequest): Promise<Page>;
+  /**
+   * Optional: moves records written by an earlier build to the layout this one reads by key
+   * (JSON files: a keyed record into its parent's folder); resumable. Returns how many moved.
+   * `handoff store migrate` runs it.
+   */
+  relayout?(): Promise<number>;
   /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
   /**

@@ -96,16 +96,21 @@ async function auditByRun(store: Store): Promise<Record<string, string[]>> {
   return out;
 }
 
-/** Every file of the workspace's records, by path, with a digest of its content. */
+/** Every file of the workspace's records (in their run's folders too), by path, with a digest of its content. */
 async function filesOf(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const collection of ['runs', 'audit', 'decisions', 'settings', 'domain_answers']) {
-    const names = await fs.readdir(path.join(dir, collection)).catch(() => [] as string[]);
-    for (const name of names.filter((n) => n.endsWith('.json')))
-      out[`${collection}/${name}`] = createHash('sha256')
-        .update(await fs.readFile(path.join(dir, collection, name)))
-        .digest('hex');
-  }
+  const walk = async (rel: string): Promise<void> => {
+    for (const entry of await fs.readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => [])) {
+      const name = path.join(rel, entry.name);
+      if (entry.isDirectory()) await walk(name);
+      else if (entry.name.endsWith('.json'))
+        out[name] = createHash('sha256')
+          .update(await fs.readFile(path.join(dir, name)))
+          .digest('hex');
+    }
+  };
+  for (const collection of ['runs', 'audit', 'decisions', 'settings', 'domain_answers'])
+    await walk(collection);
   return out;
 }
 
@@ -173,6 +178,7 @@ describe('handoff store migrate: the keys step on JSON files, killed in the midd
 
     // Act 4: once more: it reads its marker and writes nothing.
     const files = await filesOf(dir);
+    expect(Object.keys(files).filter((f) => f.startsWith('audit/'))).toHaveLength(RUNS * (ENTRIES + 1));
     const fourth = await runCli(['store', 'migrate', '--json'], env);
     expect(fourth.code).toBe(0);
     expect((JSON.parse(fourth.stdout) as { keys: unknown[] }).keys).toEqual([
