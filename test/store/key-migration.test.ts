@@ -16,7 +16,10 @@ import { isKeyedAuditId, migratedAuditId } from '../../shared/audit/audit-ids.ts
 import type { AuditEntry } from '../../shared/records/audit.ts';
 import { EMPTY_COUNTS, RunSchema, type Run } from '../../shared/records/runs.ts';
 import { decisionsOfRun } from '../../shared/runs/decision-repository.ts';
-import { migrateKeys } from '../../shared/runs/key-migration.ts';
+import { keysMigrated, migrateKeys } from '../../shared/runs/key-migration.ts';
+import { sweepRuns } from '../../shared/aws/lambda-handlers.ts';
+import { loadEnv } from '../../shared/config/env.ts';
+import { openPlatform } from '../../shared/workspaces/platform.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { newId, stableId } from '../../shared/store/ids.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
@@ -222,6 +225,33 @@ describe('handoff store migrate: the keys step on DynamoDB (dynalite)', () => {
       expect(await store.list('audit')).toHaveLength(RUNS * (ENTRIES + 1));
     } finally {
       client.destroy();
+    }
+  });
+
+  it('on AWS the sweeper runs the step until its marker exists', async () => {
+    const client = dynaliteClient(dynalite.endpoint);
+    const stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-sweep-keys-'));
+    try {
+      const table = `handoff-sweep-${randomUUID()}`;
+      await ensureTable(client, table);
+      const store = new DynamoDbStore(createDocumentClient(client), table);
+      await seedLegacy(store);
+      const env = loadEnv({
+        USE_DYNAMODB: 'true',
+        DYNAMODB_ENDPOINT: dynalite.endpoint,
+        AWS_REGION: 'us-east-1',
+        HANDOFF_TABLE: table,
+        HANDOFF_STATE_DIR: stateDir,
+      });
+      expect(await keysMigrated(store)).toBe(false);
+      await sweepRuns(await openPlatform(env));
+      expect(await keysMigrated(store)).toBe(true);
+      const run = RunSchema.parse(await store.get('runs', 'run_legacy_1'));
+      expect(run.keyed).toBe(true);
+      expect(await auditOfRun(store, run)).toHaveLength(ENTRIES + 1);
+    } finally {
+      client.destroy();
+      await fs.rm(stateDir, { recursive: true, force: true });
     }
   });
 });
