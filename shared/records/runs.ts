@@ -127,6 +127,8 @@ export type InterruptRecord = z.infer<typeof InterruptSchema>;
 export const AnswerSchema = z.object({
   action: z.string(),
   note: z.string().nullable(),
+  /** Answered "just this once": it teaches nothing and cancels nothing (absent: false). */
+  once: z.boolean().optional(),
   /** `human` answered; `expired` means nobody did in time. */
   by: z.enum(['human', 'expired', 'unreachable']),
   /** Why nobody answered, when by is not human. */

@@ -8,8 +8,7 @@ import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
-import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
-import type { Decision } from '../records/runs.ts';
+import { listDecisions, listPending } from '../runs/decision-repository.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
@@ -24,14 +23,7 @@ import { overviewPage } from './pages/overview.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
-
-/** The decision named by `?answered=`, when it was answered (for the "Recorded" notice). */
-async function answeredFrom(c: Context, web: WebDeps): Promise<Decision | null> {
-  const id = c.req.query('answered');
-  if (!id) return null;
-  const decision = await getDecision(web.engine.store, id).catch(() => null);
-  return decision?.status === 'answered' ? decision : null;
-}
+import { answeredFrom } from './recorded-answer.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));

@@ -56,11 +56,11 @@ describe.each(Object.entries(backends))(
       // Each answer is its own process; the run resumes in the process that gives the last one.
       for (const [index, p] of pending.entries()) {
         const last = index === pending.length - 1;
-        const answer = await cliJson<{ run_status: string }>(
+        const [answer] = await cliJson<{ run_status: string }[]>(
           ['decide', p.decision_id, 'archive', '--note', `answer ${index}`],
           env,
         );
-        expect(answer.run_status).toBe(last ? 'completed' : 'waiting');
+        expect(answer!.run_status).toBe(last ? 'completed' : 'waiting');
         if (!last) expect(await fs.readdir(path.join(maildir, 'new'))).toEqual(inboxBefore);
       }
 

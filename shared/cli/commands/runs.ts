@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
-import { listRuns, listRunsOf } from '../../runs/run-repository.ts';
+import { getRun, listRuns, listRunsOf } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
 import { describeCounts, summarise } from '../../runs/views.ts';
 import { cliContext } from '../context.ts';
@@ -70,6 +70,8 @@ export function registerRunCommands(program: Command): void {
     .action(async (options: { run?: string; json?: boolean }) => {
       const { engine } = await cliContext();
       const entries = await listAudit(engine.store, options.run ? { runId: options.run } : {});
+      // A run with no entries may not exist: say so, as `inspect` does (exit 1).
+      if (options.run && entries.length === 0) await getRun(engine.store, options.run);
       if (options.json)
         return printJson(
           entries.map((e) => ({
