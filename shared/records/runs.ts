@@ -144,6 +144,8 @@ export const DecisionSchema = z.object({
   interrupt_id: z.string(),
   workflow_id: z.string(),
   item_id: z.string(),
+  /** Where the source finds the item (absent on questions asked before answers took effect at once). */
+  item_ref: z.string().optional(),
   sender: z.string(),
   subject: z.string(),
   suggested_action: z.string(),

@@ -33,6 +33,7 @@ import { proposeDomainRule } from './domain-proposals.ts';
 import { learnAfterAnswer, learnerUsageRefs, type AfterAnswer } from './learning.ts';
 import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
+import { carryOutAnswer } from './carry-answer.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
 
@@ -210,6 +211,8 @@ export async function recordAnswer(
     before,
     checksHeld(results, writes.length, checks.length),
   );
+  // Others still wait: this item is carried out now, not at the run's last answer.
+  if (waiting !== null && waiting.length > 0) await carryOutAnswer(engine, answered, run);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
   // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
   // for what this answer knows: the run as read with it, and every question it saw decided.
