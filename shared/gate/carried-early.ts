@@ -8,7 +8,7 @@ import type { ItemOutcome } from '../records/outcomes.ts';
 import type { RunCounts } from '../records/runs.ts';
 import type { DeferredItem } from '../run-state/run-ledger.ts';
 import type { RunContext } from '../run-state/run-context.ts';
-import { settleInterrupted } from '../runs/interrupted-claims.ts';
+import { settleInterrupted } from '../actions/interrupted-claims.ts';
 
 /**
  * The items set aside still to be carried out: those this run still holds (or that were

@@ -4,7 +4,7 @@ import { ItemOutcomeSchema } from '../records/outcomes.ts';
 import { listDecisions, listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';
-import { settleInterrupted } from './interrupted-claims.ts';
+import { settleInterrupted } from '../actions/interrupted-claims.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { sendDueNotices } from './quiet-notices.ts';
 import { UnreadableSnapshotError } from './graph-state.ts';

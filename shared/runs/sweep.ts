@@ -5,7 +5,7 @@ import { failRun, resendStep } from './lifecycle.ts';
 import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { retryLearning } from './learning.ts';
-import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
+import { actingClaimsByRun, settleInterrupted } from '../actions/interrupted-claims.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
 import { runsWithStatus } from './run-repository.ts';
 
