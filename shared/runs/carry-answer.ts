@@ -15,7 +15,7 @@ import { log } from '../logging/log.ts';
 import type { Decision, Run } from '../records/runs.ts';
 import { openSource } from '../sources/open-source.ts';
 import { distinctId, type ItemSource, type SourceItem } from '../sources/source.ts';
-import { getWorkflow } from '../workflows/repository.ts';
+import type { Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
 import { countWhileWaiting } from './lifecycle.ts';
 
@@ -24,20 +24,32 @@ import { countWhileWaiting } from './lifecycle.ts';
  * done now (the source is away, the process has no way to act here) is done by the resume.
  * Where steps run in their own functions (AWS), the resume step carries it out.
  */
-export async function carryOutAnswer(engine: EngineDeps, answered: Decision, run: Run): Promise<void> {
+export async function carryOutAnswer(
+  engine: EngineDeps,
+  answered: Decision,
+  run: Run,
+  workflow: Workflow | null,
+): Promise<void> {
   if (engine.dispatcher || !answered.item_ref || answered.status !== 'answered' || !answered.answer) return;
   if (run.status !== 'waiting' || run.interrupt_id !== answered.interrupt_id) return;
+  // A workflow deleted since the question was asked has no source to act through: the resume records it.
+  if (workflow?.id !== answered.workflow_id) return;
   try {
-    await carryOut(engine, answered, answered.item_ref, run);
+    await carryOut(engine, answered, answered.item_ref, run, workflow);
   } catch (error) {
     const message = errorMessage(error);
     log.warn(`decision ${answered.id}: not carried out at once (${message}); the run's resume does it`);
   }
 }
 
-async function carryOut(engine: EngineDeps, answered: Decision, ref: string, run: Run): Promise<void> {
+async function carryOut(
+  engine: EngineDeps,
+  answered: Decision,
+  ref: string,
+  run: Run,
+  workflow: Workflow,
+): Promise<void> {
   const choice = choiceOf(answered);
-  const workflow = await getWorkflow(engine.store, answered.workflow_id);
   const integrations = await runIntegrations(engine.store, engine.credentials, {
     actions: [choice.action],
     servers: [],
@@ -66,7 +78,7 @@ async function carryOut(engine: EngineDeps, answered: Decision, ref: string, run
         ...(choice.agent !== undefined ? { agent: choice.agent } : {}),
       },
     );
-    await countWhileWaiting(engine.store, run.id, countFor(choice, result));
+    await countWhileWaiting(engine.store, run, countFor(choice, result));
   } finally {
     await integrations.close();
     await source.close?.();

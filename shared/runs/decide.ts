@@ -212,7 +212,7 @@ export async function recordAnswer(
     checksHeld(results, writes.length, checks.length),
   );
   // Others still wait: this item is carried out now, not at the run's last answer.
-  if (waiting !== null && waiting.length > 0) await carryOutAnswer(engine, answered, run);
+  if (waiting !== null && waiting.length > 0) await carryOutAnswer(engine, answered, run, workflow);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
   // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
   // for what this answer knows: the run as read with it, and every question it saw decided.

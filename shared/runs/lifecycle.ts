@@ -358,12 +358,12 @@ const COUNT_ATTEMPTS = 8;
  */
 export async function countWhileWaiting(
   store: Store,
-  runId: string,
+  known: Run,
   keys: readonly (keyof RunCounts)[],
 ): Promise<boolean> {
   if (keys.length === 0) return true;
-  for (let attempt = 1; ; attempt++) {
-    const run = await getRun(store, runId);
+  // The run as the answer read it first (usually still current), then as it is now.
+  for (let attempt = 1, run = known; ; attempt++, run = await getRun(store, known.id)) {
     if (run.status !== 'waiting') return false;
     const counts = { ...run.counts };
     for (const key of keys) counts[key] += 1;
