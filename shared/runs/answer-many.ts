@@ -132,7 +132,8 @@ export async function suggestedAnswers(
   };
 }
 
-function fromMatches(sender: string, from: string): boolean {
+/** Whether a sender is the address, or of the domain, `from` names (lower-cased). */
+export function fromMatches(sender: string, from: string): boolean {
   const address = sender.toLowerCase();
   if (from.includes('@') && !from.startsWith('@')) return address === from;
   return domainOf(address) === from.replace(/^@/, '');

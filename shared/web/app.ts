@@ -33,6 +33,7 @@ import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
 import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerAnswerRoutes } from './answer-routes.ts';
+import { registerListRoutes } from './list-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
@@ -237,6 +238,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 
   registerAnswerRoutes(app, web, limit);
+  registerListRoutes(app, web);
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(web.engine.store, c.req.param('runId'))).id; // 404 for an unknown run

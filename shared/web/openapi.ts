@@ -9,6 +9,7 @@ import { SPEECH_PATHS, SPEECH_SCHEMAS } from './openapi-speech.ts';
 import { PLATFORM_PATHS, PLATFORM_SCHEMAS } from './openapi-platform.ts';
 import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
 import { ANSWER_PATHS, ANSWER_SCHEMAS } from './openapi-answers.ts';
+import { LIST_PATHS, LIST_SCHEMAS } from './openapi-lists.ts';
 
 type Json = Record<string, unknown>;
 
@@ -333,6 +334,14 @@ const PATHS: Record<string, Json> = {
   },
 };
 
+/** The parts' paths as one: the operations of a path two parts describe are kept side by side. */
+function mergePaths(...parts: Record<string, Json>[]): Record<string, Json> {
+  const merged: Record<string, Json> = {};
+  for (const part of parts)
+    for (const [path, operations] of Object.entries(part)) merged[path] = { ...merged[path], ...operations };
+  return merged;
+}
+
 /** The OpenAPI document for `/api/*`, served at `/api/openapi.json`. */
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -348,7 +357,15 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: { ...PATHS, ...ANSWER_PATHS, ...OUTPUT_PATHS, ...SPEECH_PATHS, ...PLATFORM_PATHS, ...CHAT_PATHS },
+    paths: mergePaths(
+      PATHS,
+      ANSWER_PATHS,
+      LIST_PATHS,
+      OUTPUT_PATHS,
+      SPEECH_PATHS,
+      PLATFORM_PATHS,
+      CHAT_PATHS,
+    ),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -362,6 +379,7 @@ export function openApiDocument(): Record<string, unknown> {
       schemas: {
         ...SCHEMAS,
         ...ANSWER_SCHEMAS,
+        ...LIST_SCHEMAS,
         ...OUTPUT_SCHEMAS,
         ...SPEECH_SCHEMAS,
         ...PLATFORM_SCHEMAS,
