@@ -111,12 +111,16 @@ it('--all-suggested answers each matching question with its own suggestion and t
   const none = await cliJson<Result[]>(['decide', '--all-suggested', '--from', 'nobody.example'], env);
   expect(none).toEqual([]);
   const cy = pending.find((p) => p.sender === 'cy@otherco.example')!;
-  const results = await cliJson<Result[]>(['decide', '--all-suggested', '--from', '@OTHERCO.example'], env);
+  const results = await cliJson<Result[]>(
+    ['decide', '--all-suggested', '--from', '@OTHERCO.example', '--once'],
+    env,
+  );
   expect(results).toEqual([
     expect.objectContaining({
       id: cy.decision_id,
       action: 'approve_suggested',
       ok: true,
+      learned: 'Nothing learned (just this once)',
       run_status: 'completed',
     }),
   ]);

@@ -76,8 +76,6 @@ async function answersFrom(
   if (options.allSuggested) {
     if (args.length > 0)
       command.error('error: --all-suggested answers with each suggestion: give no ids or action');
-    if (options.note !== undefined || options.once)
-      command.error('error: --note and --once go with ids and an action, not --all-suggested');
     const { engine } = await cliContext();
     const picked = await suggestedAnswers(engine, options);
     if (picked.answers.length === 0 && picked.leftForYou.length === 0) {
@@ -85,7 +83,13 @@ async function answersFrom(
       else console.log('Nothing is waiting for you there.');
       return null;
     }
-    return { list: picked.answers, leftForYou: picked.leftForYou };
+    // --note and --once go with every answer (accepting a backlog "just this once" teaches nothing).
+    const list = picked.answers.map((a) => ({
+      ...a,
+      note: options.note ?? null,
+      once: options.once === true,
+    }));
+    return { list, leftForYou: picked.leftForYou };
   }
   if (options.run !== undefined || options.workflow !== undefined || options.from !== undefined)
     command.error('error: --run, --workflow and --from go with --all-suggested');
