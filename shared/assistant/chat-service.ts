@@ -9,7 +9,8 @@ import { appendTurns, createChat, getChat, updateChat } from '../chats/chat-repo
 import { MAX_MESSAGE_CHARS, type Chat, type Confirm, type Turn } from '../chats/chat-records.ts';
 import { runWithHandoffs } from '../handoffs/index.ts';
 import { logLine } from '../logging/log.ts';
-import { decide } from '../runs/decide.ts';
+import { recordAnswer } from '../runs/decide.ts';
+import { learnedFrom } from '../runs/learned.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
 import { describeCounts } from '../runs/views.ts';
@@ -108,14 +109,15 @@ export async function answerInChat(
 ): Promise<ChatReply> {
   await getChat(engine.store, chatId);
   const log = newLog(engine, chatId);
-  const result = await decide(engine, decisionId, action, note);
+  const result = await recordAnswer(engine, decisionId, action, note);
+  const learned = learnedFrom(result.answered, result.learned).words; // what the answer taught, in words
   log.runId = result.run_id;
-  let reply = `Recorded: ${action} for this item. Run ${result.run_id} is ${result.run_status}.`;
+  let reply = `Recorded: ${action} for this item. ${learned}. Run ${result.run_id} is ${result.run_status}.`;
   if (result.run_status !== 'waiting') {
     const run = await getRun(engine.store, result.run_id);
     const summary = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
     log.card({ kind: 'run', run_id: run.id, status: run.status, text: summary });
-    reply = `Recorded: ${action}. ${summary}.`;
+    reply = `Recorded: ${action}. ${learned}. ${summary}.`;
   }
   const person: Turn = {
     role: 'user',

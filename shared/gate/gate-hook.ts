@@ -2,6 +2,7 @@ import { AfterInvocationEvent, BeforeToolCallEvent, type Agent } from '@strands-
 import { z } from 'zod';
 import { actsOnSource, type Choice, type Decided } from '../actions/carry-out.ts';
 import { beforeTool, carryOutNow, flushDecided } from './act-queue.ts';
+import { notYetCarriedOut } from './carried-early.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
@@ -172,11 +173,13 @@ export async function setAside(
 }
 
 async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {
-  const deferred = ctx.ledger.deferred();
-  if (deferred.length === 0) return;
+  const setAsideAll = ctx.ledger.deferred();
+  if (setAsideAll.length === 0) return;
   ctx.ledger.persistDeferred(); // the snapshot taken at the pause carries them to whoever resumes
-  const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
+  const reason: DecisionsInterruptReason = { item_ids: setAsideAll.map((d) => d.item_id) };
   const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
+  // Items carried out as their answers arrived are counted, never acted on again.
+  const deferred = await notYetCarriedOut(ctx, setAsideAll);
   const decided: Decided[] = [];
   const choices = deferred.map((entry) =>
     choiceFor(

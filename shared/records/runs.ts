@@ -135,6 +135,8 @@ export type InterruptRecord = z.infer<typeof InterruptSchema>;
 export const AnswerSchema = z.object({
   action: z.string(),
   note: z.string().nullable(),
+  /** Answered "just this once": it teaches nothing and cancels nothing (absent: false). */
+  once: z.boolean().optional(),
   /** `human` answered; `expired` means nobody did in time. */
   by: z.enum(['human', 'expired', 'unreachable']),
   /** Why nobody answered, when by is not human. */
@@ -150,6 +152,8 @@ export const DecisionSchema = z.object({
   interrupt_id: z.string(),
   workflow_id: z.string(),
   item_id: z.string(),
+  /** Where the source finds the item (absent on questions asked before answers took effect at once). */
+  item_ref: z.string().optional(),
   sender: z.string(),
   subject: z.string(),
   suggested_action: z.string(),

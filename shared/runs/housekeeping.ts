@@ -3,7 +3,7 @@ import { auditOfRun } from '../audit/audit.ts';
 import { listPending, pendingOfRun } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';
-import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
+import { actingClaimsByRun, settleInterrupted } from '../actions/interrupted-claims.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { sendDueNotices } from './quiet-notices.ts';
 import { UnreadableSnapshotError } from './graph-state.ts';

@@ -198,6 +198,7 @@ export async function pauseRun(
     interrupt_id: interruptId,
     workflow_id: workflow.id,
     item_id: item.item_id,
+    item_ref: item.ref,
     sender: item.sender,
     subject: item.subject,
     suggested_action: item.suggested_action,
@@ -347,6 +348,34 @@ export async function failRun(
     recordMetric('RunsFailed');
     await notifyRunFailed(deps, failed, reason);
     return { marked: true, run: failed };
+  }
+}
+
+const COUNT_ATTEMPTS = 8;
+
+/**
+ * Count: what an answer carried out while its run still waits is added to the run's counts
+ * at once (its page and the Overview show it). Only while the run waits: a resumed run
+ * counts it from the item's outcome (gate-hook's resume). False when the run no longer waits.
+ */
+export async function countWhileWaiting(
+  store: Store,
+  known: Run,
+  keys: readonly (keyof RunCounts)[],
+): Promise<boolean> {
+  if (keys.length === 0) return true;
+  // The run as the answer read it first (usually still current), then as it is now.
+  for (let attempt = 1, run = known; ; attempt++, run = await getRun(store, known.id)) {
+    if (run.status !== 'waiting') return false;
+    const counts = { ...run.counts };
+    for (const key of keys) counts[key] += 1;
+    try {
+      await write(store, run, { counts });
+      return true;
+    } catch (error) {
+      // Another answer counted meanwhile: count on the run as it is now.
+      if (!(error instanceof VersionConflictError) || attempt >= COUNT_ATTEMPTS) throw error;
+    }
   }
 }
 

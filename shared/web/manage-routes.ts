@@ -4,6 +4,7 @@ import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
 import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
+import { safeBack } from './pages/recorded-notice.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
@@ -111,6 +112,19 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
     return c.redirect('/memory?deleted=1', 303);
+  });
+
+  // Undo beside an answer: revokes the rule that answer taught, that rule alone.
+  app.post('/rules/:id/undo', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    try {
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
+    }
+    const back = safeBack(admitted.form.back);
+    return c.redirect(`${back}${back.includes('?') ? '&' : '?'}undone=1`, 303);
   });
 
   app.get('/settings', (c) => renderSettings(c, web, {}, 200));

@@ -8,9 +8,8 @@ import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
-import { decisionsOfRun, getDecision, listPending } from '../runs/decision-repository.ts';
+import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
 import { latestSettled } from '../runs/latest-answers.ts';
-import type { Decision } from '../records/runs.ts';
 import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
 import { createRunFor } from '../runs/start-run.ts';
@@ -26,14 +25,7 @@ import { overviewPage } from './pages/overview.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
-
-/** The decision named by `?answered=`, when it was answered (for the "Recorded" notice). */
-async function answeredFrom(c: Context, web: WebDeps): Promise<Decision | null> {
-  const id = c.req.query('answered');
-  if (!id) return null;
-  const decision = await getDecision(web.engine.store, id).catch(() => null);
-  return decision?.status === 'answered' ? decision : null;
-}
+import { answeredFrom } from './recorded-answer.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));

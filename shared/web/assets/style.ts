@@ -66,6 +66,10 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .flash { padding: .7rem 1rem; border-radius: var(--radius); margin: 0 0 1rem; }
 .flash-ok { background: var(--green-soft); color: var(--green-ink); }
 .flash-error { background: var(--red-soft); color: var(--red-ink); }
+.flash p { margin: 0; }
+.flash .learned { margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.once { display: inline-flex; gap: .35rem; align-items: center; font-size: .9rem; }
+.once input { width: auto; }
 .field-error { color: var(--red-ink); font-weight: 600; }
 
 .button { display: inline-flex; align-items: center; gap: .3rem; border: 1px solid #cbd5e1; background: var(--paper);

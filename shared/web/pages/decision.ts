@@ -8,7 +8,9 @@ import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';
-import { csrfField, flash, gauge, label, plural, score, when, type Html } from './ui.ts';
+import { csrfField, gauge, label, plural, score, when, type Html } from './ui.ts';
+import { onceBox } from './once-box.ts';
+import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
 
 export interface DecisionScreen {
   decision: Decision;
@@ -19,8 +21,8 @@ export interface DecisionScreen {
   after: number;
   /** The next waiting decision, for "Next" (only offered to a logged-in visitor). */
   nextId: string | null;
-  /** The decision just answered, for the "Recorded" notice. */
-  recorded: Decision | null;
+  /** The decision just answered and what it taught, for the "Recorded" notice. */
+  recorded: RecordedAnswer | null;
 }
 
 /** How the visitor got here: a signed link (token) or a page session. */
@@ -57,7 +59,7 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
     }
     <label for="note">Note <span class="muted">(why — it teaches the next run)</span></label>
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
-    ${options(decision)}
+    ${onceBox('once')} ${options(decision)}
   </form>`;
 }
 
@@ -117,11 +119,11 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
   const title = screen.decision.subject || 'Decision';
   if (access.kind === 'token') return bare(title, body(screen, access));
   const notice = screen.recorded
-    ? flash(
-        `Recorded for “${screen.recorded.subject}”: ${describeAnswer(screen.recorded)}. ${plural(
-          pending,
-          'question',
-        )} still waiting.`,
+    ? recordedNotice(
+        screen.recorded,
+        access.visitor,
+        `/decide/${encodeURIComponent(screen.decision.id)}?answered=${encodeURIComponent(screen.recorded.decision.id)}`,
+        `${plural(pending, 'question')} still waiting.`,
       )
     : '';
   return shell({
@@ -135,7 +137,12 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
 }
 
 /** What the person sees after answering from a signed link: the answer in words, and the run's state. */
-export function recordedPage(answered: Decision, runStatus: string, next: string | null = null): Html {
+export function recordedPage(
+  answered: Decision,
+  runStatus: string,
+  next: string | null = null,
+  learned: string | null = null,
+): Html {
   return bare(
     'Answer recorded',
     html`<h1>Answer recorded</h1>
@@ -143,6 +150,7 @@ export function recordedPage(answered: Decision, runStatus: string, next: string
         Recorded for “${answered.subject}”: <strong>${describeAnswer(answered)}</strong>. The run is
         ${runStatus}.
       </p>
+      ${learned ? html`<p data-learned>${learned}.</p>` : ''}
       ${
         next
           ? html`<p><a href="${next}">Next question from this run</a></p>`

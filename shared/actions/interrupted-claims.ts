@@ -1,6 +1,6 @@
 import { appendAudit, getAuditEntry } from '../audit/audit.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { auditIdOf, legacyAuditIdOf, settleOutcome } from '../actions/outcomes.ts';
+import { auditIdOf, legacyAuditIdOf, settleOutcome } from './outcomes.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 import type { Store } from '../store/store.ts';
 import type { Run } from '../records/runs.ts';
