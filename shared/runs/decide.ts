@@ -35,6 +35,7 @@ import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
+import { approvedWords, wordsFor, type WordEdits } from '../actions/words.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -67,8 +68,17 @@ export async function decide(
   decisionId: string,
   action: string,
   note: string | null,
+  edits: WordEdits = {},
 ): Promise<DecideResult> {
-  const { decision_id, run_id, run_status } = await recordAnswer(deps, decisionId, action, note);
+  const { decision_id, run_id, run_status } = await recordAnswer(
+    deps,
+    decisionId,
+    action,
+    note,
+    undefined,
+    [],
+    edits,
+  );
   return { decision_id, action, run_id, run_status };
 }
 
@@ -77,7 +87,8 @@ export async function decide(
  * `read` is the decision (with its run's waiting questions, when read with it) as the caller
  * just read it: it saves a read, and the answer is still conditional on its version.
  * `alongside` are writes that belong with the answer (a signed link spent by it): committed
- * with it in one durable write where the store can.
+ * with it in one durable write where the store can. `edits`: the person's own words for
+ * the chosen action (a reply's body, a ticket's title), replacing the draft's.
  */
 export async function recordAnswer(
   engine: EngineDeps,
@@ -86,6 +97,7 @@ export async function recordAnswer(
   note: string | null,
   read?: DecisionRead,
   alongside: readonly Write[] = [],
+  edits: WordEdits = {},
 ): Promise<Decided> {
   // Loaded with the first answer, not at a cold start (the API's bundle budget).
   const { readCache } = await import('../store/read-cache.ts');
@@ -112,6 +124,10 @@ export async function recordAnswer(
     throw new InvalidInputError(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
+  const resolved = action === 'approve_suggested' ? decision.suggested_action : action;
+  const words = approvedWords(resolved, wordsFor(decision.drafts, resolved), edits); // refuses a bad edit
+  const edited =
+    words?.by === 'person' ? { body: words.body, ...(words.title ? { title: words.title } : {}) } : {};
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
   const domainRefs = domainAnswerRefs(decision);
   const [workflowRecord, runRecord, ...more] = await getEach(deps.store, [
@@ -139,7 +155,7 @@ export async function recordAnswer(
   const record = {
     ...decision,
     status: 'answered',
-    answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
+    answer: { action, note: note?.trim() || null, by: 'human', ...edited, at: new Date().toISOString() },
   };
   // What the answer teaches about its sender's domain goes in the same commit (with, once
   // per workspace, every earlier answer's).

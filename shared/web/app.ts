@@ -73,10 +73,13 @@ const CSP = {
   baseUri: ["'none'"],
 };
 
-const DECISION_SHAPE = '(expected {"action": string, "note"?: string})';
+const DECISION_SHAPE = '(expected {"action": string, "note"?: string, "body"?: string, "title"?: string})';
 const DecisionBody = z.strictObject({
   action: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
   note: z.string({ error: 'must be a string or null' }).nullable().optional(),
+  /** The words the chosen action carries, as the person wants them (a reply's body, a ticket's). */
+  body: z.string({ error: 'must be a string or null' }).nullable().optional(),
+  title: z.string({ error: 'must be a string or null' }).nullable().optional(),
 });
 
 /** What the app is built from; `runner` defaults to executing runs in this process. */
@@ -256,7 +259,8 @@ export function createApp(deps: AppDeps): Hono {
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
       return fail(c, 400, `body ${where}${issue?.message ?? 'is not valid'} ${DECISION_SHAPE}`);
     }
-    return c.json(await decide(web.engine, c.req.param('id'), body.data.action, body.data.note ?? null));
+    const { action, note, ...edits } = body.data;
+    return c.json(await decide(web.engine, c.req.param('id'), action, note ?? null, edits));
   });
 
   app.get('/events/:runId', async (c) => {

@@ -32,6 +32,7 @@ import { messagePage } from './pages/layout.ts';
 import { loadMessage } from './pages/message.ts';
 import type { WebDeps } from './web-deps.ts';
 import { decisionPath } from '../links/decision-links.ts';
+import { normalizeText, wordsFor, type WordEdits } from '../actions/words.ts';
 
 export interface DecideRouteDeps {
   readonly engine: EngineDeps;
@@ -133,7 +134,15 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       // The link is spent by the answer it gives, in the same durable write.
       const spend = claims ? [tokenSpend(claims)] : [];
-      const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend);
+      const result = await recordAnswer(
+        web.engine,
+        id,
+        action,
+        note.trim() || null,
+        read,
+        spend,
+        formEdits(form, decision, action),
+      );
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
@@ -221,4 +230,19 @@ function errorPage(c: Context, error: unknown): Response | Promise<Response> {
   if (error instanceof InvalidInputError)
     return c.html(messagePage('Not an option', error.message, back), 422);
   throw error;
+}
+
+/**
+ * The words the form carries for the chosen action (its own text boxes, `body:<action>` and
+ * `title:<action>`): the person's edits, or nothing when they left the draft as it was.
+ */
+function formEdits(form: Record<string, string | undefined>, decision: Decision, action: string): WordEdits {
+  const chosen = action === 'approve_suggested' ? decision.suggested_action : action;
+  const drafted = wordsFor(decision.drafts, chosen);
+  const body = form[`body:${chosen}`];
+  const title = form[`title:${chosen}`];
+  return {
+    ...(body !== undefined && normalizeText(body) !== drafted?.body ? { body } : {}),
+    ...(title !== undefined && title.trim() !== drafted?.title ? { title } : {}),
+  };
 }

@@ -56,7 +56,7 @@ it('a draft and a ticket a person decided are artifacts of the run, with the ite
   const ticketed = bySender.get('ana@partnerco.example')!;
   await cliJson(['decide', ticketed.decision_id, 'file_ticket'], env);
   await cliJson(
-    ['decide', drafted.decision_id, 'draft_reply', '--note', 'Thanks, I will read it Friday.'],
+    ['decide', drafted.decision_id, 'draft_reply', '--body', 'Thanks, I will read it Friday.'],
     env,
   );
 

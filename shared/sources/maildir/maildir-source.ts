@@ -7,6 +7,7 @@ import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
 import { MAILDIR_REF_ACTIONS } from './ref-actions.ts';
+import { wordsWithoutModel } from '../../actions/words.ts';
 
 /** A parsed mail message as a source item, with the hints a classifier may use. */
 export function toSourceItem(mail: MailItem): SourceItem {
@@ -60,7 +61,7 @@ export class MaildirSource implements ItemSource {
         return `moved to trash: ${(await deleteMessage(this.root, item.ref, this.folders)).moved_to}`;
       case 'draft_reply': {
         const mail = this.mails.get(item.ref) ?? (await this.reread(item));
-        const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
+        const body = replyBody(item, context);
         const draft = await draftReply(this.root, mail, body, undefined, this.folders);
         context.produced?.(draftArtifact(item, draft.text, draft.draft_path));
         return `draft written to ${draft.draft_path}`;
@@ -78,4 +79,11 @@ export class MaildirSource implements ItemSource {
     if (!result.ok) throw new InvalidInputError(`${item.ref}: ${result.reason}`);
     return result.item;
   }
+}
+
+/** A reply's body: the words approved for it, else the offline reply from the message. Never the note. */
+export function replyBody(item: SourceItem, context: ActionContext): string {
+  const words =
+    context.words?.action === 'draft_reply' ? context.words : wordsWithoutModel(item, 'draft_reply');
+  return words!.body;
 }

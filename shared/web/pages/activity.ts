@@ -7,6 +7,7 @@ import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';
+import { draftFields } from './drafts.ts';
 
 /** A waiting decision with the workspace it belongs to (null: the page's own, with no workspaces). */
 export interface PendingItem {
@@ -49,6 +50,7 @@ function row(item: PendingItem, visitor: Visitor): Html {
         maxlength="2000"
         placeholder="Note (why — it teaches the next run)"
       />
+      ${draftFields(d, `${item.workspace?.id ?? ''}-`)}
       <div class="options">
         <button class="button button-primary" type="submit" name="action" value="approve_suggested">
           ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>

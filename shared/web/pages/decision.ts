@@ -8,6 +8,7 @@ import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';
+import { answeredWords, draftFields } from './drafts.ts';
 import { csrfField, flash, gauge, label, plural, score, when, type Html } from './ui.ts';
 
 export interface DecisionScreen {
@@ -55,7 +56,10 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
         ? html`<input type="hidden" name="token" value="${access.token}" />`
         : html`${csrfField(access.visitor)}<input type="hidden" name="next" value="next" />`
     }
-    <label for="note">Note <span class="muted">(why — it teaches the next run)</span></label>
+    ${draftFields(decision)}
+    <label for="note"
+      >Note <span class="muted">(why — it teaches the next run; never part of any mail)</span></label
+    >
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
     ${options(decision)}
   </form>`;
@@ -66,9 +70,10 @@ function answered(decision: Decision): Html {
   if (decision.status === 'expired' || !answer)
     return html`<p class="callout"><strong>${describeAnswer(decision)}</strong>: nothing was done to it.</p>`;
   return html`<p class="callout callout-calm">
-    <strong>${describeAnswer(decision)}</strong>, answered
-    ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
-  </p>`;
+      <strong>${describeAnswer(decision)}</strong>, answered
+      ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
+    </p>
+    ${answeredWords(decision)}`;
 }
 
 function reasoning(screen: DecisionScreen): Html {
