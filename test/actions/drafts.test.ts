@@ -82,7 +82,10 @@ describe('a reply draft', () => {
     expect(ownWords(draft!.parsed.text)).toBe(shown);
     expect(draft!.parsed.subject).toBe('Re: Contract renewal');
     expect(draft!.parsed.inReplyTo).toBe('<renewal-1@fastmail.example>');
-    expect(draft!.parsed.references).toEqual(['<earlier-1@fastmail.example>', '<renewal-1@fastmail.example>']);
+    expect(draft!.parsed.references).toEqual([
+      '<earlier-1@fastmail.example>',
+      '<renewal-1@fastmail.example>',
+    ]);
     expect(draft!.parsed.text).toContain('> Our contract ends in March.'); // the original, quoted below
     expect((await getDecision(fixture.store, decision!.id)).answer).toMatchObject({ note: NOTE });
   });
@@ -91,7 +94,8 @@ describe('a reply draft', () => {
     fixture = await engineFixture({ messages: [TOMI], model: () => new OfflineModel() });
     await startRun(fixture.deps, 'inbox', manual);
     const [decision] = await listPending(fixture.store);
-    const edited = 'Hi Tomi,\r\n\r\nThe renewal terms are attached; same price as last year.\r\n\r\nBest,\r\nAna\r\n\r\n';
+    const edited =
+      'Hi Tomi,\r\n\r\nThe renewal terms are attached; same price as last year.\r\n\r\nBest,\r\nAna\r\n\r\n';
 
     await decide(fixture.deps, decision!.id, 'draft_reply', 'just this once', { body: edited });
 
@@ -102,7 +106,10 @@ describe('a reply draft', () => {
     expect(draft!.raw).not.toContain('just this once');
     expect(draft!.raw).not.toContain(OFFLINE_DRAFT_MARK);
     const answered = await getDecision(fixture.store, decision!.id);
-    expect(answered.answer).toMatchObject({ note: 'just this once', body: expect.stringContaining('same price') });
+    expect(answered.answer).toMatchObject({
+      note: 'just this once',
+      body: expect.stringContaining('same price'),
+    });
   });
 
   it('refuses words for an action that carries none, and an empty body, changing nothing', async () => {
@@ -131,7 +138,10 @@ describe('a reply draft', () => {
     });
 
     const [ticket] = await fixture.store.list('tickets');
-    expect(ticket).toMatchObject({ title: 'Renewal terms for Tomi', body: 'Send the renewal terms by Friday.' });
+    expect(ticket).toMatchObject({
+      title: 'Renewal terms for Tomi',
+      body: 'Send the renewal terms by Friday.',
+    });
   });
 
   it('a rule that drafts writes a fresh draft for each message', async () => {
