@@ -103,6 +103,7 @@ function report(ctx: RunContext, item: SourceItem, choice: Choice, result: Carry
       action: choice.action,
       outcome: result.outcome,
       decided_by: choice.decidedBy,
+      ...(result.outcome === 'failed' ? { reason: result.detail } : {}),
       ...(choice.agent !== undefined ? { agent: choice.agent } : {}),
     },
   );

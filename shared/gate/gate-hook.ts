@@ -308,12 +308,13 @@ async function rereadAll(
 
 /** The item left the source while the run waited: nothing is done, and the audit says so. */
 async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<void> {
-  const detail = 'the item is no longer in the source; nothing was done';
+  const detail = goneDetail(entry.item_id);
   await releaseHolds(ctx.store, { id: ctx.runId, workflow_id: ctx.workflow.id }, [entry.item_id]);
   await appendAudit(ctx.store, {
     run_id: ctx.runId,
     workflow_id: ctx.workflow.id,
     item_id: entry.item_id,
+    subject: entry.subject,
     outcome: 'failed',
     action: choice.action,
     decided_by: choice.expired ? null : 'human',
@@ -329,8 +330,14 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     action: choice.action,
     outcome: 'failed',
     decided_by: 'human',
+    reason: detail,
     ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
   });
+}
+
+/** Why an item asked about was not acted on: it left the source (another client moved or deleted it). */
+export function goneDetail(itemId: string): string {
+  return `gone: ${itemId} is no longer in the source (moved or deleted elsewhere while the run waited); nothing was done`;
 }
 
 const SNIPPET_CHARS = 400;

@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { pathExists } from '../../config/files.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { archive, deleteMessage, draftReply, MaildirFolders } from './actions.ts';
 import { fileTicketFor } from '../tickets.ts';
@@ -76,6 +77,10 @@ export class MaildirSource implements ItemSource {
 
   private async reread(item: SourceItem): Promise<MailItem> {
     const result = await readMailItem(item.ref);
+    if (!result.ok && !(await pathExists(item.ref)))
+      throw new NotFoundError(
+        `gone: ${item.id} is no longer in ${this.root} (moved or deleted meanwhile); nothing done`,
+      );
     if (!result.ok) throw new InvalidInputError(`${item.ref}: ${result.reason}`);
     return result.item;
   }
