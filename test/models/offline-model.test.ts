@@ -113,3 +113,31 @@ it('acts unasked only on what the instructions clearly name: bulk alerts, CI mai
   expect(lookAlike.suggested_action).toBe('skip');
   expect(lookAlike.reasoning).toMatch(/look-alike/);
 });
+
+it('states what it matched in each reason, and what it did not find when it asks', async () => {
+  fixture = await engineFixture({
+    model: () => new OfflineModel(),
+    messages: [
+      mail({ ...NEWSLETTER, body: 'This week in tools: the weekly digest.\n' }),
+      mail({ from: 'billing@shop.example', subject: 'Your invoice', body: 'Invoice 42 for your order.\n' }),
+      mail({ from: 'security@northwlnd.example', subject: 'Password notice', body: 'Hello.\n' }),
+    ],
+  });
+
+  const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+
+  const reasons = new Map(
+    [...(await listAudit(fixture.store, { runId: run.id })), ...(await listPending(fixture.store))].flatMap(
+      (e) => (e.subject && e.reasoning ? [[e.subject, e.reasoning] as const] : []),
+    ),
+  );
+  expect(reasons.get(NEWSLETTER.subject)).toMatch(
+    /^List-Unsubscribe header; words "weekly", "newsletter", "digest"(, "[a-z ]+")*; instructions name newsletters → archive$/,
+  );
+  expect(reasons.get('Your invoice')).toBe(
+    'words "invoice", "order"; instructions name receipts → archive, but it names no amount paid → asking',
+  );
+  expect(reasons.get('Password notice')).toBe(
+    'sender domain northwlnd.example is a look-alike of your own domain → possible phishing: leave it alone (not touched without you)',
+  );
+});

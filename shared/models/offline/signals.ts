@@ -59,7 +59,8 @@ const SUSPICIOUS =
 /** Why the item looks like phishing, or null: its words, or a look-alike of the recipient's domain. */
 export function dangerOf(item: ItemView, text: string): string | null {
   if (item.hints.includes('look-alike-domain'))
-    return `it comes from ${item.from.split('@')[1] ?? 'a domain'}, a look-alike of your own domain`;
-  if (SUSPICIOUS.test(text)) return 'it asks for credentials or money';
+    return `sender domain ${item.from.split('@')[1] ?? '?'} is a look-alike of your own domain`;
+  const asks = SUSPICIOUS.exec(text);
+  if (asks) return `words "${asks[0]}" ask for credentials or money`;
   return null;
 }
