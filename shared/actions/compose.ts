@@ -6,7 +6,8 @@
 import { Agent, type Model } from '@strands-agents/sdk';
 import { OFFLINE_DRAFT_MARK, type ReplyFacts } from '../models/offline/reply.ts';
 import { INSTRUCTIONS_MARKER, REPLY_MARKER } from '../models/offline/markers.ts';
-import type { SourceItem } from '../sources/source.ts';
+import type { ItemSource, SourceItem } from '../sources/source.ts';
+import type { Store } from '../store/store.ts';
 import { ticketWords, type Words } from './words.ts';
 import { HandoffError } from '../errors/index.ts';
 
@@ -70,11 +71,20 @@ export async function composeReply(model: Model, item: SourceItem, context: Repl
   };
 }
 
-/** A composer over the run's model: replies by the model, tickets from the item. */
-export function composerFor(model: Model, context: () => Promise<ReplyContext>): Composer {
+/**
+ * A composer over the run's model: replies by the model, tickets from the item, an
+ * integration's words as its arguments are filled (`integrationWords`, by `source`).
+ */
+export function composerFor(
+  model: Model,
+  context: () => Promise<ReplyContext>,
+  source?: () => Pick<ItemSource, 'wordsFor'>,
+  run?: { store: Store; workflowId: string; runId: string },
+): Composer {
   return async (item, action) => {
     if (action === 'file_ticket') return ticketWords(item);
     if (action === 'draft_reply') return composeReply(model, item, await context());
-    return null;
+    if (!source || !run) return null;
+    return source().wordsFor?.(action, item, { ...run, note: null, reasoning: null }) ?? null;
   };
 }

@@ -22,9 +22,12 @@ const WORD_ACTIONS: Record<string, { title: boolean }> = {
   file_ticket: { title: true },
 };
 
-/** Whether an action carries words a person should see before they go anywhere. */
+/**
+ * Whether an action may carry words a person should see before they go anywhere: a reply, a
+ * ticket, or an integration's `<entry>__<tool>` (its source says which words, if any).
+ */
 export function carriesWords(action: string): boolean {
-  return action in WORD_ACTIONS;
+  return action in WORD_ACTIONS || action.includes('__');
 }
 
 /** The words of `action` among `drafts`, if any. */
@@ -50,7 +53,7 @@ export function approvedWords(
   const title =
     edits.title === undefined || edits.title === null ? null : edits.title.replace(/\s+/g, ' ').trim();
   if (body === null && title === null) return drafted;
-  const shape = WORD_ACTIONS[action];
+  const shape = WORD_ACTIONS[action] ?? (drafted ? { title: drafted.title !== null } : undefined);
   if (!shape)
     throw new InvalidInputError(
       `"${action}" carries no words: a body or title goes with ${Object.keys(WORD_ACTIONS).join(' or ')}`,

@@ -146,7 +146,11 @@ export async function prepareRun(
       repairs: (_, event) => recorder.noteModelEvent(event),
     }),
   });
-  ctx.compose = composerFor(model, replyContextOnce(deps, workflow));
+  ctx.compose = composerFor(model, replyContextOnce(deps, workflow), () => ctx.source, {
+    store: deps.store,
+    workflowId: workflow.id,
+    runId: run.id,
+  });
   const specialists = workflow.specialists ?? [];
   const fallbackModel = specialists.some((s) => s.model === 'fallback')
     ? await deps.models('fallback', {

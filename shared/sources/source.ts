@@ -109,6 +109,11 @@ export interface ItemSource {
   mayHaveNew?(): Promise<boolean>;
   /** Remembers what this run saw, so the next `mayHaveNew` can answer; called when a run completes. */
   markSeen?(): Promise<void>;
+  /**
+   * The words an action of this source would carry for the item when they come from its own
+   * arguments (an integration's message): shown and editable before it is carried out.
+   */
+  wordsFor?(action: string, item: SourceItem, context: ActionContext): Words | null;
   /** Ends the source's connection, if it holds one. */
   close?(): Promise<void>;
 }
