@@ -5,12 +5,17 @@
  * when the instructions name its kind and facts beyond a few words agree (see signals.ts).
  */
 import {
+  aboutADelivery,
   asksForPayment,
   asksSomething,
+  asksToActIfNotYou,
+  calendarMail,
   confirmsPayment,
   dangerOf,
   fromAPerson,
   mentionsMoney,
+  sellsSomething,
+  toEveryone,
 } from './signals.ts';
 
 export interface ItemView {
@@ -66,24 +71,30 @@ const CATEGORIES: Category[] = [
     missing: (_item, text) =>
       asksForPayment(text)
         ? 'it asks for a payment rather than confirming one'
-        : !mentionsMoney(text)
-          ? 'it names no amount paid'
-          : !confirmsPayment(text)
-            ? 'nothing in it confirms a payment was made'
-            : null,
+        : asksToActIfNotYou(text)
+          ? 'it asks you to act if the payment was not yours (as refund scams do)'
+          : aboutADelivery(text)
+            ? 'it is about a delivery, not a payment'
+            : !mentionsMoney(text)
+              ? 'it names no amount paid'
+              : !confirmsPayment(text)
+                ? 'nothing in it confirms a payment was made'
+                : null,
   },
   {
     name: 'bug report',
     nouns: /bug reports?|bugs?|issues?|crash(es)?|errors?/,
     cues: /\b(bug|error|crash(es|ed)?|exception|stack ?trace|broken|fails?|failing|regression|traceback|500)\b/g,
-    missing: (item, _text, words) =>
+    missing: (item, text, words) =>
       !fromAPerson(item)
         ? 'it comes from a role or machine address, not a person reporting it'
         : item.hints.includes('list-unsubscribe')
           ? 'it is bulk mail'
-          : words.length < 2
-            ? 'one word is too little to go on'
-            : null,
+          : sellsSomething(text)
+            ? 'it reads like someone selling a product'
+            : words.length < 2
+              ? 'one word is too little to go on'
+              : null,
   },
   {
     name: 'colleague',
@@ -95,9 +106,13 @@ const CATEGORIES: Category[] = [
         ? 'the sender is not at your domain'
         : !fromAPerson(item)
           ? 'it comes from a role or machine address, not a colleague'
-          : !asksSomething(text)
-            ? 'it asks you nothing'
-            : null,
+          : calendarMail(item.subject)
+            ? 'it is a calendar invitation (answered in the calendar)'
+            : toEveryone(text)
+              ? 'it is addressed to everyone, not to you'
+              : !asksSomething(text)
+                ? 'it asks you nothing'
+                : null,
   },
   {
     name: 'dependency bump',
