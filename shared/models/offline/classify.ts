@@ -68,12 +68,12 @@ const CATEGORIES: Category[] = [
     name: 'receipt',
     nouns: /receipts?|invoices?|orders?|billing/,
     cues: /\b(receipt|invoice|order|payment|paid|billing|subscription|charged|total)\b/g,
-    missing: (_item, text) =>
+    missing: (item, text) =>
       asksForPayment(text)
         ? 'it asks for a payment rather than confirming one'
         : asksToActIfNotYou(text)
           ? 'it asks you to act if the payment was not yours (as refund scams do)'
-          : aboutADelivery(text)
+          : aboutADelivery(item.subject, text)
             ? 'it is about a delivery, not a payment'
             : !mentionsMoney(text)
               ? 'it names no amount paid'

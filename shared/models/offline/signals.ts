@@ -62,13 +62,12 @@ export function asksToActIfNotYou(text: string): boolean {
   return IF_NOT_YOU.test(text);
 }
 
-/** Words of a delivery on its way: a shipping notice, not a receipt. */
-const DELIVERY =
-  /\b(shipped|on (its|the) way|out for delivery|delivery|tracking( number)?|parcel|package|courier)\b/;
+/** A delivery on its way: what a shipping notice is about (a receipt may mention delivery in passing). */
+const SHIPPED = /\b(shipped|on (its|the) way|out for delivery|parcel|package|tracking number)\b/;
 
-/** True when the text is about a delivery. */
-export function aboutADelivery(text: string): boolean {
-  return DELIVERY.test(text);
+/** True when the subject, or the text in so many words, says the mail is about a delivery on its way. */
+export function aboutADelivery(subject: string, text: string): boolean {
+  return SHIPPED.test(subject.toLowerCase()) || /\b(has|have|was|were) shipped|on its way\b/.test(text);
 }
 
 /** Mail addressed to everyone, not to you: a notice, whatever it asks. */
