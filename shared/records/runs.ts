@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WordsSchema } from './words.ts';
 
 export const RunStatusSchema = z.enum(['running', 'waiting', 'completed', 'skipped', 'failed']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
@@ -141,6 +142,9 @@ export const AnswerSchema = z.object({
   by: z.enum(['human', 'expired', 'unreachable']),
   /** Why nobody answered, when by is not human. */
   reason: z.string().nullable().optional(),
+  /** The person's own words for the chosen action, when they changed the draft (absent: as drafted). */
+  body: z.string().nullable().optional(),
+  title: z.string().nullable().optional(),
   at: z.string(),
 });
 export type Answer = z.infer<typeof AnswerSchema>;
@@ -168,6 +172,8 @@ export const DecisionSchema = z.object({
   workflow_view: z
     .object({ name: z.string(), confidence_threshold: z.number().nullable(), source: z.string() })
     .optional(),
+  /** The words written for the options that carry words (a reply's body, a ticket), shown and editable. */
+  drafts: z.array(WordsSchema).optional(),
   status: z.enum(['pending', 'answered', 'expired']),
   answer: AnswerSchema.nullable(),
   created_at: z.string(),

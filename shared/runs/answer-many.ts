@@ -22,7 +22,9 @@ export const AnswerInputSchema = z.strictObject({
   action: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
   note: z.string({ error: 'must be a string or null' }).nullable().optional(),
   once: z.boolean({ error: 'must be true or false' }).optional(),
-  body: z.string({ error: 'must be a string' }).optional(),
+  /** The words the chosen action carries, as the person wants them (a reply's body, a ticket's). */
+  body: z.string({ error: 'must be a string or null' }).nullable().optional(),
+  title: z.string({ error: 'must be a string or null' }).nullable().optional(),
 });
 export type AnswerInput = z.infer<typeof AnswerInputSchema>;
 
@@ -70,6 +72,7 @@ async function answerOne(
   try {
     const decided = await recordAnswer(engine, answer.id, answer.action, answer.note ?? null, undefined, [], {
       once: answer.once ?? false,
+      edits: { body: answer.body, title: answer.title },
     });
     const learned = learnedFrom(decided.answered, decided.learned);
     const result: AnswerResult = {

@@ -36,6 +36,7 @@ import { resumeIfReady } from './run-loop.ts';
 import { carryOutAnswer } from './carry-answer.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
+import { approvedWords, wordsFor, type WordEdits } from '../actions/words.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -54,6 +55,8 @@ export function allowedActions(decision: Decision): string[] {
 export interface AnswerOptions {
   /** Just this once: the answer teaches nothing and cancels nothing. */
   once?: boolean;
+  /** The person's own words for the chosen action (an edited draft's body or title). */
+  edits?: WordEdits;
 }
 
 /** What `recordAnswer` returns: the result, the decision as stored and what still waits. */
@@ -95,7 +98,8 @@ export async function decide(
  * `read` is the decision (with its run's waiting questions, when read with it) as the caller
  * just read it: it saves a read, and the answer is still conditional on its version.
  * `alongside` are writes that belong with the answer (a signed link spent by it): committed
- * with it in one durable write where the store can.
+ * with it in one durable write where the store can. `edits`: the person's own words for
+ * the chosen action (a reply's body, a ticket's title), replacing the draft's.
  */
 export async function recordAnswer(
   engine: EngineDeps,
@@ -131,6 +135,10 @@ export async function recordAnswer(
     throw new InvalidInputError(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
+  const resolved = action === 'approve_suggested' ? decision.suggested_action : action;
+  const words = approvedWords(resolved, wordsFor(decision.drafts, resolved), options.edits ?? {}); // refuses a bad edit
+  const edited =
+    words?.by === 'person' ? { body: words.body, ...(words.title ? { title: words.title } : {}) } : {};
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
   const domainRefs = domainAnswerRefs(decision);
   const [workflowRecord, runRecord, ...more] = await getEach(deps.store, [
@@ -162,6 +170,7 @@ export async function recordAnswer(
       action,
       note: note?.trim() || null,
       ...(options.once ? { once: true } : {}),
+      ...edited,
       by: 'human',
       at: new Date().toISOString(),
     },

@@ -208,6 +208,7 @@ export async function pauseRun(
     reason: item.reason,
     options: workflow.human_gate.options,
     ...(item.agent !== undefined ? { agent: item.agent } : {}),
+    ...(item.drafts && item.drafts.length > 0 ? { drafts: item.drafts } : {}),
     workflow_view: workflowView(workflow),
     status: 'pending',
     answer: null,

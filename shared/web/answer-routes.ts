@@ -15,7 +15,8 @@ import { learnedFrom, learnedRuleJson } from '../runs/learned.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { WebDeps } from './web-deps.ts';
 
-const SHAPE = '{"answers": [{"id": "dec_…", "action": "archive", "note"?: "why", "once"?: true}]}';
+const SHAPE =
+  '{"answers": [{"id": "dec_…", "action": "archive", "note"?: "why", "once"?: true, "body"?: "…"}]}';
 
 const AnswersBody = z.strictObject({
   answers: z
@@ -26,7 +27,7 @@ const AnswersBody = z.strictObject({
     }),
 });
 
-const ONE_SHAPE = '{"action": string, "note"?: string, "once"?: boolean}';
+const ONE_SHAPE = '{"action": string, "note"?: string, "once"?: boolean, "body"?: string, "title"?: string}';
 const DecisionBody = AnswerInputSchema.omit({ id: true });
 
 /** The body as JSON, or a 400 with one line. */
@@ -64,9 +65,10 @@ export function registerAnswerRoutes(app: Hono, web: WebDeps, limit: MiddlewareH
   app.post('/api/decisions/:id', limit, async (c) => {
     const body = DecisionBody.safeParse(await jsonBody(c, ONE_SHAPE));
     if (!body.success) throw new HTTPException(400, { message: firstIssue(body.error, ONE_SHAPE) });
-    const { action, note, once } = body.data;
+    const { action, note, once, body: words, title } = body.data;
     const decided = await recordAnswer(web.engine, c.req.param('id'), action, note ?? null, undefined, [], {
       once: once ?? false,
+      edits: { body: words, title },
     });
     const learned = learnedFrom(decided.answered, decided.learned);
     return c.json({

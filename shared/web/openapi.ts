@@ -155,12 +155,20 @@ const SCHEMAS: Record<string, Json> = {
         minLength: 1,
         description: 'One of the decision\'s options, "approve_suggested" or "skip".',
       },
-      note: { type: ['string', 'null'], description: 'Why; the learner reads it.' },
+      note: {
+        type: ['string', 'null'],
+        description: 'Why; the learner reads it. It teaches the next run and is never part of any mail.',
+      },
       once: {
         type: 'boolean',
         description: 'Just this once: the answer teaches nothing and cancels nothing.',
       },
-      body: { type: 'string', description: 'The text of a reply, for actions that send one.' },
+      body: {
+        type: ['string', 'null'],
+        description:
+          "The words the chosen action carries, replacing the draft's: a reply's body (saved exactly as given, above the quoted original) or a ticket's body.",
+      },
+      title: { type: ['string', 'null'], description: "A ticket's title, replacing the drafted one." },
     },
     additionalProperties: false,
   },

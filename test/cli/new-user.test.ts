@@ -67,6 +67,7 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
     [
       'confidence',
       'decision_id',
+      'drafts', // its options draft a reply and a ticket: their words, shown before answering
       'interrupt_id',
       'item_id',
       'options',

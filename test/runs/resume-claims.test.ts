@@ -208,7 +208,7 @@ describe('a resume reads again only the items whose action needs their content',
     expect(entryOf(draft)).toEqual(
       expect.objectContaining({
         outcome: 'failed',
-        detail: 'the item is no longer in the source; nothing was done',
+        detail: expect.stringMatching(/^gone: .* is no longer in the source .*; nothing was done$/),
       }),
     );
     expect(await fixture.folder('.Drafts')).toEqual([]);
@@ -233,7 +233,7 @@ describe('a resume reads again only the items whose action needs their content',
 
     const [entry] = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
     expect(entry).toEqual(expect.objectContaining({ outcome: 'failed', action: 'archive' }));
-    expect(entry!.detail).toMatch(/message not found/);
+    expect(entry!.detail).toMatch(/^gone: .*message not found; nothing done$/);
     expect(await fixture.folder('.Archive')).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Decision } from '../../records/runs.ts';
 import {
@@ -6,18 +7,62 @@ import {
   type AnswerInput,
   type AnswerResult,
 } from '../../runs/answer-many.ts';
-import { listPending } from '../../runs/decision-repository.ts';
+import { getDecision, listPending } from '../../runs/decision-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
+import type { WordEdits } from '../../actions/words.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import { cliContext } from '../context.ts';
 import { EXIT, exitCodeForRun, printJson, printTable } from '../output.ts';
+
+/** One question in full: what it is about, why it asks, and the words each drafted action would use. */
+function showDecision(d: Decision): void {
+  console.log(`${d.id}\n  from: ${d.sender}\n  subject: ${d.subject}\n  status: ${d.status}`);
+  console.log(`  suggests: ${d.suggested_action} (confidence ${d.confidence.toFixed(2)}): ${d.reasoning}`);
+  console.log(`  options: ${[...d.options, 'approve_suggested'].join(', ')}`);
+  if (d.snippet) console.log(`\nMessage (start):\n  ${d.snippet}`);
+  for (const w of d.drafts ?? []) {
+    const by = w.by === 'offline' ? 'offline draft, written without a language model' : `by ${w.by}`;
+    console.log(`\n--- ${w.action} (${by}) ---`);
+    if (w.title !== null) console.log(`Title: ${w.title}\n`);
+    console.log(w.body);
+  }
+  if (d.status === 'pending')
+    console.log(
+      `\nAnswer: handoff decide ${d.id} ACTION [--note "why"]${(d.drafts ?? []).length > 0 ? ' [--body TEXT | --body-file FILE]' : ''}`,
+    );
+}
+
+/** The words given on the command line for the chosen action: --body, or the file --body-file names. */
+function editsOf(options: { body?: string; bodyFile?: string; title?: string }): WordEdits {
+  if (options.body !== undefined && options.bodyFile !== undefined)
+    throw new InvalidInputError('give --body or --body-file, not both');
+  let body = options.body;
+  if (options.bodyFile !== undefined) {
+    try {
+      body = readFileSync(options.bodyFile === '-' ? 0 : options.bodyFile, 'utf8');
+    } catch (error) {
+      throw new InvalidInputError(`cannot read --body-file ${options.bodyFile}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    ...(body !== undefined ? { body } : {}),
+    ...(options.title !== undefined ? { title: options.title } : {}),
+  };
+}
 
 export function registerDecisionCommands(program: Command): void {
   program
     .command('pending')
     .description('the questions waiting for you, across runs')
+    .option('--show <DECISION_ID>', 'one question in full, with the draft each action would use')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; show?: string }) => {
       const { engine } = await cliContext();
+      if (options.show !== undefined) {
+        const decision = await getDecision(engine.store, options.show);
+        if (options.json) return printJson(toPendingJson(decision));
+        return showDecision(decision);
+      }
       const pending = await listPending(engine.store);
       if (options.json) return printJson(pending.map(toPendingJson));
       if (pending.length === 0) return console.log('Nothing is waiting for you.');
@@ -28,9 +73,15 @@ export function registerDecisionCommands(program: Command): void {
       );
       for (const d of pending)
         console.log(
-          `\n${d.id}: ${d.reasoning}\n  options: ${[...d.options, 'approve_suggested'].join(', ')}`,
+          `\n${d.id}: ${d.reasoning}\n  options: ${[...d.options, 'approve_suggested'].join(', ')}${
+            (d.drafts ?? []).length > 0
+              ? `\n  drafted: ${d.drafts!.map((w) => w.action).join(', ')} (see --show)`
+              : ''
+          }`,
         );
-      console.log(`\nAnswer one: handoff decide DECISION_ID ACTION --note "why"`);
+      console.log(
+        `\nAnswer one: handoff decide DECISION_ID ACTION --note "why"; read one in full: handoff pending --show DECISION_ID`,
+      );
     });
 
   program
@@ -43,6 +94,12 @@ export function registerDecisionCommands(program: Command): void {
     )
     .option('--note <TEXT>', 'why: the strongest signal for what Handoff learns')
     .option('--once', 'just this once: the answer teaches nothing and cancels nothing')
+    .option(
+      '--body <TEXT>',
+      "the words the action carries, replacing the draft's (a reply's body, a ticket's)",
+    )
+    .option('--body-file <FILE>', 'the same, read from a file (- for stdin)')
+    .option('--title <TEXT>', "a ticket's title, replacing the drafted one")
     .option('--all-suggested', 'answer each matching waiting question with its own suggestion')
     .option('--run <RUN>', "with --all-suggested: only this run's questions")
     .option('--workflow <ID>', "with --all-suggested: only this workflow's questions")
@@ -59,6 +116,9 @@ export function registerDecisionCommands(program: Command): void {
 
 interface DecideOptions {
   note?: string;
+  body?: string;
+  bodyFile?: string;
+  title?: string;
   once?: boolean;
   allSuggested?: boolean;
   run?: string;
@@ -73,7 +133,10 @@ async function answersFrom(
   options: DecideOptions,
   command: Command,
 ): Promise<{ list: AnswerInput[]; leftForYou: Decision[] } | null> {
+  const edits = editsOf(options);
   if (options.allSuggested) {
+    if (edits.body !== undefined || edits.title !== undefined)
+      command.error('error: --body and --title go with one answer, not with --all-suggested');
     if (args.length > 0)
       command.error('error: --all-suggested answers with each suggestion: give no ids or action');
     const { engine } = await cliContext();
@@ -97,7 +160,10 @@ async function answersFrom(
   const action = args.at(-1)!;
   const ids = [...new Set(args.slice(0, -1))];
   const note = options.note ?? null;
-  return { list: ids.map((id) => ({ id, action, note, once: options.once === true })), leftForYou: [] };
+  return {
+    list: ids.map((id) => ({ id, action, note, once: options.once === true, ...edits })),
+    leftForYou: [],
+  };
 }
 
 /** One line per answer (or the JSON array); exit 0 only when every answer was taken and no run it resumed failed. */

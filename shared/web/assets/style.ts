@@ -161,6 +161,11 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 textarea, input[type="text"], input[type="password"], input[type="url"], select { font: inherit; padding: .5rem .65rem;
   border: 1px solid #94a3b8; border-radius: 8px; width: 100%; background: var(--paper); color: var(--ink); }
 .options { display: flex; flex-wrap: wrap; gap: .45rem; }
+.drafts { display: flex; flex-direction: column; gap: .5rem; margin: .4rem 0; }
+.draft { border: 1px solid var(--line); border-radius: 8px; padding: .4rem .7rem; background: var(--soft); }
+.draft summary { cursor: pointer; font-weight: 600; }
+.draft textarea { font-family: ui-monospace, monospace; font-size: .9rem; white-space: pre-wrap; }
+pre.verbatim { white-space: pre-wrap; }
 .after { margin-top: 1rem; display: flex; gap: .75rem; align-items: center; }
 
 .question { background: var(--paper); border: 1px solid var(--line); border-left: 5px solid var(--amber);

@@ -9,6 +9,7 @@ import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { csrfField, label, plural, score, when, type Html } from './ui.ts';
 import { onceBox } from './once-box.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import { draftFields } from './drafts.ts';
 
 /** A waiting decision with the workspace it belongs to (null: the page's own, with no workspaces). */
 export interface PendingItem {
@@ -51,7 +52,7 @@ function row(item: PendingItem, visitor: Visitor): Html {
         maxlength="2000"
         placeholder="Note (why — it teaches the next run)"
       />
-      ${onceBox(`once-${item.workspace?.id ?? ''}-${d.id}`)}
+      ${draftFields(d, `${item.workspace?.id ?? ''}-`)} ${onceBox(`once-${item.workspace?.id ?? ''}-${d.id}`)}
       <div class="options">
         <button class="button button-primary" type="submit" name="action" value="approve_suggested">
           ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>

@@ -11,6 +11,7 @@ import { messageBlock, type MessageView } from './message.ts';
 import { csrfField, gauge, label, plural, score, when, type Html } from './ui.ts';
 import { onceBox } from './once-box.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import { answeredWords, draftFields } from './drafts.ts';
 
 export interface DecisionScreen {
   decision: Decision;
@@ -57,7 +58,10 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
         ? html`<input type="hidden" name="token" value="${access.token}" />`
         : html`${csrfField(access.visitor)}<input type="hidden" name="next" value="next" />`
     }
-    <label for="note">Note <span class="muted">(why — it teaches the next run)</span></label>
+    ${draftFields(decision)}
+    <label for="note"
+      >Note <span class="muted">(why — it teaches the next run; never part of any mail)</span></label
+    >
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
     ${onceBox('once')} ${options(decision)}
   </form>`;
@@ -68,9 +72,10 @@ function answered(decision: Decision): Html {
   if (decision.status === 'expired' || !answer)
     return html`<p class="callout"><strong>${describeAnswer(decision)}</strong>: nothing was done to it.</p>`;
   return html`<p class="callout callout-calm">
-    <strong>${describeAnswer(decision)}</strong>, answered
-    ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
-  </p>`;
+      <strong>${describeAnswer(decision)}</strong>, answered
+      ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
+    </p>
+    ${answeredWords(decision)}`;
 }
 
 function reasoning(screen: DecisionScreen): Html {
