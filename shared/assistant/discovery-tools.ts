@@ -2,7 +2,7 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { listEntries, statusOf } from '../integrations/registry.ts';
-import { listRules } from '../memory/rules-repository.ts';
+import { rulesInWords } from './workspace-facts.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { listRuns } from '../runs/run-repository.ts';
 import { toPendingJson } from '../runs/views.ts';
@@ -109,19 +109,9 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
     }),
     tool({
       name: 'list_rules',
-      description: 'Lists the rules (yours and learned).',
+      description: 'Lists the live rules (yours and learned), each in words with where it came from.',
       inputSchema: z.object({}),
-      callback: async () => ({
-        rules: (await listRules(store))
-          .filter((r) => r.superseded_by === null)
-          .map((r) => ({
-            id: r.id,
-            match: r.match,
-            action: r.action,
-            source: r.source,
-            workflow_id: r.workflow_id,
-          })),
-      }),
+      callback: async () => ({ rules: await rulesInWords(store) }),
     }),
   ];
 }

@@ -22,6 +22,8 @@ export const ScheduleStateSchema = z.object({
   schemaVersion: z.literal(1),
   workflow_id: z.string(),
   paused: z.boolean(),
+  /** Paused because these credentials are not set (saved from a chat that lacked them). */
+  needs: z.array(z.string()).optional(),
   updated_at: z.string(),
 });
 export type ScheduleState = z.infer<typeof ScheduleStateSchema>;
@@ -41,6 +43,8 @@ export interface ScheduleView {
   paused: boolean;
   /** When it was last paused or resumed (null: never). */
   changed_at: string | null;
+  /** Present when it is paused until these credentials are set (`handoff credentials set NAME`). */
+  needs?: string[];
   /** The next firings, soonest first; none while paused (a paused schedule does not fire). */
   next: Firing[];
 }
@@ -117,8 +121,39 @@ function viewOf(w: Workflow, state: ScheduleState | undefined, timeZone: string,
     time_zone: timeZone,
     paused,
     changed_at: state?.updated_at ?? null,
+    ...(paused && state?.needs?.length ? { needs: state.needs } : {}),
     next: paused ? [] : nextFirings(schedule, timeZone, now),
   };
+}
+
+/**
+ * Pauses a workflow until the credentials it `needs` are set: it neither fires on a schedule
+ * nor starts from a chat, and its schedule and `doctor` say what it needs. Written before the
+ * workflow is saved, so no scheduler ever sees it active. Any trigger kind may be paused so.
+ */
+export async function pauseUntilSet(
+  store: Store,
+  workflowId: string,
+  needs: readonly string[],
+  now = new Date(),
+): Promise<void> {
+  await store.put(
+    'schedules',
+    ScheduleStateSchema.parse({
+      id: workflowId,
+      schemaVersion: 1,
+      workflow_id: workflowId,
+      paused: true,
+      needs: [...needs],
+      updated_at: now.toISOString(),
+    }),
+  );
+}
+
+/** The credentials a paused workflow waits for (empty when it is not paused for them). */
+export async function pausedFor(store: Store, workflowId: string): Promise<string[]> {
+  const state = await getScheduleState(store, workflowId);
+  return state?.paused === true ? (state.needs ?? []) : [];
 }
 
 /**

@@ -8,3 +8,5 @@ export const ACTIONS_MARKER = 'Actions you may propose:';
 export const SPECIALIST_MARKER = 'Specialist:';
 /** The line of a handed-over item in a specialist's input: `Item: <compact view as JSON>`. */
 export const HANDED_ITEM_MARKER = 'Item:';
+/** The line of the assistant's prompts that carries the chat's draft workflow: `Draft workflow: <config as JSON>`. */
+export const DRAFT_MARKER = 'Draft workflow:';

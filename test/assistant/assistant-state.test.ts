@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { sendMessage } from '../../shared/assistant/chat-service.ts';
+import { getChat } from '../../shared/chats/chat-repository.ts';
+import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
+import { listSchedules } from '../../shared/schedules/schedules.ts';
+import { WorkflowSchema } from '../../shared/workflows/schema.ts';
+import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+
+let fx: EngineFixture | undefined;
+afterEach(async () => {
+  await fx?.cleanup();
+  fx = undefined;
+});
+
+const DESCRIBE =
+  'every weekday at 8 archive newsletters from my Fastmail inbox and ask me about anything from a person';
+
+async function draftOf(chatId: string) {
+  return WorkflowSchema.parse((await getChat(fx!.store, chatId)).draft);
+}
+
+describe('the assistant keeps its draft across turns (offline model)', () => {
+  it('shows the draft, changes only the named part three times, says what changed, and "yes" saves the pending card', async () => {
+    fx = await engineFixture({ messages: [], model: () => new OfflineModel() });
+    const drafted = await sendMessage(fx.deps, undefined, DESCRIBE);
+    const chat = drafted.chat_id;
+    expect(drafted.confirm?.tool).toBe('save_workflow');
+    const first = await draftOf(chat);
+    expect(first.trigger).toEqual({ schedule: 'cron(0 8 ? * MON-FRI *)' });
+    expect(first.source).toMatchObject({ type: 'imap', host: 'imap.fastmail.com', mailbox: 'INBOX' });
+
+    const shown = await sendMessage(fx.deps, chat, 'show me the workflow you drafted');
+    expect(shown.text).toContain(`Workflow "${first.name}" (${first.id})`);
+    expect(shown.text).toContain('Schedule: every weekday at 08:00 (UTC)');
+    expect(shown.text).toContain('Source: the IMAP mailbox INBOX of');
+    expect(shown.text).not.toMatch(/Which mailbox/);
+    expect(shown.confirm?.tool).toBe('save_workflow');
+
+    const nine = await sendMessage(fx.deps, chat, 'make it 9am instead of 8');
+    expect(nine.text).toContain('schedule: every weekday at 08:00 (UTC) → every weekday at 09:00 (UTC)');
+    expect((await draftOf(chat)).trigger).toEqual({ schedule: 'cron(0 9 ? * MON-FRI *)' });
+    expect((await draftOf(chat)).id).toBe(first.id);
+
+    const inbox = await sendMessage(fx.deps, chat, 'only the Fastmail inbox');
+    expect(inbox.text).toMatch(/^Nothing changed: the draft already does that\./);
+    expect((await draftOf(chat)).source).toEqual(first.source);
+
+    const invoices = await sendMessage(fx.deps, chat, 'also ask about invoices');
+    expect(invoices.text).toContain('instructions: added "Ask me about invoices; never act on them alone."');
+    const refined = await draftOf(chat);
+    expect(refined.instructions).toContain('Ask me about invoices');
+    expect(refined.trigger).toEqual({ schedule: 'cron(0 9 ? * MON-FRI *)' }); // earlier changes kept
+    expect(invoices.confirm?.card).toMatchObject({
+      schedule: 'every weekday at 09:00 (UTC)',
+      credentials: [{ name: 'MAIL_PASSWORD', set: false }],
+      saves_as: 'paused',
+    });
+
+    const saved = await sendMessage(fx.deps, chat, 'yes');
+    expect(saved.workflow_id).toBe(first.id);
+    expect(saved.text).toMatch(/paused: it needs MAIL_PASSWORD/);
+    expect(await fx.store.get('workflows', first.id)).toMatchObject({ instructions: refined.instructions });
+    // Never active while it cannot run: its schedule says what it needs.
+    expect((await listSchedules(fx.store)).find((s) => s.workflow_id === first.id)).toMatchObject({
+      paused: true,
+      needs: ['MAIL_PASSWORD'],
+      next: [],
+    });
+    const run = await sendMessage(fx.deps, chat, `run ${first.id} now`);
+    expect(run.confirm).toBeUndefined();
+    expect(run.text).toMatch(/cannot run: it needs MAIL_PASSWORD/);
+    expect(await fx.store.list('runs')).toEqual([]);
+  });
+
+  it('acts on what exists: delete goes through the card and never drafts; rules and decisions are answered from the record', async () => {
+    fx = await engineFixture({
+      messages: [mail({ from: 'Ann <ann@colleague.example>', subject: 'Coffee next week?' })],
+      model: () => new OfflineModel(),
+    });
+    const gone = await sendMessage(fx.deps, undefined, 'delete the workflow inbox-triage-3');
+    expect(gone.text).toMatch(/There is no workflow "inbox-triage-3"/);
+    expect(gone.confirm).toBeUndefined();
+    expect((await getChat(fx.store, gone.chat_id)).draft).toBeNull();
+
+    const asked = await sendMessage(fx.deps, gone.chat_id, 'delete the workflow inbox');
+    expect(asked.confirm).toMatchObject({ tool: 'delete_workflow' });
+    expect(asked.confirm?.card?.workflow_id).toBe('inbox');
+    expect(await fx.store.get('workflows', 'inbox')).toBeTruthy();
+    expect((await getChat(fx.store, gone.chat_id)).draft).toBeNull();
+    const no = await sendMessage(fx.deps, gone.chat_id, 'no');
+    expect(no.text).toMatch(/^Cancelled: delete workflow/);
+    expect(await fx.store.get('workflows', 'inbox')).toBeTruthy();
+
+    const rules = await sendMessage(fx.deps, gone.chat_id, 'what rules have you learned?');
+    expect(rules.text).toMatch(/^I have no rules yet/);
+
+    const offline = await sendMessage(fx.deps, gone.chat_id, 'change my password');
+    expect(offline.text).toMatch(
+      /^I can't do that offline; here is the command: `handoff credentials set NAME`/,
+    );
+    expect((await getChat(fx.store, gone.chat_id)).draft).toBeNull();
+  });
+});
