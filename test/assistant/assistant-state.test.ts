@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { sendMessage } from '../../shared/assistant/chat-service.ts';
 import { getChat } from '../../shared/chats/chat-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
+import { listRules } from '../../shared/memory/rules-repository.ts';
 import { listSchedules } from '../../shared/schedules/schedules.ts';
 import { WorkflowSchema } from '../../shared/workflows/schema.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
@@ -91,8 +92,14 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
     expect(no.text).toMatch(/^Cancelled: delete workflow/);
     expect(await fx.store.get('workflows', 'inbox')).toBeTruthy();
 
+    const none = await sendMessage(fx.deps, gone.chat_id, 'what rules have you learned?');
+    expect(none.text).toMatch(/^I have no rules yet/);
+    await sendMessage(fx.deps, gone.chat_id, 'Always archive mail from news@digest.example');
+    await sendMessage(fx.deps, gone.chat_id, 'yes');
+    const rule = (await listRules(fx.store))[0]!;
     const rules = await sendMessage(fx.deps, gone.chat_id, 'what rules have you learned?');
-    expect(rules.text).toMatch(/^I have no rules yet/);
+    expect(rules.text).toContain(`mail from news@digest.example → archive (${rule.id}; you set it`);
+    expect(rules.confirm).toBeUndefined();
 
     const offline = await sendMessage(fx.deps, gone.chat_id, 'change my password');
     expect(offline.text).toMatch(

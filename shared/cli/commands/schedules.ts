@@ -32,7 +32,7 @@ export function registerScheduleCommands(program: Command): void {
         list.map((s) => [
           s.workflow_id,
           s.schedule,
-          s.paused ? 'paused' : 'active',
+          s.paused ? (s.needs ? `paused (needs ${s.needs.join(', ')})` : 'paused') : 'active',
           s.next.map((f) => f.local).join(', '),
         ]),
         120,

@@ -27,7 +27,7 @@ export function workflowDetails(card: WorkflowCard): Html {
           ? 'none needed'
           : card.credentials.map(
               (c) =>
-                html`<span data-credential="${c.name}" data-set="${c.set}"
+                html`<span data-credential="${c.name}" data-set="${c.set ? 'true' : 'false'}"
                   >${c.name} ${c.set ? '(set)' : html`<strong class="pending">(missing)</strong>`}</span
                 > `,
             )
