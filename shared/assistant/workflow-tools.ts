@@ -74,7 +74,7 @@ export function workflowTools(turn: ChatTurn): Tool[] {
           if (await getScheduleState(store, workflow.id)) await store.delete('schedules', workflow.id);
           return { ok: true, text: `${workflow.id} can run again (it runs when you start it).` };
         }
-        const view = await setPaused(store, workflow.id, false);
+        const view = await setPaused(store, workflow.id, false, new Date(), turn.engine.credentials);
         return {
           ok: true,
           text: `Resumed ${view.workflow_id}; next: ${view.next.map((f) => f.local).join(', ') || '—'}.`,

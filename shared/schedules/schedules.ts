@@ -6,7 +6,9 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { NotFoundError } from '../errors/index.ts';
+import type { Credentials } from '../credentials/credentials.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { credentialsNeeded } from '../workflows/templates.ts';
 import { readProfile } from '../profile/profile.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
@@ -159,19 +161,29 @@ export async function pausedFor(store: Store, workflowId: string): Promise<strin
 /**
  * Pauses or resumes a workflow's schedule (the workflow is left as it is); saying the
  * same twice changes nothing. NotFoundError for an unknown workflow or one without a
- * schedule. Returns the schedule as it now is.
+ * schedule; given `credentials`, a resume is refused (InvalidInputError) while a credential
+ * the workflow needs is not set. Returns the schedule as it now is.
  */
 export async function setPaused(
   store: Store,
   workflowId: string,
   paused: boolean,
   now = new Date(),
+  credentials?: Pick<Credentials, 'names'>,
 ): Promise<ScheduleView> {
   const workflow = await getWorkflow(store, workflowId); // NotFoundError names the fix
   if (workflow.trigger.schedule === undefined)
     throw new NotFoundError(
       `workflow "${workflowId}" has no schedule (trigger.schedule), so there is nothing to ${paused ? 'pause' : 'resume'}`,
     );
+  if (!paused && credentials) {
+    const have = await credentials.names();
+    const missing = credentialsNeeded(workflow).filter((n) => !have.has(n));
+    if (missing.length > 0)
+      throw new InvalidInputError(
+        `${workflowId} stays paused: it needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set; run \`handoff credentials set ${missing[0]}\` first`,
+      );
+  }
   const current = await getScheduleState(store, workflowId);
   let state = current;
   if (current?.paused !== paused) {

@@ -57,6 +57,13 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
       saves_as: 'paused',
     });
 
+    // No drops the card and keeps the draft; a later yes asks for the card again, the next saves.
+    const no = await sendMessage(fx.deps, chat, 'no');
+    expect(no.text).toMatch(/^Cancelled: save workflow .* The draft is kept/);
+    expect((await getChat(fx.store, chat)).confirm).toBeNull();
+    const again = await sendMessage(fx.deps, chat, 'yes');
+    expect(again.confirm?.tool).toBe('save_workflow');
+    expect(await fx.store.get('workflows', first.id)).toBeUndefined();
     const saved = await sendMessage(fx.deps, chat, 'yes');
     expect(saved.workflow_id).toBe(first.id);
     expect(saved.text).toMatch(/paused: it needs MAIL_PASSWORD/);
@@ -67,6 +74,10 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
       needs: ['MAIL_PASSWORD'],
       next: [],
     });
+    const listed = await sendMessage(fx.deps, chat, 'list my workflows');
+    expect(listed.text).toContain(`${first.id} ("${first.name}", paused: needs MAIL_PASSWORD)`);
+    const nothing = await sendMessage(fx.deps, chat, 'yes');
+    expect(nothing.text).toMatch(/^Nothing is waiting for your yes/);
     const run = await sendMessage(fx.deps, chat, `run ${first.id} now`);
     expect(run.confirm).toBeUndefined();
     expect(run.text).toMatch(/cannot run: it needs MAIL_PASSWORD/);

@@ -200,6 +200,20 @@ describe('a chat over HTTP and `handoff chat` on the same chat id', () => {
       new RegExp(`${id}.*paused: needs MAIL_PASSWORD.*handoff credentials set MAIL_PASSWORD`),
     );
 
+    const resumed = await runCli(['schedules', 'resume', id], { HANDOFF_STATE_DIR: env.HANDOFF_STATE_DIR });
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(resumed.stderr).toMatch(/stays paused: it needs MAIL_PASSWORD/);
+    const overApi = await fetch(`${server.url}/api/schedules/${id}/resume`, {
+      method: 'POST',
+      headers: auth,
+    });
+    expect(overApi.status).toBe(422);
+    expect(
+      (await api<{ workflow_id: string; paused: boolean }[]>('/api/schedules')).find(
+        (s) => s.workflow_id === id,
+      )?.paused,
+    ).toBe(true);
     const run = await web(chat, `run ${id} now`);
     expect(run.confirm).toBeUndefined();
     expect(run.text).toMatch(/cannot run: it needs MAIL_PASSWORD/);

@@ -51,6 +51,9 @@ export function registerScheduleCommands(program: Command): void {
       .option('--json', 'print JSON')
       .action(async (workflowId: string, options: { json?: boolean }) => {
         const { engine } = await cliContext();
-        printView(await setPaused(engine.store, workflowId, op === 'pause'), options.json);
+        printView(
+          await setPaused(engine.store, workflowId, op === 'pause', new Date(), engine.credentials),
+          options.json,
+        );
       });
 }

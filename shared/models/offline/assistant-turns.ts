@@ -44,6 +44,8 @@ export function triageTurn({ messages, options }: TurnInput): PlannedTurn {
   if (asksToShowDraft(request) || (draft && asksToSaveDraft(request))) return toBuilder;
   if (refinement(draft, request)) return toBuilder;
   if (smallTalk(request)) return { text: HELP };
+  if (/^\s*(yes|yep|yeah|ok|okay|sure|go ahead|do it)[\s.!]*$/i.test(request))
+    return { text: 'Nothing is waiting for your yes right now. What would you like?' };
   if (BUILDER_WORDS.test(request)) return toBuilder;
   return { text: cannotOffline(request) };
 }

@@ -8,7 +8,7 @@ import { lastToolResults } from '../turn-model.ts';
 import { allResults, lastRequest, type Json } from './chat-history.ts';
 import { namedWorkflow, operatorIntent } from './intents.ts';
 
-type Workflows = { id: string; name: string }[];
+type Workflows = { id: string; name: string; paused?: boolean; needs?: string[] }[];
 
 /** The Operator: find what is meant, then answer or ask to carry it out. */
 export function operatorTurn({ messages }: TurnInput): PlannedTurn {
@@ -96,7 +96,7 @@ function onWorkflows(
         text:
           workflows.length === 0
             ? 'There are no workflows yet. Describe one and I will draft it.'
-            : `Your workflows: ${workflows.map((w) => `${w.id} ("${w.name}")`).join(', ')}.`,
+            : `Your workflows: ${workflows.map((w) => `${w.id} ("${w.name}"${w.needs ? `, paused: needs ${w.needs.join(', ')}` : w.paused ? ', paused' : ''})`).join(', ')}.`,
       };
     case 'run': {
       const target = named ?? (workflows.length === 1 ? workflows[0] : workflows.at(-1));

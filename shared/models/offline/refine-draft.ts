@@ -28,9 +28,12 @@ export function asksToShowDraft(request: string): boolean {
   );
 }
 
-/** "save it", "save the draft". */
+/** "save it", "save the draft"; with a draft and no card waiting, "yes" asks for the card again. */
 export function asksToSaveDraft(request: string): boolean {
-  return /^\s*(please\s+)?(save|keep)( it| the (draft|workflow))?( now)?[\s.!]*$/i.test(request);
+  return (
+    /^\s*(please\s+)?(save|keep)( it| the (draft|workflow))?( now)?[\s.!]*$/i.test(request) ||
+    /^\s*(yes|yep|yeah|ok|okay|sure|go ahead|do it)[\s.!]*$/i.test(request)
+  );
 }
 
 /** The draft with the change the request names, or null when it names none. */
