@@ -119,3 +119,59 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
     expect((await getChat(fx.store, gone.chat_id)).draft).toBeNull();
   });
 });
+
+describe('the Operator over saved workflows (offline model)', () => {
+  it('shows, pauses, resumes and renames a workflow at once (each reversible), and says what was done yesterday from the audit', async () => {
+    fx = await engineFixture({ messages: [], model: () => new OfflineModel() });
+    const drafted = await sendMessage(
+      fx.deps,
+      undefined,
+      `archive newsletters from ${fx.maildir} every day at 7`,
+    );
+    const chat = drafted.chat_id;
+    const saved = await sendMessage(fx.deps, chat, 'yes');
+    const id = saved.workflow_id!;
+    expect(saved.text).toMatch(/Say "run it now"/);
+
+    const shown = await sendMessage(fx.deps, chat, `show ${id}`);
+    expect(shown.text).toContain('Schedule: every day at 07:00 (UTC)');
+    expect(shown.text).toContain('State: active');
+
+    const paused = await sendMessage(fx.deps, chat, `pause ${id}`);
+    expect(paused.text).toBe(`Paused ${id}: it does not fire until you resume it.`);
+    expect(paused.confirm).toBeUndefined();
+    expect((await listSchedules(fx.store)).find((s) => s.workflow_id === id)?.paused).toBe(true);
+    const resumed = await sendMessage(fx.deps, chat, `resume ${id}`);
+    expect(resumed.text).toMatch(new RegExp(`^Resumed ${id}; next: \\d{4}-\\d{2}-\\d{2} 07:00 UTC`));
+    expect((await listSchedules(fx.store)).find((s) => s.workflow_id === id)?.paused).toBe(false);
+    const manual = await sendMessage(fx.deps, chat, 'pause inbox');
+    expect(manual.text).toMatch(/has no schedule/);
+
+    const renamed = await sendMessage(fx.deps, chat, `rename ${id} to Morning newsletters`);
+    expect(renamed.text).toMatch(new RegExp(`^Renamed ${id}: ".*" → "Morning newsletters"\\.$`));
+    expect(await fx.store.get('workflows', id)).toMatchObject({ name: 'Morning newsletters' });
+
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    await fx.store.put('audit', {
+      id: 'aud_yesterday_1',
+      run_id: 'run_yesterday',
+      workflow_id: id,
+      item_id: 'm1',
+      subject: 'Weekly digest',
+      outcome: 'acted',
+      action: 'archive',
+      decided_by: 'model',
+      confidence: 0.95,
+      reasoning: 'newsletter',
+      note: null,
+      rule_id: null,
+      detail: null,
+      at: yesterday,
+    });
+    const day = await sendMessage(fx.deps, chat, 'what did you do yesterday?');
+    expect(day.text).toMatch(/^On \d{4}-\d{2}-\d{2} \(UTC\): 1 run\(s\); archive 1\./);
+    expect(day.text).toContain(`- archive "Weekly digest" (on its own, ${id})`);
+    const today = await sendMessage(fx.deps, chat, 'what did you do today?');
+    expect(today.text).toMatch(/^Nothing ran on/);
+  });
+});

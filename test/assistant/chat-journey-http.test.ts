@@ -228,6 +228,38 @@ describe('a chat over HTTP and `handoff chat` on the same chat id', () => {
     const page = await (await b.get(`/chat/${chat}`)).text();
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
     expect(csrf).toBeTruthy();
+
+    // Edit: the workflow itself, checked as a workflow file is; a bad one changes nothing.
+    const yaml = /<textarea id="edit-[^"]+" name="workflow" rows="14">([\s\S]*?)<\/textarea>/.exec(page)?.[1];
+    expect(yaml).toContain('schedule: cron(0 7 * * ? *)');
+    const unescaped = yaml!
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+    const bad = await b.post(`/chat/${chat}/edit`, {
+      _csrf: csrf!,
+      workflow: unescaped.replace('cron(0 7 * * ? *)', 'cron(nope)'),
+    });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/role="alert">draft\.yaml: trigger\.schedule: /);
+    const edited = await b.post(`/chat/${chat}/edit`, {
+      _csrf: csrf!,
+      workflow: unescaped.replace('cron(0 7 * * ? *)', 'cron(30 6 * * ? *)'),
+    });
+    expect(edited.status).toBe(303);
+    const afterEdit = await api<{ turns: { text: string }[]; confirm: { id: string } | null }>(
+      `/api/chats/${chat}`,
+    );
+    expect(afterEdit.turns.at(-1)!.text).toBe(
+      'Changed schedule: every day at 07:00 (UTC) → every day at 06:30 (UTC). Save it? Say yes, no, or what to change.',
+    );
+
+    // No: the card is dropped, the draft kept; "save it" asks again.
+    const no = await b.post(`/chat/${chat}/cancel`, { _csrf: csrf!, confirm_id: afterEdit.confirm!.id });
+    expect(no.status).toBe(303);
+    expect((await api<{ confirm: unknown }>(`/api/chats/${chat}`)).confirm).toBeNull();
+    expect((await web(chat, 'save it')).confirm?.tool).toBe('save_workflow');
+
     const posted = await b.post(`/chat/${chat}/credential`, {
       _csrf: csrf!,
       name: 'MAIL_PASSWORD',
