@@ -28,15 +28,16 @@ export function builderTools(turn: ChatTurn): Tool[] {
         const before = await currentDraft(turn);
         await updateChat(turn.engine.store, turn.chatId, () => ({ draft: { ...workflow } }));
         const deps = cardDeps(turn);
-        const changed = before
-          ? whatChanged(await workflowCard(deps, before), await workflowCard(deps, workflow))
-          : null;
+        const after = await workflowCard(deps, workflow);
+        const changed = before ? whatChanged(await workflowCard(deps, before), after) : null;
         if (changed) turn.log.changed = changed;
         return {
           ok: true,
           workflow_id: workflow.id,
           name: workflow.name,
           trigger: workflow.trigger,
+          /** When it runs, in words with the profile's time zone. */
+          when: after.schedule,
           source: workflow.source.type,
           ...(changed ? { changed } : {}),
         };

@@ -3,6 +3,7 @@ import { sendMessage } from '../../shared/assistant/chat-service.ts';
 import { getChat } from '../../shared/chats/chat-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
+import { saveProfile } from '../../shared/profile/profile.ts';
 import { listSchedules } from '../../shared/schedules/schedules.ts';
 import { WorkflowSchema } from '../../shared/workflows/schema.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
@@ -117,6 +118,24 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
       /^I can't do that offline; here is the command: `handoff credentials set NAME`/,
     );
     expect((await getChat(fx.store, gone.chat_id)).draft).toBeNull();
+  });
+});
+
+describe('the schedule in words', () => {
+  it("says the time in the profile's time zone, the zone the schedule runs in", async () => {
+    fx = await engineFixture({ messages: [], model: () => new OfflineModel() });
+    await saveProfile(fx.store, { time_zone: 'Europe/Helsinki' });
+    const drafted = await sendMessage(
+      fx.deps,
+      undefined,
+      `archive newsletters from ${fx.maildir} every weekday at 8`,
+    );
+    expect(drafted.text).toContain('every weekday at 08:00 (Europe/Helsinki), cron(0 8 ? * MON-FRI *)');
+    expect(drafted.confirm?.card?.schedule).toBe('every weekday at 08:00 (Europe/Helsinki)');
+    const later = await sendMessage(fx.deps, drafted.chat_id, 'make it 9am');
+    expect(later.text).toContain(
+      'every weekday at 08:00 (Europe/Helsinki) → every weekday at 09:00 (Europe/Helsinki)',
+    );
   });
 });
 

@@ -198,7 +198,7 @@ function summary(request: string, all: Map<string, unknown>): string {
   const count = (v: string) => rows.filter((r) => r.verdict === v).length;
   const trigger = validated?.trigger as Json | undefined;
   const when = trigger?.schedule
-    ? `${describeSchedule(String(trigger.schedule))}, ${String(trigger.schedule)}`
+    ? `${typeof validated?.when === 'string' ? validated.when : describeSchedule(String(trigger.schedule))}, ${String(trigger.schedule)}`
     : trigger?.webhook
       ? 'when its webhook fires'
       : 'when you run it';
