@@ -4,6 +4,8 @@ import { getChat } from '../../shared/chats/chat-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { saveProfile } from '../../shared/profile/profile.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
 import { listSchedules } from '../../shared/schedules/schedules.ts';
 import { WorkflowSchema } from '../../shared/workflows/schema.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
@@ -112,6 +114,15 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
     const rules = await sendMessage(fx.deps, gone.chat_id, 'what rules have you learned?');
     expect(rules.text).toContain(`mail from news@digest.example → archive (${rule.id}; you set it`);
     expect(rules.confirm).toBeUndefined();
+
+    const run = await startRun(fx.deps, 'inbox', { kind: 'manual', detail: null });
+    const coffee = (await listPending(fx.store)).find((d) => d.subject === 'Coffee next week?');
+    expect(run.status).toBe('waiting');
+    const why = await sendMessage(fx.deps, gone.chat_id, 'why did you ask me about Coffee next week?');
+    expect(why.text).toContain(`I asked about "Coffee next week?" from ${coffee!.sender} (${coffee!.id})`);
+    expect(why.text).toContain(`because of ${coffee!.reason.replace(/_/g, ' ')}`);
+    expect(why.text).toContain(`My reasoning then: ${coffee!.reasoning}`);
+    expect(why.confirm).toBeUndefined();
 
     const offline = await sendMessage(fx.deps, gone.chat_id, 'change my password');
     expect(offline.text).toMatch(
