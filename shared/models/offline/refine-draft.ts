@@ -103,7 +103,7 @@ function source(draft: Json, lower: string, text: string): Json | null {
     /\b(imap\.[a-z0-9.-]+\.[a-z]{2,}|outlook\.office365\.com)\b/.exec(lower)?.[1] ?? providerHost(lower);
   const user = /\b([a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,})\b/.exec(lower)?.[1];
   const folder =
-    /\b(?:the|my) ([\w -]{1,40}?) (?:folder|mailbox)\b/.exec(lower)?.[1]?.trim() ??
+    /\b(?:the|my) ([\w -]{1,40}?) (?:folder|mailbox)\b/i.exec(text)?.[1]?.trim() ?? // as written: IMAP names are case-sensitive
     (/\binbox\b/.test(lower) ? 'INBOX' : undefined);
   const mailbox = folder && /^(inbox|the inbox|my inbox)$/.test(folder.toLowerCase()) ? 'INBOX' : folder;
   const base = current.type === 'imap' ? current : null;
