@@ -42,7 +42,8 @@ const YES_FOR: Record<string, RegExp> = {
   save_workflow: /^\s*(yes,?\s*)?(save|save it|save it now|keep it)\b[\s.!]*$/i,
   start_run: /^\s*(yes,?\s*)?(run it|run it now|start it|start it now)\b[\s.!]*$/i,
 };
-const NO = /^\s*(no|nope|cancel|stop|don'?t|never mind)\b[\s.!]*$/i;
+/** A whole-line no ("no", "cancel", "no thanks"); "no, make it 9am" is a change, not a no. */
+const NO = /^\s*(no|nope|cancel|stop|don'?t|never mind)(,?\s*thanks?( you)?)?[\s.!]*$/i;
 /** "edit" alone: how to change the draft; "edit: make it 9am": the change itself. */
 const EDIT = /^\s*edit\b[\s:,-]*/i;
 const HOW_TO_EDIT =
@@ -162,12 +163,12 @@ export async function answerInChat(
 }
 
 async function settle(engine: EngineDeps, chat: Chat, confirm: Confirm, log: TurnLog): Promise<string> {
-  await updateChat(engine.store, chat.id, () => ({
-    confirm: null,
-    ...(confirm.tool === 'save_workflow' ? { draft: null } : {}),
-  }));
+  await updateChat(engine.store, chat.id, () => ({ confirm: null }));
   try {
-    return await carryOut(engine, confirm, log);
+    const done = await carryOut(engine, confirm, log);
+    // Saved: the draft is done with. A save that failed keeps it, to be changed and asked again.
+    if (confirm.tool === 'save_workflow') await updateChat(engine.store, chat.id, () => ({ draft: null }));
+    return done;
   } catch (error) {
     if (
       error instanceof InvalidInputError ||

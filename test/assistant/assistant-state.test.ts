@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { sendMessage } from '../../shared/assistant/chat-service.ts';
-import { getChat } from '../../shared/chats/chat-repository.ts';
+import { getChat, updateChat } from '../../shared/chats/chat-repository.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { saveProfile } from '../../shared/profile/profile.ts';
@@ -203,5 +203,26 @@ describe('the Operator over saved workflows (offline model)', () => {
     expect(day.text).toContain(`- archive "Weekly digest" (on its own, ${id})`);
     const today = await sendMessage(fx.deps, chat, 'what did you do today?');
     expect(today.text).toMatch(/^Nothing ran on/);
+  });
+});
+
+describe('a save that fails', () => {
+  it('keeps the draft to be changed and asked again; nothing is saved', async () => {
+    fx = await engineFixture({ messages: [], model: () => new OfflineModel() });
+    const drafted = await sendMessage(
+      fx.deps,
+      undefined,
+      `archive newsletters from ${fx.maildir} every day at 7`,
+    );
+    const chat = drafted.chat_id;
+    // A skill the workspace does not have (say it was deleted after the card was shown).
+    await updateChat(fx.store, chat, (c) => {
+      const config = { ...(c.confirm!.input.config as Record<string, unknown>), skills: ['tone-of-voice'] };
+      return { confirm: { ...c.confirm!, input: { config } }, draft: config };
+    });
+    const refused = await sendMessage(fx.deps, chat, 'yes');
+    expect(refused.text).toMatch(/^That could not be done: skills\.0: no skill "tone-of-voice"/);
+    expect(await fx.store.get('workflows', drafted.confirm!.card!.workflow_id)).toBeUndefined();
+    expect((await getChat(fx.store, chat)).draft).toMatchObject({ skills: ['tone-of-voice'] });
   });
 });
