@@ -46,6 +46,7 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
       // Checked again at the yes: a credential may have been set (or removed) since the card.
       const missing = await missingCredentials(engine.credentials, workflow);
       await saveReadyOrPaused(engine, workflow, missing);
+      await engine.onWorkflowChange?.(workflow.id, 'saved', engine.workspace);
       log.workflowId = workflow.id;
       log.card({ kind: 'workflow_saved', workflow_id: workflow.id });
       log.emit('workflow_saved', `Saved workflow ${workflow.id}`, {
@@ -61,6 +62,7 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
       await deleteWorkflow(engine.store, workflow_id);
       if (await getScheduleState(engine.store, workflow_id))
         await engine.store.delete('schedules', workflow_id);
+      await engine.onWorkflowChange?.(workflow_id, 'removed', engine.workspace);
       return `Deleted workflow ${workflow_id}.`;
     }
     case 'start_run':

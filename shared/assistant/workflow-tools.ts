@@ -19,6 +19,8 @@ const WorkflowId = z.object({ workflow_id: z.string() });
 export function workflowTools(turn: ChatTurn): Tool[] {
   const store = turn.engine.store;
   const find = (id: string) => getWorkflow(store, id).catch(() => null);
+  /** Where schedules live apart from the store (AWS), they are told. */
+  const changed = (id: string) => turn.engine.onWorkflowChange?.(id, 'saved', turn.engine.workspace);
   const unknown = (id: string) => ({ ok: false, error: `there is no workflow "${id}" (see list_workflows)` });
   return [
     tool({
@@ -51,6 +53,7 @@ export function workflowTools(turn: ChatTurn): Tool[] {
       callback: async ({ workflow_id }) => {
         try {
           const view = await setPaused(store, workflow_id, true);
+          await changed(view.workflow_id);
           return { ok: true, text: `Paused ${view.workflow_id}: it does not fire until you resume it.` };
         } catch (error) {
           return { ok: false, error: errorMessage(error) };
@@ -72,9 +75,11 @@ export function workflowTools(turn: ChatTurn): Tool[] {
           };
         if (workflow.trigger.schedule === undefined) {
           if (await getScheduleState(store, workflow.id)) await store.delete('schedules', workflow.id);
+          await changed(workflow.id);
           return { ok: true, text: `${workflow.id} can run again (it runs when you start it).` };
         }
         const view = await setPaused(store, workflow.id, false, new Date(), turn.engine.credentials);
+        await changed(workflow.id);
         return {
           ok: true,
           text: `Resumed ${view.workflow_id}; next: ${view.next.map((f) => f.local).join(', ') || '—'}.`,
@@ -91,6 +96,7 @@ export function workflowTools(turn: ChatTurn): Tool[] {
         const title = name.trim();
         if (title === '') return { ok: false, error: 'the new name is empty' };
         await saveWorkflow(store, { ...workflow, name: title });
+        await changed(workflow.id);
         return { ok: true, text: `Renamed ${workflow.id}: "${workflow.name}" → "${title}".` };
       },
     }),

@@ -153,14 +153,19 @@ describe('the schedule in words', () => {
 describe('the Operator over saved workflows (offline model)', () => {
   it('shows, pauses, resumes and renames a workflow at once (each reversible), and says what was done yesterday from the audit', async () => {
     fx = await engineFixture({ messages: [], model: () => new OfflineModel() });
+    // Where schedules live apart from the store (AWS), every change is told.
+    const told: string[] = [];
+    fx.deps.onWorkflowChange = async (workflowId, change) => void told.push(`${change} ${workflowId}`);
     const drafted = await sendMessage(
       fx.deps,
       undefined,
       `archive newsletters from ${fx.maildir} every day at 7`,
     );
     const chat = drafted.chat_id;
+    expect(told).toEqual([]); // a draft is not a workflow
     const saved = await sendMessage(fx.deps, chat, 'yes');
     const id = saved.workflow_id!;
+    expect(told).toEqual([`saved ${id}`]);
     expect(saved.text).toMatch(/Say "run it now"/);
 
     const shown = await sendMessage(fx.deps, chat, `show ${id}`);
@@ -180,6 +185,10 @@ describe('the Operator over saved workflows (offline model)', () => {
     const renamed = await sendMessage(fx.deps, chat, `rename ${id} to Morning newsletters`);
     expect(renamed.text).toMatch(new RegExp(`^Renamed ${id}: ".*" → "Morning newsletters"\\.$`));
     expect(await fx.store.get('workflows', id)).toMatchObject({ name: 'Morning newsletters' });
+    expect(told).toEqual([`saved ${id}`, `saved ${id}`, `saved ${id}`, `saved ${id}`]); // save, pause, resume, rename
+    await sendMessage(fx.deps, chat, `delete the workflow ${id}`);
+    expect((await sendMessage(fx.deps, chat, 'yes')).text).toBe(`Deleted workflow ${id}.`);
+    expect(told.at(-1)).toBe(`removed ${id}`);
 
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
     await fx.store.put('audit', {
