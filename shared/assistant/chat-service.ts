@@ -234,14 +234,19 @@ export async function finish(
     text,
     ...(log.workflowId ? { workflow_id: log.workflowId } : {}),
     ...(log.runId ? { run_id: log.runId } : {}),
-    ...((log.confirm ?? log.pending) ? { confirm: confirmJson((log.confirm ?? log.pending)!) } : {}),
+    // A step asked this turn comes with its card; one still waiting from before, as a reminder.
+    ...(log.confirm
+      ? { confirm: confirmJson(log.confirm, true) }
+      : log.pending
+        ? { confirm: confirmJson(log.pending, false) }
+        : {}),
   };
   log.emit('done', text, { ...reply });
   return reply;
 }
 
-function confirmJson(c: Confirm): NonNullable<ChatReply['confirm']> {
-  return { id: c.id, tool: c.tool, summary: c.summary, ...(c.card ? { card: c.card } : {}) };
+function confirmJson(c: Confirm, withCard: boolean): NonNullable<ChatReply['confirm']> {
+  return { id: c.id, tool: c.tool, summary: c.summary, ...(withCard && c.card ? { card: c.card } : {}) };
 }
 
 /** A turn's log, emitting onto the chat's feed. */

@@ -130,9 +130,14 @@ function turnView(
   confirm: WaitingStep | null,
   waiting: ReadonlySet<string>,
 ): Html {
+  // A workflow shown and then asked to be saved in the same turn is shown once, on the card.
+  const onCard = new Set(
+    t.cards.flatMap((c) => (c.kind === 'confirm' && c.card ? [c.card.workflow_id] : [])),
+  );
+  const cards = t.cards.filter((c) => c.kind !== 'workflow' || !onCard.has(c.card.workflow_id));
   return html`<li class="turn turn-${t.role}" data-role="${t.role}">
     <p class="turn-text">${t.text}</p>
-    ${t.cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
+    ${cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
   </li>`;
 }
 
