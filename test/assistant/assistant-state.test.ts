@@ -60,6 +60,11 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
       saves_as: 'paused',
     });
 
+    const early = await sendMessage(fx.deps, chat, 'run it now');
+    expect(early.text).toMatch(/is not saved yet, so it cannot run\. Say yes to save it/);
+    expect(early.confirm?.tool).toBe('save_workflow'); // the save still waits
+    expect(await fx.store.list('runs')).toEqual([]);
+
     // No drops the card and keeps the draft; a later yes asks for the card again, the next saves.
     const no = await sendMessage(fx.deps, chat, 'no');
     expect(no.text).toMatch(/^Cancelled: save workflow .* The draft is kept/);

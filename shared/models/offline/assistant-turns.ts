@@ -29,6 +29,11 @@ function refinement(draft: Json | null, request: string): Json | null {
   return refineDraft(draft, request);
 }
 
+/** "run it now" with a draft and no workflow named: the draft is meant, and it is not saved. */
+function runsTheDraft(request: string): boolean {
+  return operatorIntent(request)?.kind === 'run' && /\b(it|this|the draft)\b/i.test(request);
+}
+
 /** A whole description (what to do, and from where or when), not a change to a part. */
 function describesAnew(request: string): boolean {
   const d = describeWorkflow(request, null);
@@ -40,6 +45,7 @@ export function triageTurn({ messages, options }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
   const draft = draftIn(systemText(options));
   const toBuilder = { toolCalls: [{ name: 'transfer_to_builder', input: {} }] };
+  if (draft && runsTheDraft(request)) return toBuilder;
   if (operatorIntent(request)) return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
   if (asksToShowDraft(request) || (draft && asksToSaveDraft(request))) return toBuilder;
   if (refinement(draft, request)) return toBuilder;
@@ -65,6 +71,10 @@ export function builderTurn({ messages, options }: TurnInput): PlannedTurn {
       return { toolCalls: [{ name: 'show_draft', input: {} }] };
     }
     if (draft && asksToSaveDraft(request)) return { toolCalls: [{ name: 'save_workflow', input: {} }] };
+    if (draft && runsTheDraft(request))
+      return {
+        text: `"${String(draft.name)}" is not saved yet, so it cannot run. Say yes to save it, then "run it now".`,
+      };
     const refined = refinement(draft, request);
     if (refined) return { toolCalls: [{ name: 'validate_workflow', input: { config: refined } }] };
     if (!BUILDER_WORDS.test(request)) return { text: cannotOffline(request) };
