@@ -31,7 +31,13 @@ describe('the assistant keeps its draft across turns (offline model)', () => {
     expect(drafted.confirm?.tool).toBe('save_workflow');
     const first = await draftOf(chat);
     expect(first.trigger).toEqual({ schedule: 'cron(0 8 ? * MON-FRI *)' });
-    expect(first.source).toMatchObject({ type: 'imap', host: 'imap.fastmail.com', mailbox: 'INBOX' });
+    expect(first.source).toMatchObject({
+      type: 'imap',
+      host: 'imap.fastmail.com',
+      mailbox: 'INBOX',
+      user: 'you@fastmail.com',
+    });
+    expect(drafted.text).toContain('I guessed the login: say "as you@yourdomain" to set yours.');
 
     const shown = await sendMessage(fx.deps, chat, 'show me the workflow you drafted');
     expect(shown.text).toContain(`Workflow "${first.name}" (${first.id})`);

@@ -164,6 +164,7 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
   if (d.source.kind === 'maildir' && d.source.path) config.source = { type: 'maildir', path: d.source.path };
   if (d.source.kind === 'imap') {
     const base = (template.source as Json).type === 'imap' ? (template.source as Json) : {};
+    const host = String(d.source.host ?? providerHost(request) ?? base.host ?? 'imap.example.com');
     config.source = {
       type: 'imap',
       port: 993,
@@ -171,8 +172,12 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
       credential: 'MAIL_PASSWORD',
       mailbox: 'INBOX',
       ...base,
-      host: d.source.host ?? providerHost(request) ?? base.host ?? 'imap.example.com',
-      user: d.source.user ?? base.user ?? 'you@example.com',
+      host,
+      // The template's login belongs to the template's host; for another host, a guess at its domain.
+      user:
+        d.source.user ??
+        (host === base.host ? base.user : undefined) ??
+        `you@${host.replace(/^(imap|outlook)\./, '')}`,
     };
   }
   if (d.source.kind !== 'event') config.trigger = d.schedule ? { schedule: d.schedule } : { manual: true };
@@ -228,10 +233,15 @@ function summary(request: string, all: Map<string, unknown>): string {
     missing.length > 0
       ? ` ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the integration registry (see \`handoff integrations\`), so I left ${missing.length > 1 ? 'them' : 'it'} out.`
       : '';
+  const said = describeWorkflow(request, null).source;
+  const login =
+    said.kind === 'imap' && said.user === null
+      ? ' I guessed the login: say "as you@yourdomain" to set yours.'
+      : '';
   const step = all.get('save_workflow') as Json | undefined;
   const paused = /paused until (.+?) (is|are) set/.exec(String(step?.error ?? ''))?.[1];
   const needs = paused
     ? ` It needs ${paused}, which is not set: set it with \`handoff credentials set ${paused.split(' and ')[0]}\` (or in the card's field on the web) before you say yes, or it is saved paused.`
     : '';
-  return `I drafted "${String(validated?.name)}" (${String(validated?.workflow_id)}), reading ${String(validated?.source)} ${when}.${seen}${left}${needs} Save it? Say yes.`;
+  return `I drafted "${String(validated?.name)}" (${String(validated?.workflow_id)}), reading ${String(validated?.source)} ${when}.${seen}${left}${login}${needs} Save it? Say yes.`;
 }
