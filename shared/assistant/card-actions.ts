@@ -11,7 +11,7 @@ import { Secret } from '../credentials/secret.ts';
 import { InvalidInputError, errorMessage } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { parseWorkflow } from '../workflows/load.ts';
-import { credentialsNeeded } from '../workflows/templates.ts';
+import { credentialsNeeded } from '../workflows/credentials-needed.ts';
 import { finish, now, newLog, type ChatReply } from './chat-service.ts';
 import { cardDeps, type ChatTurn } from './chat-turn.ts';
 import { askFor } from './confirm-gate.ts';

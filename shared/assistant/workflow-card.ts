@@ -8,7 +8,7 @@ import type { Credentials } from '../credentials/credentials.ts';
 import { describeSchedule } from '../models/offline/describe-workflow.ts';
 import { readProfile } from '../profile/profile.ts';
 import type { Store } from '../store/store.ts';
-import { credentialsNeeded } from '../workflows/templates.ts';
+import { credentialsNeeded } from '../workflows/credentials-needed.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
 export interface CardDeps {

@@ -8,7 +8,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import type { Credentials } from '../credentials/credentials.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { credentialsNeeded } from '../workflows/templates.ts';
+import { credentialsNeeded } from '../workflows/credentials-needed.ts';
 import { readProfile } from '../profile/profile.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';

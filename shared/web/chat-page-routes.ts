@@ -4,7 +4,6 @@
  * `GET /chat/:id/events` streams the chat's feed for chat.js.
  */
 import type { Context, Hono } from 'hono';
-import { stringify } from 'yaml';
 import { chatChannel } from '../assistant/turn-log.ts';
 import {
   createChat,
@@ -63,8 +62,11 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
                 id: chat.confirm.id,
                 summary: chat.confirm.summary,
                 card: chat.confirm.card,
+                // YAML is loaded with a draft to edit: a cold start serving other pages never loads it.
                 draft_yaml:
-                  chat.confirm.tool === 'save_workflow' && chat.draft ? stringify(chat.draft) : null,
+                  chat.confirm.tool === 'save_workflow' && chat.draft
+                    ? (await import('yaml')).stringify(chat.draft)
+                    : null,
               }
             : null,
           waiting: new Set(pending.map((d) => d.id)),
