@@ -37,8 +37,8 @@ export async function findDecision(store: Store, query: string): Promise<Decisio
     const hay = `${d.subject} ${d.sender}`.toLowerCase();
     return words.filter((w) => hay.includes(w)).length;
   };
-  const best = byId ?? decisions.map((d) => [score(d), d] as const).sort((a, b) => b[0] - a[0])[0];
-  const found = Array.isArray(best) ? (best[0] > 0 ? best[1] : null) : (best as Decision | undefined);
+  const scored = decisions.map((d) => ({ d, score: score(d) })).sort((a, b) => b.score - a.score)[0];
+  const found = byId ?? (scored && scored.score > 0 ? scored.d : undefined);
   if (!found) return null;
   return {
     decision_id: found.id,
