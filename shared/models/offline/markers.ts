@@ -10,3 +10,5 @@ export const SPECIALIST_MARKER = 'Specialist:';
 export const HANDED_ITEM_MARKER = 'Item:';
 /** The message a reply is written to, as JSON facts: `Reply to: {"sender_name", "sender", "subject", "text", "me"}`. */
 export const REPLY_MARKER = 'Reply to:';
+/** The line of the assistant's prompts that carries the chat's draft workflow: `Draft workflow: <config as JSON>`. */
+export const DRAFT_MARKER = 'Draft workflow:';

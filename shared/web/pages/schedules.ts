@@ -16,6 +16,11 @@ export interface SchedulesData {
 }
 
 function firings(s: ScheduleView): Html {
+  if (s.needs)
+    return html`<span class="pending" data-needs
+      >Paused: needs ${s.needs.join(', ')} (set it in the chat's card or with
+      <code>handoff credentials set ${s.needs[0]}</code>).</span
+    >`;
   if (s.paused) return html`<span class="muted">Paused: it does not fire until you resume it.</span>`;
   if (s.next.length === 0) return html`<span class="muted">—</span>`;
   return html`<ol class="firings">
@@ -75,7 +80,7 @@ export function schedulesPage(visitor: Visitor, data: SchedulesData): Html {
                         <td data-label="Schedule"><code>${s.schedule}</code></td>
                         <td data-label="Next">${firings(s)}</td>
                         <td data-label="State" data-schedule-state>
-                          ${s.paused ? 'paused' : 'active'}${
+                          ${s.paused ? (s.needs ? `paused (needs ${s.needs.join(', ')})` : 'paused') : 'active'}${
                             s.changed_at
                               ? html` <span class="muted small">since ${when(s.changed_at)}</span>`
                               : ''
