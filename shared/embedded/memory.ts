@@ -5,6 +5,7 @@ import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule, type RecallSubject } from '../memory/match.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { invalidateRuleSet } from '../memory/rule-sets.ts';
+import { indexRules } from '../memory/rule-keys.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { newId } from '../store/ids.ts';
 import type { Store } from '../store/store.ts';
@@ -118,6 +119,7 @@ export async function learnFrom(
     created_at: new Date().toISOString(),
   });
   const created = RuleSchema.parse(await store.create('rules', rule));
+  await indexRules(store, [created], []);
   await invalidateRuleSet(store, created.workflow_id);
   return created;
 }

@@ -4,6 +4,7 @@ import { getRecord, listRecords, parseRecord } from '../store/records.ts';
 import { listPage, type Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
 import { invalidateRuleSet } from './rule-sets.ts';
+import { indexRules } from './rule-keys.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 
 export interface NewRule {
@@ -28,6 +29,7 @@ export async function addRule(store: Store, input: NewRule): Promise<Rule> {
     created_at: new Date().toISOString(),
   });
   const created = RuleSchema.parse(await store.create('rules', rule));
+  await indexRules(store, [created], []);
   await invalidateRuleSet(store, created.workflow_id);
   return created;
 }
@@ -70,6 +72,7 @@ export async function deleteRule(store: Store, id: string): Promise<Rule> {
   const rule = await getRecord(store, 'rules', RuleSchema, id);
   if (!rule) throw new NotFoundError(`no rule "${id}": see \`handoff rules\``);
   await store.delete('rules', id);
+  await indexRules(store, [], [rule]);
   await invalidateRuleSet(store, rule.workflow_id);
   return rule;
 }

@@ -22,7 +22,13 @@ export interface RunContext {
   skills?: ReadonlyMap<string, IncludedSkill>;
   source: ItemSource;
   policy: GatePolicy;
+  /** The live rules the gate may apply: every one, or (keyed) those read so far for the items fetched. */
   rules: Rule[];
+  /**
+   * Present when the rules are indexed by what they match (memory/rule-keys.ts): each page of
+   * items reads the keys of its senders and domains not read yet, and adds their rules to `rules`.
+   */
+  ruleKeys?: { read: Set<string> };
   pageSize: number;
   /** Items read this process, by id. */
   items: Map<string, SourceItem>;

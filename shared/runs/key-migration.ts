@@ -12,6 +12,8 @@
  *   (DynamoDB items written before the index lack its keys; a JSON file store builds its own).
  * - The answers that teach about sender domains are gathered (domain-answers.ts), once.
  * - On JSON files, keyed records an earlier build kept flat move into their run's folder.
+ * - The live rules go into the keys of what they match (memory/rule-keys.ts), with a marker of
+ *   their own, so a workspace keyed before rules were is indexed too.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -23,7 +25,8 @@ import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { AuditEntrySchema } from '../records/audit.ts';
 import { DecisionSchema, RunSchema, type Run } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
-import { commitAll, type JsonRecord, type Store, type Write } from '../store/store.ts';
+import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../store/store.ts';
+import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
 
@@ -46,11 +49,14 @@ export interface KeyMigrationReport {
   reindexed: number;
   /** Records moved to the layout read by key (JSON files: into their run's folder). */
   relaid: number;
+  /** Records of the live rules by what they match, written (memory/rule-keys.ts). */
+  rule_keys: number;
 }
 
-/** Whether the workspace's keys were migrated: one read. */
+/** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
 export async function keysMigrated(store: Store): Promise<boolean> {
-  return (await store.get('settings', KEYS_MIGRATED_ID)) !== undefined;
+  const markers = await getAll(store, 'settings', [KEYS_MIGRATED_ID, RULE_KEYS_MIGRATED_ID]);
+  return markers.every((m) => m !== undefined);
 }
 
 /** The keys step of `handoff store migrate` for one workspace's store (see the file's comment). */
@@ -62,8 +68,12 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     legacy_decisions: 0,
     reindexed: 0,
     relaid: 0,
+    rule_keys: 0,
   };
-  if (await keysMigrated(store)) return { ...report, already_done: true };
+  const rules = await migrateRuleKeys(store);
+  report.rule_keys = rules.keys;
+  if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
+    return { ...report, already_done: rules.already_done };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
   const todo = runs.filter((r) => !r.keyed);

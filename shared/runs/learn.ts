@@ -12,7 +12,8 @@ import { answeredOnce } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
-import { commitAll, type Write } from '../store/store.ts';
+import { commitAll, type Write, type WriteResult } from '../store/store.ts';
+import { indexRules, ruleKeyWrites } from '../memory/rule-keys.ts';
 
 export type LearnOutcome =
   | { kind: 'learned'; rule: Rule; superseded: Rule[] }
@@ -173,10 +174,15 @@ async function writeRules(
   const created = rule ? { ...rule, version: 1 } : null;
   const after = [...own.rules.filter((r) => !retiring.has(r.id)), ...(created ? [created] : [])];
   const setWrites = ruleSetWrite(own, after);
-  const results = await commitAll(deps.store, [...writes, ...setWrites]);
-  const failed = results.find((r) => !r.ok);
+  // The keys the rule goes into and the retired ones leave (rule-keys.ts), in the same commit.
+  const retiredRules = retire.map((old) => ({ ...old, superseded_by: by }));
+  const keyWrites = await ruleKeyWrites(deps.store, created ? [created] : [], retiredRules);
+  const results = await commitAll(deps.store, [...writes, ...setWrites, ...keyWrites]);
+  const keyResults = results.slice(writes.length + setWrites.length);
+  const failed = results.slice(0, writes.length + setWrites.length).find((r) => !r.ok);
   const setResult = results[writes.length];
   if (failed || (setWrites.length > 0 && !setResult?.ok)) await invalidateRuleSet(deps.store, own.scope);
+  if (failed || keyResults.some((r) => !r.ok)) await reindexLanded(deps, writes, results);
   if (failed && !failed.ok) {
     // As before the commit: the rule that landed is mirrored, then the lost supersede is reported.
     const landed = rule && results[0]?.ok ? RuleSchema.parse(results[0].record) : null;
@@ -190,6 +196,24 @@ async function writeRules(
     retired: rule ? parsed.slice(1) : parsed,
     set: { scope: own.scope, rules: after.map((r) => (r.id === created?.id ? parsed[0]! : r)), version },
   };
+}
+
+/**
+ * When part of a commit of rules did not land (another writer moved a rule or a key
+ * meanwhile), the rules as they are now go into their keys one at a time.
+ */
+async function reindexLanded(
+  deps: EngineDeps,
+  writes: readonly Write[],
+  results: readonly WriteResult[],
+): Promise<void> {
+  const landed = writes.flatMap((w, i) => {
+    const result = results[i];
+    return result?.ok ? [RuleSchema.parse(result.record)] : [];
+  });
+  const live = landed.filter((r) => r.superseded_by === null);
+  const retired = landed.filter((r) => r.superseded_by !== null);
+  await indexRules(deps.store, live, retired);
 }
 
 /** Records the mirror's ids on a learned rule, and on the scope's copy with it. */
@@ -211,5 +235,7 @@ async function mirrorRule(deps: EngineDeps, rule: Rule, set: ScopeRules): Promis
     await invalidateRuleSet(deps.store, set.scope);
     throw written!.error;
   }
-  return RuleSchema.parse(written.record);
+  const parsed = RuleSchema.parse(written.record);
+  await indexRules(deps.store, [parsed], []); // its key's copy carries the mirror's ids too
+  return parsed;
 }

@@ -6,6 +6,7 @@ import { releaseHolds } from '../actions/outcomes.ts';
 import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
+import { ruleKeysReady } from '../memory/rule-keys.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
 import { readInBatches, type SourceItem } from '../sources/source.ts';
@@ -70,6 +71,8 @@ export async function prepareRun(
       .filter((d) => d.workflow_id === workflow.id && d.run_id !== run.id)
       .map((d) => d.item_id),
   );
+  // Rules indexed by what they match are read a page of items at a time (executor/tools.ts).
+  const keyed = readsRules && (await ruleKeysReady(deps.store));
   const ctx: RunContext = {
     store: deps.store,
     runId: run.id,
@@ -80,7 +83,8 @@ export async function prepareRun(
       threshold: thresholdFor(workflow, deps, stored),
       actions: new Map(workflow.actions.map((a) => [a.name, { irreversible: a.irreversible }])),
     },
-    rules: readsRules ? await liveRulesFor(deps.store, workflow.id) : [],
+    rules: readsRules && !keyed ? await liveRulesFor(deps.store, workflow.id) : [],
+    ...(keyed ? { ruleKeys: { read: new Set<string>() } } : {}),
     pageSize: deps.settings.pageSize,
     items: new Map(),
     held,

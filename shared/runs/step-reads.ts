@@ -2,8 +2,8 @@
  * What one step of a run reads, read once: a Lambda step (or the trigger) works on a store
  * that keeps every record it read or wrote for this invocation (store/read-cache.ts), and
  * the records each step reads by id are fetched up front in batches (DynamoDB: one
- * BatchGetItem for the run, the settings and the profile, one for what the run names: its
- * workflow, interrupt and usage).
+ * BatchGetItem for the run, the settings, the profile and the marker that says the rules are
+ * read by key, one for what the run names: its workflow, interrupt and usage).
  * Every write stays conditional; a new cache is made per invocation, never kept.
  */
 import { PROFILE_ID } from '../profile/profile.ts';
@@ -12,6 +12,7 @@ import { prefetch, readCache } from '../store/read-cache.ts';
 import type { RecordRef } from '../store/store.ts';
 import type { EngineDeps } from './deps.ts';
 import { usageId } from '../recorder/store-sink.ts';
+import { RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 
 const SHARED_REFS: readonly RecordRef[] = [
   { collection: 'settings', id: SETTINGS_ID },
@@ -21,7 +22,11 @@ const SHARED_REFS: readonly RecordRef[] = [
 /** The engine for one step of run `runId`: reads cached for this invocation, the step's records prefetched. */
 export async function stepEngine(deps: EngineDeps, runId: string): Promise<EngineDeps> {
   const store = readCache(deps.store);
-  await prefetch(store, [{ collection: 'runs', id: runId }, ...SHARED_REFS]);
+  await prefetch(store, [
+    { collection: 'runs', id: runId },
+    ...SHARED_REFS,
+    { collection: 'settings', id: RULE_KEYS_MIGRATED_ID },
+  ]);
   const run = await store.get('runs', runId);
   if (run && typeof run.workflow_id === 'string') {
     const interrupt = typeof run.interrupt_id === 'string' ? run.interrupt_id : null;

@@ -40,6 +40,8 @@ export const COLLECTIONS = [
   'domain_answers',
   // A copy of one scope's live rules (a workflow's, or `*`): shared/memory/rule-sets.ts.
   'rule_sets',
+  // The live rules by what they match (`<scope>|s|<sender>`, `|d|<domain>`, `|k`): shared/memory/rule-keys.ts.
+  'rule_keys',
   // An answer the learner could not learn from yet, and why (by decision id): shared/runs/learning.ts.
   'learning_failures',
 ] as const;

@@ -20,6 +20,8 @@ import { commitAll, type Store, type Write } from '../store/store.ts';
 import { exportWorkspace, FileRuleSchema } from './file.ts';
 import { listRules } from '../memory/rules-repository.ts';
 import { invalidateRuleSet } from '../memory/rule-sets.ts';
+import { indexRules } from '../memory/rule-keys.ts';
+import { RuleSchema } from '../records/rule.ts';
 import { checkWorkspaceFile } from './check.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
@@ -166,7 +168,17 @@ export async function applyWorkspace(
   }
   const timeZoneChanged = profile.time_zone !== current.profile.time_zone;
   if (!opts.dryRun && writes.length > 0) {
-    const failed = (await commitAll(store, writes)).find((r) => !r.ok);
+    const results = await commitAll(store, writes);
+    const failed = results.find((r) => !r.ok);
+    // Each rule written goes into its key (taken out of the one it had, when its match moved).
+    const ruleResults = results.flatMap((r, i) =>
+      r.ok && writes[i]!.collection === 'rules' ? [RuleSchema.parse(r.record)] : [],
+    );
+    const movedFrom = ruleResults.flatMap((r) => {
+      const before = storedRules.get(r.id);
+      return before ? [before] : [];
+    });
+    await indexRules(store, ruleResults, movedFrom);
     // The copies of the live rules of every scope a rule was written in (or moved from) are read anew.
     const scopes = new Set(
       writes

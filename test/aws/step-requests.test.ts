@@ -89,26 +89,28 @@ describe('DynamoDB reads of each Lambda step', () => {
       'BatchGetItemCommand workflows,settings,profile',
       'QueryCommand decisions#pending',
     ]);
-    // ... each step: its run, settings and profile in one batch, then what the run names
-    // (workflow, interrupt, usage) in another; the executor and resume read the rules and the
-    // held items for the gate; resume reads the interrupt's decisions (one here) in one read;
+    // ... each step: its run, settings, profile and the rule-keys marker in one batch, then what
+    // the run names (workflow, interrupt, usage) in another; the executor and resume read the
+    // held items for the gate, and the rules by what they match, a page of items at a time (the
+    // workspace's first run sees that it has no rule yet with a page of one, and marks its rules
+    // indexed); resume reads the interrupt's decisions (one here) in one read;
     expect(executor.shapes).toEqual([
-      'BatchGetItemCommand runs,settings,profile',
+      'BatchGetItemCommand runs,settings,profile,settings',
       'BatchGetItemCommand workflows,usage',
       'QueryCommand decisions#pending',
       'QueryCommand rules',
+      `BatchGetItemCommand ${Array(8).fill('rule_keys').join(',')}`,
     ]);
     expect(resume.shapes).toEqual([
-      'BatchGetItemCommand runs,settings,profile',
+      'BatchGetItemCommand runs,settings,profile,settings',
       'BatchGetItemCommand workflows,interrupts,usage',
       'GetItemCommand decisions',
       'QueryCommand decisions#pending',
-      'QueryCommand rules',
-    ]);
+    ]); // no rules: resume fetched no new page of items
     // ... the completer: the run's audit once (one query per shard), for the report of what was
     // done to which item;
     expect(completer.shapes).toEqual([
-      'BatchGetItemCommand runs,settings,profile',
+      'BatchGetItemCommand runs,settings,profile,settings',
       'BatchGetItemCommand workflows,interrupts,usage',
       ...Array.from({ length: 8 }, (_, shard) => `QueryCommand audit#${shard}`),
     ]);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -166,5 +167,50 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
 
   it('housekeeping reads only what is still moving', async () => {
     expect(await fullReadsOf(() => housekeeping(fixture.deps))).toEqual([]);
+  });
+
+  it('a run reads only the rules that can fire on its items, by what they match', async () => {
+    // Rules that cannot fire on the run's items (other senders and domains), and three that can.
+    for (let i = 0; i < 30; i++)
+      await addRule(spy.store, {
+        workflowId: i % 2 ? 'inbox' : null,
+        match: i % 3 ? { sender: `other${i}@elsewhere.example` } : { domain: `far${i}.example` },
+        action: 'skip',
+        note: null,
+      });
+    const rule = (match: Parameters<typeof addRule>[1]['match'], workflowId: string | null) =>
+      addRule(spy.store, { workflowId, match, action: 'archive', note: null });
+    await rule({ sender: 'shop0@vendorc.example' }, 'inbox'); // Question c0
+    await rule({ keywords: ['question', 'c3'] }, null); // Question c3
+    await rule({ domain: 'vendord.example' }, 'inbox'); // no item of this run
+    await writeMaildir(fixture.maildir, messages(9, 'c'));
+    const reads: string[] = [];
+    const ruleKeysRead: string[] = [];
+    const counting = new Proxy(spy.store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (name === 'getMany')
+          return async (collection: string, ids: string[]) => {
+            if (collection === 'rule_keys') ruleKeysRead.push(...ids);
+            return (value as (c: string, i: string[]) => Promise<unknown>).call(target, collection, ids);
+          };
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let run: Awaited<ReturnType<typeof startRun>> | undefined;
+    reads.push(
+      ...(await fullReadsOf(async () => {
+        run = await startRun({ ...fixture.deps, store: counting }, 'inbox', { kind: 'manual', detail: null });
+      })),
+    );
+    expect(reads).toEqual([]);
+    // Questions c0 and c3 were answered by the two rules; c6 is asked.
+    expect(run!.counts).toMatchObject({ by_your_rules: 2, deferred: 1 });
+    // The keys of this run's senders and domains only, each once, in both scopes.
+    expect(new Set(ruleKeysRead).size).toBe(ruleKeysRead.length);
+    expect(
+      ruleKeysRead.every((k) => /^(inbox|\*)\|(s\|shop\d@vendorc\.example|d\|vendorc\.example|k)$/.test(k)),
+    ).toBe(true);
+    expect(ruleKeysRead).toContain('inbox|s|shop0@vendorc.example');
   });
 });

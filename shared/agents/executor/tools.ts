@@ -7,6 +7,7 @@ import { errorMessage } from '../../errors/index.ts';
 import { SourceUnavailableError, type SourceItem } from '../../sources/source.ts';
 import type { RunContext } from '../../run-state/run-context.ts';
 import { submitDecided } from '../../gate/act-queue.ts';
+import { keysForSender, rulesUnder } from '../../memory/rule-keys.ts';
 
 const SNIPPET = 280;
 
@@ -53,8 +54,23 @@ export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
       page.push(sighting.item);
     }
   }
+  await readRulesFor(ctx, page);
   ctx.ledger.setCursor(cursor);
   return page;
+}
+
+/** Keyed rules: the rules that may fire on a page's items, by their senders' keys not read yet (one batched read). */
+async function readRulesFor(ctx: RunContext, page: readonly SourceItem[]): Promise<void> {
+  if (!ctx.ruleKeys) return;
+  const read = ctx.ruleKeys.read;
+  const keys = [
+    ...new Set(page.flatMap((item) => keysForSender(ctx.workflow.id, item.sender.address))),
+  ].filter((key) => !read.has(key));
+  if (keys.length === 0) return;
+  const rules = await rulesUnder(ctx.store, keys);
+  for (const key of keys) read.add(key);
+  const known = new Set(ctx.rules.map((r) => r.id));
+  ctx.rules.push(...rules.filter((r) => !known.has(r.id)));
 }
 
 async function readEach(source: RunContext['source'], refs: readonly string[]) {

@@ -1,0 +1,192 @@
+/**
+ * The live rules indexed by what they match (`rule_keys`), so a run reads only the rules that
+ * can fire on its items: one record per scope and match key, `<scope>|s|<sender address>`,
+ * `<scope>|d|<domain>`, and `<scope>|k` for the keyword rules (they cannot be keyed: read as
+ * one small set). The scope is a workflow id, or `*` for the rules of every workflow. A page
+ * of items reads the keys of its senders and domains, in both scopes, in one batched read.
+ *
+ * The rule records stay the truth (listing, `handoff rules`, history). Every writer of a rule
+ * updates its key's record (the learner in the commit of the rule); a rule written by an
+ * earlier build is in no key until `handoff store migrate` indexes them all and sets the
+ * marker (`settings/migration:rule-keys`). Until then a run lists the rules as before.
+ */
+import { z } from 'zod';
+import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import { RuleSchema, type Rule } from '../records/rule.ts';
+import { crashPoint } from '../config/processes.ts';
+import { parseRecord } from '../store/records.ts';
+import { getAll, listPage, type Store, type Write } from '../store/store.ts';
+import { domainOf, normaliseDomain } from './match.ts';
+import { EVERY_WORKFLOW } from './rule-sets.ts';
+
+/** The record that says every rule is in its key (in `settings`). */
+export const RULE_KEYS_MIGRATED_ID = 'migration:rule-keys';
+const TRIES = 8;
+const BATCH = 100;
+
+export const RuleKeySchema = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  /** The live rules of this scope and match key, oldest first. */
+  rules: z.array(RuleSchema),
+});
+
+const scopeOf = (workflowId: string | null) => workflowId ?? EVERY_WORKFLOW;
+
+/** The key a rule is indexed under. */
+export function ruleKeyOf(rule: Pick<Rule, 'workflow_id' | 'match'>): string {
+  const scope = scopeOf(rule.workflow_id);
+  const { match } = rule;
+  if ('sender' in match) return `${scope}|s|${match.sender.trim().toLowerCase()}`;
+  if ('domain' in match) return `${scope}|d|${normaliseDomain(match.domain)}`;
+  return `${scope}|k`;
+}
+
+/** The keys of the rules that may fire on an item from `senderAddress` in a workflow. */
+export function keysForSender(workflowId: string, senderAddress: string): string[] {
+  const address = senderAddress.trim().toLowerCase();
+  const domain = domainOf(address);
+  return [workflowId, EVERY_WORKFLOW].flatMap((scope) => [
+    ...(domain ? [`${scope}|s|${address}`, `${scope}|d|${domain}`] : []),
+    `${scope}|k`,
+  ]);
+}
+
+/**
+ * Whether every rule is in its key: the marker, else (a workspace with no rule yet) an empty
+ * rules collection, which sets the marker. One read, two on a workspace's first run.
+ */
+export async function ruleKeysReady(store: Store): Promise<boolean> {
+  if ((await store.get('settings', RULE_KEYS_MIGRATED_ID)) !== undefined) return true;
+  const first = await listPage(store, 'rules', '', { limit: 1 });
+  if (first.items.length > 0) return false;
+  await markIndexed(store);
+  return true;
+}
+
+async function markIndexed(store: Store): Promise<void> {
+  try {
+    await store.create('settings', { id: RULE_KEYS_MIGRATED_ID, at: new Date().toISOString() });
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error;
+  }
+}
+
+/** The live rules under `keys` (one batched read), oldest first. */
+export async function rulesUnder(store: Store, keys: readonly string[]): Promise<Rule[]> {
+  const records = await getAll(store, 'rule_keys', [...new Set(keys)]);
+  return records
+    .flatMap((r) => (r ? parseRecord(RuleKeySchema, 'rule_keys', r).rules : []))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+/** A key's rules after `added` (live ones kept, replacing any of the same id) and `removed`. */
+function changed(
+  rules: readonly Rule[],
+  key: string,
+  added: readonly Rule[],
+  removed: readonly Rule[],
+): Rule[] {
+  const gone = new Set([...removed, ...added].map((r) => r.id));
+  const kept = rules.filter((r) => !gone.has(r.id));
+  const fresh = added.filter((r) => r.superseded_by === null && ruleKeyOf(r) === key);
+  return [...kept, ...fresh].sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+function keysOf(added: readonly Rule[], removed: readonly Rule[]): string[] {
+  return [...new Set([...added, ...removed].map(ruleKeyOf))];
+}
+
+/**
+ * The writes that put `added` into their keys and take `removed` out, conditional on the key
+ * records read now (one batched read): to go in the commit of the rule writes themselves.
+ */
+export async function ruleKeyWrites(
+  store: Store,
+  added: readonly Rule[],
+  removed: readonly Rule[],
+): Promise<Write[]> {
+  const keys = keysOf(added, removed);
+  const stored = await getAll(store, 'rule_keys', keys);
+  return keys.map((key, i): Write => {
+    const before = stored[i] ? parseRecord(RuleKeySchema, 'rule_keys', stored[i]) : null;
+    const record = { id: key, rules: changed(before?.rules ?? [], key, added, removed) };
+    return before
+      ? { kind: 'update', collection: 'rule_keys', record, expectedVersion: before.version }
+      : { kind: 'create', collection: 'rule_keys', record };
+  });
+}
+
+/**
+ * Puts `added` into their keys and takes `removed` out, one key record at a time, reading it
+ * again when another writer moved it: after a rule was written outside the learner's commit.
+ */
+export async function indexRules(
+  store: Store,
+  added: readonly Rule[],
+  removed: readonly Rule[],
+): Promise<void> {
+  for (const key of keysOf(added, removed)) {
+    for (let attempt = 1; ; attempt++) {
+      const raw = await store.get('rule_keys', key);
+      const before = raw ? parseRecord(RuleKeySchema, 'rule_keys', raw) : null;
+      const record = { id: key, rules: changed(before?.rules ?? [], key, added, removed) };
+      try {
+        if (before) await store.update('rule_keys', record, before.version);
+        else await store.create('rule_keys', record);
+        break;
+      } catch (error) {
+        const lost = error instanceof VersionConflictError || error instanceof RecordExistsError;
+        if (!lost || attempt >= TRIES) throw error;
+      }
+    }
+  }
+}
+
+/** What the rule-keys step of `handoff store migrate` did. */
+export interface RuleKeysReport {
+  already_done: boolean;
+  /** Key records written. */
+  keys: number;
+}
+
+/**
+ * The rule-keys step of `handoff store migrate`: lists the rules once and writes each key's
+ * record from the live rules under it (a put of the same record each time: idempotent), then
+ * the marker, last; a migration killed in the middle is simply run again.
+ */
+export async function migrateRuleKeys(store: Store): Promise<RuleKeysReport> {
+  if ((await store.get('settings', RULE_KEYS_MIGRATED_ID)) !== undefined)
+    return { already_done: true, keys: 0 };
+  const live = (await store.list('rules'))
+    .map((r) => parseRecord(RuleSchema, 'rules', r))
+    .filter((r) => r.superseded_by === null)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  const byKey = new Map<string, Rule[]>();
+  for (const rule of live) {
+    const key = ruleKeyOf(rule);
+    byKey.set(key, [...(byKey.get(key) ?? []), rule]);
+  }
+  const entries = [...byKey.entries()];
+  for (let i = 0; i < entries.length; i += BATCH) {
+    for (const [id, rules] of entries.slice(i, i + BATCH)) await putKey(store, id, rules);
+    crashPoint('migrate:rule-keys-batch');
+  }
+  await markIndexed(store);
+  return { already_done: false, keys: entries.length };
+}
+
+/** Writes a key's record as `rules`, whatever it held (retried when a writer moved it meanwhile). */
+async function putKey(store: Store, id: string, rules: Rule[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const raw = await store.get('rule_keys', id);
+    try {
+      if (raw) await store.update('rule_keys', { id, rules }, Number(raw.version));
+      else await store.create('rule_keys', { id, rules });
+      return;
+    } catch (error) {
+      const lost = error instanceof VersionConflictError || error instanceof RecordExistsError;
+      if (!lost || attempt >= TRIES) throw error;
+    }
+  }
+}
