@@ -15,7 +15,7 @@ import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { crashPoint } from '../config/processes.ts';
 import { parseRecord } from '../store/records.ts';
-import { getAll, listPage, type Store, type Write } from '../store/store.ts';
+import { getAll, listPage, type RecordRef, type Store, type Write } from '../store/store.ts';
 import { domainOf, normaliseDomain } from './match.ts';
 import { EVERY_WORKFLOW } from './rule-sets.ts';
 
@@ -189,4 +189,46 @@ async function putKey(store: Store, id: string, rules: Rule[]): Promise<void> {
       if (!lost || attempt >= TRIES) throw error;
     }
   }
+}
+
+/** The key records of one scope among `keys`. */
+const inScope = (keys: readonly string[], scope: string) => keys.filter((k) => k.startsWith(`${scope}|`));
+
+/**
+ * What an answer reads of the rules, to prefetch with its batch: the marker, and the keys of
+ * its sender and domain in both scopes (the learner reads its workflow's, a domain proposal both).
+ */
+export function answerRuleRefs(workflowId: string, sender: string): RecordRef[] {
+  return [
+    { collection: 'settings', id: RULE_KEYS_MIGRATED_ID },
+    ...keysForSender(workflowId, sender).map((id) => ({ collection: 'rule_keys' as const, id })),
+  ];
+}
+
+/**
+ * The workflow's own live rules that may bear on an answer about an item from `sender` (and
+ * on a rule matching `proposed`), by key; null while the rules are not indexed yet (the
+ * caller reads the copies of rule-sets.ts then).
+ */
+export async function ownRulesForAnswer(
+  store: Store,
+  workflowId: string,
+  sender: string,
+  proposed: Rule['match'] | null = null,
+): Promise<Rule[] | null> {
+  if (!(await ruleKeysReady(store))) return null;
+  const keys = inScope(keysForSender(workflowId, sender), workflowId);
+  if (proposed) keys.push(ruleKeyOf({ workflow_id: workflowId, match: proposed }));
+  return rulesUnder(store, keys);
+}
+
+/** The live rules of a workflow and of every workflow matching `domain` exactly, by key; null while not indexed. */
+export async function domainRulesOf(
+  store: Store,
+  workflowId: string,
+  domain: string,
+): Promise<Rule[] | null> {
+  if (!(await ruleKeysReady(store))) return null;
+  const key = normaliseDomain(domain);
+  return rulesUnder(store, [`${workflowId}|d|${key}`, `${EVERY_WORKFLOW}|d|${key}`]);
 }

@@ -31,7 +31,7 @@ import {
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
 import { learnAfterAnswer, learnerUsageRefs, type AfterAnswer } from './learning.ts';
-import { ruleSetRefs } from '../memory/rule-sets.ts';
+import { answerRuleRefs } from '../memory/rule-keys.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { carryOutAnswer } from './carry-answer.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
@@ -145,8 +145,8 @@ export async function recordAnswer(
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'runs', id: decision.run_id },
     ...domainRefs,
-    // What the learner and a domain proposal read of the rules: their copies, by key.
-    ...ruleSetRefs(decision.workflow_id),
+    // What the learner and a domain proposal read of the rules: the keys of the sender and its domain.
+    ...answerRuleRefs(decision.workflow_id, decision.sender),
     // Learning here: the usage record its turns are added to, and an earlier failure it clears.
     ...(deps.dispatcher?.learn
       ? []

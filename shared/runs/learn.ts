@@ -13,7 +13,7 @@ import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
 import { commitAll, type Write, type WriteResult } from '../store/store.ts';
-import { indexRules, ruleKeyWrites } from '../memory/rule-keys.ts';
+import { indexRules, ownRulesForAnswer, ruleKeyWrites } from '../memory/rule-keys.ts';
 
 export type LearnOutcome =
   | { kind: 'learned'; rule: Rule; superseded: Rule[] }
@@ -90,11 +90,15 @@ export async function learnFromDecision(
   );
   await recorder.flush();
 
-  // The workflow's live rules, from their copy (read with the answer).
-  const { own } = await readRuleSets(deps.store, decision.workflow_id);
+  const proposal = verdict.kind === 'rule' ? verdict.proposal : null;
+  // The workflow's live rules that bear on this answer: by what they match (read with the
+  // answer); before the rules are indexed, from the workflow's copy of them.
+  const keyed = await ownRulesForAnswer(deps.store, decision.workflow_id, decision.sender, proposal?.match);
+  const own: ScopeRules = keyed
+    ? { scope: decision.workflow_id, rules: keyed, version: null }
+    : (await readRuleSets(deps.store, decision.workflow_id)).own;
   const live = own.rules.filter((r) => r.source === 'learned');
   const item = { senderAddress: decision.sender, subject: decision.subject, text: decision.snippet };
-  const proposal = verdict.kind === 'rule' ? verdict.proposal : null;
   const known =
     proposal && live.find((r) => sameMatch(r.match, proposal.match) && r.action === proposal.action);
   if (known) return { kind: 'known', rule: known };

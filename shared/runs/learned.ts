@@ -5,6 +5,7 @@
  */
 import { answeredOnce } from '../memory/exception.ts';
 import { readRuleSets } from '../memory/rule-sets.ts';
+import { ownRulesForAnswer } from '../memory/rule-keys.ts';
 import type { Rule, RuleMatch } from '../records/rule.ts';
 import type { Decision } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
@@ -75,14 +76,17 @@ export function learnedFrom(answered: Decision, after: AfterAnswer): Learned {
 
 /**
  * What an answer given earlier taught, read back (a page shown after the answer): the live
- * rule learned from it, read from its workflow's copy of the rules (one keyed read).
+ * rule learned from it, read from the keys of its sender (one batched read; before the rules
+ * are indexed, from its workflow's copy of them).
  */
 export async function learnedOf(store: Store, answered: Decision): Promise<Learned> {
   if (answered.status !== 'answered' || answered.answer?.by !== 'human')
     return { rule: null, words: 'Nothing learned (nobody answered)' };
   if (answeredOnce(answered.answer)) return { rule: null, words: NOTHING_ONCE };
-  const { own } = await readRuleSets(store, answered.workflow_id);
-  const rule = own.rules.find((r) => r.decision_id === answered.id && r.superseded_by === null);
+  const rules =
+    (await ownRulesForAnswer(store, answered.workflow_id, answered.sender)) ??
+    (await readRuleSets(store, answered.workflow_id)).own.rules;
+  const rule = rules.find((r) => r.decision_id === answered.id && r.superseded_by === null);
   return rule
     ? { rule: learnedRuleJson(rule), words: ruleWords(rule) }
     : { rule: null, words: 'Nothing new learned from this answer' };

@@ -9,7 +9,7 @@ import { errorMessage, HandoffError } from '../errors/index.ts';
 import { answeredOnce } from '../memory/exception.ts';
 import { LearningFailureSchema, type LearningFailure } from '../records/learning.ts';
 import type { Decision } from '../records/runs.ts';
-import { ruleSetRefs } from '../memory/rule-sets.ts';
+import { answerRuleRefs } from '../memory/rule-keys.ts';
 import { usageId } from '../recorder/store-sink.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { RecordRef } from '../store/store.ts';
@@ -92,7 +92,7 @@ export async function learnFromAnswerById(engine: EngineDeps, decisionId: string
   await cache.prefetch([
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'learning_failures', id: decision.id },
-    ...ruleSetRefs(decision.workflow_id),
+    ...answerRuleRefs(decision.workflow_id, decision.sender),
     ...(await learnerUsageRefs(deps, decision, decision.answer ?? { note: null })),
   ]);
   const result = await learnOrRecord(deps, decision);

@@ -34,6 +34,7 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'decisions',
   'domain_answers',
   'rule_sets',
+  'rule_keys',
   // The agent function reads an answer's earlier learning failure with its batch (runs/learning.ts).
   'learning_failures',
 ]);
