@@ -2,11 +2,14 @@
  * A year of history, written straight into a workspace's store: settled runs of 100 items
  * each (every item acted, one in ten asked and answered), their outcomes, audit entries,
  * questions and interrupts, all with the ids the product gives them (a child's id carries its
- * run's key), and 5,000 learned rules. Written through the store's own commit, so every index
- * (status, by-time) holds them as if the runs had happened.
+ * run's key), and 5,000 learned rules, each under the key of what it matches (rule_keys, with
+ * the marker that says the rules are indexed). Written through the store's own commit, so every
+ * index (status, by-time) holds them as if the runs had happened.
  */
 import { auditIdFor } from '../shared/audit/audit-ids.ts';
 import { outcomeId } from '../shared/actions/outcomes.ts';
+import { RULE_KEYS_MIGRATED_ID, ruleKeyOf } from '../shared/memory/rule-keys.ts';
+import { RuleSchema } from '../shared/records/rule.ts';
 import { EMPTY_COUNTS } from '../shared/records/runs.ts';
 import { decisionIdFor } from '../shared/runs/decision-repository.ts';
 import { stableId } from '../shared/store/ids.ts';
@@ -193,8 +196,21 @@ export async function seedHistory(
     }
   };
   for (let r = 0; r < runs; r++) add(runRecords(workflowId, r, now));
-  for (let k = 0; k < rules; k++)
-    add([{ kind: 'put', collection: 'rules', record: ruleRecord(workflowId, k, now) }]);
+  for (let k = 0; k < rules; k++) {
+    const rule = ruleRecord(workflowId, k, now);
+    const key = ruleKeyOf(RuleSchema.parse(rule));
+    add([
+      { kind: 'put', collection: 'rules', record: rule },
+      { kind: 'put', collection: 'rule_keys', record: { id: key, version: 1, rules: [rule] } },
+    ]);
+  }
+  add([
+    {
+      kind: 'put',
+      collection: 'settings',
+      record: { id: RULE_KEYS_MIGRATED_ID, at: new Date(now).toISOString() },
+    },
+  ]);
   if (pending.length > 0) batches.push(pending);
   let done = 0;
   for (let i = 0; i < batches.length; i += PARALLEL) {
