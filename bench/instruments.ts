@@ -57,6 +57,8 @@ const READS = new Set([
   'listWithStatus',
   'listRunsOf',
   'listByIdPrefix',
+  'listPage',
+  'listNewest',
 ]);
 /** The methods every Store has, counted from 0 so tables line up. */
 const BASE_METHODS = ['get', 'list', 'listWithStatus', 'create', 'update', 'put', 'delete'];

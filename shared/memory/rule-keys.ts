@@ -53,15 +53,24 @@ export function keysForSender(workflowId: string, senderAddress: string): string
 }
 
 /**
- * Whether every rule is in its key: the marker, else (a workspace with no rule yet) an empty
- * rules collection, which sets the marker. One read, two on a workspace's first run.
+ * Whether every rule is in its key: the marker, else a workspace with no rule yet (a page of
+ * one, nothing written: a run of a new workspace writes what a run of any other does).
  */
 export async function ruleKeysReady(store: Store): Promise<boolean> {
   if ((await store.get('settings', RULE_KEYS_MIGRATED_ID)) !== undefined) return true;
-  const first = await listPage(store, 'rules', '', { limit: 1 });
-  if (first.items.length > 0) return false;
-  await markIndexed(store);
-  return true;
+  return (await listPage(store, 'rules', '', { limit: 1 })).items.length === 0;
+}
+
+/**
+ * After this build wrote `written`: a workspace with no other rule (none an earlier build left
+ * out of the keys) is marked indexed. Two first rules written at once may both see the other and
+ * mark nothing: the rules are then read the older way until `handoff store migrate`.
+ */
+export async function markIndexedIfOnly(store: Store, written: readonly Rule[]): Promise<void> {
+  if ((await store.get('settings', RULE_KEYS_MIGRATED_ID)) !== undefined) return;
+  const ours = new Set(written.map((r) => r.id));
+  const page = await listPage(store, 'rules', '', { limit: ours.size + 1 });
+  if (page.items.every((r) => ours.has(r.id))) await markIndexed(store);
 }
 
 async function markIndexed(store: Store): Promise<void> {
@@ -141,6 +150,7 @@ export async function indexRules(
       }
     }
   }
+  await markIndexedIfOnly(store, added);
 }
 
 /** What the rule-keys step of `handoff store migrate` did. */

@@ -13,7 +13,7 @@ import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
 import { commitAll, type Write, type WriteResult } from '../store/store.ts';
-import { indexRules, ownRulesForAnswer, ruleKeyWrites } from '../memory/rule-keys.ts';
+import { indexRules, markIndexedIfOnly, ownRulesForAnswer, ruleKeyWrites } from '../memory/rule-keys.ts';
 
 export type LearnOutcome =
   | { kind: 'learned'; rule: Rule; superseded: Rule[] }
@@ -194,6 +194,7 @@ async function writeRules(
     throw failed.error;
   }
   const parsed = results.slice(0, writes.length).map((r) => RuleSchema.parse(r.ok ? r.record : {}));
+  if (rule) await markIndexedIfOnly(deps.store, [parsed[0]!]);
   const version = setResult?.ok ? Number(setResult.record.version) : null;
   return {
     rule: rule ? parsed[0]! : null,

@@ -91,9 +91,9 @@ describe('DynamoDB reads of each Lambda step', () => {
     ]);
     // ... each step: its run, settings, profile and the rule-keys marker in one batch, then what
     // the run names (workflow, interrupt, usage) in another; the executor and resume read the
-    // held items for the gate, and the rules by what they match, a page of items at a time (the
-    // workspace's first run sees that it has no rule yet with a page of one, and marks its rules
-    // indexed); resume reads the interrupt's decisions (one here) in one read;
+    // held items for the gate, and the rules by what they match, a page of items at a time (a
+    // workspace with no rule yet sees so with a page of one: no rule of an earlier build is
+    // unindexed); resume reads the interrupt's decisions (one here) in one read;
     expect(executor.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile,settings',
       'BatchGetItemCommand workflows,usage',
@@ -106,7 +106,8 @@ describe('DynamoDB reads of each Lambda step', () => {
       'BatchGetItemCommand workflows,interrupts,usage',
       'GetItemCommand decisions',
       'QueryCommand decisions#pending',
-    ]); // no rules: resume fetched no new page of items
+      'QueryCommand rules',
+    ]);
     // ... the completer: the run's audit once (one query per shard), for the report of what was
     // done to which item;
     expect(completer.shapes).toEqual([

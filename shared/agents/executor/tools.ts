@@ -132,7 +132,9 @@ async function recordDuplicate(
 function recallRulesTool(ctx: RunContext) {
   return tool({
     name: 'recall_rules',
-    description: 'Lists the rules learned from the person for this workflow. The gate applies them for you.',
+    description: ctx.ruleKeys
+      ? 'Lists the rules learned from the person that can apply to the items fetched so far (read with each page). The gate applies them for you.'
+      : 'Lists the rules learned from the person for this workflow. The gate applies them for you.',
     inputSchema: z.object({}),
     callback: () => ({
       count: ctx.rules.length,
