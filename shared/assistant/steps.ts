@@ -18,6 +18,7 @@ import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import { WorkflowSchema } from '../workflows/schema.ts';
 import type { TurnLog } from './turn-log.ts';
 import { decisionCard } from './late-questions.ts';
+import { plural } from '../text/plural.ts';
 
 const WorkflowIdInput = z.object({ workflow_id: z.string().min(1) });
 const AnswerInput = z.object({
@@ -90,9 +91,9 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
   if (run.status !== 'waiting') return `${text}.`;
   const waiting = await pendingOfRun(engine.store, run.id);
   for (const d of waiting) log.card(decisionCard(d));
-  log.emit('asked', `${waiting.length} question(s) waiting`, {
+  log.emit('asked', `${plural(waiting.length, 'question')} waiting`, {
     run_id: run.id,
     decision_ids: waiting.map((d) => d.id),
   });
-  return `${text}. ${waiting.length} question(s) wait for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
+  return `${text}. ${plural(waiting.length, 'question')} wait${waiting.length === 1 ? 's' : ''} for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
 }

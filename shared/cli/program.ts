@@ -23,6 +23,7 @@ import { registerWorkflowCommands } from './commands/workflows.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerWorkspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './output.ts';
+import { handoffVersion } from './version.ts';
 import { registerArtifactCommands } from './commands/artifacts.ts';
 import { registerScheduleCommands } from './commands/schedules.ts';
 import { registerSkillCommands } from './commands/skills.ts';
@@ -34,6 +35,7 @@ import { registerWorkspaceFileCommands } from './commands/workspace-file.ts';
 export function buildProgram(): Command {
   const program = new Command('handoff')
     .description('Background agent workflows that ask before they act.')
+    .version(handoffVersion(), '--version', 'print the installed version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .enablePositionalOptions();

@@ -1,4 +1,5 @@
 import type { Env } from '../config/env.ts';
+import { runningServerUrl } from '../config/server-address.ts';
 import { credentialsFor } from '../credentials/open-credentials.ts';
 import { emitIn } from '../events/feed.ts';
 import { DecisionLinks } from '../links/decision-links.ts';
@@ -18,7 +19,8 @@ export function engineFromEnv(env: Env, overrides: Partial<EngineDeps> = {}): En
   const settings: EngineDeps['settings'] = {
     confidenceThreshold: env.CONFIDENCE_THRESHOLD,
     decisionTtlHours: env.DECISION_TTL_HOURS,
-    uiBaseUrl: env.UI_BASE_URL ?? `http://127.0.0.1:${env.PORT}`,
+    // A running local server's real address (its --port), else PORT's guess.
+    uiBaseUrl: env.UI_BASE_URL ?? runningServerUrl(env.HANDOFF_STATE_DIR) ?? `http://127.0.0.1:${env.PORT}`,
     pageSize: DEFAULT_PAGE_SIZE,
   };
   const workspace = overrides.workspace ?? DEFAULT_WORKSPACE;

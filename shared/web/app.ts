@@ -47,6 +47,7 @@ import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
+import { messagePage } from './pages/layout.ts';
 import { iamCaller, registerIamApi } from './iam-api.ts';
 import { registerPageApi } from './page-api.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
@@ -171,7 +172,17 @@ export function createApp(deps: AppDeps): Hono {
       c.res.headers.set('Cache-Control', 'no-store');
   });
   app.use(bodyLimits(fail));
-  app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  app.notFound((c) =>
+    isMachinePath(c.req.path)
+      ? fail(c, 404, `no route ${c.req.method} ${c.req.path}`)
+      : c.html(
+          messagePage('Not found', `There is no page at ${c.req.path}.`, {
+            href: '/',
+            text: 'Back to the overview',
+          }),
+          404,
+        ),
+  );
   const inWorkspace = workspaceScope(deps.platform, engine, fail);
   // The API and event streams pick their workspace after the bearer check (a key may be scoped).
   app.use((c, next) => (isApiPath(c.req.path) ? next() : inWorkspace(c, next)));
@@ -268,6 +279,11 @@ export function createApp(deps: AppDeps): Hono {
   registerSpeechRoutes(app, web, deps.speech ?? createSpeech(env));
 
   return app;
+}
+
+/** Paths read by programs (the API, event streams, hooks, health): their errors are JSON. */
+function isMachinePath(path: string): boolean {
+  return /^\/(api|events|hooks|admin|assets)(\/|$)/.test(path) || path === '/healthz';
 }
 
 /** A JSON error: `{"error": "<one line>"}`. */

@@ -13,6 +13,7 @@ import {
   providerHost,
   type DescribedWorkflow,
 } from './describe-workflow.ts';
+import { plural } from '../../text/plural.ts';
 
 type Json = Record<string, unknown>;
 
@@ -152,7 +153,7 @@ export function operatorTurn({ messages }: TurnInput): PlannedTurn {
     }
     if (pending.length === 0) return { text: 'Nothing is waiting for you.' };
     return {
-      text: `${pending.length} question(s) wait for you: ${pending
+      text: `${plural(pending.length, 'question')} wait${pending.length === 1 ? 's' : ''} for you: ${pending
         .slice(0, 5)
         .map((p) => `"${p.subject}" (suggested ${p.suggested_action})`)
         .join('; ')}. Answer them on the decision cards or the Activity page.`,

@@ -74,7 +74,11 @@ function waiting(pending: number): Html {
 }
 
 function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number): Html {
-  if (workflows.length === 0) return html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`;
+  if (workflows.length === 0)
+    return html`<p data-no-workflows>
+      No workflows yet. <a class="button button-primary" href="/chat">Describe one in chat</a> or
+      <a href="/workflows/new">write one</a>.
+    </p>`;
   return html`<ul class="workflows">
     ${workflows.map(
       (w) =>
@@ -124,7 +128,9 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
             <td data-label="Workflow">${names.get(r.workflow_id) ?? r.workflow_id}</td>
             <td data-label="Status">${statusPill(r.status)}</td>
             <td data-label="Started">${when(r.started_at)}</td>
-            <td data-label="Outcome" class="muted">${describeCounts(r.counts)}</td>
+            <td data-label="Outcome" class="muted">
+              ${r.status === 'skipped' && r.skip_reason ? `skipped: ${r.skip_reason}` : describeCounts(r.counts)}
+            </td>
           </tr>`,
       )}
     </tbody>
@@ -143,19 +149,16 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
     pending: data.pending,
     notice: flash(notice),
     body: html`<h1>Overview</h1>
-      ${waiting(data.pending)} ${tiles(counts(periods.today), counts(periods.this_week))}
+      ${waiting(data.pending)}
       <section aria-labelledby="workflows-title">
         <h2 id="workflows-title">Workflows</h2>
         ${workflowList(data.workflows, visitor, data.threshold)}
       </section>
+      ${tiles(counts(periods.today), counts(periods.this_week))}
       <section aria-labelledby="runs-title">
         <h2 id="runs-title">Recent runs</h2>
         ${runsTable(data.runs.slice(0, 8), names)}
         ${data.runs.length > 8 ? html`<p><a href="/runs">All ${data.runs.length} runs</a></p>` : ''}
-      </section>
-      <p class="muted small">
-        From a terminal: <code>handoff pending</code>, then
-        <code>handoff decide ID ACTION --note "why"</code>.
-      </p>`,
+      </section> `,
   });
 }
