@@ -43,6 +43,7 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
+import { registerWorkflowPages } from './workflow-page-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
@@ -208,6 +209,7 @@ export function createApp(deps: AppDeps): Hono {
   registerWorkspaceSwitch(app, web);
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
+  registerWorkflowPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
 
   registerTalkRoutes(app, web);
   registerChatPageRoutes(app, web, deps.sendChatTurn);

@@ -216,6 +216,26 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
   .table-stack td::before { content: attr(data-label); font-size: .75rem; font-weight: 600; text-transform: uppercase;
     letter-spacing: .04em; color: var(--muted); }
 }
+/* Workflows, Credentials, Workspaces: red means it cannot run; amber stays for waiting decisions only. */
+.page-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0 0 1rem; }
+.page-actions form { margin: 0; }
+.workflow-cards { list-style: none; padding: 0; margin: 0; display: grid; gap: 1rem; }
+.workflow-card { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .8rem 1rem; min-width: 0; }
+.workflow-title { margin: 0 0 .5rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
+.cannot-run { color: var(--red-ink); font-weight: 600; }
+.ready { color: var(--green-ink); font-weight: 600; }
+.callout-blocked { border-left: 5px solid var(--red-ink); background: var(--red-soft); }
+.problems { border-left: 5px solid var(--red-ink); background: var(--red-soft); border-radius: var(--radius); padding: .6rem 1rem; margin: 0 0 1rem; }
+.problems ul { margin: .3rem 0 0; padding-left: 1.2rem; }
+.settings.wide { max-width: 56rem; }
+.settings textarea, .settings input[type="text"], .settings input[type="password"] { width: 100%; }
+.yaml-view { margin: 2rem 0; }
+.yaml-view summary { cursor: pointer; font-weight: 600; }
+.inline-form input[type="text"] { min-width: 0; flex: 1 1 12rem; }
+.inline-form { flex-wrap: wrap; }
+.credential-list { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .6rem; }
+.credential-list li { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem 1rem;
+  display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; min-width: 0; }
 /* Chat */
 .chat-layout { display: grid; grid-template-columns: minmax(10rem, 14rem) minmax(0, 1fr); gap: 1.5rem; align-items: start; }
 .chat-layout > * { min-width: 0; }
