@@ -85,7 +85,7 @@ describe('adding a workflow from the browser', () => {
     const text = await refused.text();
     const items = [...text.matchAll(/<li>([^<]+)<\/li>/g)].map((m) => m[1]);
     expect(items.filter((i) => /^(id|name|source\.path|actions): /.test(i!))).toHaveLength(4);
-    expect(text).toContain('Fix these 4 problems');
+    expect(text).toMatch(/Fix\s+these 4 problems/);
     expect(await listWorkflows(h.engine.store)).toHaveLength(1);
 
     const good = (await (await page.get('/workflows/new')).text())
@@ -213,7 +213,7 @@ describe("a workflow's page", () => {
 
     const confirm = await page.get('/workflows/inbox-triage-copy/delete');
     expect(confirm.status).toBe(200);
-    expect(await confirm.text()).toMatch(/Its past runs, their audit and the rules it learned stay/);
+    expect(await confirm.text()).toMatch(/Its\s+past runs, their audit and the rules it learned stay/);
     expect(await getWorkflow(h.engine.store, 'inbox-triage-copy')).toBeTruthy();
     const deleted = await page.submit('/workflows/inbox-triage-copy/delete', {}, '/workflows/inbox-triage');
     expect(deleted.headers.get('location')).toBe('/workflows?deleted=Renamed%20(copy)');
