@@ -44,6 +44,7 @@ import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { registerWorkflowPages } from './workflow-page-routes.ts';
+import { registerCredentialPages } from './credential-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
@@ -210,6 +211,7 @@ export function createApp(deps: AppDeps): Hono {
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
   registerWorkflowPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
+  registerCredentialPages(app, web);
 
   registerTalkRoutes(app, web);
   registerChatPageRoutes(app, web, deps.sendChatTurn);
