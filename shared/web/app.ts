@@ -45,6 +45,7 @@ import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { registerWorkflowPages } from './workflow-page-routes.ts';
 import { registerCredentialPages } from './credential-routes.ts';
+import { registerWorkspacePages } from './workspace-page-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
@@ -212,6 +213,7 @@ export function createApp(deps: AppDeps): Hono {
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
   registerWorkflowPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
   registerCredentialPages(app, web);
+  registerWorkspacePages(app, web);
 
   registerTalkRoutes(app, web);
   registerChatPageRoutes(app, web, deps.sendChatTurn);

@@ -69,7 +69,9 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
     const data = { workflows, runs, pending: pending.length, threshold };
-    return c.html(overviewPage(admitted.visitor, data, null));
+    const created = c.req.query('created');
+    const notice = created ? `Created the workspace ${created}: it is open now.` : null;
+    return c.html(overviewPage(admitted.visitor, data, notice));
   });
 
   app.post('/runs', async (c) => {

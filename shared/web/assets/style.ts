@@ -47,11 +47,14 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
   font-size: .8rem; font-weight: 700; text-align: center; line-height: 1.5rem; }
 .pending { background: var(--amber-soft); color: var(--amber-ink); border: 1px solid var(--amber); border-radius: 999px;
   padding: .1rem .6rem; font-weight: 600; font-size: .85rem; white-space: nowrap; }
-.workspace-label { background: var(--amber-soft); color: var(--amber-ink); border-radius: .3rem; padding: .05rem .45rem;
-  font-size: .8rem; font-weight: 600; }
+.workspace-label { background: var(--blue-soft); color: var(--blue-ink); border-radius: .3rem; padding: .05rem .45rem;
+  font-size: .8rem; font-weight: 600; overflow-wrap: anywhere; }
 .workspace-switcher { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .75rem 0; color: #cbd5e1;
   font-size: .85rem; }
-.workspace-switcher select { flex: 1; min-width: 6rem; }
+.workspace-switcher label { flex-basis: 100%; }
+.workspace-switcher select { flex: 1 1 100%; width: 100%; min-width: 0; max-width: 100%; }
+.workspace-switcher.auto [data-switch-button] { display: none; }
+.workspace-manage { color: #cbd5e1; font-size: .8rem; }
 .status { border-radius: 999px; padding: .1rem .6rem; font-size: .8rem; font-weight: 600; background: var(--grey-soft);
   color: #334155; vertical-align: middle; white-space: nowrap; }
 .status-completed { background: var(--green-soft); color: var(--green-ink); }

@@ -78,6 +78,7 @@ function head(title: string, scripts: string[]): Html {
     <title>${title} · Handoff</title>
     <link rel="stylesheet" href="/assets/app.css" />
     <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
+    <script src="/assets/app.js" defer></script>
     ${scripts.map((s) => html`<script src="/assets/${s}" defer></script>`)}
   </head>`;
 }
@@ -97,7 +98,8 @@ function switcher(visitor: Visitor): Html | string {
           </option>`,
       )}
     </select>
-    <button class="button" type="submit">Switch</button>
+    <button class="button" type="submit" data-switch-button>Switch</button>
+    <a class="workspace-manage" href="/workspaces">Manage workspaces</a>
   </form>`;
 }
 
