@@ -7,7 +7,10 @@ import { listRules, revokeRule } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
-import { listWorkflows } from '../workflows/repository.ts';
+import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
+import { slackConfigFrom } from '../notify/slack-api.ts';
+import { slackSource } from '../notify/slack-source.ts';
+import type { Store } from '../store/store.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { loginPage } from './pages/login.ts';
 import { memoryPage } from './pages/memory.ts';
@@ -41,12 +44,22 @@ async function renderSettings(
     profile,
     profileErrors,
   };
+  const applied = Number(c.req.query('applied') ?? 0);
   const notice = c.req.query('saved')
-    ? 'Saved. The threshold applies from the next run.'
+    ? applied > 0
+      ? `Saved. ${applied === 1 ? 'One workflow' : `${applied} workflows`} now use${applied === 1 ? 's' : ''} this threshold from the next run.`
+      : 'Saved. The threshold applies from the next run.'
     : c.req.query('profile')
       ? 'Saved your profile.'
       : null;
   return c.html(settingsPage(admitted.visitor, data, status === 200 ? notice : null), status);
+}
+
+/** Removes every workflow's own threshold (the Settings one applies then); how many changed. */
+async function clearWorkflowThresholds(store: Store): Promise<number> {
+  const own = (await listWorkflows(store)).filter((w) => w.confidence_threshold !== undefined);
+  for (const { confidence_threshold: _dropped, ...workflow } of own) await saveWorkflow(store, workflow);
+  return own.length;
 }
 
 const MEMORY_NOTICES: Record<string, string> = {
@@ -116,8 +129,24 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
       for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
       return renderSettings(c, web, errors, 422);
     }
+    // Slack with no token or channel would fail every notice: refuse it now, in one line.
+    if (parsed.data.notify_channel === 'slack') {
+      try {
+        slackConfigFrom(await slackSource(web.engine.credentials));
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        const why =
+          'Slack needs a bot token and a channel: set SLACK_BOT_TOKEN and SLACK_CHANNEL on the Credentials page first';
+        return renderSettings(c, web, { notify_channel: why }, 422);
+      }
+    }
     applySettings(web, await saveSettings(web.engine.store, parsed.data));
-    return c.redirect('/settings?saved=1', 303);
+    // "Apply to every workflow": each workflow's own threshold goes, so this one is in force.
+    const cleared =
+      f.apply_to_workflows === 'on' && parsed.data.confidence_threshold !== null
+        ? await clearWorkflowThresholds(web.engine.store)
+        : 0;
+    return c.redirect(cleared > 0 ? `/settings?saved=1&applied=${cleared}` : '/settings?saved=1', 303);
   });
 
   app.post('/settings/profile', async (c) => {

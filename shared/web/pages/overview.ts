@@ -107,6 +107,11 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
   </ul>`;
 }
 
+/** A run's outcome sentence; a skipped run says why. */
+function outcomeText(r: Run): string {
+  return r.status === 'skipped' && r.skip_reason ? `skipped: ${r.skip_reason}` : describeCounts(r.counts);
+}
+
 /** The runs as a table linking to each run's inspector; on a phone each run is a stacked card. */
 export function runsTable(runs: Run[], names: Map<string, string>): Html {
   if (runs.length === 0) return html`<p>No runs yet. Press <strong>Run now</strong> on a workflow.</p>`;
@@ -128,9 +133,7 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
             <td data-label="Workflow">${names.get(r.workflow_id) ?? r.workflow_id}</td>
             <td data-label="Status">${statusPill(r.status)}</td>
             <td data-label="Started">${when(r.started_at)}</td>
-            <td data-label="Outcome" class="muted">
-              ${r.status === 'skipped' && r.skip_reason ? `skipped: ${r.skip_reason}` : describeCounts(r.counts)}
-            </td>
+            <td data-label="Outcome" class="muted">${outcomeText(r)}</td>
           </tr>`,
       )}
     </tbody>
