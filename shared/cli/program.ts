@@ -30,6 +30,7 @@ import { registerSkillCommands } from './commands/skills.ts';
 import { registerAgentCommands } from './commands/agents.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerWorkspaceFileCommands } from './commands/workspace-file.ts';
+import { registerDemoCommand } from './commands/demo.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerProfileCommands(program);
   registerWorkspaceFileCommands(program);
   registerChatCommands(program);
+  registerDemoCommand(program);
   addWorkspaceOption(program);
   return program;
 }

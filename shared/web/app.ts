@@ -46,6 +46,7 @@ import { registerPageRoutes } from './page-routes.ts';
 import { registerWorkflowPages } from './workflow-page-routes.ts';
 import { registerCredentialPages } from './credential-routes.ts';
 import { registerWorkspacePages } from './workspace-page-routes.ts';
+import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
@@ -214,6 +215,7 @@ export function createApp(deps: AppDeps): Hono {
   registerWorkflowPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
   registerCredentialPages(app, web);
   registerWorkspacePages(app, web);
+  registerDemoRoutes(app, web);
 
   registerTalkRoutes(app, web);
   registerChatPageRoutes(app, web, deps.sendChatTurn);

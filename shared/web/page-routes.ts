@@ -21,6 +21,8 @@ import { waitingEverywhere } from './waiting-everywhere.ts';
 import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
+import { demoWorkflowOf } from '../sources/maildir/demo-more.ts';
+import { plural } from '../text/plural.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -52,6 +54,18 @@ async function pendingEverywhere(web: WebDeps): Promise<PendingItem[]> {
   return perWorkspace.flat();
 }
 
+/** The Overview's notice: a workspace just made, or demo mail just delivered. */
+function overviewNotice(c: Context): string | null {
+  const created = c.req.query('created');
+  if (created) return `Created the workspace ${created}: it is open now.`;
+  const delivered = Number(c.req.query('delivered') ?? 0);
+  if (delivered <= 0) return null;
+  const answered = Number(c.req.query('answered') ?? 0);
+  return answered > 0
+    ? `Delivered ${plural(delivered, 'new message')}, ${answered} from senders you answered about. Press Run now: the rules your answers taught handle those without asking.`
+    : `Delivered ${plural(delivered, 'new message')}. Press Run now, then answer what it asks: the next delivery shows what it learned.`;
+}
+
 function notFound(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
 }
@@ -68,10 +82,9 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       readStoredSettings(web.engine.store),
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
-    const data = { workflows, runs, pending: pending.length, threshold };
-    const created = c.req.query('created');
-    const notice = created ? `Created the workspace ${created}: it is open now.` : null;
-    return c.html(overviewPage(admitted.visitor, data, notice));
+    const demo = demoWorkflowOf(workflows, web.env.HANDOFF_STATE_DIR)?.id ?? null;
+    const data = { workflows, runs, pending: pending.length, threshold, demo };
+    return c.html(overviewPage(admitted.visitor, data, overviewNotice(c)));
   });
 
   app.post('/runs', async (c) => {

@@ -22,6 +22,8 @@ export interface OverviewData {
   pending: number;
   /** The threshold in force when a workflow sets none. */
   threshold: number;
+  /** The id of the workflow reading the demo inbox, when there is one ("Deliver more demo mail"). */
+  demo?: string | null;
   now?: Date;
 }
 
@@ -112,6 +114,17 @@ function outcomeText(r: Run): string {
   return r.status === 'skipped' && r.skip_reason ? `skipped: ${r.skip_reason}` : describeCounts(r.counts);
 }
 
+/** The demo's "a new day of mail" button: the next run shows the rules its answers taught. */
+function demoMore(visitor: Visitor): Html {
+  return html`<form method="post" action="/demo/more" class="inline-form demo-more">
+    ${csrfField(visitor)}
+    <button class="button" type="submit">Deliver more demo mail</button>
+    <span class="muted small"
+      >A new day in the demo inbox, from the same senders: see your rules at work.</span
+    >
+  </form>`;
+}
+
 /** The runs as a table linking to each run's inspector; on a phone each run is a stacked card. */
 export function runsTable(runs: Run[], names: Map<string, string>): Html {
   if (runs.length === 0) return html`<p>No runs yet. Press <strong>Run now</strong> on a workflow.</p>`;
@@ -155,7 +168,7 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
       ${waiting(data.pending)}
       <section aria-labelledby="workflows-title">
         <h2 id="workflows-title">Workflows</h2>
-        ${workflowList(data.workflows, visitor, data.threshold)}
+        ${workflowList(data.workflows, visitor, data.threshold)} ${data.demo ? demoMore(visitor) : ''}
       </section>
       ${tiles(counts(periods.today), counts(periods.this_week))}
       <section aria-labelledby="runs-title">

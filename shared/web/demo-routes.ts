@@ -1,0 +1,27 @@
+/** `POST /demo/more`: the demo Overview's "Deliver more demo mail" (a fresh day in the demo inbox). */
+import type { Hono } from 'hono';
+import { deliverMoreDemoMail, demoWorkflowOf } from '../sources/maildir/demo-more.ts';
+import { listWorkflows } from '../workflows/repository.ts';
+import { admitForm } from './guard.ts';
+import { messagePage } from './pages/layout.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** Registers the demo's delivery form. */
+export function registerDemoRoutes(app: Hono, web: WebDeps): void {
+  app.post('/demo/more', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const demo = demoWorkflowOf(await listWorkflows(web.engine.store), web.env.HANDOFF_STATE_DIR);
+    if (!demo || demo.source.type !== 'maildir')
+      return c.html(
+        messagePage('Not found', 'This workspace has no demo inbox.', { href: '/', text: 'Back' }),
+        404,
+      );
+    const delivery = await deliverMoreDemoMail(web.engine.store, demo.source.path);
+    const query = new URLSearchParams({
+      delivered: String(delivery.delivered),
+      answered: String(delivery.fromAnswered),
+    });
+    return c.redirect(`/?${query.toString()}`, 303);
+  });
+}
