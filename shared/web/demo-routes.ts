@@ -1,5 +1,6 @@
 /** `POST /demo/more`: the demo Overview's "Deliver more demo mail" (a fresh day in the demo inbox). */
 import type { Hono } from 'hono';
+import { answeredByPerson } from '../runs/answered.ts';
 import { deliverMoreDemoMail, demoWorkflowOf } from '../sources/maildir/demo-more.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admitForm } from './guard.ts';
@@ -17,7 +18,7 @@ export function registerDemoRoutes(app: Hono, web: WebDeps): void {
         messagePage('Not found', 'This workspace has no demo inbox.', { href: '/', text: 'Back' }),
         404,
       );
-    const delivery = await deliverMoreDemoMail(web.engine.store, demo.source.path);
+    const delivery = await deliverMoreDemoMail(demo.source.path, await answeredByPerson(web.engine.store));
     const query = new URLSearchParams({
       delivered: String(delivery.delivered),
       answered: String(delivery.fromAnswered),

@@ -5,6 +5,7 @@ import { createDemoMaildir, demoWorkflowYaml } from '../../sources/maildir/demo.
 import { deliverMoreDemoMail, demoMaildirPath, demoWorkflowOf } from '../../sources/maildir/demo-more.ts';
 import { parseWorkflow } from '../../workflows/load.ts';
 import { listWorkflows, saveWorkflow } from '../../workflows/repository.ts';
+import { answeredByPerson } from '../../runs/answered.ts';
 import { cliContext } from '../context.ts';
 import { printJson } from '../output.ts';
 
@@ -25,7 +26,7 @@ export function registerDemoCommand(program: Command): void {
       let workflow = demoWorkflowOf(await listWorkflows(engine.store), env.HANDOFF_STATE_DIR);
       if (options.more) {
         if (!workflow) throw new InvalidInputError('there is no demo inbox yet: run handoff demo first');
-        const delivery = await deliverMoreDemoMail(engine.store, maildir);
+        const delivery = await deliverMoreDemoMail(maildir, await answeredByPerson(engine.store));
         if (options.json)
           return printJson({
             workflow: workflow.id,

@@ -6,8 +6,6 @@
  */
 import path from 'node:path';
 import type { Decision } from '../../records/runs.ts';
-import { listDecisions } from '../../runs/decision-repository.ts';
-import type { Store } from '../../store/store.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { DEMO_MESSAGES } from './demo.ts';
 import { writeMaildir, type MessageSpec } from './generate.ts';
@@ -32,16 +30,18 @@ export interface Delivery {
 
 const addressOf = (sender: string): string => (/<([^>]+)>/.exec(sender)?.[1] ?? sender).trim().toLowerCase();
 
-/** Writes a fresh day of mail into `maildir`; `now` dates it and keeps its ids unique. */
+/** What a person answered about: the mail's sender, subject and snippet. */
+export type AnsweredMail = Pick<Decision, 'sender' | 'subject' | 'snippet'>;
+
+/**
+ * Writes a fresh day of mail into `maildir`, with the senders of `answered` among it; `now`
+ * dates it and keeps its ids unique.
+ */
 export async function deliverMoreDemoMail(
-  store: Store,
   maildir: string,
+  answered: readonly AnsweredMail[],
   now = new Date(),
 ): Promise<Delivery> {
-  const answered = (await listDecisions(store)).filter(
-    (d): d is Decision & { answer: NonNullable<Decision['answer']> } =>
-      d.status === 'answered' && d.answer?.by === 'human',
-  );
   const answeredSenders = new Set(answered.map((d) => addressOf(d.sender)));
   const stamp = now.toISOString().replace(/[-:.TZ]/g, '');
   const day = now.toISOString().slice(0, 10);
