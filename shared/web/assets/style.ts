@@ -239,6 +239,13 @@ textarea, input[type="text"], input[type="password"], input[type="url"], select 
 .credential-list { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .6rem; }
 .credential-list li { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem 1rem;
   display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; min-width: 0; }
+/* Phones: the decision's answer buttons sit in a bar that stays on screen, above the message. */
+@media (max-width: 40rem) {
+  .options-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 20; margin: 0; padding: .55rem .75rem;
+    background: var(--paper); border-top: 1px solid var(--line); box-shadow: 0 -4px 12px rgba(15, 23, 42, .08); }
+  .options-bar .button { flex: 1 1 auto; padding: .45rem .6rem; font-size: .9rem; }
+  body:has(.options-bar) main { padding-bottom: 12rem; }
+}
 /* Chat */
 .chat-layout { display: grid; grid-template-columns: minmax(10rem, 14rem) minmax(0, 1fr); gap: 1.5rem; align-items: start; }
 .chat-layout > * { min-width: 0; }
