@@ -43,7 +43,7 @@ function overrides(workflows: Workflow[]): Html | string {
     </p>
     <label class="checkbox"
       ><input type="checkbox" name="apply_to_workflows" data-apply-to-workflows /> Apply to every workflow
-      (clears their own thresholds)</label
+      (each one's own number is removed)</label
     >`;
 }
 
