@@ -13,6 +13,7 @@ import type { Decision } from '../records/runs.ts';
 import { getRun, listRuns } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
+import { readProfile } from '../profile/profile.ts';
 import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
@@ -75,15 +76,16 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [workflows, runs, pending, stored] = await Promise.all([
+    const [workflows, runs, pending, stored, profile] = await Promise.all([
       listWorkflows(web.engine.store),
       listRuns(web.engine.store),
       listPending(web.engine.store),
       readStoredSettings(web.engine.store),
+      readProfile(web.engine.store),
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
     const demo = demoWorkflowOf(workflows, web.env.HANDOFF_STATE_DIR)?.id ?? null;
-    const data = { workflows, runs, pending: pending.length, threshold, demo };
+    const data = { workflows, runs, pending: pending.length, threshold, demo, timeZone: profile.time_zone };
     return c.html(overviewPage(admitted.visitor, data, overviewNotice(c)));
   });
 

@@ -5,6 +5,7 @@ import { periodsOf } from '../../runs/stats.ts';
 import { describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
+import { scheduleInWords } from '../../schedules/words.ts';
 import { checkSourceForm } from './source-check.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
 
@@ -22,6 +23,8 @@ export interface OverviewData {
   pending: number;
   /** The threshold in force when a workflow sets none. */
   threshold: number;
+  /** The profile's time zone, which schedules are read in (default UTC). */
+  timeZone?: string;
   /** The id of the workflow reading the demo inbox, when there is one ("Deliver more demo mail"). */
   demo?: string | null;
   now?: Date;
@@ -37,9 +40,9 @@ const TILES: { key: keyof Outcome; title: string; hint: string }[] = [
   { key: 'declined', title: 'Declined', hint: 'left alone, nothing done' },
 ];
 
-/** A short description of a workflow's trigger. */
-export function triggerText(workflow: Workflow): string {
-  if (workflow.trigger.schedule !== undefined) return `schedule ${workflow.trigger.schedule}`;
+/** A short description of a workflow's trigger, its schedule in words read in `timeZone`. */
+export function triggerText(workflow: Workflow, timeZone = 'UTC'): string {
+  if (workflow.trigger.schedule !== undefined) return scheduleInWords(workflow.trigger.schedule, timeZone);
   return workflow.trigger.webhook ? 'webhook' : 'manual';
 }
 
@@ -75,7 +78,7 @@ function waiting(pending: number): Html {
   </p>`;
 }
 
-function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number): Html {
+function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number, timeZone: string): Html {
   if (workflows.length === 0)
     return html`<p data-no-workflows>
       No workflows yet. <a class="button button-primary" href="/chat">Describe one in chat</a> or
@@ -86,9 +89,9 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
       (w) =>
         html`<li class="workflow">
           <div>
-            <strong>${w.name}</strong>
+            <strong><a href="/workflows/${encodeURIComponent(w.id)}">${w.name}</a></strong>
             <span class="muted"
-              >${w.id} · ${triggerText(w)} · threshold
+              >${w.id} · ${triggerText(w, timeZone)} · threshold
               ${(w.confidence_threshold ?? threshold).toFixed(2)}${
                 w.confidence_threshold === undefined ? ' (from Settings)' : ''
               }</span
@@ -168,7 +171,8 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
       ${waiting(data.pending)}
       <section aria-labelledby="workflows-title">
         <h2 id="workflows-title">Workflows</h2>
-        ${workflowList(data.workflows, visitor, data.threshold)} ${data.demo ? demoMore(visitor) : ''}
+        ${workflowList(data.workflows, visitor, data.threshold, data.timeZone ?? 'UTC')}
+        ${data.demo ? demoMore(visitor) : ''}
       </section>
       ${tiles(counts(periods.today), counts(periods.this_week))}
       <section aria-labelledby="runs-title">
