@@ -43,9 +43,7 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
-import { registerWorkflowPages } from './workflow-page-routes.ts';
-import { registerCredentialPages } from './credential-routes.ts';
-import { registerWorkspacePages } from './workspace-page-routes.ts';
+import { registerLazyPages } from './lazy-pages.ts';
 import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { registerTalkRoutes } from './talk-routes.ts';
@@ -212,9 +210,7 @@ export function createApp(deps: AppDeps): Hono {
   registerWorkspaceSwitch(app, web);
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
-  registerWorkflowPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
-  registerCredentialPages(app, web);
-  registerWorkspacePages(app, web);
+  registerLazyPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
   registerDemoRoutes(app, web);
 
   registerTalkRoutes(app, web);

@@ -2,23 +2,26 @@
  * The Credentials page of the request's workspace: set or replace a value (write-only),
  * test it with the doctor's checks, delete it after a confirm page.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
+import type { RouteSink } from './lazy-routes.ts';
 import { CREDENTIAL_NAME } from '../credentials/credentials.ts';
 import { Secret } from '../credentials/secret.ts';
-import { checkCredential } from '../doctor/credential-checks.ts';
 import type { CheckResult } from '../doctor/check.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { credentialsOf } from '../workflows/readiness.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
-import { credentialsPage, deleteCredentialPage, type NeededRow } from './pages/credentials.ts';
+import type { NeededRow } from './pages/credentials.ts';
 import type { WebDeps } from './web-deps.ts';
+
+/** The page templates load with the first page shown. */
+const pages = () => import('./pages/credentials.ts');
 
 const NAME_RULE = 'a name is capitals, digits and _, starting with a letter, like MAIL_PASSWORD';
 
 /** Registers `/credentials` and its forms. */
-export function registerCredentialPages(app: Hono, web: WebDeps): void {
+export function registerCredentialPages(app: RouteSink, web: WebDeps): void {
   const users = async (name: string) =>
     (await listWorkflows(web.engine.store))
       .filter((w) => credentialsOf(w).includes(name))
@@ -62,7 +65,7 @@ export function registerCredentialPages(app: Hono, web: WebDeps): void {
       error: extra.error ?? null,
       tested: extra.tested ?? null,
     };
-    return c.html(credentialsPage(admitted.visitor, data), extra.error ? 422 : 200);
+    return c.html((await pages()).credentialsPage(admitted.visitor, data), extra.error ? 422 : 200);
   };
 
   app.get('/credentials', async (c) => {
@@ -88,9 +91,11 @@ export function registerCredentialPages(app: Hono, web: WebDeps): void {
   app.post('/credentials/:name/test', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const name = c.req.param('name');
+    const name = c.req.param('name') ?? '';
     if (!CREDENTIAL_NAME.test(name))
       return c.html(messagePage('Not found', `There is no credential ${name}.`), 404);
+    // The doctor (sources, integrations) loads with the first test, not with every cold start.
+    const { checkCredential } = await import('../doctor/credential-checks.ts');
     const results = await checkCredential(web.engine.store, web.engine.credentials, name);
     return render(c, admitted, { tested: { name, results } });
   });
@@ -98,7 +103,7 @@ export function registerCredentialPages(app: Hono, web: WebDeps): void {
   app.get('/credentials/:name/delete', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const name = c.req.param('name');
+    const name = c.req.param('name') ?? '';
     if (!CREDENTIAL_NAME.test(name) || !(await web.engine.credentials.names()).has(name))
       return c.html(
         messagePage('Not found', `There is no credential ${name}.`, {
@@ -108,13 +113,13 @@ export function registerCredentialPages(app: Hono, web: WebDeps): void {
         404,
       );
     const pending = (await listPending(web.engine.store)).length;
-    return c.html(deleteCredentialPage(admitted.visitor, name, await users(name), pending));
+    return c.html((await pages()).deleteCredentialPage(admitted.visitor, name, await users(name), pending));
   });
 
   app.post('/credentials/:name/delete', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const name = c.req.param('name');
+    const name = c.req.param('name') ?? '';
     if (!CREDENTIAL_NAME.test(name) || !(await web.engine.credentials.names()).has(name))
       return c.redirect(`/credentials?deleted=${encodeURIComponent(name)}`, 303); // already gone: same outcome
     await web.engine.credentials.delete(name);

@@ -1,7 +1,7 @@
 /** `POST /demo/more`: the demo Overview's "Deliver more demo mail" (a fresh day in the demo inbox). */
 import type { Hono } from 'hono';
 import { answeredByPerson } from '../runs/answered.ts';
-import { deliverMoreDemoMail, demoWorkflowOf } from '../sources/maildir/demo-more.ts';
+import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admitForm } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
@@ -18,6 +18,8 @@ export function registerDemoRoutes(app: Hono, web: WebDeps): void {
         messagePage('Not found', 'This workspace has no demo inbox.', { href: '/', text: 'Back' }),
         404,
       );
+    // Mail writing (and its parser) loads with the first delivery, not with every cold start.
+    const { deliverMoreDemoMail } = await import('../sources/maildir/demo-more.ts');
     const delivery = await deliverMoreDemoMail(demo.source.path, await answeredByPerson(web.engine.store));
     const query = new URLSearchParams({
       delivered: String(delivery.delivered),

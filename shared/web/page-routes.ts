@@ -22,7 +22,7 @@ import { waitingEverywhere } from './waiting-everywhere.ts';
 import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
-import { demoWorkflowOf } from '../sources/maildir/demo-more.ts';
+import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
 import { plural } from '../text/plural.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';

@@ -11,7 +11,6 @@ import { listPending } from '../runs/decision-repository.ts';
 import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedules.ts';
 import { admit, admitForm } from './guard.ts';
 import { listWorkflows } from '../workflows/repository.ts';
-import { workflowStatuses } from './workflow-status.ts';
 import { messagePage } from './pages/layout.ts';
 import { schedulesPage } from './pages/schedules.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -44,6 +43,8 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
       listWorkflows(store),
     ]);
     const scheduled = workflows.filter((w) => w.trigger.schedule !== undefined);
+    // Readiness and last results load with the first Schedules page (not with every cold start).
+    const { workflowStatuses } = await import('./workflow-status.ts');
     const statuses = new Map(
       (await workflowStatuses(web.engine, scheduled)).map((s) => [s.workflow.id, s] as const),
     );

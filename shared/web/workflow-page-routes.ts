@@ -4,25 +4,37 @@
  * rename, duplicate (saved paused) and delete (after a confirm page). Every change is
  * told to `onChange` (AWS: the workflow's EventBridge schedule follows).
  */
-import type { Context, Hono } from 'hono';
-import { stringify } from 'yaml';
+import type { Context } from 'hono';
+import type { RouteSink } from './lazy-routes.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { listRules } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { setPaused } from '../schedules/schedules.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { lambdaSourceProblem } from '../sources/source-types.ts';
-import { checkWorkflowText } from '../workflows/load.ts';
 import { deleteWorkflow, getWorkflow, listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { readTemplate } from '../workflows/templates.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
-import { deleteWorkflowPage, workflowPage, type WorkflowForm } from './pages/workflow.ts';
-import { newWorkflowPage, workflowsPage } from './pages/workflows.ts';
+import type { WorkflowForm } from './pages/workflow.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 import { workflowStatuses, type WorkflowStatus } from './workflow-status.ts';
+
+/** The YAML reader and writer load with the first workflow page, not with every cold start. */
+const yamlTools = async () => {
+  // One at a time: jest's ESM loader races on modules imported concurrently.
+  const { checkWorkflowText } = await import('../workflows/load.ts');
+  const { stringify } = await import('yaml');
+  return { checkWorkflowText, stringify };
+};
+
+/** The pages' templates load with the first one shown (a Lambda serving only the API never loads them). */
+const pages = async () => {
+  const workflow = await import('./pages/workflow.ts');
+  const workflows = await import('./pages/workflows.ts');
+  return { ...workflow, ...workflows };
+};
 
 const NOTICES: Record<string, (v: string) => string> = {
   created: (v) => `Saved the new workflow ${v}.`,
@@ -94,7 +106,7 @@ human_gate: { options: [archive, file_ticket, skip] }
 
 /** Registers the Workflows pages and their forms. */
 export function registerWorkflowPages(
-  app: Hono,
+  app: RouteSink,
   web: WebDeps,
   onChange: WorkflowChangeListener,
   inLambda: boolean,
@@ -138,13 +150,13 @@ export function registerWorkflowPages(
       ),
       threshold: stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold,
       form: refused?.form ?? formOf(workflow),
-      yaml: refused?.yaml ?? stringify(workflow),
+      yaml: refused?.yaml ?? (await yamlTools()).stringify(workflow),
       problems: refused?.problems ?? [],
       problemsIn: refused?.in ?? null,
       pending,
       notice: refused ? null : noticeOf(c),
     };
-    return c.html(workflowPage(admitted.visitor, data), refused ? 422 : 200);
+    return c.html((await pages()).workflowPage(admitted.visitor, data), refused ? 422 : 200);
   };
 
   /** Validates and saves a candidate; the problems when refused (nothing is saved then). */
@@ -152,6 +164,7 @@ export function registerWorkflowPages(
     candidate: string,
     name: string,
   ): Promise<{ ok: true; workflow: Workflow } | { ok: false; problems: string[] }> => {
+    const { checkWorkflowText } = await yamlTools();
     const checked = checkWorkflowText(candidate, name);
     if (!checked.ok) return checked;
     const problem = inLambda ? lambdaSourceProblem(checked.workflow.source.type) : null;
@@ -175,14 +188,23 @@ export function registerWorkflowPages(
     if (!admitted.ok) return admitted.response;
     const [workflows, pending] = await Promise.all([listWorkflows(web.engine.store), pendingCount()]);
     const statuses = await workflowStatuses(web.engine, workflows);
-    return c.html(workflowsPage(admitted.visitor, { statuses, pending, notice: noticeOf(c) }));
+    return c.html(
+      (await pages()).workflowsPage(admitted.visitor, { statuses, pending, notice: noticeOf(c) }),
+    );
   });
 
   app.get('/workflows/new', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
+    const { readTemplate } = await import('../workflows/templates.ts');
     const yaml = await readTemplate('inbox-triage').catch(() => EXAMPLE_FALLBACK);
-    return c.html(newWorkflowPage(admitted.visitor, { yaml, problems: [], pending: await pendingCount() }));
+    return c.html(
+      (await pages()).newWorkflowPage(admitted.visitor, {
+        yaml,
+        problems: [],
+        pending: await pendingCount(),
+      }),
+    );
   });
 
   app.post('/workflows', async (c) => {
@@ -190,7 +212,11 @@ export function registerWorkflowPages(
     if (!admitted.ok) return admitted.response;
     const yaml = admitted.form.yaml ?? '';
     const refuse = async (problems: string[]) =>
-      c.html(newWorkflowPage(admitted.visitor, { yaml, problems, pending: await pendingCount() }), 422);
+      c.html(
+        (await pages()).newWorkflowPage(admitted.visitor, { yaml, problems, pending: await pendingCount() }),
+        422,
+      );
+    const { checkWorkflowText } = await yamlTools();
     const checked = checkWorkflowText(yaml, 'workflow.yaml');
     if (!checked.ok) return refuse(checked.problems);
     if (await load(checked.workflow.id))
@@ -203,16 +229,16 @@ export function registerWorkflowPages(
   app.get('/workflows/:id', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     return renderWorkflow(c, admitted, workflow);
   });
 
   app.post('/workflows/:id', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     const f = admitted.form;
     const saved = await trySave(JSON.stringify(fromForm(workflow, f)), 'workflow.json');
     if (!saved.ok) {
@@ -231,9 +257,10 @@ export function registerWorkflowPages(
   app.post('/workflows/:id/yaml', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     const yaml = admitted.form.yaml ?? '';
+    const { checkWorkflowText } = await yamlTools();
     const checked = checkWorkflowText(yaml, 'workflow.yaml');
     const problems = !checked.ok
       ? checked.problems
@@ -253,8 +280,8 @@ export function registerWorkflowPages(
   app.post('/workflows/:id/rename', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     const name = (admitted.form.name ?? '').trim();
     if (!name)
       return renderWorkflow(c, admitted, workflow, { in: 'rename', problems: ['name: must not be empty'] });
@@ -267,7 +294,7 @@ export function registerWorkflowPages(
     app.post(`/workflows/:id/${op}`, async (c) => {
       const admitted = await admitForm(c, web);
       if (!admitted.ok) return admitted.response;
-      const id = c.req.param('id');
+      const id = c.req.param('id') ?? '';
       try {
         await setPaused(web.engine.store, id, op === 'pause');
       } catch (error) {
@@ -284,8 +311,8 @@ export function registerWorkflowPages(
   app.post('/workflows/:id/duplicate', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     const taken = new Set((await listWorkflows(web.engine.store)).map((w) => w.id));
     const base = `${workflow.id.slice(0, 55)}-copy`;
     let id = base;
@@ -301,17 +328,17 @@ export function registerWorkflowPages(
   app.get('/workflows/:id/delete', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     const [status, pending] = await Promise.all([statusOf(workflow), pendingCount()]);
-    return c.html(deleteWorkflowPage(admitted.visitor, status, pending));
+    return c.html((await pages()).deleteWorkflowPage(admitted.visitor, status, pending));
   });
 
   app.post('/workflows/:id/delete', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workflow = await load(c.req.param('id'));
-    if (!workflow) return notFound(c, c.req.param('id'));
+    const workflow = await load(c.req.param('id') ?? '');
+    if (!workflow) return notFound(c, c.req.param('id') ?? '');
     await deleteWorkflow(web.engine.store, workflow.id);
     // Its pause state goes with it: a workflow made later under this id starts unpaused.
     if (await web.engine.store.get('schedules', workflow.id))

@@ -2,7 +2,8 @@
  * The Workspaces pages: create (and open), rename, delete after typing the name. An
  * administrator's pages: a member (a workspace-scoped key) gets 403 and nothing changes.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
+import type { RouteSink } from './lazy-routes.ts';
 import { currentActor } from '../access/actor.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { listPending } from '../runs/decision-repository.ts';
@@ -10,13 +11,17 @@ import { deleteWorkspaceWithContents, workspaceContents } from '../workspaces/de
 import type { Platform } from '../workspaces/platform.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
-import { deleteWorkspacePage, workspacesPage, type WorkspacesData } from './pages/workspaces.ts';
+import type { WorkspacesData } from './pages/workspaces.ts';
+
 import { isHttps } from './session.ts';
 import type { WebDeps } from './web-deps.ts';
 import { rememberWorkspace } from './workspace-scope.ts';
 
+/** The page templates load with the first page shown. */
+const pages = () => import('./pages/workspaces.ts');
+
 /** Registers `/workspaces` and its forms. */
-export function registerWorkspacePages(app: Hono, web: WebDeps): void {
+export function registerWorkspacePages(app: RouteSink, web: WebDeps): void {
   /** The platform, or the response that says why these pages are closed. */
   const gate = (c: Context): { platform: Platform } | { response: Response | Promise<Response> } => {
     if (currentActor().kind === 'member')
@@ -64,7 +69,10 @@ export function registerWorkspacePages(app: Hono, web: WebDeps): void {
           ? `Created ${created}.`
           : null;
     const pending = rows.find((r) => r.current)?.pending ?? 0;
-    return c.html(workspacesPage(admitted.visitor, { rows, pending, notice, error }), error ? 422 : 200);
+    return c.html(
+      (await pages()).workspacesPage(admitted.visitor, { rows, pending, notice, error }),
+      error ? 422 : 200,
+    );
   };
 
   const byId = async (platform: Platform, id: string) => platform.registry.byId(id);
@@ -98,7 +106,7 @@ export function registerWorkspacePages(app: Hono, web: WebDeps): void {
     if ('response' in gated) return gated.response;
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workspace = await byId(gated.platform, c.req.param('id'));
+    const workspace = await byId(gated.platform, c.req.param('id') ?? '');
     if (!workspace)
       return c.html(
         messagePage('Not found', 'There is no such workspace.', { href: '/workspaces', text: 'Back' }),
@@ -143,7 +151,7 @@ export function registerWorkspacePages(app: Hono, web: WebDeps): void {
     const store = platform.engineFor(workspace.id).store;
     const [contents, pending] = await Promise.all([workspaceContents(store), listPending(web.engine.store)]);
     return c.html(
-      deleteWorkspacePage(admitted.visitor, workspace, contents, pending.length, error),
+      (await pages()).deleteWorkspacePage(admitted.visitor, workspace, contents, pending.length, error),
       error ? 422 : 200,
     );
   };
@@ -161,7 +169,7 @@ export function registerWorkspacePages(app: Hono, web: WebDeps): void {
     if ('response' in gated) return gated.response;
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const workspace = await byId(gated.platform, c.req.param('id'));
+    const workspace = await byId(gated.platform, c.req.param('id') ?? '');
     if (!workspace) return c.redirect('/workspaces', 303); // already gone
     if ((admitted.form.confirm ?? '').trim() !== workspace.name)
       return confirmPage(

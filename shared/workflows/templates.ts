@@ -5,10 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { NotFoundError } from '../errors/index.ts';
-import { BUILTIN_ENTRIES, requiredCredentials } from '../integrations/servers.ts';
-import { serverOf } from '../integrations/tool.ts';
 import { parseWorkflow } from './load.ts';
-import type { Workflow } from './schema.ts';
 
 // Beside this module in the sources; from the CLI bundle in dist/, in the sources it was built from.
 const TEMPLATES_DIR = [
@@ -27,21 +24,9 @@ export interface TemplateInfo {
   file: string;
 }
 
-/**
- * The credential names a workflow needs before it can run: its source's `credential` (a
- * mailbox password, say) and those of the built-in integrations its actions and
- * `integrations` name (see `handoff integrations`). An entry it does not know needs none here.
- */
-export function credentialsNeeded(workflow: Workflow): string[] {
-  const source = workflow.source;
-  const own = 'credential' in source && typeof source.credential === 'string' ? [source.credential] : [];
-  const entries = [
-    ...workflow.actions.flatMap((a) => serverOf(a.name) ?? []),
-    ...(workflow.integrations ?? []),
-  ];
-  const fromEntries = BUILTIN_ENTRIES.filter((e) => entries.includes(e.name)).flatMap(requiredCredentials);
-  return [...new Set([...own, ...fromEntries])];
-}
+import { credentialsNeeded } from './readiness.ts';
+
+export { credentialsNeeded };
 
 /** Lists the templates, sorted by id. Description: a `# description:` comment, else the first line of instructions. */
 export async function listTemplates(): Promise<TemplateInfo[]> {

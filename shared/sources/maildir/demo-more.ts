@@ -4,22 +4,11 @@
  * every sender the person answered about, so the rules those answers taught visibly
  * handle their mail without asking.
  */
-import path from 'node:path';
 import type { Decision } from '../../records/runs.ts';
-import type { Workflow } from '../../workflows/schema.ts';
 import { DEMO_MESSAGES } from './demo.ts';
 import { writeMaildir, type MessageSpec } from './generate.ts';
 
-/** Where `handoff start` puts the demo inbox. */
-export function demoMaildirPath(stateDir: string): string {
-  return path.join(stateDir, 'demo', 'Maildir');
-}
-
-/** The workflow that reads the demo inbox, if the workspace has one. */
-export function demoWorkflowOf(workflows: readonly Workflow[], stateDir: string): Workflow | undefined {
-  const demo = demoMaildirPath(stateDir);
-  return workflows.find((w) => w.source.type === 'maildir' && path.resolve(w.source.path) === demo);
-}
+export { demoMaildirPath, demoWorkflowOf } from './demo-place.ts';
 
 export interface Delivery {
   delivered: number;
