@@ -1,151 +1,174 @@
 /**
- * Whether a run costs more in a workspace with a long history: the same small runs, side by
- * side, in a young workspace (only the workflow) and in one holding the settled records of
- * --history items (answered questions, acted items, their audit entries, finished runs; cloned
- * from a real 1,000-item run whose questions were all answered). Interleaved in one process,
- * each repeat with new mail: the run (platform time), the first answer of its questions, the
- * pending listing and the housekeeping sweep every CLI command makes first. JSON-file store.
+ * Whether anything costs more after a year of history: workspaces seeded with 1,000, 10,000
+ * and 100,000 settled items (runs of 100, their outcomes, audit entries and answered
+ * questions, and 5,000 rules), on the JSON-file store and on DynamoDB Local, and for each the
+ * same operations, the sizes interleaved in one process: a 10-item run, its run page,
+ * Activity, one answer, `audit --run`, a digest report, Memory's first page and `stats`.
+ * Milliseconds (median, min–max of the repeats; a run's and an answer's model time left out)
+ * and, on DynamoDB, the requests each operation sends (reads, writes, items read), with a
+ * run's fixed requests before its first item.
  *
- *   npm run bench:history                          # 20,000 settled items, runs of 10, 9 repeats
- *   npm run bench:history -- --history 5000 --size 100 --repeats 5
+ *   npm run bench:history                                   # 1000,10000,100000 on both stores, 5 repeats
+ *   npm run bench:history -- --sizes 1000,10000 --stores json --repeats 5
  *
  * Writes bench/results/history.json (--out FILE elsewhere).
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { listPending } from '../shared/runs/decision-repository.ts';
+import { randomUUID } from 'node:crypto';
+import { listAudit } from '../shared/audit/audit.ts';
+import { recordRunReport } from '../shared/artifacts/report.ts';
+import { loadEnv } from '../shared/config/env.ts';
 import { decide } from '../shared/runs/decide.ts';
-import { housekeeping } from '../shared/runs/housekeeping.ts';
+import { listPending } from '../shared/runs/decision-repository.ts';
+import { getRun, listRuns } from '../shared/runs/run-repository.ts';
 import { startRun } from '../shared/runs/start-run.ts';
+import { statsOf } from '../shared/runs/stats.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
-import { JsonFileStore, encodeId } from '../shared/store/json-file-store.ts';
-import { isIndexed, type Collection, type JsonRecord } from '../shared/store/store.ts';
-import { DEFAULT_SEED, generateInbox } from './generate-mail.ts';
+import {
+  createDocumentClient,
+  DynamoDbStore,
+  ensureTable,
+  newDynamoClient,
+} from '../shared/store/dynamodb-store.ts';
+import { JsonFileStore } from '../shared/store/json-file-store.ts';
+import type { Store } from '../shared/store/store.ts';
+import { createApp } from '../shared/web/app.ts';
+import { startDynamoDbLocal } from '../test/support/dynamodb-local.ts';
 import { benchEngine, saveTriageWorkflow, WORKFLOW_ID } from './engine-workspace.ts';
-import { benchFlags, modelTotals, round, wholeNumberFlag } from './instruments.ts';
+import { generateInbox } from './generate-mail.ts';
+import { seedHistory, type Seeded } from './history-seed.ts';
+import { RequestCounter, type RequestTally } from './history-requests.ts';
 import { answerFor } from './resume.ts';
+import { benchFlags, modelTotals, refuseFlag, round, wholeNumberFlag } from './instruments.ts';
 
-/** What a workspace's history is made of: the records every handled item and answer leaves. */
-const HISTORY: readonly Collection[] = [
-  'decisions',
-  'outcomes',
-  'audit',
-  'runs',
-  'interrupts',
-  'tickets',
-  'artifacts',
-];
+const OPERATIONS = [
+  'run_10',
+  'run_page',
+  'activity',
+  'answer',
+  'audit_run',
+  'digest',
+  'memory',
+  'stats',
+] as const;
+type Operation = (typeof OPERATIONS)[number];
+type StoreKind = 'json' | 'dynamodb';
 
 interface Workspace {
-  name: 'young' | 'old';
+  kind: StoreKind;
+  size: number;
   root: string;
+  store: Store;
+  counter: RequestCounter | null;
+  seeded: Seeded;
+  deps: ReturnType<typeof benchEngine>['deps'];
+  models: ReturnType<typeof benchEngine>['models'];
+  app: ReturnType<typeof createApp>;
 }
 
 interface Sample {
-  run_ms: number;
-  answer_ms: number | null;
-  pending_ms: number;
-  housekeeping_ms: number;
+  ms: Partial<Record<Operation, number>>;
+  requests: Partial<Record<Operation, RequestTally>>;
+  fixed: RequestTally | null;
 }
 
-const engineAt = (stateDir: string) => benchEngine(new JsonFileStore(stateDir), stateDir);
-
-/** A run of `n` items in `scratch`, every question answered and the run resumed: settled records to clone. */
-async function settledRun(scratch: string, n: number): Promise<void> {
-  const maildir = path.join(scratch, 'Maildir');
-  await writeMaildir(maildir, generateInbox(n, DEFAULT_SEED).messages);
-  const { deps } = engineAt(path.join(scratch, 'state'));
-  await saveTriageWorkflow(deps.store, maildir);
-  const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
-  for (const d of (await listPending(deps.store)).filter((p) => p.run_id === run.id))
-    await decide(deps, d.id, answerFor(d), null);
+async function openWorkspace(
+  kind: StoreKind,
+  size: number,
+  rules: number,
+  root: string,
+  endpoint: string | null,
+): Promise<Workspace> {
+  const dir = path.join(root, `${kind}-${size}`);
+  let store: Store;
+  let counter: RequestCounter | null = null;
+  if (kind === 'dynamodb') {
+    const client = newDynamoClient({ AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: endpoint! });
+    const table = `handoff-history-${size}-${randomUUID().slice(0, 8)}`;
+    await ensureTable(client, table);
+    counter = new RequestCounter(client);
+    store = new DynamoDbStore(createDocumentClient(client), table);
+  } else store = new JsonFileStore(path.join(dir, 'state'));
+  const { deps, models } = benchEngine(store, path.join(dir, 'state'));
+  await saveTriageWorkflow(store, path.join(dir, 'Maildir-0'));
+  const started = performance.now();
+  const seeded = await seedHistory(store, WORKFLOW_ID, size, rules, (done, total) => {
+    if (done % 200 === 0 || done === total)
+      process.stderr.write(`\r  ${kind} ${size}: ${done}/${total} commits`);
+  });
+  process.stderr.write(` (${round((performance.now() - started) / 1000, 1)} s)\n`);
+  const app = createApp({
+    engine: deps,
+    env: loadEnv({ HANDOFF_STATE_DIR: path.join(dir, 'state') }),
+    linkKey: { get: async () => Buffer.alloc(32, 7) },
+  });
+  return { kind, size, root: dir, store, counter, seeded, deps, models, app };
 }
 
-/**
- * Copies the settled records of `scratch` into `stateDir` until it holds `items` settled
- * outcomes, each copy under new ids; returns how many records of each collection it wrote.
- */
-async function cloneHistory(
-  scratch: string,
-  stateDir: string,
-  items: number,
-): Promise<Record<string, number>> {
-  const source: Partial<Record<Collection, JsonRecord[]>> = {};
-  for (const collection of HISTORY) {
-    const dir = path.join(scratch, 'state', collection);
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const records = await Promise.all(
-      names
-        .filter((n) => n.endsWith('.json'))
-        .map(async (n) => JSON.parse(await readFile(path.join(dir, n), 'utf8'))),
-    );
-    // Only what is over: a record still moving would be in the status index, not history.
-    source[collection] = (records as JsonRecord[]).filter((r) => !isIndexed(collection, r.status));
-  }
-  const copies = Math.ceil(items / Math.max(1, source.outcomes?.length ?? 1));
-  const written: Record<string, number> = {};
-  for (const collection of HISTORY) {
-    const dir = path.join(stateDir, collection);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const files: [string, JsonRecord][] = [];
-    for (let k = 0; k < copies; k += 1)
-      for (const r of source[collection] ?? []) {
-        const id = `${r.id}~h${k}`;
-        files.push([path.join(dir, `${encodeId(id)}.json`), { ...r, id }]);
-      }
-    for (let i = 0; i < files.length; i += 256)
-      await Promise.all(
-        files.slice(i, i + 256).map(([f, r]) => writeFile(f, `${JSON.stringify(r, null, 2)}\n`)),
-      );
-    written[collection] = files.length;
-  }
-  return written;
+/** Times `act` (less the model time it spent) and counts its requests. */
+async function measure(w: Workspace, sample: Sample, op: Operation, act: () => Promise<unknown>) {
+  w.counter?.reset();
+  const model = modelTotals(w.models).modelMs;
+  const started = performance.now();
+  await act();
+  sample.ms[op] = performance.now() - started - (modelTotals(w.models).modelMs - model);
+  if (w.counter) sample.requests[op] = w.counter.tally();
 }
 
-/** One small run in `w` over new mail, then its first answer, the pending listing and a sweep, timed. */
-async function sample(w: Workspace, size: number, seed: number): Promise<Sample> {
+async function page(w: Workspace, url: string): Promise<void> {
+  const res = await w.app.request(url);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  await res.text();
+}
+
+/** Every operation once in `w`, over new mail (seed `seed`). */
+async function sample(w: Workspace, seed: number): Promise<Sample> {
+  const s: Sample = { ms: {}, requests: {}, fixed: null };
   const maildir = path.join(w.root, `Maildir-${seed}`);
-  await writeMaildir(maildir, generateInbox(size, seed).messages);
-  const { deps, models } = engineAt(path.join(w.root, 'state'));
-  await saveTriageWorkflow(deps.store, maildir);
-  let started = performance.now();
-  const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
-  const run_ms = performance.now() - started - modelTotals(models).modelMs;
-  if (run.status === 'failed') throw new Error(`the run failed: ${run.error}`);
-
-  started = performance.now();
-  const pending = await listPending(deps.store);
-  const pending_ms = performance.now() - started;
-
-  let answer_ms: number | null = null;
-  const first = pending.find((d) => d.run_id === run.id);
-  if (first) {
-    const modelBefore = modelTotals(models).modelMs;
-    started = performance.now();
-    await decide(deps, first.id, answerFor(first), null);
-    answer_ms = performance.now() - started - (modelTotals(models).modelMs - modelBefore);
-  }
-
-  started = performance.now();
-  await housekeeping(deps);
-  const housekeeping_ms = performance.now() - started;
-  return { run_ms, answer_ms, pending_ms, housekeeping_ms };
+  await writeMaildir(maildir, generateInbox(10, seed).messages);
+  await saveTriageWorkflow(w.store, maildir);
+  let runId = '';
+  await measure(w, s, 'run_10', async () => {
+    const run = await startRun(w.deps, WORKFLOW_ID, { kind: 'manual', detail: null });
+    if (run.status === 'failed') throw new Error(`the run failed: ${run.error}`);
+    runId = run.id;
+  });
+  s.fixed = w.counter?.beforeFirstItem() ?? null;
+  await measure(w, s, 'run_page', () => page(w, `/runs/${encodeURIComponent(runId)}`));
+  await measure(w, s, 'activity', () => page(w, '/activity'));
+  const question = (await listPending(w.store)).find((d) => d.run_id === runId);
+  if (question) await measure(w, s, 'answer', () => decide(w.deps, question.id, answerFor(question), null));
+  await measure(w, s, 'audit_run', () => listAudit(w.store, { runId: w.seeded.sampleRunId }));
+  const seededRun = await getRun(w.store, w.seeded.sampleRunId);
+  await measure(w, s, 'digest', () =>
+    recordRunReport(w.store, seededRun, { name: 'Digest', digest: true }, 'Done.'),
+  );
+  await measure(w, s, 'memory', () => page(w, '/memory'));
+  await measure(w, s, 'stats', async () => statsOf(await listRuns(w.store)));
+  return s;
 }
 
 const USAGE = `npm run bench:history -- [options]
-  --history 20000   settled items in the old workspace (cloned from a run of up to 1,000, all answered)
-  --size 10         items per timed run
-  --repeats 9       timed runs in each workspace, interleaved
-  --out FILE        where the figures go (bench/results/history.json)`;
+  --sizes 1000,10000,100000   settled items in each workspace (runs of 100)
+  --rules 5000                learned rules in each workspace
+  --stores json,dynamodb      the stores (dynamodb: DynamoDB Local, in a private network namespace)
+  --repeats 5                 samples of every operation per workspace, the sizes interleaved
+  --out FILE                  where the figures go (bench/results/history.json)`;
 
-const wholeNumber = (flag: string, value: string) => wholeNumberFlag('bench:history', flag, value);
-
-function summary(values: number[]): { median: number; min: number; max: number } {
+function spread(values: number[]): { median: number; min: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
   return { median: round(median, 2), min: round(sorted[0] ?? 0, 2), max: round(sorted.at(-1) ?? 0, 2) };
+}
+
+/** The median tally (each count's median: the counts are the same at every repeat when nothing grows). */
+function medianTally(tallies: RequestTally[]): RequestTally | null {
+  if (tallies.length === 0) return null;
+  const med = (k: keyof RequestTally) => spread(tallies.map((t) => t[k])).median;
+  return { reads: med('reads'), writes: med('writes'), items_read: med('items_read') };
 }
 
 async function main(): Promise<void> {
@@ -154,79 +177,102 @@ async function main(): Promise<void> {
     () =>
       parseArgs({
         options: {
-          history: { type: 'string', default: '20000' },
-          size: { type: 'string', default: '10' },
-          repeats: { type: 'string', default: '9' },
+          sizes: { type: 'string', default: '1000,10000,100000' },
+          rules: { type: 'string', default: '5000' },
+          stores: { type: 'string', default: 'json,dynamodb' },
+          repeats: { type: 'string', default: '5' },
           out: { type: 'string', default: 'bench/results/history.json' },
           help: { type: 'boolean', default: false },
         },
       }).values,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
-  const history = wholeNumber('history', values.history);
-  const size = wholeNumber('size', values.size);
-  const repeats = wholeNumber('repeats', values.repeats);
+  if (values.help) return console.log(USAGE);
+  const sizes = values.sizes.split(',').map((v) => wholeNumberFlag('bench:history', 'sizes', v.trim()));
+  const rules =
+    wholeNumberFlag('bench:history', 'rules', values.rules === '0' ? '1' : values.rules) &&
+    Number(values.rules);
+  const repeats = wholeNumberFlag('bench:history', 'repeats', values.repeats);
+  const stores = values.stores.split(',').map((s) => s.trim());
+  for (const s of stores)
+    if (s !== 'json' && s !== 'dynamodb')
+      refuseFlag('bench:history', `--stores takes json and dynamodb, got "${s}"`);
   const root = await mkdtemp(path.join(os.tmpdir(), 'handoff-history-'));
+  const dynamo = stores.includes('dynamodb') ? await startDynamoDbLocal() : null;
   try {
-    const young: Workspace = { name: 'young', root: path.join(root, 'young') };
-    const old: Workspace = { name: 'old', root: path.join(root, 'old') };
-    const scratch = path.join(root, 'scratch');
-    const built = Math.min(history, 1_000);
-    process.stderr.write(`building the history (a ${built}-item run, every question answered)...\n`);
-    await settledRun(scratch, built);
-    // Both start with the workflow saved (the store's first write), then the old one gets its history.
-    for (const w of [young, old]) await sample(w, size, 1); // also warms this process up
-    const written = await cloneHistory(scratch, path.join(old.root, 'state'), history);
-    process.stderr.write(`history: ${JSON.stringify(written)}\n`);
-    // Records written behind the store's back are indexed by the first read that needs them:
-    // once, as after an upgrade; that run is not timed.
-    const rebuilt = performance.now();
-    await listPending(new JsonFileStore(path.join(old.root, 'state')));
-    const first_read_ms = round(performance.now() - rebuilt, 1);
-    for (const w of [young, old]) await sample(w, size, 2);
-    const samples: Record<Workspace['name'], Sample[]> = { young: [], old: [] };
-    for (let i = 0; i < repeats; i += 1)
-      for (const w of i % 2 === 0 ? [young, old] : [old, young])
-        samples[w.name].push(await sample(w, size, 100 + i));
-
-    const rows = (['young', 'old'] as const).map((name) => {
-      const s = samples[name];
+    const workspaces: Workspace[] = [];
+    for (const kind of stores as StoreKind[])
+      for (const size of sizes)
+        workspaces.push(await openWorkspace(kind, size, rules, root, dynamo?.endpoint ?? null));
+    for (const w of workspaces) await sample(w, 1); // warm-up (and the indexes' first reads), not counted
+    const samples = new Map<Workspace, Sample[]>(workspaces.map((w) => [w, []]));
+    for (let i = 0; i < repeats; i++) {
+      const order = i % 2 === 0 ? workspaces : [...workspaces].reverse(); // sizes interleaved, both ways
+      for (const w of order) samples.get(w)!.push(await sample(w, 100 + i));
+    }
+    const rows = workspaces.map((w) => {
+      const s = samples.get(w)!;
       return {
-        workspace: name,
-        settled_outcomes: name === 'old' ? written.outcomes : 0,
-        settled_decisions: name === 'old' ? written.decisions : 0,
-        run_ms: summary(s.map((x) => x.run_ms)),
-        answer_ms: summary(s.flatMap((x) => (x.answer_ms === null ? [] : [x.answer_ms]))),
-        pending_ms: summary(s.map((x) => x.pending_ms)),
-        housekeeping_ms: summary(s.map((x) => x.housekeeping_ms)),
+        store: w.kind,
+        size: w.size,
+        seeded: w.seeded.counts,
+        ms: Object.fromEntries(
+          OPERATIONS.map((op) => [op, spread(s.flatMap((x) => (x.ms[op] === undefined ? [] : [x.ms[op]!])))]),
+        ),
+        requests:
+          w.kind === 'dynamodb'
+            ? Object.fromEntries(
+                OPERATIONS.map((op) => [
+                  op,
+                  medianTally(s.flatMap((x) => (x.requests[op] ? [x.requests[op]!] : []))),
+                ]),
+              )
+            : null,
+        run_fixed_requests:
+          w.kind === 'dynamodb' ? medianTally(s.flatMap((x) => (x.fixed ? [x.fixed] : []))) : null,
       };
     });
-    const fmt = (x: { median: number; min: number; max: number }) => `${x.median} (${x.min}–${x.max})`;
-    console.log(`runs of ${size} items, ${repeats} repeats each, interleaved; ms, median (min–max)`);
-    console.log(`(the first read after the history was copied in indexed it: ${first_read_ms} ms, once)`);
-    console.log(
-      '| workspace | settled outcomes / decisions | run (platform) | first answer | pending list | housekeeping |',
-    );
-    console.log('| --- | --- | --- | --- | --- | --- |');
-    for (const r of rows)
-      console.log(
-        `| ${r.workspace} | ${r.settled_outcomes} / ${r.settled_decisions} | ${fmt(r.run_ms)} | ${fmt(r.answer_ms)} | ${fmt(r.pending_ms)} | ${fmt(r.housekeeping_ms)} |`,
-      );
+    printTables(rows, repeats);
     const result = {
-      size,
+      sizes,
+      rules,
       repeats,
-      history,
-      first_read_after_copy_ms: first_read_ms,
+      stores,
       load_average: os.loadavg().map((l) => round(l, 2)),
       rows,
     };
     await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
   } finally {
+    await dynamo?.stop();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+type Row = {
+  store: StoreKind;
+  size: number;
+  ms: Record<string, { median: number; min: number; max: number }>;
+  requests: Record<string, RequestTally | null> | null;
+  run_fixed_requests: RequestTally | null;
+};
+
+function printTables(rows: Row[], repeats: number): void {
+  const fmt = (x: { median: number; min: number; max: number } | undefined) =>
+    x ? `${x.median} (${x.min}–${x.max})` : '–';
+  console.log(`ms, median (min–max) of ${repeats} repeats, sizes interleaved`);
+  console.log(`| store | settled items | ${OPERATIONS.join(' | ')} |`);
+  console.log(`| --- | --- | ${OPERATIONS.map(() => '---').join(' | ')} |`);
+  for (const r of rows)
+    console.log(`| ${r.store} | ${r.size} | ${OPERATIONS.map((op) => fmt(r.ms[op])).join(' | ')} |`);
+  const dynamo = rows.filter((r) => r.requests);
+  if (dynamo.length === 0) return;
+  console.log('\nDynamoDB requests per operation: reads / writes / items read (median)');
+  console.log(`| settled items | ${OPERATIONS.join(' | ')} | run before its first item |`);
+  console.log(`| --- | ${OPERATIONS.map(() => '---').join(' | ')} | --- |`);
+  const t = (x: RequestTally | null | undefined) => (x ? `${x.reads} / ${x.writes} / ${x.items_read}` : '–');
+  for (const r of dynamo)
+    console.log(
+      `| ${r.size} | ${OPERATIONS.map((op) => t(r.requests![op])).join(' | ')} | ${t(r.run_fixed_requests)} |`,
+    );
 }
 
 await main();

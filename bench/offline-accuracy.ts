@@ -11,8 +11,8 @@
  *   npm run bench:offline                              # seeds 1-5, 200 messages each
  *   npm run bench:offline -- --seeds 7,8 --count 50 --dry-run   # print only, write no results
  *
- * Prints a table per kind and the totals (with the bar: wrong unasked actions <= 1% of
- * items; exit code 0 either way) and writes bench/results/offline-accuracy.{json,md}.
+ * Prints a table per kind and the totals (with the bar: wrong unasked actions <= 1% of the
+ * items of every seed; exit code 0 either way) and writes bench/results/offline-accuracy.{json,md}.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -149,11 +149,15 @@ async function main(): Promise<void> {
   const total = tally(all);
   const byKind: [string, Tally][] = kinds.map((k) => [k, tally(all.filter((o) => o.kind === k))]);
   const wrong = all.filter((o) => o.acted !== null && !o.right);
-  const pass = total.wrong <= BAR * total.items;
+  // The bar holds for every seed, not only on average.
+  const pass = perSeed.every(({ tally: t }) => t.wrong <= BAR * t.items);
+  const worst = perSeed.reduce((a, b) =>
+    b.tally.wrong / b.tally.items > a.tally.wrong / a.tally.items ? b : a,
+  );
   const summary = [
     table([...byKind, ['**all**', total]]),
     '',
-    `Wrong unasked actions: ${total.wrong} of ${total.items} (${pct(total.wrong, total.items)}); bar <= ${BAR * 100}%: ${pass ? 'PASS' : 'FAIL'}.`,
+    `Wrong unasked actions: ${total.wrong} of ${total.items} (${pct(total.wrong, total.items)}); worst seed ${worst.seed}: ${pct(worst.tally.wrong, worst.tally.items)}; bar <= ${BAR * 100}% on every seed: ${pass ? 'PASS' : 'FAIL'}.`,
     `Asked: ${pct(total.asked, total.items)}. Handled correctly without asking: ${pct(total.correct, total.items)}.`,
   ].join('\n');
   process.stdout.write(`${summary}\n`);

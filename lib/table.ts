@@ -74,12 +74,12 @@ export class HandoffTable extends Construct {
     else this.grantReadWrite(fn);
   }
 
-  /** Item reads on the table and its two indexes (each named, not `index/*`). */
+  /** Item reads on the table and its indexes (each named, not `index/*`). */
   grantRead(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({ grantee, actions: READ_ACTIONS, resourceArns: this.arns() });
   }
 
-  /** Item reads and writes on the table and its two indexes (each named, not `index/*`). */
+  /** Item reads and writes on the table and its indexes (each named, not `index/*`). */
   grantReadWrite(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({
       grantee,

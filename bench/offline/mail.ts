@@ -240,6 +240,21 @@ const MAKERS: Record<Kind, Maker> = {
   },
   shipping: (p) => {
     const b = brand(p);
+    if (p.chance(0.4))
+      return {
+        from: `${p.pick(['orders', 'noreply', 'store'])}@${b}.example`,
+        fromName: `${cap(b)} Shop`,
+        subject: p.pick([
+          'Your order has shipped',
+          `Order ${p.int(10000, 99999)} is on the way`,
+          'Good news: it shipped',
+        ]),
+        lines: [
+          p.pick([`Order total: ${money(p)}, paid by card.`, `You paid ${money(p)} for this order.`]),
+          p.pick(['Estimated delivery: Tuesday.', 'Your tracking number is below.']),
+          'Thank you for shopping with us.',
+        ],
+      };
     return {
       from: `${p.pick(['tracking', 'noreply', 'delivery'])}@${b}.example`,
       fromName: `${cap(b)} Delivery`,
@@ -386,28 +401,32 @@ const MAKERS: Record<Kind, Maker> = {
       ],
     };
   },
-  internal_notice: (p, org) => ({
-    from: `${p.pick(['people-team', 'it-desk', 'facilities', 'noreply'])}@${org}.example`,
-    fromName: p.pick(['People Team', 'IT Desk', 'Facilities']),
-    subject: p.pick([
-      'Benefits enrolment opens Monday',
-      'Planned maintenance this Saturday',
-      'Reminder: submit your timesheet',
-      'The kitchen on floor 3 is closed',
-    ]),
-    lines: [
-      p.pick([
-        'Please read the details below.',
-        'No action is needed from most of you.',
-        'Thank you for your patience.',
-      ]),
-      p.pick(['Questions go to the usual channel.', 'The intranet has the full schedule.']),
-    ],
-  }),
-  calendar: (p) => {
+  internal_notice: (p, org) =>
+    p.chance(0.4)
+      ? internalFromPerson(p, org)
+      : {
+          from: `${p.pick(['people-team', 'it-desk', 'facilities', 'noreply'])}@${org}.example`,
+          fromName: p.pick(['People Team', 'IT Desk', 'Facilities']),
+          subject: p.pick([
+            'Benefits enrolment opens Monday',
+            'Planned maintenance this Saturday',
+            'Reminder: submit your timesheet',
+            'The kitchen on floor 3 is closed',
+          ]),
+          lines: [
+            p.pick([
+              'Please read the details below.',
+              'No action is needed from most of you.',
+              'Thank you for your patience.',
+            ]),
+            p.pick(['Questions go to the usual channel.', 'The intranet has the full schedule.']),
+          ],
+        },
+  calendar: (p, org) => {
     const who = person(p);
+    const colleague = p.chance(0.4);
     return {
-      from: `${who.first.toLowerCase()}@${brand(p)}.example`,
+      from: `${who.first.toLowerCase()}@${colleague ? org : brand(p)}.example`,
       fromName: `${who.first} ${who.last}`,
       subject: p.pick([
         `Invitation: Intro call @ ${p.pick(['Thu', 'Mon', 'Wed'])} ${p.int(9, 16)}:00`,
@@ -416,7 +435,7 @@ const MAKERS: Record<Kind, Maker> = {
       ]),
       lines: [
         'Join with the video link in the invite.',
-        p.pick(['Going? Yes - Maybe - No', 'Agenda to follow.']),
+        p.pick(['Going? Yes - Maybe - No', 'Agenda to follow.', 'Can you make it?']),
       ],
     };
   },
@@ -435,6 +454,7 @@ const MAKERS: Record<Kind, Maker> = {
       lines: [
         `Hi, I lead growth at ${cap(b)}.`,
         p.pick([
+          'Are crashes and errors slowing your team down? Our platform catches every exception before users notice.',
           'We help teams like yours cut cloud spend by a third.',
           'Companies similar to yours doubled their pipeline with us.',
           'I would love to show you a short demo.',
@@ -444,6 +464,25 @@ const MAKERS: Record<Kind, Maker> = {
     };
   },
   phishing: (p, org) => {
+    if (p.chance(0.35)) {
+      const b = brand(p);
+      return {
+        from: `${p.pick(['billing', 'orders', 'service'])}@${b}-${p.pick(['pay', 'secure', 'account'])}.example`,
+        fromName: p.pick(['Order Desk', 'Payments Team', 'Customer Care']),
+        subject: p.pick([
+          `Receipt for your order #${p.int(10000, 99999)}`,
+          `Payment of ${money(p)} confirmed`,
+          'Your subscription was renewed',
+        ]),
+        lines: [
+          `We charged ${money(p)} to your card for this order.`,
+          p.pick([
+            'If you did not make this purchase, call our support line within 24 hours to cancel it.',
+            'Not you? Open the attached form and enter your card details to get a refund.',
+          ]),
+        ],
+      };
+    }
     const lookAlike = p.pick([
       `${org}-helpdesk`,
       org.replace('l', '1'),
@@ -511,6 +550,29 @@ const MAKERS: Record<Kind, Maker> = {
     };
   },
 };
+
+/** A notice to everyone at the organisation, written by a person there, asking everyone something. */
+function internalFromPerson(p: SeededRandom, org: string): Draft {
+  const who = person(p);
+  return {
+    from: `${who.first.toLowerCase()}@${org}.example`,
+    fromName: `${who.first} ${who.last}`,
+    subject: p.pick([
+      'Reminder: timesheets due Friday',
+      'Office move next month',
+      'Please update your emergency contact',
+    ]),
+    lines: [
+      p.pick(['Hi everyone,', 'Hello all,', 'Dear colleagues,']),
+      p.pick([
+        'Could you all submit your timesheets by Friday?',
+        'Can everyone pack their desks by the 14th?',
+        'Would you all check your details in the HR portal this week?',
+      ]),
+      `Thanks, ${who.first}`,
+    ],
+  };
+}
 
 /** `count` labelled messages for `seed`: the same seed and count always give the same mail. */
 export function generateLabelledMail(seed: number, count: number): { recipient: string; mail: Labelled[] } {

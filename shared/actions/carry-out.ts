@@ -15,6 +15,9 @@ import { recordMetric } from '../logging/metrics.ts';
 import { auditIdOf, claimOutcomes, settleWrite } from './outcomes.ts';
 import { errorMessage } from '../errors/index.ts';
 import { artifactOf, artifactWrite, type Produced } from '../artifacts/artifacts.ts';
+import { carriesWords, wordsWithoutModel, type Words } from './words.ts';
+import type { Composer } from './compose.ts';
+import { log } from '../logging/log.ts';
 
 export interface Choice {
   action: string;
@@ -33,6 +36,8 @@ export interface Choice {
   agent?: string;
   /** The decision a person answered, when the person decided (the provenance of what it produced). */
   decisionId?: string;
+  /** The words the action carries as the person approved them; absent: written for the item when carried out. */
+  words?: Words | undefined;
 }
 
 export interface CarryOutContext {
@@ -40,6 +45,8 @@ export interface CarryOutContext {
   source: ItemSource;
   workflowId: string;
   runId: string;
+  /** Writes an action's words for an item (the run's model); absent: written without a model. */
+  compose?: Composer | undefined;
 }
 
 export type CarryOutResult = {
@@ -93,6 +100,7 @@ export async function carryOutMany(
 ): Promise<CarriedOut> {
   if (decided.length === 0 && hold.length === 0) return { results: [], unavailable: null, notHeld: [] };
   const heldItems = new Set(decided.flatMap((d) => (d.held ? [d.item.id] : [])));
+  const words = await wordsOfAll(ctx, decided); // written before anything is claimed
   const taken = await claimOutcomes(
     ctx.store,
     [
@@ -113,7 +121,7 @@ export async function carryOutMany(
     acting.map((i) => ({
       action: decided[i]!.choice.action,
       item: decided[i]!.item,
-      context: contextFor(ctx, decided[i]!.choice, {
+      context: contextFor(ctx, decided[i]!.choice, words.get(i), {
         produced: (p) => produced.set(i, p),
         stage: (w) => staged.set(i, [...(staged.get(i) ?? []), w]),
       }),
@@ -218,6 +226,7 @@ export function actsOnSource(choice: Choice): boolean {
 function contextFor(
   ctx: CarryOutContext,
   choice: Choice,
+  words: Words | undefined,
   hooks: Pick<ActionContext, 'produced' | 'stage'>,
 ): ActionContext {
   return {
@@ -226,8 +235,32 @@ function contextFor(
     runId: ctx.runId,
     note: choice.note,
     reasoning: choice.reasoning,
+    words,
     ...hooks,
   };
+}
+
+/**
+ * The words each acting choice carries: as the person approved them, else written now for
+ * its item (a rule or a sure model that drafts writes a fresh draft per message). When the
+ * model cannot write them, the words written without one (an offline draft, marked) stand in.
+ */
+async function wordsOfAll(ctx: CarryOutContext, decided: readonly Decided[]): Promise<Map<number, Words>> {
+  const words = new Map<number, Words>();
+  for (const [i, { item, choice }] of decided.entries()) {
+    if (!actsOnSource(choice) || !carriesWords(choice.action)) continue;
+    let written = choice.words?.action === choice.action ? choice.words : null;
+    if (!written && ctx.compose)
+      written = await ctx.compose(item, choice.action).catch((error: unknown) => {
+        log.warn(
+          `${choice.action} for ${item.id}: the model wrote nothing (${errorMessage(error)}); an offline draft stands in`,
+        );
+        return null;
+      });
+    written ??= wordsWithoutModel(item, choice.action);
+    if (written) words.set(i, written);
+  }
+  return words;
 }
 
 function provenanceOf(ctx: CarryOutContext, item: SourceItem, choice: Choice) {

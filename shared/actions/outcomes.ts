@@ -1,5 +1,5 @@
+import { auditIdFor, legacyAuditId } from '../audit/audit-ids.ts';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import { stableId } from '../store/ids.ts';
 import { getRecord, getRecords } from '../store/records.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
@@ -13,8 +13,13 @@ export function outcomeId(workflowId: string, itemId: string): string {
  * written before the claim is settled, so a settled claim always has its entry, and a
  * claim still `acting` whose entry exists was carried out in full.
  */
-export function auditIdOf(outcome: Pick<ItemOutcome, 'id'>): string {
-  return stableId('aud', outcome.id);
+export function auditIdOf(outcome: Pick<ItemOutcome, 'id' | 'run_id'>): string {
+  return auditIdFor(outcome.run_id, outcome.id);
+}
+
+/** The id `auditIdOf` gave before audit ids carried their run's key: crash recovery reads both until migrated. */
+export function legacyAuditIdOf(outcome: Pick<ItemOutcome, 'id'>): string {
+  return legacyAuditId(outcome.id);
 }
 
 export async function getOutcome(

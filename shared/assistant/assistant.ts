@@ -14,7 +14,8 @@ import type { ChatTurn } from './chat-turn.ts';
 import { attachConfirmGate } from './confirm-gate.ts';
 import { discoveryTools } from './discovery-tools.ts';
 import { operatorTools } from './operator-tools.ts';
-import { BUILDER_PROMPT, OPERATOR_PROMPT, TRIAGE_PROMPT } from './prompts.ts';
+import { BUILDER_PROMPT, OPERATOR_PROMPT, TRIAGE_PROMPT, withDraft } from './prompts.ts';
+import type { Workflow } from '../workflows/schema.ts';
 
 /** Recent messages of the chat the triage agent sees per model call (plus the first). */
 export const CHAT_WINDOW = 12;
@@ -30,18 +31,23 @@ export interface AssistantAgents {
   session: SessionManager;
 }
 
-/** Builds the chat's agents for one turn; every process builds them the same way. */
+/**
+ * Builds the chat's agents for one turn; every process builds them the same way. The chat's
+ * draft (from the store) is in the triage's and the Builder's prompts, so a refinement in
+ * any later turn, process or surface changes it.
+ */
 export function buildAssistant(
   turn: ChatTurn,
   models: { triage: Model; builder: Model; operator: Model },
+  draft: Workflow | null = null,
 ): AssistantAgents {
-  const builder = specialist(turn, BUILDER, models.builder, BUILDER_PROMPT, [
+  const builder = specialist(turn, BUILDER, models.builder, withDraft(BUILDER_PROMPT, draft), [
     ...discoveryTools(turn),
     ...builderTools(turn),
   ]);
   const operator = specialist(turn, OPERATOR, models.operator, OPERATOR_PROMPT, [
     ...discoveryTools(turn),
-    ...operatorTools(),
+    ...operatorTools(turn),
   ]);
   const announce = (to: string) => () => {
     turn.log.card({ kind: 'handoff', from: ASSISTANT, to });
@@ -55,19 +61,21 @@ export function buildAssistant(
     id: ASSISTANT,
     name: ASSISTANT,
     model: models.triage,
-    systemPrompt: TRIAGE_PROMPT,
+    systemPrompt: withDraft(TRIAGE_PROMPT, draft),
     printer: false,
     conversationManager: new PagedWindow(CHAT_WINDOW),
     sessionManager: session,
     plugins: [
       handoffs([
         handoff(builder, {
-          description: 'Build, validate, preview, save or delete a workflow from a description.',
+          description:
+            "Build a new workflow from a description, or show or change this chat's draft, preview and save it.",
           inputFilter: requestOnly,
           onHandoff: announce(BUILDER),
         }),
         handoff(operator, {
-          description: 'Start a run, see or answer waiting decisions, add or revoke a rule.',
+          description:
+            'Act on what exists: list, show, run, pause, resume, rename or delete workflows; waiting decisions and why they were asked; rules; what was done on a day.',
           inputFilter: requestOnly,
           onHandoff: announce(OPERATOR),
         }),

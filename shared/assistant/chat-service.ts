@@ -6,10 +6,18 @@
 import { Message, TextBlock } from '@strands-agents/sdk';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
 import { appendTurns, createChat, getChat, updateChat } from '../chats/chat-repository.ts';
-import { MAX_MESSAGE_CHARS, type Chat, type Confirm, type Turn } from '../chats/chat-records.ts';
+import {
+  MAX_MESSAGE_CHARS,
+  type Chat,
+  type Confirm,
+  type Turn,
+  type WorkflowCard,
+} from '../chats/chat-records.ts';
+import { currentDraft } from './draft.ts';
 import { runWithHandoffs } from '../handoffs/index.ts';
 import { logLine } from '../logging/log.ts';
-import { decide } from '../runs/decide.ts';
+import { recordAnswer } from '../runs/decide.ts';
+import { learnedFrom } from '../runs/learned.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
 import { describeCounts } from '../runs/views.ts';
@@ -26,8 +34,8 @@ export interface ChatReply {
   text: string;
   workflow_id?: string;
   run_id?: string;
-  /** The world-changing step waiting for the person's yes. */
-  confirm?: { id: string; tool: string; summary: string };
+  /** The world-changing step waiting for the person's yes (a save shows the whole workflow in `card`). */
+  confirm?: { id: string; tool: string; summary: string; card?: WorkflowCard };
 }
 
 const YES = /^\s*(yes|yep|yeah|y|ok|okay|sure|confirm(ed)?|go ahead|do it|please do|yes,? please)\b[\s.!]*$/i;
@@ -35,7 +43,12 @@ const YES_FOR: Record<string, RegExp> = {
   save_workflow: /^\s*(yes,?\s*)?(save|save it|save it now|keep it)\b[\s.!]*$/i,
   start_run: /^\s*(yes,?\s*)?(run it|run it now|start it|start it now)\b[\s.!]*$/i,
 };
-const NO = /^\s*(no|nope|cancel|stop|don'?t|never mind)\b/i;
+/** A whole-line no ("no", "cancel", "no thanks"); "no, make it 9am" is a change, not a no. */
+const NO = /^\s*(no|nope|cancel|stop|don'?t|never mind)(,?\s*thanks?( you)?)?[\s.!]*$/i;
+/** "edit" alone: how to change the draft; "edit: make it 9am": the change itself. */
+const EDIT = /^\s*edit\b[\s:,-]*/i;
+const HOW_TO_EDIT =
+  'Say what to change and I will change only that part, e.g. "make it 9am instead of 8", "only the Fastmail inbox", "also ask about invoices" (on the web, Edit also lets you change the workflow itself).';
 
 /** Checks a message before anything is stored: one line saying what was wrong. */
 export function checkMessage(message: unknown): string {
@@ -72,12 +85,36 @@ export async function sendMessage(
     reply = await settle(engine, chat, chat.confirm, log);
   } else if (chat.confirm && NO.test(text)) {
     await updateChat(engine.store, chat.id, () => ({ confirm: null }));
-    reply = `Cancelled: ${lower(chat.confirm.summary)} was not done. Nothing changed.`;
+    reply = `Cancelled: ${lower(chat.confirm.summary)} was not done. Nothing changed.${chat.confirm.tool === 'save_workflow' ? ' The draft is kept: say what to change, or "save it".' : ''}`;
+  } else if (chat.confirm?.tool === 'save_workflow' && EDIT.test(text) && text.replace(EDIT, '') === '') {
+    reply = HOW_TO_EDIT;
   } else {
-    if (chat.confirm) await updateChat(engine.store, chat.id, () => ({ confirm: null }));
-    reply = await agentTurnOrWhyNot(engine, chat.id, text, log);
+    const request = chat.confirm?.tool === 'save_workflow' ? text.replace(EDIT, '') : text;
+    reply = await agentTurnOrWhyNot(engine, chat.id, request, log);
+    await settleSuperseded(engine, chat.id, chat.confirm, log);
   }
   return finish(engine, chat.id, person, reply, log, turnId);
+}
+
+/**
+ * After a turn: a step it asked for replaced the one waiting. Otherwise a waiting save of the
+ * draft stays (a question in between does not lose it), and any other waiting step is dropped:
+ * a delete or a run is confirmed right after it is asked, or not at all.
+ */
+async function settleSuperseded(
+  engine: EngineDeps,
+  chatId: string,
+  before: Confirm | null,
+  log: TurnLog,
+): Promise<void> {
+  if (!before || log.confirm) return;
+  const now = await getChat(engine.store, chatId);
+  if (now.confirm?.id !== before.id) return;
+  if (before.tool === 'save_workflow' && now.draft !== null) {
+    log.pending = now.confirm;
+    return;
+  }
+  await updateChat(engine.store, chatId, (c) => (c.confirm?.id === before.id ? { confirm: null } : {}));
 }
 
 /** The card's button: carries out the waiting step if `confirmId` is still the one waiting. */
@@ -108,14 +145,15 @@ export async function answerInChat(
 ): Promise<ChatReply> {
   await getChat(engine.store, chatId);
   const log = newLog(engine, chatId);
-  const result = await decide(engine, decisionId, action, note);
+  const result = await recordAnswer(engine, decisionId, action, note);
+  const learned = learnedFrom(result.answered, result.learned).words; // what the answer taught, in words
   log.runId = result.run_id;
-  let reply = `Recorded: ${action} for this item. Run ${result.run_id} is ${result.run_status}.`;
+  let reply = `Recorded: ${action} for this item. ${learned}. Run ${result.run_id} is ${result.run_status}.`;
   if (result.run_status !== 'waiting') {
     const run = await getRun(engine.store, result.run_id);
     const summary = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
     log.card({ kind: 'run', run_id: run.id, status: run.status, text: summary });
-    reply = `Recorded: ${action}. ${summary}.`;
+    reply = `Recorded: ${action}. ${learned}. ${summary}.`;
   }
   const person: Turn = {
     role: 'user',
@@ -127,12 +165,12 @@ export async function answerInChat(
 }
 
 async function settle(engine: EngineDeps, chat: Chat, confirm: Confirm, log: TurnLog): Promise<string> {
-  await updateChat(engine.store, chat.id, () => ({
-    confirm: null,
-    ...(confirm.tool === 'save_workflow' ? { draft: null } : {}),
-  }));
+  await updateChat(engine.store, chat.id, () => ({ confirm: null }));
   try {
-    return await carryOut(engine, confirm, log);
+    const done = await carryOut(engine, confirm, log);
+    // Saved: the draft is done with. A save that failed keeps it, to be changed and asked again.
+    if (confirm.tool === 'save_workflow') await updateChat(engine.store, chat.id, () => ({ draft: null }));
+    return done;
   } catch (error) {
     if (
       error instanceof InvalidInputError ||
@@ -161,12 +199,13 @@ async function agentTurnOrWhyNot(
 
 async function agentTurn(engine: EngineDeps, chatId: string, text: string, log: TurnLog): Promise<string> {
   const turn: ChatTurn = { engine, chatId, log };
+  const draft = await currentDraft(turn);
   const [triage, builder, operator] = [
     await engine.models('primary'),
     await engine.models('primary'),
     await engine.models('primary'),
   ];
-  const agents = buildAssistant(turn, { triage, builder, operator });
+  const agents = buildAssistant(turn, { triage, builder, operator }, draft);
   const result = await runWithHandoffs(agents.triage, text, { maxHandoffs: 1 });
   const output = result.output.trim() || 'Done.';
   if (result.lastAgent !== agents.triage) {
@@ -177,7 +216,8 @@ async function agentTurn(engine: EngineDeps, chatId: string, text: string, log: 
   return output;
 }
 
-async function finish(
+/** Records the turn (the person's line and the reply with its cards) and tells the feed it is done. */
+export async function finish(
   engine: EngineDeps,
   chatId: string,
   person: Turn,
@@ -196,19 +236,27 @@ async function finish(
     text,
     ...(log.workflowId ? { workflow_id: log.workflowId } : {}),
     ...(log.runId ? { run_id: log.runId } : {}),
+    // A step asked this turn comes with its card; one still waiting from before, as a reminder.
     ...(log.confirm
-      ? { confirm: { id: log.confirm.id, tool: log.confirm.tool, summary: log.confirm.summary } }
-      : {}),
+      ? { confirm: confirmJson(log.confirm, true) }
+      : log.pending
+        ? { confirm: confirmJson(log.pending, false) }
+        : {}),
   };
   log.emit('done', text, { ...reply });
   return reply;
 }
 
-function newLog(engine: EngineDeps, chatId: string): TurnLog {
+function confirmJson(c: Confirm, withCard: boolean): NonNullable<ChatReply['confirm']> {
+  return { id: c.id, tool: c.tool, summary: c.summary, ...(withCard && c.card ? { card: c.card } : {}) };
+}
+
+/** A turn's log, emitting onto the chat's feed. */
+export function newLog(engine: EngineDeps, chatId: string): TurnLog {
   return new TurnLog((kind, text, data = {}) => engine.emit(chatChannel(chatId), kind, text, data));
 }
 
-function now(): string {
+export function now(): string {
   return new Date().toISOString();
 }
 

@@ -12,8 +12,11 @@ import { listRules } from '../memory/rules-repository.ts';
 import { allowedActions } from '../runs/decide.ts';
 import { getDecision } from '../runs/decision-repository.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import type { ChatTurn } from './chat-turn.ts';
+import { cardDeps, type ChatTurn } from './chat-turn.ts';
 import { currentDraft } from './draft.ts';
+import { previewWorkflow } from './preview.ts';
+import type { WorkflowCard } from '../chats/chat-records.ts';
+import { cardPreview, missingCredentials, workflowCard } from './workflow-card.ts';
 
 /** The tools that change the world. */
 export const WORLD_CHANGING = new Set<string>(ConfirmSchema.shape.tool.options);
@@ -31,23 +34,43 @@ export function attachConfirmGate(agent: Agent, turn: ChatTurn): void {
     const name = event.toolUse.name;
     if (!WORLD_CHANGING.has(name)) return;
     const input = (event.toolUse.input ?? {}) as Record<string, unknown>;
-    const step = await describe(turn, name as ConfirmTool, input);
-    if ('refused' in step) {
-      event.cancel = step.refused;
-      return;
-    }
-    const confirm: Confirm = {
-      id: randomUUID(),
-      tool: name as ConfirmTool,
-      input: step.input,
-      summary: step.summary,
-      asked_at: new Date().toISOString(),
-    };
-    await updateChat(turn.engine.store, turn.chatId, () => ({ confirm }));
-    turn.log.confirm = confirm;
-    turn.log.card({ kind: 'confirm', confirm_id: confirm.id, summary: confirm.summary, status: 'pending' });
-    event.cancel = `Not done yet: the person must confirm first (${confirm.summary}). Tell them what will happen and ask them to say yes.`;
+    const asked = await askFor(turn, name as ConfirmTool, input);
+    event.cancel =
+      'refused' in asked
+        ? asked.refused
+        : `Not done yet: the person must confirm first (${asked.summary}). Tell them what will happen and ask them to say yes.`;
   });
+}
+
+/**
+ * Keeps a step on the chat as the confirmation waiting for the person's yes (replacing any
+ * other), with its card on the turn; or says why it cannot be asked for.
+ */
+export async function askFor(
+  turn: ChatTurn,
+  tool: ConfirmTool,
+  input: Record<string, unknown>,
+): Promise<Confirm | { refused: string }> {
+  const step = await describe(turn, tool, input);
+  if ('refused' in step) return step;
+  const confirm: Confirm = {
+    id: randomUUID(),
+    tool,
+    input: step.input,
+    summary: step.summary,
+    ...(step.card ? { card: step.card } : {}),
+    asked_at: new Date().toISOString(),
+  };
+  await updateChat(turn.engine.store, turn.chatId, () => ({ confirm }));
+  turn.log.confirm = confirm;
+  turn.log.card({
+    kind: 'confirm',
+    confirm_id: confirm.id,
+    summary: confirm.summary,
+    status: 'pending',
+    ...(step.card ? { card: step.card } : {}),
+  });
+  return confirm;
 }
 
 /** The step in one line, with the input it will run with; or why it cannot be asked for. */
@@ -55,23 +78,54 @@ async function describe(
   turn: ChatTurn,
   tool: ConfirmTool,
   input: Record<string, unknown>,
-): Promise<{ summary: string; input: Record<string, unknown> } | { refused: string }> {
+): Promise<{ summary: string; input: Record<string, unknown>; card?: WorkflowCard } | { refused: string }> {
   const str = (key: string) => (typeof input[key] === 'string' ? (input[key] as string) : '');
   switch (tool) {
     case 'save_workflow': {
       const draft = await currentDraft(turn);
       if (!draft) return { refused: 'there is no valid draft to save: call validate_workflow first' };
-      return { summary: `Save workflow "${draft.name}" (${draft.id})`, input: { config: { ...draft } } };
+      const preview =
+        turn.log.previewOf(draft.id) ??
+        cardPreview(
+          await previewWorkflow(
+            {
+              store: turn.engine.store,
+              credentials: turn.engine.credentials,
+              threshold: turn.engine.settings.confidenceThreshold,
+            },
+            draft,
+          ),
+        );
+      const card = await workflowCard(cardDeps(turn), draft, preview);
+      const missing = card.credentials.filter((c) => !c.set).map((c) => c.name);
+      const paused =
+        missing.length > 0
+          ? `, paused until ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} set`
+          : '';
+      return {
+        summary: `Save workflow "${draft.name}" (${draft.id})${paused}`,
+        input: { config: { ...draft } },
+        card,
+      };
     }
-    case 'delete_workflow':
+    case 'delete_workflow': {
+      const workflow = await getWorkflow(turn.engine.store, str('workflow_id')).catch(() => null);
+      if (!workflow) return { refused: `there is no workflow "${str('workflow_id')}" (see list_workflows)` };
+      return {
+        summary: `Delete workflow "${workflow.name}" (${workflow.id}): it stops running and cannot be brought back`,
+        input: { workflow_id: workflow.id },
+        card: await workflowCard(cardDeps(turn), workflow),
+      };
+    }
     case 'start_run': {
       const workflow = await getWorkflow(turn.engine.store, str('workflow_id')).catch(() => null);
       if (!workflow) return { refused: `there is no workflow "${str('workflow_id')}" (see list_workflows)` };
-      const verb = tool === 'start_run' ? 'Run' : 'Delete workflow';
-      return {
-        summary: `${verb} "${workflow.name}" (${workflow.id})${tool === 'start_run' ? ' now' : ''}`,
-        input: { workflow_id: workflow.id },
-      };
+      const missing = await missingCredentials(turn.engine.credentials, workflow);
+      if (missing.length > 0)
+        return {
+          refused: `${workflow.id} cannot run: it needs ${missing.join(', ')}. Set it with \`handoff credentials set ${missing[0]}\` (or in the chat's card), then run it`,
+        };
+      return { summary: `Run "${workflow.name}" (${workflow.id}) now`, input: { workflow_id: workflow.id } };
     }
     case 'answer_decision': {
       const decision = await getDecision(turn.engine.store, str('decision_id')).catch(() => null);

@@ -2,13 +2,15 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { listEntries, statusOf } from '../integrations/registry.ts';
-import { listRules } from '../memory/rules-repository.ts';
+import { rulesInWords } from './workspace-facts.ts';
 import { listPending } from '../runs/decision-repository.ts';
-import { listRuns } from '../runs/run-repository.ts';
+import { latestRuns } from '../runs/run-repository.ts';
 import { toPendingJson } from '../runs/views.ts';
 import { publicSourceFields } from '../sources/check.ts';
 import { SOURCE_TYPES } from '../sources/source-types.ts';
 import { listWorkflows } from '../workflows/repository.ts';
+import { ScheduleStateSchema } from '../schedules/schedules.ts';
+import { listRecords } from '../store/records.ts';
 import { listTemplates, readTemplate } from '../workflows/templates.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { errorMessage } from '../errors/index.ts';
@@ -85,20 +87,34 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
     }),
     tool({
       name: 'list_workflows',
-      description: 'Lists the saved workflows (id, name, trigger).',
+      description:
+        'Lists the saved workflows (id, name, trigger, and whether it is paused and what it needs).',
       inputSchema: z.object({}),
-      callback: async () => ({
-        workflows: (await listWorkflows(store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger })),
-      }),
+      callback: async () => {
+        const paused = new Map(
+          (await listRecords(store, 'schedules', ScheduleStateSchema)).map((s) => [s.workflow_id, s]),
+        );
+        return {
+          workflows: (await listWorkflows(store)).map((w) => ({
+            id: w.id,
+            name: w.name,
+            trigger: w.trigger,
+            paused: paused.get(w.id)?.paused === true,
+            ...(paused.get(w.id)?.needs?.length ? { needs: paused.get(w.id)!.needs } : {}),
+          })),
+        };
+      },
     }),
     tool({
       name: 'list_runs',
       description: 'Lists the 10 newest runs.',
       inputSchema: z.object({}),
       callback: async () => ({
-        runs: (await listRuns(store))
-          .slice(0, 10)
-          .map((r) => ({ run_id: r.id, workflow_id: r.workflow_id, status: r.status })),
+        runs: (await latestRuns(store, 10)).runs.map((r) => ({
+          run_id: r.id,
+          workflow_id: r.workflow_id,
+          status: r.status,
+        })),
       }),
     }),
     tool({
@@ -109,19 +125,9 @@ export function discoveryTools(turn: ChatTurn): Tool[] {
     }),
     tool({
       name: 'list_rules',
-      description: 'Lists the rules (yours and learned).',
+      description: 'Lists the live rules (yours and learned), each in words with where it came from.',
       inputSchema: z.object({}),
-      callback: async () => ({
-        rules: (await listRules(store))
-          .filter((r) => r.superseded_by === null)
-          .map((r) => ({
-            id: r.id,
-            match: r.match,
-            action: r.action,
-            source: r.source,
-            workflow_id: r.workflow_id,
-          })),
-      }),
+      callback: async () => ({ rules: await rulesInWords(store) }),
     }),
   ];
 }

@@ -1,11 +1,37 @@
-/** The Operator's world-changing tools; each waits for the person's yes (confirm-gate.ts). */
+/**
+ * The Operator's tools: what exists (workflows, decisions and why they were asked, rules,
+ * what was done on a day) and the steps on it; each world-changing one waits for the
+ * person's yes (confirm-gate.ts).
+ */
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { RuleMatchSchema } from '../records/rule.ts';
+import type { ChatTurn } from './chat-turn.ts';
 import { gatedCallback } from './confirm-gate.ts';
+import { workflowTools } from './workflow-tools.ts';
+import { activityOn, findDecision } from './workspace-facts.ts';
 
-export function operatorTools(): Tool[] {
+export function operatorTools(turn: ChatTurn): Tool[] {
   return [
+    ...workflowTools(turn),
+    tool({
+      name: 'explain_decision',
+      description:
+        'Why a question was asked: the decision (by id, or words of its subject or sender) with its recorded reasoning and why the gate asked.',
+      inputSchema: z.object({ query: z.string() }),
+      callback: async ({ query }) =>
+        (await findDecision(turn.engine.store, query)) ?? {
+          ok: false,
+          error: `no decision matches "${query}" (see list_pending)`,
+        },
+    }),
+    tool({
+      name: 'list_activity',
+      description:
+        'What was done on a day, from the audit log: "today", "yesterday" or YYYY-MM-DD (in the profile\'s time zone).',
+      inputSchema: z.object({ day: z.string() }),
+      callback: async ({ day }) => activityOn(turn.engine.store, day),
+    }),
     tool({
       name: 'start_run',
       description: 'Starts a run of a saved workflow now. The person is asked to confirm first.',

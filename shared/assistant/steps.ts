@@ -15,7 +15,9 @@ import { createRunFor, executeRun } from '../runs/start-run.ts';
 import { describeCounts } from '../runs/views.ts';
 import type { Confirm } from '../chats/chat-records.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
-import { WorkflowSchema } from '../workflows/schema.ts';
+import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
+import { getScheduleState, pauseUntilSet } from '../schedules/schedules.ts';
+import { missingCredentials } from './workflow-card.ts';
 import type { TurnLog } from './turn-log.ts';
 import { decisionCard } from './late-questions.ts';
 import { plural } from '../text/plural.ts';
@@ -41,15 +43,27 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
       const parsed = WorkflowSchema.safeParse(step.input.config);
       if (!parsed.success)
         throw new InvalidInputError('the drafted workflow is not valid any more; nothing was saved');
-      await saveWorkflow(engine.store, parsed.data);
-      log.workflowId = parsed.data.id;
-      log.card({ kind: 'workflow_saved', workflow_id: parsed.data.id });
-      log.emit('workflow_saved', `Saved workflow ${parsed.data.id}`, { workflow_id: parsed.data.id });
-      return `Saved "${parsed.data.name}" as workflow ${parsed.data.id}. Say "run it now" to try it.`;
+      const workflow = parsed.data;
+      // Checked again at the yes: a credential may have been set (or removed) since the card.
+      const missing = await missingCredentials(engine.credentials, workflow);
+      await saveReadyOrPaused(engine, workflow, missing);
+      await engine.onWorkflowChange?.(workflow.id, 'saved', engine.workspace);
+      log.workflowId = workflow.id;
+      log.card({ kind: 'workflow_saved', workflow_id: workflow.id });
+      log.emit('workflow_saved', `Saved workflow ${workflow.id}`, {
+        workflow_id: workflow.id,
+        ...(missing.length > 0 ? { paused: true, needs: missing } : {}),
+      });
+      if (missing.length > 0)
+        return `Saved "${workflow.name}" as workflow ${workflow.id}, paused: it needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set, so it will not run. Set ${missing.length > 1 ? 'them' : 'it'} with \`handoff credentials set ${missing[0]}\` (or in the chat's card on the web), then say "resume ${workflow.id}".`;
+      return `Saved "${workflow.name}" as workflow ${workflow.id}. Say "run it now" to try it.`;
     }
     case 'delete_workflow': {
       const { workflow_id } = WorkflowIdInput.parse(step.input);
       await deleteWorkflow(engine.store, workflow_id);
+      if (await getScheduleState(engine.store, workflow_id))
+        await engine.store.delete('schedules', workflow_id);
+      await engine.onWorkflowChange?.(workflow_id, 'removed', engine.workspace);
       return `Deleted workflow ${workflow_id}.`;
     }
     case 'start_run':
@@ -75,6 +89,22 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
       return `Revoked rule ${rule.id}.`;
     }
   }
+}
+
+/**
+ * Saves a workflow that can run as it is; one that lacks credentials is paused first (so no
+ * scheduler ever sees it active), saying what it needs. A stale "needs" pause is lifted.
+ */
+async function saveReadyOrPaused(engine: EngineDeps, workflow: Workflow, missing: string[]): Promise<void> {
+  const state = await getScheduleState(engine.store, workflow.id);
+  if (missing.length > 0) await pauseUntilSet(engine.store, workflow.id, missing);
+  try {
+    await saveWorkflow(engine.store, workflow);
+  } catch (error) {
+    if (missing.length > 0 && !state) await engine.store.delete('schedules', workflow.id);
+    throw error;
+  }
+  if (missing.length === 0 && state?.needs?.length) await engine.store.delete('schedules', workflow.id);
 }
 
 /** Starts a run and works it until it completes or pauses; its questions become decision cards. */

@@ -1,5 +1,5 @@
 import type { FeedEvent } from '../events/feed.ts';
-import type { Card, Confirm } from '../chats/chat-records.ts';
+import type { Card, Confirm, WorkflowCard } from '../chats/chat-records.ts';
 
 /** Emits onto the chat's feed channel `chat:<id>`. */
 export type ChatEmit = (kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
@@ -18,10 +18,21 @@ export class TurnLog {
   workflowId: string | undefined;
   runId: string | undefined;
   confirm: Confirm | undefined;
+  /** A confirmation asked in an earlier turn that is still waiting after this one. */
+  pending: Confirm | undefined;
+  /** What a refinement of the draft changed, in words (set by validate_workflow). */
+  changed: string[] | undefined;
+  /** Previews made this turn, by workflow id (the confirmation card shows the latest). */
+  readonly previews = new Map<string, WorkflowCard['preview']>();
 
   constructor(readonly emit: ChatEmit) {}
 
   card(card: Card): void {
     this.cards.push(card);
+  }
+
+  /** The preview made this turn of workflow `id`, or null. */
+  previewOf(id: string): WorkflowCard['preview'] {
+    return this.previews.get(id) ?? null;
   }
 }

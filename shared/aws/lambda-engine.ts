@@ -11,6 +11,7 @@ import type { Store } from '../store/store.ts';
 import type { LambdaClients } from './clients.ts';
 import { storeForLambda } from './dynamo-client.ts';
 import { EventBridgeDispatcher } from './eventbridge-dispatcher.ts';
+import { workflowEvents } from './workflow-events.ts';
 import type { ENGINE_OPTIONAL_VARS, ENGINE_VARS, LambdaEnv } from './lambda-env.ts';
 import type { LambdaFunction } from './deployment.ts';
 
@@ -76,6 +77,8 @@ export function engineForLambda(
     mirror: noMirror,
     dispatcher: new EventBridgeDispatcher(clients.eventBridge, env.EVENT_BUS_NAME, workspace),
     emit: emitIn(workspace),
+    // A workflow the assistant saves, pauses or deletes has its EventBridge schedule kept in step.
+    onWorkflowChange: workflowEvents(clients.eventBridge, env.EVENT_BUS_NAME),
     settings,
   };
 }

@@ -2,6 +2,7 @@
  * What the engine's functions do with their event: parse it (zod), call the engine, say
  * what happened. The files in lambdas/ only wire these to their clients.
  */
+import { keysMigrated, migrateKeys } from '../runs/key-migration.ts';
 import type { Platform } from '../workspaces/platform.ts';
 import type { EngineOf } from './lambda-engine.ts';
 import { log } from '../logging/log.ts';
@@ -68,7 +69,10 @@ export function stepHandler(engineOf: EngineOf, own: Step): (event: unknown) => 
 export async function sweepRuns(platform: Platform): Promise<SweepResult> {
   const result: SweepResult = { expired: 0, resent: [], failed: [] };
   for (const workspace of await platform.registry.list()) {
-    const swept = await sweep(platform.engineFor(workspace.id));
+    const engine = platform.engineFor(workspace.id);
+    const swept = await sweep(engine);
+    // The keys step of `handoff store migrate`, until it has run: resumable, so a sweep cut short by its timeout is finished by the next.
+    if (!(await keysMigrated(engine.store))) await migrateKeys(engine.store);
     result.expired += swept.expired;
     result.resent.push(...swept.resent);
     result.failed.push(...swept.failed);

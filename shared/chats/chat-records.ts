@@ -14,6 +14,41 @@ export const MAX_MESSAGE_CHARS = 8000;
 /** A chat id as `POST /api/chats` makes it. */
 export const CHAT_ID = /^chat_[a-z0-9_]{1,60}$/;
 
+const PreviewRowSchema = z.object({
+  item_id: z.string(),
+  sender: z.string(),
+  subject: z.string(),
+  /** What the gate would do: act (the action), ask the person, or a rule decides. */
+  verdict: z.enum(['act', 'ask', 'rule']),
+  action: z.string(),
+  reason: z.string(),
+});
+export type PreviewRow = z.infer<typeof PreviewRowSchema>;
+
+/** A workflow in plain words, as the confirmation card and "show me the workflow" show it. */
+export const WorkflowCardSchema = z.object({
+  workflow_id: z.string(),
+  name: z.string(),
+  /** Where its items come from, e.g. "the IMAP mailbox INBOX of me@fastmail.com at imap.fastmail.com". */
+  source: z.string(),
+  /** When it runs, in words with the time zone, e.g. "every weekday at 09:00 (Europe/Helsinki)". */
+  schedule: z.string(),
+  instructions: z.string(),
+  /** One line per action, e.g. "delete (irreversible: always asks you)". */
+  actions: z.array(z.string()),
+  /** When it acts alone and when it asks, in words. */
+  threshold: z.string(),
+  /** The credentials it needs and whether each is set. */
+  credentials: z.array(z.object({ name: z.string(), set: z.boolean() })),
+  /** The preview against real items (null: none was made). */
+  preview: z
+    .object({ count: z.number(), rows: z.array(PreviewRowSchema), error: z.string().optional() })
+    .nullable(),
+  /** Saved now it would be: active, or paused until the missing credentials are set. */
+  saves_as: z.enum(['active', 'paused']),
+});
+export type WorkflowCard = z.infer<typeof WorkflowCardSchema>;
+
 /** A world-changing step the assistant asked for, waiting for the person's yes. */
 export const ConfirmSchema = z.object({
   id: z.string(),
@@ -28,21 +63,12 @@ export const ConfirmSchema = z.object({
   input: z.record(z.string(), z.unknown()),
   /** One line: what will happen on yes. */
   summary: z.string(),
+  /** For a workflow's save: the whole workflow in plain words. */
+  card: WorkflowCardSchema.optional(),
   asked_at: z.string(),
 });
 export type Confirm = z.infer<typeof ConfirmSchema>;
 export type ConfirmTool = Confirm['tool'];
-
-const PreviewRowSchema = z.object({
-  item_id: z.string(),
-  sender: z.string(),
-  subject: z.string(),
-  /** What the gate would do: act (the action), ask the person, or a rule decides. */
-  verdict: z.enum(['act', 'ask', 'rule']),
-  action: z.string(),
-  reason: z.string(),
-});
-export type PreviewRow = z.infer<typeof PreviewRowSchema>;
 
 /** Things a turn shows beside its text. */
 export const CardSchema = z.discriminatedUnion('kind', [
@@ -51,6 +77,17 @@ export const CardSchema = z.discriminatedUnion('kind', [
     confirm_id: z.string(),
     summary: z.string(),
     status: z.enum(['pending', 'done', 'cancelled']),
+    /** For a workflow's save: the whole workflow in plain words. */
+    card: WorkflowCardSchema.optional(),
+  }),
+  /** A workflow shown in plain words (the chat's draft, or a saved one). */
+  z.object({
+    kind: z.literal('workflow'),
+    /** draft: not saved yet; active or paused: saved. */
+    state: z.enum(['draft', 'active', 'paused']),
+    card: WorkflowCardSchema,
+    /** What a refinement changed, one line each. */
+    changed: z.array(z.string()).default([]),
   }),
   z.object({
     kind: z.literal('preview'),

@@ -7,6 +7,7 @@ import { getChat, updateChat } from './chat-repository.ts';
  * Strands' snapshot storage, backed by the chat record: the latest session snapshot of each
  * of the chat's agents lives on the chat itself (JSON files locally, DynamoDB on AWS), so a
  * conversation survives a restart. Only the latest snapshot is kept; a chat has no checkpoints.
+ * A restored agent keeps the system prompt it was built with this turn.
  */
 export class ChatSnapshotStorage implements SnapshotStorage {
   constructor(
@@ -25,7 +26,10 @@ export class ChatSnapshotStorage implements SnapshotStorage {
   async loadSnapshot(params: Parameters<SnapshotStorage['loadSnapshot']>[0]): Promise<Snapshot | null> {
     const chat = await getChat(this.store, this.chatId);
     const snapshot = chat.session[params.location.scopeId];
-    return snapshot ?? null;
+    if (!snapshot) return null;
+    // The prompt is the code's, built each turn (it carries the chat's draft): never the stored one.
+    const { systemPrompt: _stored, ...data } = snapshot.data;
+    return { ...snapshot, data };
   }
 
   async listSnapshotIds(): Promise<string[]> {

@@ -72,7 +72,13 @@ export async function carryOutNow(
   batch: readonly Decided[],
   holds: readonly SourceItem[] = [],
 ): Promise<CarryOutResult[]> {
-  const carryCtx = { store: ctx.store, source: ctx.source, workflowId: ctx.workflow.id, runId: ctx.runId };
+  const carryCtx = {
+    store: ctx.store,
+    source: ctx.source,
+    workflowId: ctx.workflow.id,
+    runId: ctx.runId,
+    compose: ctx.compose,
+  };
   const { results, unavailable, notHeld } = await carryOutMany(carryCtx, batch, holds);
   for (const item of notHeld) {
     ctx.ledger.undefer(item.id);
@@ -97,6 +103,7 @@ function report(ctx: RunContext, item: SourceItem, choice: Choice, result: Carry
       action: choice.action,
       outcome: result.outcome,
       decided_by: choice.decidedBy,
+      ...(result.outcome === 'failed' ? { reason: result.detail } : {}),
       ...(choice.agent !== undefined ? { agent: choice.agent } : {}),
     },
   );

@@ -2,6 +2,7 @@ import { AfterInvocationEvent, BeforeToolCallEvent, type Agent } from '@strands-
 import { z } from 'zod';
 import { actsOnSource, type Choice, type Decided } from '../actions/carry-out.ts';
 import { beforeTool, carryOutNow, flushDecided } from './act-queue.ts';
+import { notYetCarriedOut } from './carried-early.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
@@ -11,6 +12,8 @@ import { distinctId, type SourceItem } from '../sources/source.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';
 import { judge, type GatePolicy } from './verdict.ts';
+import { approvedWords, carriesWords, wordsFor, wordsWithoutModel, type Words } from '../actions/words.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
 export const DECISIONS_INTERRUPT = 'handoff_decisions';
@@ -163,6 +166,8 @@ export async function setAside(
     reason: rest.reason,
     ...(agent !== undefined ? { agent } : {}),
   };
+  const drafts = await draftsFor(ctx, item, suggestion.action);
+  if (drafts.length > 0) entry.drafts = drafts;
   ctx.ledger.defer(entry);
   ctx.emit('deferred', `Set aside: ${item.subject}`, {
     item_id: item.id,
@@ -171,12 +176,39 @@ export async function setAside(
   });
 }
 
+/**
+ * The words of every action the person may choose for the item that carries words (the
+ * suggestion and the question's options, as the workflow declares them), written now, so
+ * the person reads and edits them where they decide. One the model cannot write is written
+ * when the answer is carried out.
+ */
+async function draftsFor(ctx: RunContext, item: SourceItem, suggested: string): Promise<Words[]> {
+  const declared = new Set(ctx.workflow.actions.map((a) => a.name));
+  const actions = [...new Set([suggested, ...ctx.workflow.human_gate.options])].filter(
+    (a) => declared.has(a) && carriesWords(a),
+  );
+  const drafts: Words[] = [];
+  for (const action of actions) {
+    try {
+      const words = ctx.compose ? await ctx.compose(item, action) : wordsWithoutModel(item, action);
+      if (words) drafts.push(words);
+    } catch (error) {
+      ctx.emit('failed', `No ${action} draft for ${item.subject}: ${errorMessage(error)}`, {
+        item_id: item.id,
+      });
+    }
+  }
+  return drafts;
+}
+
 async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<void> {
-  const deferred = ctx.ledger.deferred();
-  if (deferred.length === 0) return;
+  const setAsideAll = ctx.ledger.deferred();
+  if (setAsideAll.length === 0) return;
   ctx.ledger.persistDeferred(); // the snapshot taken at the pause carries them to whoever resumes
-  const reason: DecisionsInterruptReason = { item_ids: deferred.map((d) => d.item_id) };
+  const reason: DecisionsInterruptReason = { item_ids: setAsideAll.map((d) => d.item_id) };
   const response = DecisionsResponseSchema.parse(event.interrupt({ name: DECISIONS_INTERRUPT, reason }));
+  // Items carried out as their answers arrived are counted, never acted on again.
+  const deferred = await notYetCarriedOut(ctx, setAsideAll);
   const decided: Decided[] = [];
   const choices = deferred.map((entry) =>
     choiceFor(
@@ -206,6 +238,7 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
 function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][number] | undefined): Choice {
   // No answer for an item is never a licence to act: it is skipped.
   const action = answer?.by === 'human' ? resolveAction(answer.action, entry) : 'skip';
+  const words = answer ? approvedOrDrafted(action, entry, answer) : undefined;
   return {
     action,
     decidedBy: 'human',
@@ -218,7 +251,22 @@ function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][num
     skipReason: answer?.reason ?? null,
     ...(answer?.by === 'human' ? { decisionId: answer.decision_id } : {}),
     ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
+    ...(words ? { words } : {}),
   };
+}
+
+/** The words the person approved for the action: the draft they saw, with their edits. */
+function approvedOrDrafted(
+  action: string,
+  entry: DeferredItem,
+  answer: DecisionsResponse['answers'][number],
+): Words | undefined {
+  const drafted = wordsFor(entry.drafts, action);
+  try {
+    return approvedWords(action, drafted, { body: answer.body, title: answer.title });
+  } catch {
+    return drafted; // checked when the answer was recorded; an unreadable edit is not mail
+  }
 }
 
 /** The item as its question describes it: enough to record a skip or carry out a by-ref action. */
@@ -263,12 +311,13 @@ async function rereadAll(
 
 /** The item left the source while the run waited: nothing is done, and the audit says so. */
 async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choice): Promise<void> {
-  const detail = 'the item is no longer in the source; nothing was done';
+  const detail = goneDetail(entry.item_id);
   await releaseHolds(ctx.store, { id: ctx.runId, workflow_id: ctx.workflow.id }, [entry.item_id]);
   await appendAudit(ctx.store, {
     run_id: ctx.runId,
     workflow_id: ctx.workflow.id,
     item_id: entry.item_id,
+    subject: entry.subject,
     outcome: 'failed',
     action: choice.action,
     decided_by: choice.expired ? null : 'human',
@@ -284,8 +333,14 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     action: choice.action,
     outcome: 'failed',
     decided_by: 'human',
+    reason: detail,
     ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
   });
+}
+
+/** Why an item asked about was not acted on: it left the source (another client moved or deleted it). */
+export function goneDetail(itemId: string): string {
+  return `gone: ${itemId} is no longer in the source (moved or deleted elsewhere while the run waited); nothing was done`;
 }
 
 const SNIPPET_CHARS = 400;

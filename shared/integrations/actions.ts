@@ -8,6 +8,7 @@ import {
   type SourceItem,
 } from '../sources/source.ts';
 import { IntegrationError, serverOf, type ToolOutput } from './tool.ts';
+import type { Words } from '../actions/words.ts';
 
 /**
  * A world-changing integration tool, as a workflow action. The model never calls it:
@@ -82,6 +83,58 @@ export function fillTemplate(template: unknown, vars: Record<string, TemplateVal
   return template;
 }
 
+/** The arguments that carry an integration action's words: its text, and its title when it has one. */
+const BODY_KEYS = ['text', 'message', 'body', 'content', 'markdown', 'description'];
+const TITLE_KEYS = ['title', 'subject', 'summary'];
+
+function firstString(args: Record<string, unknown>, keys: readonly string[]): string | null {
+  const key = keys.find((k) => typeof args[k] === 'string');
+  return key ?? null;
+}
+
+/**
+ * The words an integration action would carry for an item (a Slack message's text, an issue's
+ * title and body), as its arguments are filled: shown and editable before it is carried out.
+ * Null when none of its arguments is text a person would read, or the item cannot fill them.
+ */
+export function integrationWords(
+  action: IntegrationAction,
+  item: SourceItem,
+  context: ActionContext,
+): Words | null {
+  let args: Record<string, unknown>;
+  try {
+    args = argumentsFor(action, item, { ...context, words: undefined });
+  } catch {
+    return null;
+  }
+  const body = firstString(args, BODY_KEYS);
+  if (body === null) return null;
+  const title = firstString(args, TITLE_KEYS);
+  return {
+    action: action.name,
+    title: title === null ? null : (args[title] as string),
+    body: args[body] as string,
+    by: 'template',
+  };
+}
+
+/** The arguments with the approved words in place of the ones the template or the item gave. */
+function withWords(
+  args: Record<string, unknown>,
+  words: Words | undefined,
+  action: string,
+): Record<string, unknown> {
+  if (!words || words.action !== action) return args;
+  const body = firstString(args, BODY_KEYS);
+  const title = firstString(args, TITLE_KEYS);
+  return {
+    ...args,
+    ...(body !== null ? { [body]: words.body } : {}),
+    ...(title !== null && words.title !== null ? { [title]: words.title } : {}),
+  };
+}
+
 /** Property names filled from the item when an action has no template. */
 const AUTO: [RegExp, string][] = [
   [/^(title|subject|summary|name)$/i, 'item.subject'],
@@ -100,7 +153,12 @@ export function argumentsFor(
   context: ActionContext,
 ): Record<string, unknown> {
   const vars = templateVars(item, context);
-  if (action.template) return fillTemplate(action.template, vars) as Record<string, unknown>;
+  if (action.template)
+    return withWords(
+      fillTemplate(action.template, vars) as Record<string, unknown>,
+      context.words,
+      action.name,
+    );
   const properties = (action.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   const args: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(properties)) {
@@ -117,7 +175,7 @@ export function argumentsFor(
       `${action.name} needs ${missing.join(', ')}, which the item does not give; set a template: ` +
         `handoff integrations template ${action.server} ${action.tool} '{"${missing[0]}": "..."}'`,
     );
-  return args;
+  return withWords(args, context.words, action.name);
 }
 
 /**
@@ -172,6 +230,13 @@ export class IntegrationActionSource implements ItemSource {
         }
     }
     return out;
+  }
+
+  /** The words an integration action would carry for the item; the wrapped source's for its own actions. */
+  wordsFor(action: string, item: SourceItem, context: ActionContext): Words | null {
+    const integration = this.actions.get(action);
+    if (integration) return integrationWords(integration, item, context);
+    return this.inner.wordsFor?.(action, item, context) ?? null;
   }
 
   /** Whether the wrapped source carries out `action` itself (not an integration's `<entry>__<tool>`). */

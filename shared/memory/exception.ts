@@ -9,3 +9,13 @@ const EXCEPTION =
 export function marksException(note: string | null | undefined): boolean {
   return EXCEPTION.test((note ?? '').toLowerCase());
 }
+
+/**
+ * Whether an answer was given just this once: the control (`--once`, `"once": true`, the
+ * checkbox) or a note that says so. It teaches nothing and cancels nothing.
+ */
+export function answeredOnce(
+  answer: { once?: boolean | undefined; note: string | null } | null | undefined,
+): boolean {
+  return answer?.once === true || marksException(answer?.note);
+}

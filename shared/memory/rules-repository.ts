@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors/index.ts';
 import { newId } from '../store/ids.ts';
-import { getRecord, listRecords } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { getRecord, listRecords, parseRecord } from '../store/records.ts';
+import { listPage, type Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
 import { invalidateRuleSet } from './rule-sets.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
@@ -37,6 +37,19 @@ export async function listRules(store: Store): Promise<Rule[]> {
   return (await listRecords(store, 'rules', RuleSchema)).sort((a, b) =>
     a.created_at.localeCompare(b.created_at),
   );
+}
+
+/**
+ * A page of rules, newest first (rule ids sort by when they were made), reading what it shows
+ * plus one; `next_cursor` names the next page (null at the last).
+ */
+export async function rulesPage(
+  store: Store,
+  limit: number,
+  cursor: string | null = null,
+): Promise<{ rules: Rule[]; next_cursor: string | null }> {
+  const page = await listPage(store, 'rules', '', { limit, cursor, descending: true });
+  return { rules: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)), next_cursor: page.next_cursor };
 }
 
 /** Rules that may fire for a workflow: its own and those for every workflow, not superseded. */

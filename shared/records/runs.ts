@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WordsSchema } from './words.ts';
 
 export const RunStatusSchema = z.enum(['running', 'waiting', 'completed', 'skipped', 'failed']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
@@ -94,6 +95,14 @@ export const RunSchema = z.object({
   skills: z.array(LibraryPinSchema).optional(),
   /** The agent definitions (and versions) it used as specialists. */
   agents: z.array(LibraryPinSchema).optional(),
+  /**
+   * True when every audit entry and decision of the run carries its key in its id (runs
+   * started by this build, or rewritten by `handoff store migrate`): its audit and questions
+   * are read by id prefix. Absent on a run from before; it is read the older way.
+   */
+  keyed: z.literal(true).optional(),
+  /** Questions of a migrated run whose ids were made before they carried the run's key: read by id. */
+  legacy_decision_ids: z.array(z.string()).optional(),
 });
 export type Run = z.infer<typeof RunSchema>;
 export type RunDispatch = NonNullable<Run['dispatch']>;
@@ -129,10 +138,15 @@ export type InterruptRecord = z.infer<typeof InterruptSchema>;
 export const AnswerSchema = z.object({
   action: z.string(),
   note: z.string().nullable(),
+  /** Answered "just this once": it teaches nothing and cancels nothing (absent: false). */
+  once: z.boolean().optional(),
   /** `human` answered; `expired` means nobody did in time. */
   by: z.enum(['human', 'expired', 'unreachable']),
   /** Why nobody answered, when by is not human. */
   reason: z.string().nullable().optional(),
+  /** The person's own words for the chosen action, when they changed the draft (absent: as drafted). */
+  body: z.string().nullable().optional(),
+  title: z.string().nullable().optional(),
   at: z.string(),
 });
 export type Answer = z.infer<typeof AnswerSchema>;
@@ -144,6 +158,8 @@ export const DecisionSchema = z.object({
   interrupt_id: z.string(),
   workflow_id: z.string(),
   item_id: z.string(),
+  /** Where the source finds the item (absent on questions asked before answers took effect at once). */
+  item_ref: z.string().optional(),
   sender: z.string(),
   subject: z.string(),
   suggested_action: z.string(),
@@ -158,6 +174,8 @@ export const DecisionSchema = z.object({
   workflow_view: z
     .object({ name: z.string(), confidence_threshold: z.number().nullable(), source: z.string() })
     .optional(),
+  /** The words written for the options that carry words (a reply's body, a ticket), shown and editable. */
+  drafts: z.array(WordsSchema).optional(),
   status: z.enum(['pending', 'answered', 'expired']),
   answer: AnswerSchema.nullable(),
   created_at: z.string(),

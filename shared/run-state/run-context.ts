@@ -8,6 +8,7 @@ import type { FeedEvent } from '../events/feed.ts';
 import type { Choice, Decided } from '../actions/carry-out.ts';
 import type { SourceUnavailableError } from '../sources/source.ts';
 import type { RunLedger } from './run-ledger.ts';
+import type { Composer } from '../actions/compose.ts';
 
 /**
  * Everything one run's agents need. The run context holds the text of the items;
@@ -39,5 +40,7 @@ export interface RunContext {
   sourceLost: SourceUnavailableError | null;
   /** Source refs, listed once per process. */
   refs: string[] | null;
+  /** Writes an action's words for an item with the run's model (a reply, a ticket); absent: without a model. */
+  compose?: Composer;
   emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;
 }

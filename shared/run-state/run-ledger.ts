@@ -1,6 +1,7 @@
 import type { StateStore } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { EMPTY_COUNTS, RunCountsSchema, type RunCounts } from '../records/runs.ts';
+import { WordsSchema } from '../actions/words.ts';
 
 /** The agent that runs the batch; specialists are named in the workflow. */
 export const EXECUTOR = 'executor';
@@ -19,6 +20,8 @@ export const DeferredItemSchema = z.object({
   reason: z.string(),
   /** The specialist that asked; absent when the executor did (and in states saved before specialists). */
   agent: z.string().optional(),
+  /** The words written for the actions the person may choose that carry words (a reply, a ticket). */
+  drafts: z.array(WordsSchema).optional(),
 });
 export type DeferredItem = z.infer<typeof DeferredItemSchema>;
 
@@ -30,6 +33,9 @@ export const DecisionAnswerSchema = z.object({
   note: z.string().nullable(),
   by: z.enum(['human', 'expired', 'unreachable']),
   reason: z.string().nullable().default(null),
+  /** The person's own words for the chosen action (null: as drafted). */
+  body: z.string().nullable().default(null),
+  title: z.string().nullable().default(null),
 });
 export type DecisionAnswer = z.infer<typeof DecisionAnswerSchema>;
 

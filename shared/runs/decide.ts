@@ -30,11 +30,13 @@ import {
 } from '../store/store.ts';
 import { describeAnswer } from './views.ts';
 import { proposeDomainRule } from './domain-proposals.ts';
-import { learnAfterAnswer, learnerUsageRefs } from './learning.ts';
+import { learnAfterAnswer, learnerUsageRefs, type AfterAnswer } from './learning.ts';
 import { ruleSetRefs } from '../memory/rule-sets.ts';
 import { resumeIfReady } from './run-loop.ts';
+import { carryOutAnswer } from './carry-answer.ts';
 import { readGraph, UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
+import { approvedWords, wordsFor, type WordEdits } from '../actions/words.ts';
 
 /** What `handoff decide --json` and `POST /api/decisions/:id` return. */
 export interface DecideResult {
@@ -49,9 +51,19 @@ export function allowedActions(decision: Decision): string[] {
   return [...new Set([...decision.options, 'approve_suggested', 'skip'])];
 }
 
+/** How an answer is given besides its action and note. */
+export interface AnswerOptions {
+  /** Just this once: the answer teaches nothing and cancels nothing. */
+  once?: boolean;
+  /** The person's own words for the chosen action (an edited draft's body or title). */
+  edits?: WordEdits;
+}
+
 /** What `recordAnswer` returns: the result, the decision as stored and what still waits. */
 export interface Decided extends DecideResult {
   answered: Decision;
+  /** What learning from the answer came to (learned here, sent to the learner, or failed). */
+  learned: AfterAnswer;
   /** The run's questions still waiting after this answer, oldest first (null: not read). */
   waiting: Decision[] | null;
 }
@@ -67,8 +79,17 @@ export async function decide(
   decisionId: string,
   action: string,
   note: string | null,
+  options: AnswerOptions = {},
 ): Promise<DecideResult> {
-  const { decision_id, run_id, run_status } = await recordAnswer(deps, decisionId, action, note);
+  const { decision_id, run_id, run_status } = await recordAnswer(
+    deps,
+    decisionId,
+    action,
+    note,
+    undefined,
+    [],
+    options,
+  );
   return { decision_id, action, run_id, run_status };
 }
 
@@ -77,7 +98,8 @@ export async function decide(
  * `read` is the decision (with its run's waiting questions, when read with it) as the caller
  * just read it: it saves a read, and the answer is still conditional on its version.
  * `alongside` are writes that belong with the answer (a signed link spent by it): committed
- * with it in one durable write where the store can.
+ * with it in one durable write where the store can. `edits`: the person's own words for
+ * the chosen action (a reply's body, a ticket's title), replacing the draft's.
  */
 export async function recordAnswer(
   engine: EngineDeps,
@@ -86,6 +108,7 @@ export async function recordAnswer(
   note: string | null,
   read?: DecisionRead,
   alongside: readonly Write[] = [],
+  options: AnswerOptions = {},
 ): Promise<Decided> {
   // Loaded with the first answer, not at a cold start (the API's bundle budget).
   const { readCache } = await import('../store/read-cache.ts');
@@ -112,6 +135,10 @@ export async function recordAnswer(
     throw new InvalidInputError(
       `"${action}" is not an option for decision ${decisionId}; choose one of: ${allowed.join(', ')}`,
     );
+  const resolved = action === 'approve_suggested' ? decision.suggested_action : action;
+  const words = approvedWords(resolved, wordsFor(decision.drafts, resolved), options.edits ?? {}); // refuses a bad edit
+  const edited =
+    words?.by === 'person' ? { body: words.body, ...(words.title ? { title: words.title } : {}) } : {};
   // One batched read; a workflow deleted since the question was asked still takes answers (it teaches nothing).
   const domainRefs = domainAnswerRefs(decision);
   const [workflowRecord, runRecord, ...more] = await getEach(deps.store, [
@@ -124,7 +151,7 @@ export async function recordAnswer(
     ...(deps.dispatcher?.learn
       ? []
       : [
-          ...(await learnerUsageRefs(deps, decision, note)),
+          ...(await learnerUsageRefs(deps, decision, { note, once: options.once })),
           { collection: 'learning_failures' as const, id: decision.id },
         ]),
   ]);
@@ -139,7 +166,14 @@ export async function recordAnswer(
   const record = {
     ...decision,
     status: 'answered',
-    answer: { action, note: note?.trim() || null, by: 'human', at: new Date().toISOString() },
+    answer: {
+      action,
+      note: note?.trim() || null,
+      ...(options.once ? { once: true } : {}),
+      ...edited,
+      by: 'human',
+      at: new Date().toISOString(),
+    },
   };
   // What the answer teaches about its sender's domain goes in the same commit (with, once
   // per workspace, every earlier answer's).
@@ -179,13 +213,15 @@ export async function recordAnswer(
     decision_id: decisionId,
     action,
   });
-  await learnQuietly(deps, answered, workflow, domain);
+  const learned = await learnQuietly(deps, answered, workflow, domain);
   const waiting = await waitingAfter(
     deps,
     answered,
     before,
     checksHeld(results, writes.length, checks.length),
   );
+  // Others still wait: this item is carried out now, not at the run's last answer.
+  if (waiting !== null && waiting.length > 0) await carryOutAnswer(engine, answered, run, workflow);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
   // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
   // for what this answer knows: the run as read with it, and every question it saw decided.
@@ -201,6 +237,7 @@ export async function recordAnswer(
     run_id: after.id,
     run_status: after.status,
     answered,
+    learned,
     waiting,
   };
 }
@@ -281,8 +318,8 @@ async function learnQuietly(
   decision: Decision,
   workflow: Workflow | null,
   domain: { written: JsonRecord[]; regather: boolean },
-): Promise<void> {
-  await learnAfterAnswer(deps, decision, workflow ?? undefined);
+): Promise<AfterAnswer> {
+  const learned = await learnAfterAnswer(deps, decision, workflow ?? undefined);
   try {
     await proposeDomainRule(deps, decision, workflow ?? undefined, domain);
   } catch (error) {
@@ -291,4 +328,5 @@ async function learnQuietly(
       decision_id: decision.id,
     });
   }
+  return learned;
 }

@@ -2,7 +2,13 @@ import { NotFoundError } from '../errors/index.ts';
 import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords, parseRecord } from '../store/records.ts';
 import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
-import { DecisionSchema, InterruptSchema, type Decision, type InterruptRecord } from '../records/runs.ts';
+import {
+  DecisionSchema,
+  InterruptSchema,
+  type Decision,
+  type InterruptRecord,
+  type Run,
+} from '../records/runs.ts';
 import type { Workflow } from '../workflows/schema.ts';
 
 /**
@@ -105,6 +111,27 @@ export async function getInterrupt(store: Store, id: string): Promise<InterruptR
   return interrupt;
 }
 
+/**
+ * A run's questions, oldest first, read by the run's key: one read by id prefix, and, for a
+ * run migrated from before keys, its older questions by id (`legacy_decision_ids`). A run
+ * from before keys that is not migrated yet is read from every decision, filtered.
+ */
+export async function decisionsOfRun(
+  store: Store,
+  run: Pick<Run, 'id' | 'keyed' | 'legacy_decision_ids'>,
+): Promise<Decision[]> {
+  if (!run.keyed) return (await listDecisions(store)).filter((d) => d.run_id === run.id);
+  const [keyed, legacy] = await Promise.all([
+    listByIdPrefix(store, 'decisions', runDecisionPrefix(run.id)),
+    getRecords(store, 'decisions', DecisionSchema, run.legacy_decision_ids ?? []),
+  ]);
+  const byId = new Map<string, Decision>();
+  for (const d of [...keyed.map((r) => parseRecord(DecisionSchema, 'decisions', r)), ...legacy])
+    if (d && d.run_id === run.id) byId.set(d.id, d);
+  return [...byId.values()].sort(oldestFirst);
+}
+
+/** Every decision of the workspace, oldest first: a full read, for a one-time gathering only. */
 export async function listDecisions(store: Store): Promise<Decision[]> {
   return (await listRecords(store, 'decisions', DecisionSchema)).sort(
     (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),

@@ -23,6 +23,12 @@ export interface EngineDeps {
   /** Null: every node runs in this process. Else each node runs where the dispatcher sends it. */
   dispatcher: Dispatcher | null;
   emit: (channel: string, kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
+  /**
+   * Told after a workflow was saved, paused, resumed or removed outside the workflow routes
+   * (the assistant), where schedules are kept apart from the store (AWS: a `handoff.workflow`
+   * event for the schedule-sync function). Absent: schedules read the store (the local scheduler).
+   */
+  onWorkflowChange?: (workflowId: string, change: 'saved' | 'removed', workspace: string) => Promise<void>;
   settings: {
     confidenceThreshold: number;
     decisionTtlHours: number;

@@ -13,6 +13,9 @@ export const MAX_SENDS = 3;
 /** A scheduled run still in its trigger step after this lost its process (trigger timeout: 60 s). */
 export const TRIGGER_LEASE_MS = 60_000;
 
+/** An answer carried out as it arrives (while its run waits) that has not settled its claim after this died midway. */
+export const ANSWER_CARRY_LEASE_MS = 2 * 60_000;
+
 /** Whether `since` (an ISO time) is more than `ms` before `now`. */
 export function olderThan(since: string | null, ms: number, now: Date): boolean {
   return since === null || now.getTime() - Date.parse(since) > ms;

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { PUBLIC_MAIL_DOMAINS } from '../agents/learner/proposal.ts';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import { marksException } from '../memory/exception.ts';
+import { answeredOnce } from '../memory/exception.ts';
 import { domainOf } from '../memory/match.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import type { Evidence } from '../records/proposals.ts';
@@ -63,7 +63,7 @@ export function proposalDomain(decision: Pick<Decision, 'sender'>): string | nul
 /** What an answered decision teaches about its domain, or null (no human answer, an exception). */
 function hintOf(decision: Decision): z.infer<typeof HintSchema> | null {
   const action = answeredAction(decision);
-  if (!action || decision.answer?.by !== 'human' || marksException(decision.answer.note)) return null;
+  if (!action || decision.answer?.by !== 'human' || answeredOnce(decision.answer)) return null;
   return { sender: decision.sender.toLowerCase(), action };
 }
 
@@ -200,7 +200,7 @@ async function addHints(
 }
 
 /** Once per workspace: every teaching answer already given, into its domain's record. */
-async function backfill(store: Store): Promise<void> {
+export async function backfill(store: Store): Promise<void> {
   for (const { workflowId, domain, hints } of groupHints(await listDecisions(store)).values())
     await addHints(store, workflowId, domain, hints);
   try {

@@ -1,10 +1,9 @@
 import { isAlive } from '../config/processes.ts';
-import { listRecords } from '../store/records.ts';
-import { ItemOutcomeSchema } from '../records/outcomes.ts';
-import { listDecisions, listPending } from './decision-repository.ts';
+import { auditOfRun } from '../audit/audit.ts';
+import { listPending, pendingOfRun } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireDecision, failRun } from './lifecycle.ts';
-import { settleInterrupted } from './interrupted-claims.ts';
+import { actingClaimsByRun, settleInterrupted } from '../actions/interrupted-claims.ts';
 import { resumeIfReady } from './run-loop.ts';
 import { sendDueNotices } from './quiet-notices.ts';
 import { UnreadableSnapshotError } from './graph-state.ts';
@@ -54,15 +53,14 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
     (r) => r.owner !== null && r.owner.host === me.host && r.owner.pid !== me.pid && !isAlive(r.owner.pid),
   );
   if (crashed.length === 0) return [];
-  const outcomes = await listRecords(deps.store, 'outcomes', ItemOutcomeSchema);
-  const decisions = await listDecisions(deps.store);
+  // What is still moving, by the status index; each run's own records by its key: never the history.
+  const acting = await actingClaimsByRun(deps.store);
   const recovered: string[] = [];
   for (const run of crashed) {
-    const midAction = outcomes.filter((o) => o.run_id === run.id && o.status === 'acting');
-    for (const outcome of midAction) await settleInterrupted(deps.store, run, outcome);
-    for (const decision of decisions.filter((d) => d.run_id === run.id && d.status === 'pending'))
+    for (const outcome of acting.get(run.id) ?? []) await settleInterrupted(deps.store, run, outcome);
+    for (const decision of await pendingOfRun(deps.store, run.id))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
-    const acted = outcomes.filter((o) => o.run_id === run.id && o.status === 'acted').length;
+    const acted = (await auditOfRun(deps.store, run)).filter((e) => e.outcome === 'acted').length;
     const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
     if ((await failRun(deps, run.id, reason)).marked) recovered.push(run.id);
   }

@@ -8,7 +8,7 @@ import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { marksException } from '../memory/exception.ts';
+import { answeredOnce } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
@@ -49,8 +49,8 @@ export async function learnFromDecision(
 ): Promise<LearnOutcome> {
   const action = answeredAction(decision);
   if (!action) return { kind: 'none', reason: 'nothing was answered', superseded: [] };
-  if (marksException(decision.answer?.note)) {
-    const reason = 'the answer was marked as an exception: it teaches nothing and cancels nothing';
+  if (answeredOnce(decision.answer)) {
+    const reason = 'the answer was given just this once: it teaches nothing and cancels nothing';
     deps.emit(decision.run_id, 'memory', 'Learned no rule (an exception)', {
       decision_id: decision.id,
       rule_id: null,

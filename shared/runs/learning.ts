@@ -6,7 +6,7 @@
  * the Memory page and by `handoff doctor`), and the sweep tries it again.
  */
 import { errorMessage, HandoffError } from '../errors/index.ts';
-import { marksException } from '../memory/exception.ts';
+import { answeredOnce } from '../memory/exception.ts';
 import { LearningFailureSchema, type LearningFailure } from '../records/learning.ts';
 import type { Decision } from '../records/runs.ts';
 import { ruleSetRefs } from '../memory/rule-sets.ts';
@@ -26,6 +26,13 @@ export const LEARN_RETRY_AFTER_MS = 5 * 60_000;
 /** Learning from an answer failed; the answer stands and the failure is recorded. */
 export class LearningFailedError extends HandoffError {}
 
+/** What became of learning from one answer, as its answer surface tells it. */
+export type AfterAnswer =
+  | { kind: 'learned'; outcome: LearnOutcome }
+  /** Sent to the function that learns (AWS): what it learns shows on the Memory page. */
+  | { kind: 'sent' }
+  | { kind: 'failed'; error: string };
+
 /**
  * After an answer is saved: learns from it here, or sends it to where learning runs. Never
  * throws: a failure to learn, or to send, is recorded on the answer's learning record.
@@ -34,17 +41,20 @@ export async function learnAfterAnswer(
   deps: EngineDeps,
   decision: Decision,
   workflow?: Workflow,
-): Promise<void> {
-  // An exception teaches nothing and needs no model: settled here, wherever learning runs.
-  if (deps.dispatcher?.learn && !marksException(decision.answer?.note)) {
+): Promise<AfterAnswer> {
+  // A once-answer teaches nothing and needs no model: settled here, wherever learning runs.
+  if (deps.dispatcher?.learn && !answeredOnce(decision.answer)) {
     try {
       await deps.dispatcher.learn({ decision_id: decision.id });
+      return { kind: 'sent' };
     } catch (error) {
-      await recordFailure(deps, decision, `could not be sent to the learner: ${errorMessage(error)}`);
+      const reason = `could not be sent to the learner: ${errorMessage(error)}`;
+      await recordFailure(deps, decision, reason);
+      return { kind: 'failed', error: reason };
     }
-    return;
   }
-  await learnOrRecord(deps, decision, workflow);
+  const result = await learnOrRecord(deps, decision, workflow);
+  return result.ok ? { kind: 'learned', outcome: result.outcome } : { kind: 'failed', error: result.error };
 }
 
 /**
@@ -83,7 +93,7 @@ export async function learnFromAnswerById(engine: EngineDeps, decisionId: string
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'learning_failures', id: decision.id },
     ...ruleSetRefs(decision.workflow_id),
-    ...(await learnerUsageRefs(deps, decision, decision.answer?.note ?? null)),
+    ...(await learnerUsageRefs(deps, decision, decision.answer ?? { note: null })),
   ]);
   const result = await learnOrRecord(deps, decision);
   if (!result.ok) throw new LearningFailedError(`learning from ${decisionId} failed: ${result.error}`);
@@ -144,9 +154,9 @@ async function recordFailure(deps: EngineDeps, decision: Decision, reason: strin
 export async function learnerUsageRefs(
   deps: EngineDeps,
   decision: Decision,
-  note: string | null,
+  answer: { note: string | null; once?: boolean | undefined },
 ): Promise<RecordRef[]> {
-  if (marksException(note?.trim() || null)) return [];
+  if (answeredOnce({ once: answer.once, note: answer.note?.trim() || null })) return [];
   try {
     const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
     return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];

@@ -3,6 +3,7 @@ import type { DeferredItem } from '../run-state/run-ledger.ts';
 import type { Tail } from '../recorder/session-chunks.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { auditEntryOf, auditRunFinished } from '../audit/audit.ts';
+import { auditIdFor } from '../audit/audit-ids.ts';
 import { RecordExistsError, VersionConflictError, errorMessage } from '../errors/index.ts';
 import { newId, stableId } from '../store/ids.ts';
 import { getRecord } from '../store/records.ts';
@@ -83,9 +84,10 @@ export async function createRun(
     finished_at: null,
     ...(pins.skills.length > 0 ? { skills: pins.skills } : {}),
     ...(pins.agents.length > 0 ? { agents: pins.agents } : {}),
+    keyed: true,
   };
   const started = auditEntryOf({
-    id: stableId('aud', id, 'run_started'),
+    id: auditIdFor(id, id, 'run_started'),
     run_id: id,
     workflow_id: workflowId,
     item_id: null,
@@ -197,6 +199,7 @@ export async function pauseRun(
     interrupt_id: interruptId,
     workflow_id: workflow.id,
     item_id: item.item_id,
+    item_ref: item.ref,
     sender: item.sender,
     subject: item.subject,
     suggested_action: item.suggested_action,
@@ -206,6 +209,7 @@ export async function pauseRun(
     reason: item.reason,
     options: workflow.human_gate.options,
     ...(item.agent !== undefined ? { agent: item.agent } : {}),
+    ...(item.drafts && item.drafts.length > 0 ? { drafts: item.drafts } : {}),
     workflow_view: workflowView(workflow),
     status: 'pending',
     answer: null,
@@ -352,6 +356,34 @@ export async function failRun(
     recordMetric('RunsFailed');
     await notifyRunFailed(deps, failed, reason);
     return { marked: true, run: failed };
+  }
+}
+
+const COUNT_ATTEMPTS = 8;
+
+/**
+ * Count: what an answer carried out while its run still waits is added to the run's counts
+ * at once (its page and the Overview show it). Only while the run waits: a resumed run
+ * counts it from the item's outcome (gate-hook's resume). False when the run no longer waits.
+ */
+export async function countWhileWaiting(
+  store: Store,
+  known: Run,
+  keys: readonly (keyof RunCounts)[],
+): Promise<boolean> {
+  if (keys.length === 0) return true;
+  // The run as the answer read it first (usually still current), then as it is now.
+  for (let attempt = 1, run = known; ; attempt++, run = await getRun(store, known.id)) {
+    if (run.status !== 'waiting') return false;
+    const counts = { ...run.counts };
+    for (const key of keys) counts[key] += 1;
+    try {
+      await write(store, run, { counts });
+      return true;
+    } catch (error) {
+      // Another answer counted meanwhile: count on the run as it is now.
+      if (!(error instanceof VersionConflictError) || attempt >= COUNT_ATTEMPTS) throw error;
+    }
   }
 }
 

@@ -26,6 +26,8 @@ import { runIntegrations } from '../integrations/run-integrations.ts';
 import { routeModelEvents } from '../models/model-events.ts';
 import { HandoffError, errorMessage } from '../errors/index.ts';
 import { recordRunReport } from '../artifacts/report.ts';
+import { composerFor, type ReplyContext } from '../actions/compose.ts';
+import { readProfile } from '../profile/profile.ts';
 
 /** The threshold in force for a workflow: its own, else the stored setting, else the environment's. */
 export function thresholdFor(
@@ -145,6 +147,11 @@ export async function prepareRun(
       repairs: (_, event) => recorder.noteModelEvent(event),
     }),
   });
+  ctx.compose = composerFor(model, replyContextOnce(deps, workflow), () => ctx.source, {
+    store: deps.store,
+    workflowId: workflow.id,
+    runId: run.id,
+  });
   const specialists = workflow.specialists ?? [];
   const fallbackModel = specialists.some((s) => s.model === 'fallback')
     ? await deps.models('fallback', {
@@ -252,4 +259,16 @@ function unread(ctx: RunContext, field: 'rules' | 'held', node: string | null): 
  */
 function actsInThisProcess(deps: EngineDeps, run: Run): boolean {
   return !deps.dispatcher || run.dispatch?.node === 'executor' || run.dispatch?.node === 'resume';
+}
+
+/** What the run's replies are written with: the instructions and the person, read once, when first needed. */
+function replyContextOnce(deps: EngineDeps, workflow: Workflow): () => Promise<ReplyContext> {
+  let context: Promise<ReplyContext> | undefined;
+  const address =
+    workflow.source.type === 'imap' && workflow.source.user.includes('@') ? workflow.source.user : null;
+  return () =>
+    (context ??= readProfile(deps.store).then((profile) => ({
+      instructions: workflow.instructions,
+      me: { name: profile.name, address },
+    })));
 }

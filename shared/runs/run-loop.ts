@@ -271,6 +271,8 @@ async function inputFor(deps: EngineDeps, run: Run, entry: Entry): Promise<Param
     note: d.answer?.note ?? null,
     by: d.status === 'answered' ? 'human' : d.answer?.by === 'unreachable' ? 'unreachable' : 'expired',
     reason: d.answer?.reason ?? null,
+    body: d.answer?.body ?? null,
+    title: d.answer?.title ?? null,
   }));
   const response: DecisionsResponse = { answers };
   return [{ interruptResponse: { interruptId: interrupt.strands_interrupt_id, response } }];

@@ -2,8 +2,8 @@ import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import os from 'node:os';
 import { NotFoundError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
-import { getRecord, listRecords } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
+import { getRecord, listRecords, parseRecord } from '../store/records.ts';
+import { listNewest, type Store } from '../store/store.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
 
 export async function getRun(store: Store, id: string): Promise<Run> {
@@ -18,6 +18,39 @@ export async function listRuns(store: Store): Promise<Run[]> {
     b.started_at.localeCompare(a.started_at),
   );
 }
+
+/**
+ * A page of runs, newest first, from the store's time index: the runs it shows plus one, and
+ * the cursor of the next page (null at the last).
+ */
+export async function latestRuns(
+  store: Store,
+  limit: number,
+  cursor: string | null = null,
+): Promise<{ runs: Run[]; next_cursor: string | null }> {
+  const page = await listNewest(store, 'runs', { limit, cursor });
+  return { runs: page.items.map((r) => parseRecord(RunSchema, 'runs', r)), next_cursor: page.next_cursor };
+}
+
+/**
+ * The runs started at or after `since` (and at least the `atLeast` newest), newest first: pages
+ * of the time index read until one reaches past `since`, so a week of runs costs a week's
+ * runs, whatever came before.
+ */
+export async function runsSince(store: Store, since: string, atLeast = 0): Promise<Run[]> {
+  const runs: Run[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const page = await latestRuns(store, PAGE, cursor);
+    runs.push(...page.runs);
+    const older = runs.length > 0 && runs.at(-1)!.started_at < since;
+    if (page.next_cursor === null || (older && runs.length >= atLeast)) break;
+    cursor = page.next_cursor;
+  }
+  return runs.filter((r, i) => r.started_at >= since || i < atLeast);
+}
+
+const PAGE = 50;
 
 /** One workflow's runs, newest first (one indexed Query where the store has it). */
 export async function listRunsOf(store: Store, workflowId: string): Promise<Run[]> {

@@ -75,9 +75,16 @@ export function statsOf(runs: Run[], now = new Date()): Stats {
 export function periodsOf(runs: Run[], now = new Date()): { today: Run[]; this_week: Run[] } {
   const day = new Date(now);
   day.setUTCHours(0, 0, 0, 0);
-  const week = new Date(day.getTime() - 6 * 86_400_000);
+  const week = weekStart(now);
   return {
     today: runs.filter((r) => r.started_at >= day.toISOString()),
-    this_week: runs.filter((r) => r.started_at >= week.toISOString()),
+    this_week: runs.filter((r) => r.started_at >= week),
   };
+}
+
+/** Where "this week" begins: midnight UTC six days before `now`'s day. */
+export function weekStart(now: Date): string {
+  const day = new Date(now);
+  day.setUTCHours(0, 0, 0, 0);
+  return new Date(day.getTime() - 6 * 86_400_000).toISOString();
 }

@@ -2,10 +2,16 @@ import type { ItemOutcome } from '../records/outcomes.ts';
 import { getRecord } from '../store/records.ts';
 import type { EngineDeps } from './deps.ts';
 import { failRun, resendStep } from './lifecycle.ts';
-import { MAX_SENDS, olderThan, STEP_LEASE_MS, UNTAKEN_AFTER_MS } from './dispatch-timing.ts';
+import {
+  ANSWER_CARRY_LEASE_MS,
+  MAX_SENDS,
+  olderThan,
+  STEP_LEASE_MS,
+  UNTAKEN_AFTER_MS,
+} from './dispatch-timing.ts';
 import { expireDue } from './housekeeping.ts';
 import { retryLearning } from './learning.ts';
-import { actingClaimsByRun, settleInterrupted } from './interrupted-claims.ts';
+import { actingClaimsByRun, settleInterrupted } from '../actions/interrupted-claims.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
 import { runsWithStatus } from './run-repository.ts';
 
@@ -35,7 +41,7 @@ export async function sweep(deps: EngineDeps, now = new Date()): Promise<SweepRe
     const outcome = await sweepRun(deps, run, now, acting);
     if (outcome) result[outcome].push(run.id);
   }
-  await settleClaimsOfStoppedRuns(deps, acting);
+  await settleClaimsOfStoppedRuns(deps, acting, now);
   // Answers the learner failed on are sent again (their records say why until then).
   await retryLearning(deps, now);
   return result;
@@ -75,11 +81,15 @@ async function sweepRun(
 async function settleClaimsOfStoppedRuns(
   deps: EngineDeps,
   acting: Map<string, ItemOutcome[]>,
+  now: Date,
 ): Promise<void> {
   for (const [runId, claims] of acting) {
     const run = await getRecord(deps.store, 'runs', RunSchema, runId);
     if (run?.status === 'running') continue; // a live step may be acting on them
-    for (const claim of claims)
+    // A waiting run's answers are carried out as they arrive: a claim that young may be live.
+    const stale =
+      run?.status === 'waiting' ? claims.filter((c) => olderThan(c.at, ANSWER_CARRY_LEASE_MS, now)) : claims;
+    for (const claim of stale)
       await settleInterrupted(deps.store, { id: runId, workflow_id: claim.workflow_id }, claim);
   }
 }

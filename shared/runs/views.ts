@@ -1,4 +1,5 @@
 import type { Decision, Run, RunCounts } from '../records/runs.ts';
+import type { Words } from '../actions/words.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
 export interface PendingJson {
@@ -15,6 +16,8 @@ export interface PendingJson {
   options: string[];
   /** Only for runs with specialists: the specialist that asked. */
   agent?: string;
+  /** The words written for the options that carry words (a reply's body, a ticket), editable when answering. */
+  drafts?: Words[];
 }
 
 /** The public view of a decision: the fields a person (or script) needs to answer it. */
@@ -32,6 +35,7 @@ export function toPendingJson(d: Decision): PendingJson {
     reasoning: d.reasoning,
     options: d.options,
     ...(d.agent !== undefined ? { agent: d.agent } : {}),
+    ...(d.drafts && d.drafts.length > 0 ? { drafts: d.drafts } : {}),
   };
 }
 

@@ -6,7 +6,9 @@
  */
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { NotFoundError } from '../errors/index.ts';
+import type { Credentials } from '../credentials/credentials.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { credentialsNeeded } from '../workflows/credentials-needed.ts';
 import { readProfile } from '../profile/profile.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
@@ -22,6 +24,8 @@ export const ScheduleStateSchema = z.object({
   schemaVersion: z.literal(1),
   workflow_id: z.string(),
   paused: z.boolean(),
+  /** Paused because these credentials are not set (saved from a chat that lacked them). */
+  needs: z.array(z.string()).optional(),
   updated_at: z.string(),
 });
 export type ScheduleState = z.infer<typeof ScheduleStateSchema>;
@@ -41,6 +45,8 @@ export interface ScheduleView {
   paused: boolean;
   /** When it was last paused or resumed (null: never). */
   changed_at: string | null;
+  /** Present when it is paused until these credentials are set (`handoff credentials set NAME`). */
+  needs?: string[];
   /** The next firings, soonest first; none while paused (a paused schedule does not fire). */
   next: Firing[];
 }
@@ -117,26 +123,67 @@ function viewOf(w: Workflow, state: ScheduleState | undefined, timeZone: string,
     time_zone: timeZone,
     paused,
     changed_at: state?.updated_at ?? null,
+    ...(paused && state?.needs?.length ? { needs: state.needs } : {}),
     next: paused ? [] : nextFirings(schedule, timeZone, now),
   };
 }
 
 /**
+ * Pauses a workflow until the credentials it `needs` are set: it neither fires on a schedule
+ * nor starts from a chat, and its schedule and `doctor` say what it needs. Written before the
+ * workflow is saved, so no scheduler ever sees it active. Any trigger kind may be paused so.
+ */
+export async function pauseUntilSet(
+  store: Store,
+  workflowId: string,
+  needs: readonly string[],
+  now = new Date(),
+): Promise<void> {
+  await store.put(
+    'schedules',
+    ScheduleStateSchema.parse({
+      id: workflowId,
+      schemaVersion: 1,
+      workflow_id: workflowId,
+      paused: true,
+      needs: [...needs],
+      updated_at: now.toISOString(),
+    }),
+  );
+}
+
+/** The credentials a paused workflow waits for (empty when it is not paused for them). */
+export async function pausedFor(store: Store, workflowId: string): Promise<string[]> {
+  const state = await getScheduleState(store, workflowId);
+  return state?.paused === true ? (state.needs ?? []) : [];
+}
+
+/**
  * Pauses or resumes a workflow's schedule (the workflow is left as it is); saying the
  * same twice changes nothing. NotFoundError for an unknown workflow or one without a
- * schedule. Returns the schedule as it now is.
+ * schedule; given `credentials`, a resume is refused (InvalidInputError) while a credential
+ * the workflow needs is not set. Returns the schedule as it now is.
  */
 export async function setPaused(
   store: Store,
   workflowId: string,
   paused: boolean,
   now = new Date(),
+  credentials?: Pick<Credentials, 'names'>,
 ): Promise<ScheduleView> {
   const workflow = await getWorkflow(store, workflowId); // NotFoundError names the fix
   if (workflow.trigger.schedule === undefined)
     throw new NotFoundError(
       `workflow "${workflowId}" has no schedule (trigger.schedule), so there is nothing to ${paused ? 'pause' : 'resume'}`,
     );
+  if (!paused && credentials) {
+    const have = await credentials.names();
+    const missing = credentialsNeeded(workflow).filter((n) => !have.has(n));
+    if (missing.length > 0)
+      throw new InvalidInputError(
+        `${workflowId} stays paused: it needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set; run \`handoff credentials set ${missing[0]}\` first`,
+      );
+  }
   const current = await getScheduleState(store, workflowId);
   let state = current;
   if (current?.paused !== paused) {

@@ -1,6 +1,7 @@
 import { HandoffError } from '../errors/index.ts';
 import type { Store, Write } from '../store/store.ts';
 import type { Produced } from '../artifacts/artifacts.ts';
+import type { Words } from '../actions/words.ts';
 
 /**
  * The source cannot be reached (say an IMAP connection dropped): nothing is known to have
@@ -52,8 +53,11 @@ export interface ActionContext {
   store: Store;
   workflowId: string;
   runId: string;
+  /** Teaches the next run; never part of anything the action writes. */
   note: string | null;
   reasoning: string | null;
+  /** The words the action carries (a reply's body, a ticket's title and body), as approved. */
+  words?: Words | undefined;
   /** Told what the action made (a draft, a ticket), so the run records it as an artifact. */
   produced?: (artifact: Produced) => void;
   /**
@@ -105,6 +109,11 @@ export interface ItemSource {
   mayHaveNew?(): Promise<boolean>;
   /** Remembers what this run saw, so the next `mayHaveNew` can answer; called when a run completes. */
   markSeen?(): Promise<void>;
+  /**
+   * The words an action of this source would carry for the item when they come from its own
+   * arguments (an integration's message): shown and editable before it is carried out.
+   */
+  wordsFor?(action: string, item: SourceItem, context: ActionContext): Words | null;
   /** Ends the source's connection, if it holds one. */
   close?(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { InvalidInputError, RecordExistsError } from '../errors/index.ts';
 import type { JsonRecord, Store, Versioned } from '../store/store.ts';
 import type { ActionContext, SourceItem } from './source.ts';
+import { ticketWords } from '../actions/words.ts';
 
 export interface TicketInput {
   workflowId: string;
@@ -54,17 +55,18 @@ export function ticketRecord(ticket: TicketInput): NewTicket {
 }
 
 /**
- * Files a ticket for one item (its subject and the start of its text); says what was done.
+ * Files a ticket for one item (the approved words, else its subject and the start of its text); says what was done.
  * With `context.stage` the ticket is handed over to be committed with the batch's record
  * (one durable write per batch); else it is created at once.
  */
 export async function fileTicketFor(item: SourceItem, context: ActionContext): Promise<string> {
+  const words = context.words?.action === 'file_ticket' ? context.words : ticketWords(item);
   const input = {
     workflowId: context.workflowId,
     runId: context.runId,
     itemId: item.id,
-    title: item.subject || '(no subject)',
-    body: `From: ${item.sender.address}\n\n${item.text.slice(0, 4000)}`,
+    title: words.title ?? (item.subject || '(no subject)'),
+    body: words.body,
   };
   let ticket: NewTicket;
   if (context.stage) {

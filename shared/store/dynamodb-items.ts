@@ -3,9 +3,9 @@
  * index keys of one workspace (dynamodb-keys.ts), the record's fields alongside.
  */
 import { InvalidInputError } from '../errors/index.ts';
-import { isIndexed, type Collection, type JsonRecord } from './store.ts';
+import { isIndexed, timeSortKey, type Collection, type JsonRecord } from './store.ts';
 import { KEY_ATTRIBUTES } from './table-schema.ts';
-import { partitionKey, statusPartition, workflowPartition } from './dynamodb-keys.ts';
+import { partitionKey, statusPartition, timePartition, workflowPartition } from './dynamodb-keys.ts';
 
 /** The primary key of a record of `workspace`; refuses an empty id. */
 export function key(workspace: string, collection: Collection, id: string): { pk: string; sk: string } {
@@ -31,7 +31,18 @@ export function toItem(
     ...key(workspace, collection, record.id),
     ...statusKeys(workspace, collection, record),
     ...workflowKeys(workspace, collection, record),
+    ...timeKeys(workspace, collection, record),
   };
+}
+
+/** The by-time index's keys, for a record of a time-indexed collection that has its time; none otherwise. */
+function timeKeys(
+  workspace: string,
+  collection: Collection,
+  record: JsonRecord,
+): { gsi3pk?: string; gsi3sk?: string } {
+  const sortKey = timeSortKey(collection, record);
+  return sortKey === undefined ? {} : { gsi3pk: timePartition(workspace, collection), gsi3sk: sortKey };
 }
 
 const RESERVED = KEY_ATTRIBUTES;

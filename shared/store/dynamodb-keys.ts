@@ -7,7 +7,8 @@
  *   id, so a `get` by id still knows its key and a `list` queries every shard;
  * - `sk` = the record's id;
  * - the status index: `gsi1pk` = `<workspace>#<collection>#<status>`;
- * - the runs-by-workflow index: `gsi2pk` = `<workspace>#runs#<workflow id>`.
+ * - the runs-by-workflow index: `gsi2pk` = `<workspace>#runs#<workflow id>`;
+ * - the by-time index: `gsi3pk` = `<workspace>#<collection>#time`.
  *
  * The layout before workspaces (`pk` = the bare collection) is read only by
  * `handoff store migrate` (dynamodb-migrate.ts).
@@ -66,4 +67,9 @@ export function statusPartition(workspace: string, collection: Collection, statu
 /** The runs-by-workflow index's partition key for one workflow's runs. */
 export function workflowPartition(workspace: string, workflowId: string): string {
   return `${workspace}#runs#${workflowId}`;
+}
+
+/** The by-time index's partition key for a collection's time-indexed records. */
+export function timePartition(workspace: string, collection: Collection): string {
+  return `${workspace}#${collection}#time`;
 }

@@ -19,9 +19,14 @@ import type { Env } from '../config/env.ts';
 import { log } from '../logging/log.ts';
 import {
   isIndexed,
+  inIdOrder,
+  newestOf,
+  sliced,
   type Collection,
   type CommitOptions,
   type JsonRecord,
+  type Page,
+  type PageRequest,
   type RecordRef,
   type Store,
   type Versioned,
@@ -34,6 +39,7 @@ import {
   RUNS_BY_WORKFLOW_INDEX,
   STATUS_INDEX as STATUS,
   TABLE_SCHEMA,
+  TIME_INDEX,
 } from './table-schema.ts';
 import { fromItem, key, toItem } from './dynamodb-items.ts';
 import {
@@ -41,6 +47,7 @@ import {
   checkWorkspace,
   partitionKeys,
   statusPartition,
+  timePartition,
   workflowPartition,
 } from './dynamodb-keys.ts';
 
@@ -189,6 +196,76 @@ export class DynamoDbStore implements Store {
       ExpressionAttributeValues: { ':g': workflowPartition(this.workspace, workflowId) },
       ScanIndexForward: false,
     });
+  }
+
+  /**
+   * A page of the collection's time-indexed records, newest first: one Query on the by-time
+   * index reading `limit` + 1 (eventually consistent, as every global index). A table made
+   * before the index (see `handoff store migrate`) is listed and sorted instead.
+   */
+  async listNewest(collection: Collection, page: PageRequest): Promise<Page> {
+    const cursor = page.cursor ?? null;
+    let out;
+    try {
+      out = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: TIME_INDEX.name,
+          KeyConditionExpression: cursor ? '#g = :g AND #s < :cursor' : '#g = :g',
+          ExpressionAttributeNames: {
+            '#g': TIME_INDEX.partitionKey,
+            ...(cursor ? { '#s': TIME_INDEX.sortKey } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':g': timePartition(this.workspace, collection),
+            ...(cursor ? { ':cursor': cursor } : {}),
+          },
+          ScanIndexForward: false,
+          Limit: page.limit + 1,
+        }),
+      );
+    } catch (err) {
+      if (!isMissingIndex(err)) throw err;
+      log.warn(
+        `DynamoDB table ${this.tableName} has no ${TIME_INDEX.name} index yet: run \`handoff store migrate\``,
+      );
+      return newestOf(await this.list(collection), collection, page);
+    }
+    const items = (out.Items ?? []).map((item) => ({
+      record: fromItem(item),
+      key: String(item[TIME_INDEX.sortKey]),
+    }));
+    return sliced(items, page.limit);
+  }
+
+  /**
+   * A page of the records whose id starts with `prefix`, in id order (or descending), after the
+   * cursor (the last id of the page before): one Query per partition, each reading `limit` + 1.
+   */
+  async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
+    const cursor = page.cursor ?? null;
+    const parts = await Promise.all(
+      partitionKeys(this.workspace, collection).map(async (pk) => {
+        const out = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'pk', ...(prefix ? { '#sk': 'sk' } : {}) },
+            ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}) },
+            ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
+            ...(page.descending ? { ScanIndexForward: false } : {}),
+            ConsistentRead: true,
+            Limit: page.limit + 1,
+          }),
+        );
+        return (out.Items ?? []).map(fromItem);
+      }),
+    );
+    const all = inIdOrder(parts.flat(), { ...page, cursor: null }).map((record) => ({
+      record,
+      key: record.id,
+    }));
+    return sliced(all, page.limit);
   }
 
   /** Every page of a Query on the table. */
@@ -357,6 +434,11 @@ export async function tableStatus(client: DynamoDBClient, tableName: string): Pr
     if (errorName(err) === 'ResourceNotFoundException') return undefined;
     throw err;
   }
+}
+
+/** A Query on an index the table does not have (made before it). */
+function isMissingIndex(err: unknown): boolean {
+  return errorName(err) === 'ValidationException' && /index/i.test(isError(err) ? err.message : '');
 }
 
 function isConditionFailure(err: unknown): boolean {

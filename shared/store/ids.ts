@@ -9,3 +9,12 @@ export function newId(prefix: string): string {
 export function stableId(prefix: string, ...parts: string[]): string {
   return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 16)}`;
 }
+
+/**
+ * The key of a run that its children's ids begin with (`dec_<key>_…`, `aud_<key>_…`), so
+ * "this run's decisions" or "this run's audit" is one read by id prefix. Eight hex digits:
+ * two runs may share one, so a reader filters by `run_id`.
+ */
+export function runKey(runId: string): string {
+  return createHash('sha256').update(['run', runId].join('\u0000')).digest('hex').slice(0, 8);
+}

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   fdatasyncSync,
   fstatSync,
   promises as fs,
@@ -27,10 +28,14 @@ import {
   type Overlay,
 } from './json-pending.ts';
 import {
+  inIdOrder,
   isIndexed,
+  sliced,
   type Collection,
   type CommitOptions,
   type JsonRecord,
+  type Page,
+  type PageRequest,
   type Store,
   type Versioned,
   type Write,
@@ -55,6 +60,8 @@ import {
   writeTempSync,
 } from './json-files.ts';
 import { StatusIndex, type FileWrite } from './json-status-index.ts';
+import { TimeIndex } from './json-time-index.ts';
+import { BUCKETED, BUCKETED_MARK, BUCKET_FOLDER, bucketOf } from './json-buckets.ts';
 
 const LONGEST_SUFFIX = '.json.lock.break';
 // Keep every file we make for a record (record, lock, breaker) within the usual 255-byte name limit.
@@ -113,11 +120,16 @@ export class JsonFileStore implements Store {
   private recovered: Promise<void> | null = null;
   private readonly pending: PendingReader;
   private readonly index: StatusIndex;
+  private readonly times: TimeIndex;
+  private readonly timesBuilt = new Set<Collection>();
+  /** Bucketed collections known to hold no keyed record in their flat folder (json-buckets.ts). */
+  private readonly noFlat = new Set<Collection>();
   readonly exactStatusIndex = true;
 
   constructor(private readonly stateDir: string) {
     this.pending = new PendingReader(stateDir);
     this.index = new StatusIndex(stateDir, (collection) => this.dirFor(collection));
+    this.times = new TimeIndex(stateDir);
   }
 
   async get(collection: Collection, id: string): Promise<JsonRecord | undefined> {
@@ -149,16 +161,160 @@ export class JsonFileStore implements Store {
     return named.filter((r) => r.status === status);
   }
 
-  /** The records whose id starts with `prefix`: only their files are read (the folder listed by name). */
+  /**
+   * The records whose id starts with `prefix`: only their files are read, found by name (a
+   * prefix that names a parent key lists that key's folder alone: json-buckets.ts).
+   */
   async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
     if (prefix === '') return this.list(collection);
-    const stem = encodeId(prefix);
     await this.recover();
-    const dir = this.dirFor(collection);
-    const named = await this.readNamed(collection, async () =>
-      (await namesIn(dir)).filter((n) => n.startsWith(stem) && isRecordName(n)),
-    );
+    const named = await this.readIds(collection, await this.idsWithPrefix(collection, prefix));
     return named.filter((r) => r.id.startsWith(prefix));
+  }
+
+  /** The ids of the collection's record files whose id starts with `prefix`, from the folders' names. */
+  private async idsWithPrefix(collection: Collection, prefix: string): Promise<string[]> {
+    const stem = prefix === '' ? '' : encodeId(prefix);
+    const dir = this.dirFor(collection);
+    const bucket = bucketOf(collection, prefix);
+    const dirs = bucket ? [path.join(dir, bucket)] : [dir];
+    if (bucket && (await this.flatMayHold(collection))) dirs.push(dir);
+    const names: string[] = [];
+    for (const d of dirs) names.push(...(await namesIn(d)));
+    // A prefix shorter than a parent key may match records of any key's folder.
+    if (!bucket && BUCKETED.has(collection))
+      for (const sub of names.filter((n) => BUCKET_FOLDER.test(n)))
+        names.push(...(await namesIn(path.join(dir, sub))));
+    return [
+      ...new Set(
+        names
+          .filter((n) => n.startsWith(stem) && isRecordName(n))
+          .map((n) => decodeURIComponent(n.slice(0, -'.json'.length))),
+      ),
+    ];
+  }
+
+  /** The records of `ids` (a vanished one skipped), with the pending commit laid over the collection. */
+  private async readIds(collection: Collection, ids: readonly string[]): Promise<JsonRecord[]> {
+    const overlay = this.pending.overlay(); // before the files: see readOver
+    const records: JsonRecord[] = [];
+    for (let i = 0; i < ids.length; i += LIST_BATCH) {
+      const batch = await Promise.all(
+        ids.slice(i, i + LIST_BATCH).map((id) => this.readFile(collection, id)),
+      );
+      for (const r of batch) if (r !== undefined) records.push(r);
+    }
+    return overlaid(records, overlay, collection);
+  }
+
+  /** A record's file, read; a keyed record of a collection from before buckets may still be flat. */
+  private async readFile(collection: Collection, id: string): Promise<JsonRecord | undefined> {
+    const found = await readRecord(this.fileFor(collection, id));
+    if (found !== undefined || bucketOf(collection, id) === null) return found;
+    return (await this.flatMayHold(collection)) ? readRecord(this.flatFileFor(collection, id)) : undefined;
+  }
+
+  /** Whether the bucketed collection's flat folder may hold keyed records (no `.bucketed` in it yet). */
+  private async flatMayHold(collection: Collection): Promise<boolean> {
+    if (this.noFlat.has(collection)) return false;
+    if (existsSync(path.join(this.dirFor(collection), BUCKETED_MARK))) {
+      this.noFlat.add(collection);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Moves the keyed records a build before buckets kept flat into their parent's folder, then
+   * marks each bucketed collection (`.bucketed`): from then on a read by parent lists one folder.
+   * Under the store lock; a rename is atomic, so a move killed midway is finished by the next.
+   * Returns how many records moved.
+   */
+  async relayout(): Promise<number> {
+    await this.recover();
+    let moved = 0;
+    for (const collection of BUCKETED) {
+      if (!(await this.flatMayHold(collection))) continue;
+      await withLock(
+        path.join(this.stateDir, STORE_LOCK),
+        async () => {
+          const dir = this.dirFor(collection);
+          for (const name of (await namesIn(dir)).filter(isRecordName)) {
+            const id = decodeURIComponent(name.slice(0, -'.json'.length));
+            if (bucketOf(collection, id) === null) continue;
+            const to = this.fileFor(collection, id);
+            mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
+            // A copy already in its folder was written after the flat one: the flat one is stale.
+            if (existsSync(to)) unlinkQuietlySync(path.join(dir, name));
+            else renameSync(path.join(dir, name), to);
+            moved += 1;
+          }
+          if (existsSync(dir)) {
+            await syncQuietly(dir);
+            closeSync(openSync(path.join(dir, BUCKETED_MARK), 'a', 0o600));
+          }
+        },
+        () => this.replayLast(),
+      );
+      this.noFlat.add(collection);
+    }
+    return moved;
+  }
+
+  /**
+   * A page of the collection's time-indexed records, newest first, read from the time index
+   * (json-time-index.ts): the records it shows plus one. A collection written before the
+   * index is marked from its records first, once.
+   */
+  async listNewest(collection: Collection, page: PageRequest): Promise<Page> {
+    await this.recover();
+    if (!this.timesBuilt.has(collection)) {
+      if (!(await this.times.isBuilt(collection)))
+        await withLock(
+          path.join(this.stateDir, STORE_LOCK),
+          async () => {
+            if (!(await this.times.isBuilt(collection)))
+              await this.times.build(collection, await this.fileWrites(collection));
+          },
+          () => this.replayLast(),
+        );
+      this.timesBuilt.add(collection);
+    }
+    const overlay = this.pending.overlay();
+    const dir = this.dirFor(collection);
+    return this.times.page(
+      collection,
+      page,
+      (name) => path.join(dir, name),
+      (files) =>
+        Promise.all(
+          files.map((file) => {
+            const id = decodeURIComponent(path.basename(file, '.json'));
+            return this.readOver(overlay, collection, id);
+          }),
+        ),
+    );
+  }
+
+  /** A page of the records whose id starts with `prefix`, in id order (or descending): the folder listed by name, `limit` + 1 files read. */
+  async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
+    await this.recover();
+    const overlay = this.pending.overlay();
+    const ids = new Set(await this.idsWithPrefix(collection, prefix));
+    // The pending commit's records of the collection may not have their files yet.
+    for (const key of overlay.keys())
+      if (key.startsWith(`${collection}/`)) ids.add(key.slice(collection.length + 1));
+    const ordered = inIdOrder(
+      [...ids].filter((id) => id.startsWith(prefix)).map((id) => ({ id })),
+      page,
+    );
+    const read: { record: JsonRecord; key: string }[] = [];
+    for (const { id } of ordered) {
+      const record = await this.readOver(overlay, collection, id);
+      if (record) read.push({ record, key: id });
+      if (read.length > page.limit) break;
+    }
+    return sliced(read, page.limit);
   }
 
   async list(collection: Collection): Promise<JsonRecord[]> {
@@ -173,10 +329,10 @@ export class JsonFileStore implements Store {
    * first: see readOver.
    */
   private async readNamed(collection: Collection, names: () => Promise<string[]>): Promise<JsonRecord[]> {
-    const overlay = this.pending.overlay();
-    const dir = this.dirFor(collection);
-    const records = await readFiles((await names()).map((name) => path.join(dir, name)));
-    return overlaid(records, overlay, collection);
+    const ids = (await names())
+      .filter(isRecordName)
+      .map((n) => decodeURIComponent(n.slice(0, -'.json'.length)));
+    return this.readIds(collection, ids);
   }
 
   /** Every record file of the collection as a write that leaves it so: what the status index is made from. */
@@ -202,15 +358,22 @@ export class JsonFileStore implements Store {
       const record = overlay.get(key);
       return record ? copyOf(record) : undefined;
     }
-    return readRecord(this.fileFor(collection, id));
+    return this.readFile(collection, id);
   }
 
-  /** Every record file of the collection, read. */
+  /** Every record file of the collection (and of its parent keys' folders), read. */
   private async listFiles(collection: Collection): Promise<JsonRecord[]> {
     const dir = this.dirFor(collection);
     const names = await namesIn(dir);
     await removeLeftovers(dir, names);
     const files = names.filter(isRecordName).map((n) => path.join(dir, n));
+    if (BUCKETED.has(collection))
+      for (const sub of names.filter((n) => BUCKET_FOLDER.test(n))) {
+        const subDir = path.join(dir, sub);
+        const subNames = await namesIn(subDir);
+        await removeLeftovers(subDir, subNames);
+        files.push(...subNames.filter(isRecordName).map((n) => path.join(subDir, n)));
+      }
     return readFiles(files);
   }
 
@@ -361,7 +524,7 @@ export class JsonFileStore implements Store {
       await Promise.all(
         keys
           .slice(i, i + LIST_BATCH)
-          .map(async ([key, op]) => read.set(key, await readRecord(this.fileFor(op.collection, idOf(op))))),
+          .map(async ([key, op]) => read.set(key, await this.readFile(op.collection, idOf(op)))),
       );
     return read;
   }
@@ -382,6 +545,14 @@ export class JsonFileStore implements Store {
     }
     const writes = [...last.values()];
     const current = this.index.currentOf(writes); // before this write changes the folders
+    const flat: string[] = [];
+    for (const collection of new Set(writes.map((w) => w.collection).filter((c) => BUCKETED.has(c)))) {
+      this.markNewBucketed(collection);
+      if (await this.flatMayHold(collection))
+        for (const w of writes)
+          if (w.collection === collection && path.dirname(w.file) !== this.dirFor(collection))
+            flat.push(path.join(this.dirFor(collection), path.basename(w.file)));
+    }
     for (const dir of new Set(writes.map(({ file }) => path.dirname(file)))) await this.ensureDir(dir);
     const temps = new Map<string, string>();
     try {
@@ -390,6 +561,7 @@ export class JsonFileStore implements Store {
       if (options.crashAfterTemps) crashPoint('store:temp-written');
       this.index.prepare();
       this.index.markEntering(writes);
+      this.times.mark(writes);
       if (options.crashAfterTemps) crashPoint('store:marked');
       for (const { file } of writes) {
         const temp = temps.get(file);
@@ -397,6 +569,7 @@ export class JsonFileStore implements Store {
         else renameSync(temp, file);
         temps.delete(file);
       }
+      for (const file of flat) unlinkQuietlySync(file); // a keyed record a build before buckets left flat
       if (options.crashAfterTemps) crashPoint('store:renamed');
       this.index.unmarkLeft(writes, current);
     } finally {
@@ -465,8 +638,10 @@ export class JsonFileStore implements Store {
       for (const { collection, id } of commit) {
         files.add(this.fileFor(collection, id));
         dirs.add(this.dirFor(collection));
+        dirs.add(path.dirname(this.fileFor(collection, id)));
         for (const dir of this.index.dirsOf(collection)) dirs.add(dir);
       }
+    for (const commit of commits) for (const dir of this.times.dirsOf(commit)) dirs.add(dir);
     const all = [...files, ...dirs];
     const lock = path.join(this.stateDir, STORE_LOCK);
     for (let i = 0; i < all.length; i += LIST_BATCH) {
@@ -533,7 +708,23 @@ export class JsonFileStore implements Store {
   }
 
   private fileFor(collection: Collection, id: string): string {
+    const bucket = bucketOf(collection, id);
+    const dir = this.dirFor(collection);
+    return path.join(bucket ? path.join(dir, bucket) : dir, `${encodeId(id)}.json`);
+  }
+
+  /** Where a keyed record was kept before buckets: the collection's own folder. */
+  private flatFileFor(collection: Collection, id: string): string {
     return path.join(this.dirFor(collection), `${encodeId(id)}.json`);
+  }
+
+  /** A bucketed collection's folder made now holds no flat keyed record: mark it so (json-buckets.ts). */
+  private markNewBucketed(collection: Collection): void {
+    const dir = this.dirFor(collection);
+    if (this.made.has(dir) || existsSync(dir)) return;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(path.join(dir, BUCKETED_MARK), 'a', 0o600));
+    this.noFlat.add(collection);
   }
 }
 

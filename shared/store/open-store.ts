@@ -9,6 +9,7 @@ import {
   tableStatus,
 } from './dynamodb-store.ts';
 import { migrateTable, type MigrationReport } from './dynamodb-migrate.ts';
+import { addMissingIndexes } from './dynamodb-indexes.ts';
 import { JsonFileStore } from './json-file-store.ts';
 import type { Store } from './store.ts';
 import { workspaceDir } from '../workspaces/layout.ts';
@@ -61,7 +62,9 @@ export async function migrateStore(env: Env): Promise<MigrationReport | null> {
         `DynamoDB table ${env.HANDOFF_TABLE} does not exist (${where}); check HANDOFF_TABLE, or create it with \`handoff store init\`.`,
       );
     }
-    return await migrateTable(createDocumentClient(client), env.HANDOFF_TABLE);
+    const report = await migrateTable(createDocumentClient(client), env.HANDOFF_TABLE);
+    await addMissingIndexes(client, env.HANDOFF_TABLE); // before the keys step writes into the by-time index
+    return report;
   } finally {
     client.destroy();
   }

@@ -14,6 +14,8 @@ import {
   type Collection,
   type CommitOptions,
   type JsonRecord,
+  type Page,
+  type PageRequest,
   type RecordRef,
   type Store,
   type Versioned,
@@ -54,6 +56,8 @@ export class ReadCacheStore implements Store {
   /** The backend's own keyed lists, when it has them (never cached). */
   readonly listRunsOf?: (workflowId: string) => Promise<JsonRecord[]>;
   readonly listByIdPrefix?: (collection: Collection, prefix: string) => Promise<JsonRecord[]>;
+  readonly listNewest?: (collection: Collection, page: PageRequest) => Promise<Page>;
+  readonly listPage?: (collection: Collection, prefix: string, page: PageRequest) => Promise<Page>;
   readonly exactStatusIndex?: boolean;
 
   constructor(
@@ -62,6 +66,8 @@ export class ReadCacheStore implements Store {
   ) {
     if (inner.listRunsOf) this.listRunsOf = inner.listRunsOf.bind(inner);
     if (inner.listByIdPrefix) this.listByIdPrefix = inner.listByIdPrefix.bind(inner);
+    if (inner.listNewest) this.listNewest = inner.listNewest.bind(inner);
+    if (inner.listPage) this.listPage = inner.listPage.bind(inner);
     if (inner.exactStatusIndex) this.exactStatusIndex = true;
   }
 

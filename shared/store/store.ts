@@ -62,6 +62,40 @@ export function isIndexed(collection: Collection, status: unknown): status is st
   return typeof status === 'string' && (INDEXED_STATUSES[collection]?.includes(status) ?? false);
 }
 
+/**
+ * The collections each backend also indexes by time (newest first: `listNewest`), and the
+ * time a record is indexed at: settled decisions (answered or expired) by when they were
+ * settled, runs by their start. Undefined: the record is not in the time index.
+ */
+export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => string | undefined>> = {
+  decisions: (r) => {
+    if (typeof r.status !== 'string' || r.status === 'pending') return undefined;
+    const answer = r.answer as { at?: unknown } | null | undefined;
+    const at = typeof answer?.at === 'string' ? answer.at : r.expires_at;
+    return typeof at === 'string' ? at : undefined;
+  },
+  runs: (r) => (typeof r.started_at === 'string' ? r.started_at : undefined),
+};
+
+/** The time `record` of `collection` is indexed at (TIME_INDEXED), or undefined. */
+export function timeKeyOf(collection: Collection, record: JsonRecord): string | undefined {
+  return TIME_INDEXED[collection]?.(record);
+}
+
+/** A page of a list: at most `limit` records, and where the next page starts (null: no more). */
+export interface Page {
+  items: JsonRecord[];
+  next_cursor: string | null;
+}
+
+/** Which page to read: how many, and the `next_cursor` of the page before (absent: the first). */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | null | undefined;
+  /** `listPage` only: from the greatest id down (ids made by `newId` sort by time: newest first). */
+  descending?: boolean | undefined;
+}
+
 export type JsonRecord = { id: string } & Record<string, unknown>;
 export type Versioned<T extends JsonRecord = JsonRecord> = T & { version: number };
 
@@ -105,6 +139,24 @@ export interface Store {
    * `listByIdPrefix` lists and filters.
    */
   listByIdPrefix?(collection: Collection, prefix: string): Promise<JsonRecord[]>;
+  /**
+   * Optional: a page of the time-indexed records of the collection (TIME_INDEXED), newest
+   * first, reading what it returns plus one (DynamoDB: one Query on the by-time index; JSON
+   * files: the day folders of the time index). Without it, `listNewest` lists and sorts.
+   */
+  listNewest?(collection: Collection, page: PageRequest): Promise<Page>;
+  /**
+   * Optional: a page of the records whose id starts with `prefix`, in id order, reading what
+   * it returns plus one where the backend can (DynamoDB: one Query per partition with a
+   * Limit). Without it, `listPage` lists by prefix and slices.
+   */
+  listPage?(collection: Collection, prefix: string, page: PageRequest): Promise<Page>;
+  /**
+   * Optional: moves records written by an earlier build to the layout this one reads by key
+   * (JSON files: a keyed record into its parent's folder); resumable. Returns how many moved.
+   * `handoff store migrate` runs it.
+   */
+  relayout?(): Promise<number>;
   /** Creates the record with `version: 1`; throws RecordExistsError if the id is taken. */
   create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>>;
   /**
@@ -227,4 +279,57 @@ export async function getEach(store: Store, refs: readonly RecordRef[]): Promise
   if (refs.length === 0) return [];
   if (store.getRefs) return store.getRefs(refs);
   return Promise.all(refs.map((ref) => store.get(ref.collection, ref.id)));
+}
+
+/** The sort key of a record in the time index: its time, then its id (ties broken alike on every backend). */
+export function timeSortKey(collection: Collection, record: JsonRecord): string | undefined {
+  const time = timeKeyOf(collection, record);
+  return time === undefined ? undefined : `${time}#${record.id}`;
+}
+
+/** `store.listNewest` when the backend has it, else every record listed, sorted newest first and sliced. */
+export async function listNewest(store: Store, collection: Collection, page: PageRequest): Promise<Page> {
+  if (store.listNewest) return store.listNewest(collection, page);
+  return newestOf(await store.list(collection), collection, page);
+}
+
+/** The page `listNewest` gives, made from every record of the collection (for a backend without a time index). */
+export function newestOf(records: readonly JsonRecord[], collection: Collection, page: PageRequest): Page {
+  const keyed = records
+    .map((record) => ({ record, key: timeSortKey(collection, record) }))
+    .filter((k): k is { record: JsonRecord; key: string } => k.key !== undefined)
+    .filter((k) => !page.cursor || k.key < page.cursor)
+    .sort((a, b) => b.key.localeCompare(a.key));
+  return sliced(keyed, page.limit);
+}
+
+/** `store.listPage` when the backend has it, else the records by prefix, in id order, sliced after the cursor. */
+export async function listPage(
+  store: Store,
+  collection: Collection,
+  prefix: string,
+  page: PageRequest,
+): Promise<Page> {
+  if (store.listPage) return store.listPage(collection, prefix, page);
+  const keyed = inIdOrder(await listByIdPrefix(store, collection, prefix), page).map((record) => ({
+    record,
+    key: record.id,
+  }));
+  return sliced(keyed, page.limit);
+}
+
+/** `records` after the page's cursor, in its id order (ascending, or descending when asked). */
+export function inIdOrder<T extends { id: string }>(records: readonly T[], page: PageRequest): T[] {
+  const after = (id: string) => !page.cursor || (page.descending ? id < page.cursor : id > page.cursor);
+  const sign = page.descending ? -1 : 1;
+  return records.filter((r) => after(r.id)).sort((a, b) => sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The first `limit` of `keyed` as a page; its cursor is the last shown's key when more follow. */
+export function sliced(keyed: readonly { record: JsonRecord; key: string }[], limit: number): Page {
+  const shown = keyed.slice(0, limit);
+  return {
+    items: shown.map((k) => k.record),
+    next_cursor: keyed.length > limit && shown.length > 0 ? shown.at(-1)!.key : null,
+  };
 }

@@ -30,13 +30,24 @@ export const RUNS_BY_WORKFLOW_INDEX = {
 } as const satisfies IndexDefinition;
 
 /**
+ * Settled decisions and runs by time, newest first (Activity's latest answers, the runs page):
+ * `gsi3pk` = `<workspace>#<collection>#time`, `gsi3sk` = `<time>#<id>` (TIME_INDEXED in
+ * store.ts). Sparse: a pending decision is not in it. One index write per such record write.
+ */
+export const TIME_INDEX = {
+  name: 'by-time',
+  partitionKey: 'gsi3pk',
+  sortKey: 'gsi3sk',
+} as const satisfies IndexDefinition;
+
+/**
  * The single table: `pk` = `<workspace>#<collection>` (sharded collections add `#<shard>`:
  * see dynamodb-keys.ts), `sk` = record id; every key attribute is a string.
  */
 export const TABLE_SCHEMA = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  indexes: [STATUS_INDEX, RUNS_BY_WORKFLOW_INDEX] as readonly IndexDefinition[],
+  indexes: [STATUS_INDEX, RUNS_BY_WORKFLOW_INDEX, TIME_INDEX] as readonly IndexDefinition[],
   /** Epoch seconds after which DynamoDB may delete the item. */
   ttlAttribute: 'ttl',
 } as const;

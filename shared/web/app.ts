@@ -9,7 +9,6 @@ import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { z } from 'zod';
 import { runAs } from '../access/actor.ts';
 import { AdministratorSettingError } from '../access/admin-settings.ts';
 import { memberOf } from '../access/member.ts';
@@ -22,7 +21,6 @@ import {
   NotFoundError,
   VersionConflictError,
 } from '../errors/index.ts';
-import { decide } from '../runs/decide.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
@@ -34,6 +32,8 @@ import { registerAssetRoutes } from './assets/routes.ts';
 import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
 import { registerChatPageRoutes } from './chat-page-routes.ts';
+import { registerAnswerRoutes } from './answer-routes.ts';
+import { registerListRoutes } from './list-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
@@ -75,12 +75,6 @@ const CSP = {
   frameAncestors: ["'none'"],
   baseUri: ["'none'"],
 };
-
-const DECISION_SHAPE = '(expected {"action": string, "note"?: string})';
-const DecisionBody = z.strictObject({
-  action: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
-  note: z.string({ error: 'must be a string or null' }).nullable().optional(),
-});
 
 /** What the app is built from; `runner` defaults to executing runs in this process. */
 export interface AppDeps {
@@ -258,21 +252,8 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 
-  app.post('/api/decisions/:id', limit, async (c) => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      return fail(c, 400, 'body must be JSON like {"action": "archive", "note": "why"}');
-    }
-    const body = DecisionBody.safeParse(raw);
-    if (!body.success) {
-      const issue = body.error.issues[0];
-      const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-      return fail(c, 400, `body ${where}${issue?.message ?? 'is not valid'} ${DECISION_SHAPE}`);
-    }
-    return c.json(await decide(web.engine, c.req.param('id'), body.data.action, body.data.note ?? null));
-  });
+  registerAnswerRoutes(app, web, limit);
+  registerListRoutes(app, web);
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(web.engine.store, c.req.param('runId'))).id; // 404 for an unknown run

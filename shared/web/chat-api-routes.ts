@@ -9,7 +9,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { createChat, getChat, listChats, readTurns } from '../chats/chat-repository.ts';
-import type { Card, Chat, Turn } from '../chats/chat-records.ts';
+import type { Card, Chat, Turn, WorkflowCard } from '../chats/chat-records.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -55,7 +55,7 @@ export interface ChatJson {
   created_at: string;
   updated_at: string;
   turns: Turn[];
-  confirm: { id: string; tool: string; summary: string } | null;
+  confirm: { id: string; tool: string; summary: string; card?: WorkflowCard } | null;
   /** Questions a run started here asked after its turn (on AWS, as the run went on): answer them here. */
   questions: Card[];
 }
@@ -74,7 +74,12 @@ export async function chatJson(web: WebDeps, chat: Chat): Promise<ChatJson> {
     turns,
     questions: lateQuestionCards(turns, pending),
     confirm: chat.confirm
-      ? { id: chat.confirm.id, tool: chat.confirm.tool, summary: chat.confirm.summary }
+      ? {
+          id: chat.confirm.id,
+          tool: chat.confirm.tool,
+          summary: chat.confirm.summary,
+          ...(chat.confirm.card ? { card: chat.confirm.card } : {}),
+        }
       : null,
   };
 }

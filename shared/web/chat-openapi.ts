@@ -25,7 +25,68 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
     description:
       'The world-changing step waiting for the person’s yes ("yes", "save it", "run it", or the card’s button).',
     required: ['id', 'tool', 'summary'],
-    properties: { id: { type: 'string' }, tool: { type: 'string' }, summary: { type: 'string' } },
+    properties: {
+      id: { type: 'string' },
+      tool: { type: 'string' },
+      summary: { type: 'string' },
+      card: ref('WorkflowCard'),
+    },
+  },
+  WorkflowCard: {
+    type: 'object',
+    description:
+      'A workflow in plain words, on a save or delete waiting for the yes: answer yes, no, or say what to change.',
+    required: [
+      'workflow_id',
+      'name',
+      'source',
+      'schedule',
+      'instructions',
+      'actions',
+      'threshold',
+      'credentials',
+      'preview',
+      'saves_as',
+    ],
+    properties: {
+      workflow_id: { type: 'string' },
+      name: { type: 'string' },
+      source: {
+        type: 'string',
+        examples: ['the IMAP mailbox INBOX of me@fastmail.com at imap.fastmail.com'],
+      },
+      schedule: { type: 'string', examples: ['every weekday at 09:00 (Europe/Helsinki)'] },
+      instructions: { type: 'string' },
+      actions: { type: 'array', items: { type: 'string' } },
+      threshold: { type: 'string' },
+      credentials: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'set'],
+          properties: { name: { type: 'string' }, set: { type: 'boolean' } },
+        },
+      },
+      preview: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['count', 'rows'],
+            properties: {
+              count: { type: 'integer' },
+              rows: { type: 'array', items: { type: 'object' } },
+              error: { type: 'string' },
+            },
+          },
+          { type: 'null' },
+        ],
+      },
+      saves_as: {
+        type: 'string',
+        enum: ['active', 'paused'],
+        description: 'paused: a credential it needs is not set; saved now it would not run.',
+      },
+    },
   },
   ChatReply: {
     type: 'object',

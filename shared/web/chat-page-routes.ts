@@ -1,6 +1,6 @@
 /**
- * The Chat page: `GET /chat` and `/chat/:id`, and its forms (send, confirm, answer a
- * decision, rename, delete), each a POST that redirects back (no JavaScript needed);
+ * The Chat page: `GET /chat` and `/chat/:id`, and its forms (send; a waiting step's Yes,
+ * No, Edit and credential field; answer a decision; rename, delete), each a POST that redirects back (no JavaScript needed);
  * `GET /chat/:id/events` streams the chat's feed for chat.js.
  */
 import type { Context, Hono } from 'hono';
@@ -26,6 +26,8 @@ import { acceptTurn, type ChatTurnSender } from './chat-api-routes.ts';
 
 /** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
 const assistant = () => import('../assistant/chat-service.ts');
+/** The confirmation card's No, Edit and credential field. */
+const cardActions = () => import('../assistant/card-actions.ts');
 
 /** Shown after a message was sent to where turns run (the reply is not in yet). */
 const SENT = 'Sent. The assistant is answering; its reply appears here (reload the page).';
@@ -55,7 +57,18 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
           chat_id: chat.id,
           title: chat.title,
           turns,
-          confirm: chat.confirm,
+          confirm: chat.confirm
+            ? {
+                id: chat.confirm.id,
+                summary: chat.confirm.summary,
+                card: chat.confirm.card,
+                // YAML is loaded with a draft to edit: a cold start serving other pages never loads it.
+                draft_yaml:
+                  chat.confirm.tool === 'save_workflow' && chat.draft
+                    ? (await import('yaml')).stringify(chat.draft)
+                    : null,
+              }
+            : null,
           waiting: new Set(pending.map((d) => d.id)),
           late: lateQuestionCards(turns, pending),
         }
@@ -113,6 +126,18 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
   form('/chat/:id', async (_c, f, id) => send(id!, f.message ?? ''));
   form('/chat/:id/confirm', async (_c, f, id) =>
     page((await (await assistant()).confirmStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
+  );
+  form('/chat/:id/cancel', async (_c, f, id) =>
+    page((await (await cardActions()).cancelStep(web.engine, id!, f.confirm_id ?? '')).chat_id),
+  );
+  form('/chat/:id/edit', async (_c, f, id) =>
+    page((await (await cardActions()).editDraft(web.engine, id!, f.workflow ?? '')).chat_id),
+  );
+  // Write-only: the value is sealed in the credential store; no page or turn ever shows it.
+  form('/chat/:id/credential', async (_c, f, id) =>
+    page(
+      (await (await cardActions()).setDraftCredential(web.engine, id!, f.name ?? '', f.value ?? '')).chat_id,
+    ),
   );
   form('/chat/:id/decide', async (_c, f, id) =>
     page(

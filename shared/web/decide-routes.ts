@@ -31,7 +31,10 @@ import { decisionPage, recordedPage, type DecisionAccess } from './pages/decisio
 import { messagePage } from './pages/layout.ts';
 import { loadMessage } from './pages/message.ts';
 import type { WebDeps } from './web-deps.ts';
+import { answeredFrom } from './recorded-answer.ts';
+import { learnedFrom } from '../runs/learned.ts';
 import { decisionPath } from '../links/decision-links.ts';
+import { normalizeText, wordsFor, type WordEdits } from '../actions/words.ts';
 
 export interface DecideRouteDeps {
   readonly engine: EngineDeps;
@@ -133,7 +136,12 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
         throw new InvalidInputError(`"${action}" is not an option here. Nothing was changed.`);
       // The link is spent by the answer it gives, in the same durable write.
       const spend = claims ? [tokenSpend(claims)] : [];
-      const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend);
+      const once = form.once === '1' || form.once === 'on';
+      const edits = formEdits(form, decision, action);
+      const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend, {
+        once,
+        edits,
+      });
       if (token) {
         // The link's holder answers the run's other questions too: hand them the next one's own link.
         const [following] = result.waiting ?? (await pendingOfRun(web.engine.store, decision.run_id, id));
@@ -145,7 +153,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
               web.engine.workspace,
             )
           : null;
-        return c.html(recordedPage(result.answered, result.run_status, next));
+        const learned = learnedFrom(result.answered, result.learned).words;
+        return c.html(recordedPage(result.answered, result.run_status, next, learned));
       }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
     } catch (error) {
@@ -187,8 +196,7 @@ async function showDecision(
     view ? null : getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
   const others = pending.filter((d) => d.id !== id);
-  const answeredId = c.req.query('answered');
-  const recorded = answeredId ? await getDecision(store, answeredId).catch(() => null) : null;
+  const recorded = access.kind === 'session' ? await answeredFrom(c, web) : null;
   const ownThreshold = view ? view.confidence_threshold : workflow?.confidence_threshold;
   // The stored setting only counts where the workflow has no threshold of its own.
   const stored = ownThreshold == null ? await readStoredSettings(store) : null;
@@ -200,7 +208,7 @@ async function showDecision(
     threshold,
     after: others.length,
     nextId: others[0]?.id ?? null,
-    recorded: recorded?.status === 'answered' ? recorded : null,
+    recorded,
   };
   return c.html(decisionPage(screen, access, pending.length));
 }
@@ -221,4 +229,19 @@ function errorPage(c: Context, error: unknown): Response | Promise<Response> {
   if (error instanceof InvalidInputError)
     return c.html(messagePage('Not an option', error.message, back), 422);
   throw error;
+}
+
+/**
+ * The words the form carries for the chosen action (its own text boxes, `body:<action>` and
+ * `title:<action>`): the person's edits, or nothing when they left the draft as it was.
+ */
+function formEdits(form: Record<string, string | undefined>, decision: Decision, action: string): WordEdits {
+  const chosen = action === 'approve_suggested' ? decision.suggested_action : action;
+  const drafted = wordsFor(decision.drafts, chosen);
+  const body = form[`body:${chosen}`];
+  const title = form[`title:${chosen}`];
+  return {
+    ...(body !== undefined && normalizeText(body) !== drafted?.body ? { body } : {}),
+    ...(title !== undefined && title.trim() !== drafted?.title ? { title } : {}),
+  };
 }

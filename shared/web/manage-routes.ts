@@ -3,7 +3,8 @@ import type { Context, Hono } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
-import { listRules, revokeRule } from '../memory/rules-repository.ts';
+import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
+import { safeBack } from './pages/recorded-notice.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
@@ -69,13 +70,16 @@ const MEMORY_NOTICES: Record<string, string> = {
   undecided: 'That proposal was already decided; nothing changed.',
 };
 
+/** Rules Memory shows at a time, newest first (the next page by its cursor). */
+const RULES_PER_PAGE = 100;
+
 /** Registers Memory, Settings, login and logout. */
 export function registerManageRoutes(app: Hono, web: WebDeps): void {
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const [rules, workflows, pending, proposals, unlearned] = await Promise.all([
-      listRules(web.engine.store),
+      rulesPage(web.engine.store, RULES_PER_PAGE, c.req.query('cursor') ?? null),
       listWorkflows(web.engine.store),
       listPending(web.engine.store),
       listProposals(web.engine.store),
@@ -83,7 +87,18 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
-    return c.html(memoryPage(admitted.visitor, rules, names, pending.length, notice, proposals, unlearned));
+    return c.html(
+      memoryPage(
+        admitted.visitor,
+        rules.rules,
+        names,
+        pending.length,
+        notice,
+        proposals,
+        unlearned,
+        rules.next_cursor,
+      ),
+    );
   });
 
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
@@ -110,6 +125,19 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
     return c.redirect('/memory?deleted=1', 303);
+  });
+
+  // Undo beside an answer: revokes the rule that answer taught, that rule alone.
+  app.post('/rules/:id/undo', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    try {
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
+    }
+    const back = safeBack(admitted.form.back);
+    return c.redirect(`${back}${back.includes('?') ? '&' : '?'}undone=1`, 303);
   });
 
   app.get('/settings', (c) => renderSettings(c, web, {}, 200));

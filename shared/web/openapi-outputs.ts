@@ -61,6 +61,12 @@ export const OUTPUT_SCHEMAS: Record<string, Json> = {
       time_zone: { type: 'string', description: "The profile's IANA time zone the schedule is read in." },
       paused: { type: 'boolean' },
       changed_at: { ...nullable('string'), format: 'date-time' },
+      needs: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'Present while it is paused until these credentials are set (`handoff credentials set NAME`).',
+      },
       next: {
         type: 'array',
         description: 'The next three firings, soonest first; empty while paused.',

@@ -8,6 +8,8 @@ import { OUTPUT_PATHS, OUTPUT_SCHEMAS } from './openapi-outputs.ts';
 import { SPEECH_PATHS, SPEECH_SCHEMAS } from './openapi-speech.ts';
 import { PLATFORM_PATHS, PLATFORM_SCHEMAS } from './openapi-platform.ts';
 import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
+import { ANSWER_PATHS, ANSWER_SCHEMAS } from './openapi-answers.ts';
+import { LIST_PATHS, LIST_SCHEMAS } from './openapi-lists.ts';
 
 type Json = Record<string, unknown>;
 
@@ -153,13 +155,26 @@ const SCHEMAS: Record<string, Json> = {
         minLength: 1,
         description: 'One of the decision\'s options, "approve_suggested" or "skip".',
       },
-      note: { type: ['string', 'null'], description: 'Why; the learner reads it.' },
+      note: {
+        type: ['string', 'null'],
+        description: 'Why; the learner reads it. It teaches the next run and is never part of any mail.',
+      },
+      once: {
+        type: 'boolean',
+        description: 'Just this once: the answer teaches nothing and cancels nothing.',
+      },
+      body: {
+        type: ['string', 'null'],
+        description:
+          "The words the chosen action carries, replacing the draft's: a reply's body (saved exactly as given, above the quoted original) or a ticket's body.",
+      },
+      title: { type: ['string', 'null'], description: "A ticket's title, replacing the drafted one." },
     },
     additionalProperties: false,
   },
   DecideResult: {
     type: 'object',
-    required: ['decision_id', 'action', 'run_id', 'run_status'],
+    required: ['decision_id', 'action', 'run_id', 'run_status', 'learned'],
     properties: {
       decision_id: { type: 'string' },
       action: { type: 'string' },
@@ -169,6 +184,11 @@ const SCHEMAS: Record<string, Json> = {
         description:
           'The run after this answer: still waiting, or running again once every question is answered.',
       },
+      learned: {
+        type: 'string',
+        description: 'What it taught, in words: "From now on: … → …", or "Nothing learned (just this once)".',
+      },
+      learned_rule: ref('LearnedRule'),
     },
   },
 };
@@ -322,6 +342,14 @@ const PATHS: Record<string, Json> = {
   },
 };
 
+/** The parts' paths as one: the operations of a path two parts describe are kept side by side. */
+function mergePaths(...parts: Record<string, Json>[]): Record<string, Json> {
+  const merged: Record<string, Json> = {};
+  for (const part of parts)
+    for (const [path, operations] of Object.entries(part)) merged[path] = { ...merged[path], ...operations };
+  return merged;
+}
+
 /** The OpenAPI document for `/api/*`, served at `/api/openapi.json`. */
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -337,7 +365,15 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: { ...PATHS, ...OUTPUT_PATHS, ...SPEECH_PATHS, ...PLATFORM_PATHS, ...CHAT_PATHS },
+    paths: mergePaths(
+      PATHS,
+      ANSWER_PATHS,
+      LIST_PATHS,
+      OUTPUT_PATHS,
+      SPEECH_PATHS,
+      PLATFORM_PATHS,
+      CHAT_PATHS,
+    ),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -348,7 +384,15 @@ export function openApiDocument(): Record<string, unknown> {
           description: 'AWS Signature Version 4 (service execute-api), checked by API Gateway (IAM) on AWS.',
         },
       },
-      schemas: { ...SCHEMAS, ...OUTPUT_SCHEMAS, ...SPEECH_SCHEMAS, ...PLATFORM_SCHEMAS, ...CHAT_SCHEMAS },
+      schemas: {
+        ...SCHEMAS,
+        ...ANSWER_SCHEMAS,
+        ...LIST_SCHEMAS,
+        ...OUTPUT_SCHEMAS,
+        ...SPEECH_SCHEMAS,
+        ...PLATFORM_SCHEMAS,
+        ...CHAT_SCHEMAS,
+      },
       responses: Object.fromEntries(
         Object.entries(ERRORS).map(([name, description]) => [name, ok(description, ref('Error'))]),
       ),

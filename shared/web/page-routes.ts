@@ -3,14 +3,15 @@
  * its session-authenticated live stream), "Run now" and "Check source".
  */
 import type { Context, Hono } from 'hono';
-import { listAudit } from '../audit/audit.ts';
+import { auditOfRun } from '../audit/audit.ts';
 import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
-import { getDecision, listDecisions, listPending } from '../runs/decision-repository.ts';
-import type { Decision } from '../records/runs.ts';
-import { getRun, listRuns } from '../runs/run-repository.ts';
+import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
+import { latestSettled } from '../runs/latest-answers.ts';
+import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
+import { weekStart } from '../runs/stats.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { readProfile } from '../profile/profile.ts';
@@ -27,14 +28,7 @@ import { plural } from '../text/plural.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
-
-/** The decision named by `?answered=`, when it was answered (for the "Recorded" notice). */
-async function answeredFrom(c: Context, web: WebDeps): Promise<Decision | null> {
-  const id = c.req.query('answered');
-  if (!id) return null;
-  const decision = await getDecision(web.engine.store, id).catch(() => null);
-  return decision?.status === 'answered' ? decision : null;
-}
+import { answeredFrom } from './recorded-answer.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
@@ -67,6 +61,9 @@ function overviewNotice(c: Context): string | null {
     : `Delivered ${plural(delivered, 'new message')}. Press Run now, then answer what it asks: the next delivery shows what it learned.`;
 }
 
+/** Runs the runs page shows at a time (the next page by its cursor). */
+const RUNS_PER_PAGE = 100;
+
 function notFound(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
 }
@@ -78,7 +75,8 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const [workflows, runs, pending, stored, profile] = await Promise.all([
       listWorkflows(web.engine.store),
-      listRuns(web.engine.store),
+      // This week's runs (and the nine newest): what the overview counts and shows, never the history.
+      runsSince(web.engine.store, weekStart(new Date()), 9),
       listPending(web.engine.store),
       readStoredSettings(web.engine.store),
       readProfile(web.engine.store),
@@ -122,27 +120,23 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [decisions, pending, recorded] = await Promise.all([
-      listDecisions(web.engine.store),
+    const [recent, pending, recorded] = await Promise.all([
+      latestSettled(web.engine.store, 10),
       pendingEverywhere(web),
       answeredFrom(c, web),
     ]);
-    const recent = decisions
-      .filter((d) => d.status !== 'pending')
-      .sort((a, b) => (b.answer?.at ?? b.expires_at).localeCompare(a.answer?.at ?? a.expires_at))
-      .slice(0, 10);
     return c.html(activityPage(admitted.visitor, { pending, recent, recorded }));
   });
 
   app.get('/runs', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [runs, names, pending] = await Promise.all([
-      listRuns(web.engine.store),
+    const [page, names, pending] = await Promise.all([
+      latestRuns(web.engine.store, RUNS_PER_PAGE, c.req.query('cursor') ?? null),
       workflowNames(web),
       listPending(web.engine.store),
     ]);
-    return c.html(runsPage(admitted.visitor, runs.slice(0, 200), names, pending.length));
+    return c.html(runsPage(admitted.visitor, page.runs, names, pending.length, page.next_cursor));
   });
 
   app.get('/runs/:id', async (c) => {
@@ -153,10 +147,11 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const events = feed.history(workspaceChannel(web.engine.workspace, c.req.param('id') ?? ''));
     const run = await getRun(web.engine.store, c.req.param('id')).catch(() => null);
     if (!run) return notFound(c, `There is no run "${c.req.param('id')}".`);
-    const [workflow, audit, decisions, recorded, session, artifacts] = await Promise.all([
+    const [workflow, audit, decisions, pending, recorded, session, artifacts] = await Promise.all([
       getWorkflow(web.engine.store, run.workflow_id).catch(() => null),
-      listAudit(web.engine.store, { runId: run.id }),
-      listDecisions(web.engine.store),
+      auditOfRun(web.engine.store, run),
+      decisionsOfRun(web.engine.store, run),
+      listPending(web.engine.store),
       answeredFrom(c, web),
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
       listArtifacts(web.engine.store, { runId: run.id }),
@@ -166,8 +161,8 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       workflowName: workflow?.name ?? run.workflow_id,
       events,
       audit,
-      decisions: decisions.filter((d) => d.run_id === run.id),
-      pending: decisions.filter((d) => d.status === 'pending').length,
+      decisions,
+      pending: pending.length,
       recorded,
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),

@@ -5,7 +5,7 @@
  * a `handoff.workflow` event, whose sync sets the EventBridge schedule DISABLED or ENABLED).
  */
 import type { Hono } from 'hono';
-import { NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { readProfile } from '../profile/profile.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedules.ts';
@@ -25,7 +25,13 @@ async function change(
   workflowId: string,
   op: (typeof OPS)[number],
 ): Promise<ScheduleView> {
-  const view = await setPaused(web.engine.store, workflowId, op === 'pause');
+  const view = await setPaused(
+    web.engine.store,
+    workflowId,
+    op === 'pause',
+    new Date(),
+    web.engine.credentials,
+  );
   await onChange(workflowId, 'saved', web.engine.workspace);
   return view;
 }
@@ -73,6 +79,11 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
       try {
         await change(web, onChange, workflowId, op);
       } catch (error) {
+        if (error instanceof InvalidInputError)
+          return c.html(
+            messagePage('Still paused', error.message, { href: '/schedules', text: 'Back to the schedules' }),
+            422,
+          );
         if (!(error instanceof NotFoundError)) throw error;
         return c.html(
           messagePage('Not found', error.message, { href: '/schedules', text: 'Back to the schedules' }),
@@ -86,7 +97,7 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
     });
 }
 
-/** Registers `/api/schedules*`; errors become `{"error": ...}` (404 for an unknown or unscheduled workflow). */
+/** Registers `/api/schedules*`; errors become `{"error": ...}` (404 for an unknown or unscheduled workflow, 422 for a resume while a credential it needs is not set). */
 export function registerScheduleApi(app: Hono, web: WebDeps, onChange: WorkflowChangeListener): void {
   app.get('/api/schedules', async (c) => c.json(await listSchedules(web.engine.store)));
   for (const op of OPS)

@@ -7,7 +7,7 @@ import { retryLearning } from '../runs/learning.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { logLine } from '../logging/log.ts';
 import { expireDue, housekeeping, recoverCrashedRuns } from '../runs/housekeeping.ts';
-import { listRuns } from '../runs/run-repository.ts';
+import { runsWithStatus } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { toCronExpression } from '../workflows/schema.ts';
@@ -81,8 +81,8 @@ export function startScheduler(
     if (stopped) return;
     try {
       if (await isPaused(engine.store, workflowId)) return; // paused: this firing is let go
-      const running = (await listRuns(engine.store)).some(
-        (r) => r.workflow_id === workflowId && r.status === 'running',
+      const running = (await runsWithStatus(engine.store, 'running')).some(
+        (r) => r.workflow_id === workflowId,
       );
       if (running) return log(`handoff: ${workflowId}: schedule fired while a run is still running; skipped`);
       launcher.launch(await createRunFor(engine, workflowId, { kind: 'schedule', detail: schedule }), engine);

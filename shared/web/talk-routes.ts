@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { listPending } from '../runs/decision-repository.ts';
-import { getRun, listRuns } from '../runs/run-repository.ts';
+import { getRun, latestRuns } from '../runs/run-repository.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admit } from './guard.ts';
 import { talkPage } from './pages/talk.ts';
@@ -19,7 +19,9 @@ export function registerTalkRoutes(app: Hono, web: WebDeps): void {
       workflows.map((w) => [w.id, new Set(w.actions.filter((a) => a.irreversible).map((a) => a.name))]),
     );
     const runId = pending[0]?.run_id;
-    const run = runId ? await getRun(store, runId).catch(() => null) : ((await listRuns(store))[0] ?? null);
+    const run = runId
+      ? await getRun(store, runId).catch(() => null)
+      : ((await latestRuns(store, 1)).runs[0] ?? null);
     const events = run ? feed.history(workspaceChannel(web.engine.workspace, run.id)) : [];
     const data = {
       pending,

@@ -4,9 +4,10 @@
  * a run is wasted on it; nothing is decrypted (only credential names are listed).
  */
 import { pathExists } from '../config/files.ts';
-import { BUILTIN_ENTRIES, requiredCredentials } from '../integrations/servers.ts';
-import { serverOf } from '../integrations/tool.ts';
+import { credentialsNeeded } from './credentials-needed.ts';
 import type { Workflow } from './schema.ts';
+
+export { credentialsNeeded };
 
 /** A credential a workflow needs, and whether it is set in its workspace. */
 export interface NeededCredential {
@@ -18,22 +19,6 @@ export interface Readiness {
   credentials: NeededCredential[];
   /** Why it cannot run, one line each; empty when it can. */
   problems: string[];
-}
-
-/**
- * The credential names a workflow needs before it can run: its source's `credential` (a
- * mailbox password, say) and those of the built-in integrations its actions and
- * `integrations` name (see `handoff integrations`). An entry it does not know needs none here.
- */
-export function credentialsNeeded(workflow: Workflow): string[] {
-  const source = workflow.source;
-  const own = 'credential' in source && typeof source.credential === 'string' ? [source.credential] : [];
-  const entries = [
-    ...workflow.actions.flatMap((a) => serverOf(a.name) ?? []),
-    ...(workflow.integrations ?? []),
-  ];
-  const fromEntries = BUILTIN_ENTRIES.filter((e) => entries.includes(e.name)).flatMap(requiredCredentials);
-  return [...new Set([...own, ...fromEntries])];
 }
 
 /** Every credential the workflow names: its source's, its webhook secret, its integrations'. */

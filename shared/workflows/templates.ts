@@ -5,7 +5,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { NotFoundError } from '../errors/index.ts';
+import { credentialsNeeded } from './credentials-needed.ts';
 import { parseWorkflow } from './load.ts';
+
+export { credentialsNeeded } from './credentials-needed.ts';
 
 // Beside this module in the sources; from the CLI bundle in dist/, in the sources it was built from.
 const TEMPLATES_DIR = [
@@ -23,10 +26,6 @@ export interface TemplateInfo {
   /** Absolute path of the template file. */
   file: string;
 }
-
-import { credentialsNeeded } from './readiness.ts';
-
-export { credentialsNeeded };
 
 /** Lists the templates, sorted by id. Description: a `# description:` comment, else the first line of instructions. */
 export async function listTemplates(): Promise<TemplateInfo[]> {

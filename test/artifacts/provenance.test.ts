@@ -56,7 +56,7 @@ it('a draft and a ticket a person decided are artifacts of the run, with the ite
   const ticketed = bySender.get('ana@partnerco.example')!;
   await cliJson(['decide', ticketed.decision_id, 'file_ticket'], env);
   await cliJson(
-    ['decide', drafted.decision_id, 'draft_reply', '--note', 'Thanks, I will read it Friday.'],
+    ['decide', drafted.decision_id, 'draft_reply', '--body', 'Thanks, I will read it Friday.'],
     env,
   );
 
@@ -88,6 +88,15 @@ it('a draft and a ticket a person decided are artifacts of the run, with the ite
   expect(report).toMatchObject({ id: `${run.run_id}.report`, item_id: null, decision_id: null });
   const reportBody = (await cliJson<ArtifactJson>(['artifacts', 'show', report.id], env)).body;
   expect(reportBody).toMatch(new RegExp(`^Run ${run.run_id} finished: `));
+  // Item by item: what was done to which, by whom, with what came of it.
+  expect(reportBody).toContain(
+    `Draft reply (1):\n- "Following up" ${drafted.item_id}, decided by you: draft written to ${path.join(ws.maildir, '.Drafts', 'cur')}`,
+  );
+  expect(reportBody).toMatch(
+    new RegExp(
+      `File ticket \\(1\\):\\n- "Statement for the quarter" ${ticketed.item_id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, decided by you: ticket tkt_[0-9a-f]+ filed`,
+    ),
+  );
 
   // For people: the content after the provenance.
   const text = await runCli(['artifacts', 'show', draft.id], env);

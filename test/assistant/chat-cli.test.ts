@@ -170,6 +170,26 @@ describe('handoff chat --message --json: a description in words', () => {
     expect((await stored(chatId!)).workflows).toEqual(before.map((w) => w.id).sort());
   });
 
+  it('in the terminal the card shows the whole workflow, and yes, no and edit are replies', async () => {
+    const child = spawn(
+      process.execPath,
+      [path.resolve(import.meta.dirname, '../../bin/handoff.js'), 'chat'],
+      { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stdin.end('archive newsletters in my inbox every day at 8\nmake it 9am instead of 8\nedit\nno\n\n');
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(out).toMatch(/ {2}Source: the Maildir folder \/.* on this machine\n/);
+    expect(out).toContain('  Schedule: every day at 08:00 (UTC)\n');
+    expect(out).toContain('Changed schedule: every day at 08:00 (UTC) → every day at 09:00 (UTC).');
+    expect(out).toContain('  Schedule: every day at 09:00 (UTC)\n');
+    expect(out).toMatch(/ {2}Credentials: none\n {2}Preview: \d+ of \d+ item\(s\)/);
+    expect(out).toContain('yes: do it · no: drop it · edit: say what to change');
+    expect(out).toContain('Say what to change and I will change only that part');
+    expect(out).toMatch(/Cancelled: save workflow .* was not done\. Nothing changed\. The draft is kept/);
+  });
+
   it('refuses bad input with one line and a non-zero exit, changing nothing', async () => {
     const store = new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default'));
     const snapshot = async () => ({

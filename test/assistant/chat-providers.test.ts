@@ -45,7 +45,7 @@ const PROVIDERS = [
 ];
 
 describe.each(PROVIDERS)('the assistant over a real provider: $name', ({ start, env, tools }) => {
-  it('runs the same tools: triage hands off, the Builder drafts, validates, previews and asks; yes saves', async () => {
+  it('runs the same tools: triage hands off, the Builder drafts, validates, previews and asks; a change keeps the draft; yes saves', async () => {
     server = await start({ policy: offlinePolicy() });
     const made = await makeEngine(env(server.url));
     dir = made.dir;
@@ -66,10 +66,18 @@ describe.each(PROVIDERS)('the assistant over a real provider: $name', ({ start, 
     // The Builder was handed the request, not the triage agent's transfer call.
     expect(JSON.stringify(server.requests[1]!.body)).not.toContain('transfer_to_builder"');
 
+    // The next turn, the chat's draft travels in the prompt on the wire, and only the named part changes.
+    const sent = server.requests.length;
+    const nine = await sendMessage(made.engine, asked.chat_id, 'make it 9am instead of 8');
+    expect(nine.text).toContain('schedule: every weekday at 08:00 (UTC) → every weekday at 09:00 (UTC)');
+    const prompts = server.requests.slice(sent).map((r) => JSON.stringify(r.body));
+    expect(prompts[0]).toContain('Draft workflow: {');
+    expect(prompts[0]).toContain('cron(0 8 ? * MON-FRI *)');
+
     const saved = await sendMessage(made.engine, asked.chat_id, 'yes');
     expect(saved.workflow_id).toBe('inbox-triage-2');
     expect(await made.engine.store.get('workflows', 'inbox-triage-2')).toMatchObject({
-      trigger: { schedule: 'cron(0 8 ? * MON-FRI *)' },
+      trigger: { schedule: 'cron(0 9 ? * MON-FRI *)' },
     });
   });
 });

@@ -166,7 +166,12 @@ describe('a GitHub pull request on AWS (in-process)', () => {
 
     const answered = await h.api(
       httpEvent('POST', `/api/decisions/${asked!.id}`, {
-        body: JSON.stringify({ action: 'approve_suggested', note: 'Please add a test for the third retry.' }),
+        // The review's text is the answer's body (the words shown with the question); the note teaches.
+        body: JSON.stringify({
+          action: 'approve_suggested',
+          note: 'reviews of features are asked about',
+          body: 'Please add a test for the third retry.',
+        }),
         contentType: 'application/json',
       }),
       ctx(),

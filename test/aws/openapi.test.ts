@@ -180,5 +180,20 @@ describe('the OpenAPI document', () => {
       409,
     );
     expect(Object.keys(again)).toEqual(['error']);
+    // Many at once, in the Lambda app as locally: one documented result per answer.
+    const many = await atGateway('/api/decisions', {
+      method: 'POST',
+      body: JSON.stringify({
+        answers: [
+          { id: pending[1]!.decision_id, action: 'skip', once: true },
+          { id: 'dec_nope', action: 'skip' },
+        ],
+      }),
+    });
+    expect(many.status).toBe(200);
+    const [taken, refusedAnswer] = (await many.json()) as Record<string, unknown>[];
+    expect(documented(taken!, 'AnswerResult')).toEqual(Object.keys(taken!).sort());
+    expect(taken).toMatchObject({ ok: true, learned: 'Nothing learned (just this once)' });
+    expect(Object.keys(refusedAnswer!).sort()).toEqual(['action', 'error', 'id', 'ok']);
   });
 });

@@ -105,9 +105,12 @@ describe('DynamoDB reads of each Lambda step', () => {
       'QueryCommand decisions#pending',
       'QueryCommand rules',
     ]);
+    // ... the completer: the run's audit once (one query per shard), for the report of what was
+    // done to which item;
     expect(completer.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile',
       'BatchGetItemCommand workflows,interrupts,usage',
+      ...Array.from({ length: 8 }, (_, shard) => `QueryCommand audit#${shard}`),
     ]);
     // ... and no step reads one record twice.
     for (const reads of [trigger, executor, resume, completer])

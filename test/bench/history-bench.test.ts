@@ -10,13 +10,16 @@ const bench = (...args: string[]) =>
 const dir = mkdtempSync(path.join(os.tmpdir(), 'handoff-history-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const OPERATIONS = ['run_10', 'run_page', 'activity', 'answer', 'audit_run', 'digest', 'memory', 'stats'];
+
 describe('npm run bench:history', () => {
   it('lists its flags with --help, and refuses a bad one with one line, writing nothing', () => {
-    expect(bench('--help').stdout).toMatch(/--history 20000/);
+    expect(bench('--help').stdout).toMatch(/--sizes 1000,10000,100000/);
     const before = readFileSync(RESULTS, 'utf8');
     for (const [args, message] of [
       [['--nope'], "bench:history: Unknown option '--nope'"],
       [['--repeats', '0'], 'bench:history: --repeats wants a whole number of at least 1, got "0"'],
+      [['--stores', 'sqlite'], 'bench:history: --stores takes json and dynamodb, got "sqlite"'],
     ] as const) {
       const out = bench(...args);
       expect({ status: out.status, stderr: out.stderr.trim().split('\n') }).toEqual({
@@ -27,20 +30,29 @@ describe('npm run bench:history', () => {
     expect(readFileSync(RESULTS, 'utf8')).toBe(before);
   });
 
-  it('times the same small runs in a young workspace and in one holding the history', () => {
+  it('times every operation at each size, the sizes interleaved, on the JSON store', () => {
     const out = path.join(dir, 'history.json');
-    const run = bench('--history', '300', '--size', '5', '--repeats', '2', '--out', out);
+    const run = bench(
+      '--sizes',
+      '100,300',
+      '--rules',
+      '20',
+      '--stores',
+      'json',
+      '--repeats',
+      '1',
+      '--out',
+      out,
+    );
     expect(run.status).toBe(0);
     const result = JSON.parse(readFileSync(out, 'utf8'));
-    expect(result).toMatchObject({ size: 5, repeats: 2, history: 300 });
-    const [young, old] = result.rows;
-    expect(young).toMatchObject({ workspace: 'young', settled_outcomes: 0, settled_decisions: 0 });
-    expect(old.workspace).toBe('old');
-    expect(old.settled_outcomes).toBeGreaterThanOrEqual(300);
-    expect(old.settled_decisions).toBeGreaterThan(0);
-    for (const row of result.rows)
-      for (const measure of ['run_ms', 'answer_ms', 'pending_ms', 'housekeeping_ms'])
-        expect(row[measure].median).toBeGreaterThan(0);
-    expect(run.stdout).toMatch(/\| old \| \d+ \/ \d+ \|/);
+    expect(result).toMatchObject({ sizes: [100, 300], rules: 20, repeats: 1, stores: ['json'] });
+    expect(result.rows.map((r: { size: number }) => r.size)).toEqual([100, 300]);
+    for (const row of result.rows) {
+      expect(row.seeded).toMatchObject({ rules: 20, runs: row.size / 100 });
+      expect(row.seeded.outcomes).toBe(row.size);
+      for (const op of OPERATIONS) expect(row.ms[op].median).toBeGreaterThan(0);
+    }
+    expect(run.stdout).toMatch(/\| json \| 300 \|/);
   }, 120_000);
 });

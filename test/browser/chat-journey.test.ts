@@ -83,7 +83,9 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect(await page.locator('[data-preview] [data-verdict="ask"]').count()).toBeGreaterThan(0);
     const card = page.locator('[data-confirm]');
     expect(await card.textContent()).toMatch(/Save workflow .*inbox-triage-2/);
-    expect(await cssValue(card.getByRole('button', { name: 'Yes, do it' }), 'background-color')).toBe(AMBER);
+    expect(await cssValue(card.getByRole('button', { name: 'Yes', exact: true }), 'background-color')).toBe(
+      AMBER,
+    );
     expect(await hashTree(maildir())).toEqual(before);
     expect((await listWorkflows(store())).map((w) => w.id)).toEqual(['inbox-triage']);
     await screenshot(page, 'chat-preview');
@@ -106,7 +108,7 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     await page.goto(`${url}/chat`);
     await page.getByRole('link', { name: /every weekday at 8/ }).click();
     expect(await page.locator('[data-preview] tbody tr').count()).toBe(10);
-    await page.getByRole('button', { name: 'Yes, do it' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.waitForURL(new RegExp(`${chatUrl}$`));
     expect(await page.locator('[data-saved]').getAttribute('data-saved')).toBe('inbox-triage-2');
     expect(await page.locator('[data-confirm]').count()).toBe(0);
@@ -122,7 +124,7 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.waitForURL(new RegExp(`${chatUrl}$`));
     expect(await page.locator('[data-confirm]').textContent()).toMatch(/Run .*inbox-triage-2.* now/);
-    await page.getByRole('button', { name: 'Yes, do it' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.waitForURL(new RegExp(`${chatUrl}$`));
     const runId = await page.locator('[data-run]').last().getAttribute('data-run');
     expect((await getRun(store(), runId!)).status).toBe('waiting');

@@ -48,7 +48,7 @@ it("finds a run's draft from the sidebar, reads it as text and downloads it", as
   launcher.launch(run);
   await launcher.idle();
   const [first, ...rest] = await listPending(engine.store);
-  await decide(engine, first!.id, 'draft_reply', 'Thanks, <b>noted</b>.');
+  await decide(engine, first!.id, 'draft_reply', null, { edits: { body: 'Thanks, <b>noted</b>.' } });
   for (const d of rest) await decide(engine, d.id, 'skip', null);
   await launcher.idle();
   const artifacts = await listArtifacts(engine.store, { runId: run.id });
@@ -67,7 +67,7 @@ it("finds a run's draft from the sidebar, reads it as text and downloads it", as
   await page.waitForURL(`**/artifacts/${encodeURIComponent(draft.id)}`);
   const body = page.locator('[data-artifact-body]');
   expect(await body.textContent()).toBe(draft.body!.replace(/\r\n/g, '\n')); // HTML reads CRLF as LF
-  expect(await body.locator('b').count()).toBe(0); // the note's markup is text, not markup
+  expect(await body.locator('b').count()).toBe(0); // the reply's markup is text, not markup
   expect(await page.locator('[data-provenance]').textContent()).toContain(first!.id);
   await screenshot(page, 'artifact');
   await expectAccessible(page.url());

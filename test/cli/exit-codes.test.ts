@@ -99,6 +99,7 @@ describe('exit codes are the same with and without --json', () => {
     await bothWays(['rules', 'add', '--keywords', 'invoice', '--action', 'archive'], 1);
     await bothWays(['templates', 'no-such-template'], 1);
     await bothWays(['inspect', 'run_nope'], 1);
+    await bothWays(['audit', '--run', 'run_nope'], 1);
     await bothWays(['sources', 'check', 'no-such-workflow'], 1);
     await bothWays(['doctor'], 1, { NOTIFY_CHANNEL: 'slack' }); // a channel that is not configured
   });

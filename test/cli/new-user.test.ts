@@ -67,6 +67,7 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
     [
       'confidence',
       'decision_id',
+      'drafts', // its options draft a reply and a ticket: their words, shown before answering
       'interrupt_id',
       'item_id',
       'options',
@@ -88,9 +89,14 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
   const said = await runCli(['decide', first!.decision_id, 'skip', '--note', 'leave it'], env);
   expect(said.stdout).toContain(`Recorded for ${first!.decision_id}: Left alone.`);
   let last: Record<string, unknown> = {};
-  for (const p of rest) last = await cliJson(['decide', p.decision_id, 'skip', '--note', 'leave it'], env);
-  expect(keys(last)).toEqual(['action', 'decision_id', 'run_id', 'run_status']);
-  expect(last).toMatchObject({ run_id: run.run_id, run_status: 'completed' });
+  for (const p of rest)
+    [last = {}] = await cliJson<Record<string, unknown>[]>(
+      ['decide', p.decision_id, 'skip', '--note', 'leave it'],
+      env,
+    );
+  // One result per answer (issue 29): what it did, what it taught, where its run got to.
+  expect(keys(last)).toEqual(['action', 'id', 'learned', 'learned_rule', 'ok', 'run_id', 'run_status']);
+  expect(last).toMatchObject({ ok: true, run_id: run.run_id, run_status: 'completed' });
   const again = await runCli(['decide', pending[0]!.decision_id, 'archive'], env);
   expect(again.code).not.toBe(0);
 

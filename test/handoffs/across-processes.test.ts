@@ -59,14 +59,14 @@ it('a run that handed an item to a specialist pauses in `handoff run` and resume
   expect(inboxBefore).toHaveLength(3); // the newsletter was archived; a filed ticket leaves its mail in place
 
   // Process B answers one question; the run keeps waiting. Process C answers the last and resumes it.
-  const first = await cliJson<{ run_status: string }>(['decide', pitch.decision_id, 'skip'], env);
-  expect(first.run_status).toBe('waiting');
+  const [first] = await cliJson<{ run_status: string }[]>(['decide', pitch.decision_id, 'skip'], env);
+  expect(first!.run_status).toBe('waiting');
   expect(await fs.readdir(path.join(maildir, 'new'))).toEqual(inboxBefore);
-  const last = await cliJson<{ run_status: string }>(
+  const [last] = await cliJson<{ run_status: string }[]>(
     ['decide', receipt.decision_id, 'approve_suggested', '--note', 'receipts are fine'],
     env,
   );
-  expect(last.run_status).toBe('completed');
+  expect(last!.run_status).toBe('completed');
 
   // The resumed run carried out the answer as the specialist that asked.
   const audit = await cliJson<AuditRow[]>(['audit', '--run', run.run_id], env);

@@ -329,6 +329,7 @@ describe('permissions', () => {
     const resources = JSON.stringify(statementsOfRole(t, role('executor')));
     expect(resources).toContain('/index/pending');
     expect(resources).toContain('/index/runs-by-workflow');
+    expect(resources).toContain('/index/by-time');
     expect(resources).not.toContain('/index/*');
   });
 
@@ -533,7 +534,7 @@ describe('events and schedules', () => {
 });
 
 describe('store', () => {
-  it('is one pk/sk table, on demand, with point-in-time recovery, TTL and both indexes', () => {
+  it('is one pk/sk table, on demand, with point-in-time recovery, TTL and its three indexes', () => {
     t.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },
@@ -556,6 +557,14 @@ describe('store', () => {
           KeySchema: [
             { AttributeName: 'gsi2pk', KeyType: 'HASH' },
             { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'by-time',
+          KeySchema: [
+            { AttributeName: 'gsi3pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi3sk', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'ALL' },
         },

@@ -167,3 +167,26 @@ describe('Slack over its Web API', () => {
     expect(String(error)).not.toContain('xoxb-wrong-token-998877');
   });
 });
+
+describe('the words a Slack message carries', () => {
+  it('are shown as the template fills them, and the approved words are what is posted', async () => {
+    await setTemplate(store, 'slack', 'post_message', { channel: 'C02', text: '{{item.subject}}: {{note}}' });
+    toolset = await integrationTools(store, credentials, { actions: ['slack__post_message'] });
+    const source = toolset.wrapSource(nothing);
+
+    const drafted = source.wordsFor!('slack__post_message', item, context);
+    expect(drafted).toEqual({
+      action: 'slack__post_message',
+      title: null,
+      body: 'Outage at 9am: ',
+      by: 'template',
+    });
+    expect(source.wordsFor!('archive', item, context)).toBeNull(); // the wrapped source's own actions: its words
+
+    const words = { ...drafted!, body: 'The API is back since 9:40.', by: 'person' as const };
+    await source.perform('slack__post_message', item, { ...context, note: 'a note is never posted', words });
+    expect(slack.requests.map((r) => r.body)).toEqual([
+      { channel: 'C02', text: 'The API is back since 9:40.' },
+    ]);
+  });
+});

@@ -192,7 +192,10 @@ human_gate: { options: [memory__create_entities, memory__delete_entities, skip] 
     const bo = pending.find((d) => d.subject === 'Maybe Bo')!;
     const cy = pending.find((d) => d.subject === 'Forget Cy')!;
     await decide(fixture.deps, bo.id, 'approve_suggested', 'yes, a person');
-    expect(await memoryEntities(memoryFile)).toEqual(['ana@partner.example']); // not until every answer is in
+    // Answers take effect as they arrive (issue 29): the approved write is done at once, and the
+    // server it needed ended with it, while the run still waits for the other answer.
+    expect(await memoryEntities(memoryFile)).toEqual(['ana@partner.example', 'bo@maybe.example']);
+    expect(childrenRunning(MEMORY_SERVER())).toEqual([]);
     const last = await decide(fixture.deps, cy.id, 'skip', null);
     expect(last.run_status).toBe('completed');
     expect(childrenRunning(MEMORY_SERVER())).toEqual([]);

@@ -113,3 +113,80 @@ it('acts unasked only on what the instructions clearly name: bulk alerts, CI mai
   expect(lookAlike.suggested_action).toBe('skip');
   expect(lookAlike.reasoning).toMatch(/look-alike/);
 });
+
+it('states what it matched in each reason, and what it did not find when it asks', async () => {
+  fixture = await engineFixture({
+    model: () => new OfflineModel(),
+    messages: [
+      mail({ ...NEWSLETTER, body: 'This week in tools: the weekly digest.\n' }),
+      mail({ from: 'billing@shop.example', subject: 'Your invoice', body: 'Invoice 42 for your order.\n' }),
+      mail({ from: 'security@northwlnd.example', subject: 'Password notice', body: 'Hello.\n' }),
+    ],
+  });
+
+  const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+
+  const reasons = new Map(
+    [...(await listAudit(fixture.store, { runId: run.id })), ...(await listPending(fixture.store))].flatMap(
+      (e) => (e.subject && e.reasoning ? [[e.subject, e.reasoning] as const] : []),
+    ),
+  );
+  expect(reasons.get(NEWSLETTER.subject)).toMatch(
+    /^List-Unsubscribe header; words "weekly", "newsletter", "digest"(, "[a-z ]+")*; instructions name newsletters → archive$/,
+  );
+  expect(reasons.get('Your invoice')).toBe(
+    'words "invoice", "order"; instructions name receipts → archive, but it names no amount paid → asking',
+  );
+  expect(reasons.get('Password notice')).toBe(
+    'sender domain northwlnd.example is a look-alike of your own domain → possible phishing: leave it alone (not touched without you)',
+  );
+});
+
+it('asks about mail that reads like another kind: a refund scam, a shipment, an invitation, a notice to everyone, a pitch about crashes', async () => {
+  const to = 'me@northwind.example';
+  fixture = await engineFixture({
+    model: () => new OfflineModel(),
+    messages: [
+      mail({
+        to,
+        from: 'billing@velzen-pay.example',
+        subject: 'Payment of $148.84 confirmed',
+        body: 'We charged $148.84 to your card for this order.\nIf you did not make this purchase, call our support line within 24 hours to cancel it.\n',
+      }),
+      mail({
+        to,
+        from: 'orders@ravel.example',
+        subject: 'Your order has shipped',
+        body: 'Order total: $32.10, paid by card.\nEstimated delivery: Tuesday.\n',
+      }),
+      mail({
+        to,
+        from: 'aroha@northwind.example',
+        subject: 'Invitation: kickoff @ Thu 10:00',
+        body: 'Can you make it?\n',
+      }),
+      mail({
+        to,
+        from: 'lena@northwind.example',
+        subject: 'Reminder: timesheets due Friday',
+        body: 'Hi everyone,\nCould you all submit your timesheets by Friday?\n',
+      }),
+      mail({
+        to,
+        from: 'joon@koveltin.example',
+        subject: 'Saw your launch, congrats!',
+        body: 'Are crashes and errors slowing your team down? Our platform catches every exception before users notice.\n',
+      }),
+    ],
+  });
+
+  const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+
+  expect(run.counts).toMatchObject({ acted: 0, deferred: 5 });
+  const reasons = (await listPending(fixture.store)).map((d) => d.reasoning).join('\n');
+  expect(reasons).toContain('it asks you to act if the payment was not yours');
+  expect(reasons).toContain('it is about a delivery, not a payment');
+  expect(reasons).toContain('it is a calendar invitation');
+  expect(reasons).toContain('it is addressed to everyone, not to you');
+  expect(reasons).toContain('it reads like someone selling a product');
+});

@@ -53,15 +53,22 @@ describe.each(Object.entries(backends))(
       expect(pending.every((p) => p.run_id === run.run_id && p.interrupt_id === run.interrupt_id)).toBe(true);
       const inboxBefore = await fs.readdir(path.join(maildir, 'new'));
 
-      // Each answer is its own process; the run resumes in the process that gives the last one.
+      // Each answer is its own process, and takes effect as it arrives (issue 29): its item is
+      // archived and audited while the run still waits; the process that gives the last one
+      // resumes the run, which completes.
       for (const [index, p] of pending.entries()) {
         const last = index === pending.length - 1;
-        const answer = await cliJson<{ run_status: string }>(
+        const [answer] = await cliJson<{ run_status: string }[]>(
           ['decide', p.decision_id, 'archive', '--note', `answer ${index}`],
           env,
         );
-        expect(answer.run_status).toBe(last ? 'completed' : 'waiting');
-        if (!last) expect(await fs.readdir(path.join(maildir, 'new'))).toEqual(inboxBefore);
+        expect(answer!.run_status).toBe(last ? 'completed' : 'waiting');
+        if (last) continue;
+        expect(await fs.readdir(path.join(maildir, 'new'))).toHaveLength(inboxBefore.length - index - 1);
+        const byYou = (
+          await cliJson<{ decided_by: string | null }[]>(['audit', '--run', run.run_id], env)
+        ).filter((e) => e.decided_by === 'human');
+        expect(byYou).toHaveLength(index + 1);
       }
 
       const runs = await cliJson<{ run_id: string; status: string }[]>(['runs'], env);

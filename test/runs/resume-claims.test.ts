@@ -12,6 +12,7 @@ import type { Collection, JsonRecord, Write, WriteResult } from '../../shared/st
 import { cliJson, runCli } from '../support/cli.ts';
 import { cliWorkspace, engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
+import { workspaceDir } from '../../shared/workspaces/layout.ts';
 
 /** A JSON-file store that remembers every write call it is given (the real store does the work). */
 class WatchedStore extends JsonFileStore {
@@ -113,8 +114,10 @@ describe('claiming the items a run holds', () => {
   });
 });
 
-describe('a resume files its tickets', () => {
-  it('in the page’s record write, with their audit entries, never one write each', async () => {
+describe('answers file their tickets', () => {
+  // Answers take effect as they arrive (issue 29): each answer but the last files its ticket
+  // itself, the last one's resume files the last; each in one record write.
+  it('each in its record write, with its audit entry, artifact and settled claim', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-tickets-'));
     dirs.push(dir);
     const store = new WatchedStore(path.join(dir, 'state'));
@@ -145,21 +148,23 @@ describe('a resume files its tickets', () => {
     expect(store.creates).not.toContain('tickets');
     const audit = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
     expect(audit.map((e) => e.outcome)).toEqual(['acted', 'acted', 'acted']);
-    const recordWrite = store.commits.find((c) => c.some((w) => w.collection === 'tickets'))!;
     for (const ticket of tickets) {
       expect(audit.find((e) => e.detail === `ticket ${ticket.id} filed`)?.item_id).toBe(ticket.item_id);
       // The ticket, its artifact, its audit entry and its settled claim land in the same durable write.
+      const recordWrite = store.commits.find((c) =>
+        c.some((w) => w.collection === 'tickets' && w.record.item_id === ticket.item_id),
+      )!;
       const inRecord = recordWrite
         .filter((w) => w.record.item_id === ticket.item_id)
         .map((w) => w.collection);
       expect(inRecord.sort()).toEqual(['artifacts', 'audit', 'outcomes', 'tickets']);
     }
-    // The resume claimed the held items in one write (updates of the holds, no creates first).
+    // Each item's hold was taken over by its claim (an update of the hold, never a create first).
     const claims = store.commits.filter((c) =>
       c.some((w) => w.collection === 'outcomes' && w.record.status === 'acting'),
     );
-    expect(claims).toHaveLength(1);
-    expect(claims[0]!.every((w) => w.kind === 'update')).toBe(true);
+    expect(claims).toHaveLength(3);
+    expect(claims.flat().every((w) => w.kind === 'update')).toBe(true);
   });
 });
 
@@ -203,7 +208,7 @@ describe('a resume reads again only the items whose action needs their content',
     expect(entryOf(draft)).toEqual(
       expect.objectContaining({
         outcome: 'failed',
-        detail: 'the item is no longer in the source; nothing was done',
+        detail: expect.stringMatching(/^gone: .* is no longer in the source .*; nothing was done$/),
       }),
     );
     expect(await fixture.folder('.Drafts')).toEqual([]);
@@ -228,12 +233,12 @@ describe('a resume reads again only the items whose action needs their content',
 
     const [entry] = (await listAudit(store)).filter((e) => e.run_id === run.id && e.item_id !== null);
     expect(entry).toEqual(expect.objectContaining({ outcome: 'failed', action: 'archive' }));
-    expect(entry!.detail).toMatch(/message not found/);
+    expect(entry!.detail).toMatch(/^gone: .*message not found; nothing done$/);
     expect(await fixture.folder('.Archive')).toEqual([]);
   });
 });
 
-it('a resume killed after acting and before recording leaves no ticket, and its claims fail, never act again', async () => {
+it('a resume killed after acting and before recording leaves no ticket, and its claim fails, never acts again', async () => {
   const { dir, workflowFile } = await cliWorkspace('handoff-crash-performed-', [
     mail({ from: 'jo@synergia.example', subject: 'Strategic partnership opportunity' }),
     mail({ from: 'tomi@fastmail.example', subject: 'Following up' }),
@@ -243,8 +248,9 @@ it('a resume killed after acting and before recording leaves no ticket, and its 
   await cliJson(['workflows', 'add', workflowFile], env);
   const run = await cliJson<{ run_id: string; status: string }>(['run', 'inbox'], env);
   expect(run.status).toBe('waiting');
-  const pending = await cliJson<{ decision_id: string }[]>(['pending'], env);
+  const pending = await cliJson<{ decision_id: string; item_id: string }[]>(['pending'], env);
   expect(pending.length).toBeGreaterThanOrEqual(1);
+  // The answers before the last are carried out as they arrive (issue 29); the last resumes the run.
   for (const p of pending.slice(0, -1)) await cliJson(['decide', p.decision_id, 'file_ticket'], env);
   const last = pending.at(-1)!.decision_id;
   const killed = await runCli(['decide', last, 'file_ticket'], {
@@ -259,7 +265,15 @@ it('a resume killed after acting and before recording leaves no ticket, and its 
   const audit = await cliJson<{ run_id: string; item_id: string | null; outcome: string }[]>(['audit'], env);
   const entries = audit.filter((e) => e.item_id !== null && e.run_id === run.run_id);
   expect(entries).toHaveLength(pending.length);
-  expect(entries.every((e) => e.outcome === 'failed')).toBe(true); // for a person to check; none acted
-  expect(audit.filter((e) => e.outcome === 'acted')).toEqual([]);
-  expect(await new JsonFileStore(env.HANDOFF_STATE_DIR).list('tickets')).toEqual([]);
+  const killedItem = pending.at(-1)!.item_id;
+  // The resume's item: failed, for a person to check, and no ticket; the earlier ones were filed once each.
+  expect(entries.filter((e) => e.item_id === killedItem).map((e) => e.outcome)).toEqual(['failed']);
+  expect(entries.filter((e) => e.item_id !== killedItem).every((e) => e.outcome === 'acted')).toBe(true);
+  const tickets = await new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR, 'default')).list('tickets');
+  expect(tickets.map((t) => t.item_id).sort()).toEqual(
+    pending
+      .slice(0, -1)
+      .map((p) => p.item_id)
+      .sort(),
+  );
 });

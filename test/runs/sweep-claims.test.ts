@@ -1,15 +1,17 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { auditIdOf, claimOutcome, getOutcome } from '../../shared/actions/outcomes.ts';
+import { auditIdOf, claimOutcome, claimOutcomes, getOutcome } from '../../shared/actions/outcomes.ts';
 import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
 import { failRun } from '../../shared/runs/lifecycle.ts';
-import { STEP_LEASE_MS } from '../../shared/runs/dispatch-timing.ts';
+import { ANSWER_CARRY_LEASE_MS, STEP_LEASE_MS } from '../../shared/runs/dispatch-timing.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
 import { runStep } from '../../shared/runs/run-loop.ts';
 import { changeRun } from '../support/run-record.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { sweep } from '../../shared/runs/sweep.ts';
 import { dispatchFixture } from '../support/dispatch-fixture.ts';
 import { dynaliteTables } from '../support/dynalite.ts';
-import type { EngineFixture } from '../support/engine-fixture.ts';
+import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 
 const dynamoStore = dynaliteTables('handoff-sweep');
 
@@ -99,5 +101,49 @@ describe('the sweeper settles the claims a dead step left acting', () => {
     expect((await listAudit(fixture.store, { runId: live.id })).map((e) => e.item_id)).not.toContain(
       'in-hand',
     );
+  });
+
+  it("of a waiting run whose answer's carrying-out died, once older than a carrying-out may take", async () => {
+    fixture = await engineFixture({
+      messages: [
+        mail({ from: 'a@x.example', subject: 'One' }),
+        mail({ from: 'b@y.example', subject: 'Two' }),
+      ],
+      model: () =>
+        new ScriptedModel(
+          executorScript(() => ({ action: 'archive', confidence: 0.2, reasoning: 'unsure' })),
+        ),
+    });
+    const run = await startRun(fixture.deps, 'inbox', manual);
+    expect(run.status).toBe('waiting');
+    const [asked] = await listPending(fixture.store);
+    // As an answering process killed mid-action leaves it: the item's hold taken over, acting.
+    const [claim] = await claimOutcomes(
+      fixture.store,
+      [
+        {
+          workflow_id: 'inbox',
+          item_id: asked!.item_id,
+          run_id: run.id,
+          action: 'archive',
+          status: 'acting',
+        },
+      ],
+      { heldItems: new Set([asked!.item_id]) },
+    );
+    expect(claim?.status).toBe('acting');
+
+    await sweep(fixture.deps, later(ANSWER_CARRY_LEASE_MS - 30_000)); // it may still be at work
+    expect(await statusOf(asked!.item_id)).toBe('acting');
+    await sweep(fixture.deps, later(ANSWER_CARRY_LEASE_MS + 1_000));
+    expect(await statusOf(asked!.item_id)).toBe('failed');
+    expect(
+      (await listAudit(fixture.store, { runId: run.id })).filter((e) => e.item_id === asked!.item_id),
+    ).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        detail: expect.stringContaining('check the item by hand'),
+      }),
+    ]);
   });
 });

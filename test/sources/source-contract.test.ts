@@ -172,7 +172,8 @@ describe.each([
     const [m1, m2, m3] = (await readAll()).sort((x, y) => x.id.localeCompare(y.id));
     await b.source.perform('archive', m1!, context());
     await b.source.perform('delete', m2!, context());
-    await b.source.perform('draft_reply', m3!, { ...context(), note: 'Will do.' });
+    const words = { action: 'draft_reply', title: null, body: 'Will do.', by: 'person' as const };
+    await b.source.perform('draft_reply', m3!, { ...context(), note: 'a note is never mail', words });
     expect(await b.ids('inbox')).toEqual(['<m3@example.org>']);
     expect(await b.ids('archive')).toEqual(['<m1@example.org>']);
     expect(await b.ids('trash')).toEqual(['<m2@example.org>']);
@@ -184,6 +185,7 @@ describe.each([
       'sender3@example.org',
     );
     expect(parsed.text).toContain('Will do.');
+    expect(draft).not.toContain('a note is never mail');
   });
 
   it('files a ticket as a record in the store', async () => {

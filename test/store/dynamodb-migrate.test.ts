@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import fs, { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -194,6 +194,8 @@ describe('handoff store migrate (DynamoDB)', () => {
       moved: legacy.length,
       already_moved: 0,
       skipped: 0,
+      // Then the keys step, in every workspace (test/store/key-migration.test.ts tests it).
+      keys: expect.arrayContaining([expect.objectContaining({ workspace: 'default', already_done: false })]),
     });
     const again = await runCli(['store', 'migrate'], env);
     expect(again.code).toBe(0);
@@ -201,7 +203,9 @@ describe('handoff store migrate (DynamoDB)', () => {
       `Nothing to migrate: table ${table} is already in the workspace layout.`,
     );
 
-    const json = await runCli(['store', 'migrate', '--json'], { HANDOFF_STATE_DIR: os.tmpdir() });
+    const stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-migrate-json-'));
+    const json = await runCli(['store', 'migrate', '--json'], { HANDOFF_STATE_DIR: stateDir });
+    await fs.rm(stateDir, { recursive: true, force: true });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
       store: 'json',
@@ -209,6 +213,7 @@ describe('handoff store migrate (DynamoDB)', () => {
       moved: 0,
       already_moved: 0,
       skipped: 0,
+      keys: [expect.objectContaining({ workspace: 'default', already_done: false, runs: 0 })],
     });
 
     const missing = await runCli(['store', 'migrate'], { ...env, HANDOFF_TABLE: 'no-such-table' });

@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** One request as sent. `keys`: `<pk>/<sk>` of each key it names (none for a Query or a write). */
-export type SentRequest = { command: string; pk: string; keys?: string[]; prefix?: boolean };
+export type SentRequest = { command: string; pk: string; keys?: string[]; prefix?: boolean; limit?: number };
 
 /** The commands that only read. */
 export const READ_COMMANDS: ReadonlySet<string> = new Set([
@@ -28,6 +28,7 @@ export function recordRequests(client: DynamoDBClient, sent: SentRequest[]): voi
         RequestItems?: Record<string, { Keys?: Key[] }>;
         KeyConditionExpression?: string;
         ExpressionAttributeValues?: Record<string, { S?: string }>;
+        Limit?: number;
       };
       const values = input.ExpressionAttributeValues ?? {};
       const pk = input.Key?.pk?.S ?? input.Item?.pk?.S ?? values[':pk']?.S ?? values[':g']?.S ?? '';
@@ -40,6 +41,7 @@ export function recordRequests(client: DynamoDBClient, sent: SentRequest[]): voi
         ...(input.KeyConditionExpression
           ? { prefix: input.KeyConditionExpression.includes('begins_with') }
           : {}),
+        ...(input.Limit !== undefined ? { limit: input.Limit } : {}),
       });
       return next(args);
     },

@@ -4,6 +4,7 @@ import {
   type PlannedTurn,
   type TurnInput,
 } from '../../shared/models/turn-model.ts';
+import { REPLY_MARKER } from '../../shared/models/offline/markers.ts';
 
 export type ToolResults = ReturnType<typeof lastToolResults>;
 export type Script = (results: ToolResults, input: TurnInput) => PlannedTurn;
@@ -16,8 +17,20 @@ export class ScriptedModel extends TurnModel {
   }
 
   protected plan(input: TurnInput): PlannedTurn {
-    return this.script(lastToolResults(input.messages), input);
+    return replyWriterTurn(input) ?? this.script(lastToolResults(input.messages), input);
   }
+}
+
+/** A test's reply-writer turn: the reply body it writes for any message (a script need not play it). */
+export const SCRIPTED_REPLY = 'Thank you, I will look at this and reply properly.';
+
+/** The reply writer's turn (a tool-less request for a reply body), else null: the script plays the turn. */
+export function replyWriterTurn(input: TurnInput): PlannedTurn | null {
+  if ((input.options?.toolSpecs ?? []).length > 0) return null;
+  const first = input.messages[0]?.content
+    .flatMap((b) => (b.type === 'textBlock' ? [b.text] : []))
+    .join('\n');
+  return first?.startsWith(REPLY_MARKER) ? { text: SCRIPTED_REPLY } : null;
 }
 
 export interface ItemView {

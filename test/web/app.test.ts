@@ -9,6 +9,7 @@ import { API_KEY, makeEngine, makeHarness, type Harness } from './support.ts';
 const PENDING_KEYS = [
   'confidence',
   'decision_id',
+  'drafts', // the demo workflow offers draft_reply and file_ticket: their words are drafted
   'interrupt_id',
   'item_id',
   'options',

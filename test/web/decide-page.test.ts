@@ -59,7 +59,9 @@ describe('the decision link', () => {
 
     const answered = await post(app, decisionId, { token, action: 'skip', note: 'not now' });
     expect(answered.status).toBe(200);
-    expect(await answered.text()).toMatch(/Recorded for “Partnership”: <strong>Left alone<\/strong>/);
+    const recorded = await answered.text();
+    expect(recorded).toMatch(/Recorded for “Partnership”: <strong>Left alone<\/strong>/);
+    expect(recorded).toMatch(/<p data-learned>(From now on: |Nothing)/); // what the answer taught, in words
     expect((await getDecision(fixture.store, decisionId)).answer).toMatchObject({
       action: 'skip',
       note: 'not now',

@@ -110,9 +110,11 @@ describe('a GitHub pull_request webhook on the local server', () => {
     const answer = await app.request(`/api/decisions/${pending!.id}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      // The review's text is the answer's body (the words shown with the question); the note teaches.
       body: JSON.stringify({
         action: 'github__create_and_submit_pull_request_review',
-        note: 'Please add a test for the third retry.',
+        note: 'reviews of features are asked about',
+        body: 'Please add a test for the third retry.',
       }),
     });
     expect(answer.status).toBe(200);

@@ -100,7 +100,7 @@ interface Journey {
   /** Items it must ask about. */
   asked: string[];
   /** The question answered (with an action), then the rest answered `skip`. */
-  answer: { item: string; action: string; note?: string };
+  answer: { item: string; action: string; note?: string; body?: string };
 }
 
 /**
@@ -114,7 +114,11 @@ async function runAndAnswer(id: string, mailbox: string, journey: Journey): Prom
   expect(pending.map((p) => p.item_id).sort()).toEqual([...journey.asked].sort());
   const answered = pending.find((p) => p.item_id === journey.answer.item)!;
   const note = journey.answer.note ? ['--note', journey.answer.note] : [];
-  const decided = await runCli(['decide', answered.decision_id, journey.answer.action, ...note], env);
+  const body = journey.answer.body ? ['--body', journey.answer.body] : [];
+  const decided = await runCli(
+    ['decide', answered.decision_id, journey.answer.action, ...note, ...body],
+    env,
+  );
   expect(decided.code).toBe(0); // its stderr carries the completion notice when it is the last
   for (const p of pending.filter((q) => q !== answered))
     expect((await runCli(['decide', p.decision_id, 'skip'], env)).code).toBe(0);
@@ -176,12 +180,17 @@ it('inbox triage on IMAP: newsletters and receipts archived, the bug filed, the 
       '<newsletter-2025-03@news.trackly.example>',
       '<20250311114700.77412@northwlnd-support.example>',
     ],
-    answer: { item: '<f0c1e7d2-okafor@fastmail.example>', action: 'draft_reply', note: 'Thanks, will look.' },
+    answer: {
+      item: '<f0c1e7d2-okafor@fastmail.example>',
+      action: 'draft_reply',
+      note: 'reply to people who follow up',
+      body: 'Thanks, will look.',
+    },
   });
   const drafts = await Promise.all((await dovecot.messages('Drafts')).map((raw) => simpleParser(raw)));
-  expect(drafts.find((d) => d.inReplyTo === '<f0c1e7d2-okafor@fastmail.example>')?.text).toContain(
-    'Thanks, will look.',
-  );
+  const reply = drafts.find((d) => d.inReplyTo === '<f0c1e7d2-okafor@fastmail.example>')?.text;
+  expect(reply).toContain('Thanks, will look.'); // the body given with the answer
+  expect(reply).not.toContain('follow up'); // the note teaches; it is never mail
 });
 
 it('competitor watch on an IMAP folder of alerts: the newsletter archived, the pricing alert asked and filed', async () => {
@@ -203,7 +212,7 @@ it('receipts to ledger on an IMAP folder: the paid receipt filed, the overdue in
     answer: {
       item: '<inv-7781@printhaus.example>',
       action: 'draft_reply',
-      note: 'Please send a proper invoice.',
+      body: 'Please send a proper invoice.',
     },
   });
 });

@@ -4,6 +4,8 @@ import { deleteChat, getChat, listChats, renameChat } from '../../chats/chat-rep
 import { InvalidInputError } from '../../errors/index.ts';
 import type { EngineDeps } from '../../runs/deps.ts';
 import { cliContext } from '../context.ts';
+import type { WorkflowCard } from '../../chats/chat-records.ts';
+import { cardLines } from '../../assistant/workflow-card.ts';
 import { printJson, printTable } from '../output.ts';
 
 /** `handoff chat` (talk to the workspace assistant) and `handoff chats` (list, rename, delete). */
@@ -76,7 +78,7 @@ type Send = (
   engine: EngineDeps,
   chatId: string | undefined,
   message: unknown,
-) => Promise<{ chat_id: string; text: string; confirm?: { summary: string } }>;
+) => Promise<{ chat_id: string; text: string; confirm?: { summary: string; card?: WorkflowCard } }>;
 
 /** The engine with the turn's handoffs and tool calls shown as they happen. */
 function streaming(engine: EngineDeps): EngineDeps {
@@ -90,8 +92,12 @@ function streaming(engine: EngineDeps): EngineDeps {
   };
 }
 
-function footer(reply: { text: string; confirm?: { summary: string } }): string {
-  return `${reply.text}\n${reply.confirm ? `[waiting for your yes: ${reply.confirm.summary}]\n` : ''}`;
+/** The reply, and a waiting step with its card in plain words and the replies that answer it. */
+function footer(reply: { text: string; confirm?: { summary: string; card?: WorkflowCard } }): string {
+  const c = reply.confirm;
+  if (!c) return `${reply.text}\n`;
+  const card = c.card ? `${cardLines(c.card).join('\n')}\n` : '';
+  return `${reply.text}\n${card}[waiting for your yes: ${c.summary}]\n  yes: do it · no: drop it · edit: say what to change ("make it 9am")\n`;
 }
 
 async function interactive(engine: EngineDeps, chatId: string | undefined, send: Send): Promise<void> {

@@ -1,16 +1,68 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { Decision } from '../../records/runs.ts';
+import {
+  answerEachAsStored,
+  suggestedAnswers,
+  type AnswerInput,
+  type AnswerResult,
+} from '../../runs/answer-many.ts';
 import { getDecision, listPending } from '../../runs/decision-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
+import type { WordEdits } from '../../actions/words.ts';
+import { InvalidInputError } from '../../errors/index.ts';
 import { cliContext } from '../context.ts';
-import { exitCodeForRun, printJson, printTable } from '../output.ts';
+import { EXIT, exitCodeForRun, printJson, printTable } from '../output.ts';
+
+/** One question in full: what it is about, why it asks, and the words each drafted action would use. */
+function showDecision(d: Decision): void {
+  console.log(`${d.id}\n  from: ${d.sender}\n  subject: ${d.subject}\n  status: ${d.status}`);
+  console.log(`  suggests: ${d.suggested_action} (confidence ${d.confidence.toFixed(2)}): ${d.reasoning}`);
+  console.log(`  options: ${[...d.options, 'approve_suggested'].join(', ')}`);
+  if (d.snippet) console.log(`\nMessage (start):\n  ${d.snippet}`);
+  for (const w of d.drafts ?? []) {
+    const by = w.by === 'offline' ? 'offline draft, written without a language model' : `by ${w.by}`;
+    console.log(`\n--- ${w.action} (${by}) ---`);
+    if (w.title !== null) console.log(`Title: ${w.title}\n`);
+    console.log(w.body);
+  }
+  if (d.status === 'pending')
+    console.log(
+      `\nAnswer: handoff decide ${d.id} ACTION [--note "why"]${(d.drafts ?? []).length > 0 ? ' [--body TEXT | --body-file FILE]' : ''}`,
+    );
+}
+
+/** The words given on the command line for the chosen action: --body, or the file --body-file names. */
+function editsOf(options: { body?: string; bodyFile?: string; title?: string }): WordEdits {
+  if (options.body !== undefined && options.bodyFile !== undefined)
+    throw new InvalidInputError('give --body or --body-file, not both');
+  let body = options.body;
+  if (options.bodyFile !== undefined) {
+    try {
+      body = readFileSync(options.bodyFile === '-' ? 0 : options.bodyFile, 'utf8');
+    } catch (error) {
+      throw new InvalidInputError(`cannot read --body-file ${options.bodyFile}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    ...(body !== undefined ? { body } : {}),
+    ...(options.title !== undefined ? { title: options.title } : {}),
+  };
+}
 
 export function registerDecisionCommands(program: Command): void {
   program
     .command('pending')
     .description('the questions waiting for you, across runs')
+    .option('--show <DECISION_ID>', 'one question in full, with the draft each action would use')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean; show?: string }) => {
       const { engine } = await cliContext();
+      if (options.show !== undefined) {
+        const decision = await getDecision(engine.store, options.show);
+        if (options.json) return printJson(toPendingJson(decision));
+        return showDecision(decision);
+      }
       const pending = await listPending(engine.store);
       if (options.json) return printJson(pending.map(toPendingJson));
       if (pending.length === 0) return console.log('Nothing is waiting for you.');
@@ -21,25 +73,124 @@ export function registerDecisionCommands(program: Command): void {
       );
       for (const d of pending)
         console.log(
-          `\n${d.id}: ${d.reasoning}\n  options: ${[...d.options, 'approve_suggested'].join(', ')}`,
+          `\n${d.id}: ${d.reasoning}\n  options: ${[...d.options, 'approve_suggested'].join(', ')}${
+            (d.drafts ?? []).length > 0
+              ? `\n  drafted: ${d.drafts!.map((w) => w.action).join(', ')} (see --show)`
+              : ''
+          }`,
         );
-      console.log(`\nAnswer one: handoff decide DECISION_ID ACTION --note "why"`);
+      console.log(
+        `\nAnswer one: handoff decide DECISION_ID ACTION --note "why"; read one in full: handoff pending --show DECISION_ID`,
+      );
     });
 
   program
-    .command('decide DECISION_ID ACTION')
-    .description('answer one question; the run resumes when all of its questions are answered')
+    .command('decide [ARGS...]')
+    .usage(
+      'ID [ID ...] ACTION [--note TEXT] [--once] | --all-suggested [--run RUN] [--workflow ID] [--from ADDRESS_OR_DOMAIN]',
+    )
+    .description(
+      'answer questions: each ID with ACTION (the last word), or each waiting one with its own suggestion; a run resumes when all of its questions are answered',
+    )
     .option('--note <TEXT>', 'why: the strongest signal for what Handoff learns')
-    .option('--json', 'print JSON')
-    .action(async (decisionId: string, action: string, options: { note?: string; json?: boolean }) => {
+    .option('--once', 'just this once: the answer teaches nothing and cancels nothing')
+    .option(
+      '--body <TEXT>',
+      "the words the action carries, replacing the draft's (a reply's body, a ticket's)",
+    )
+    .option('--body-file <FILE>', 'the same, read from a file (- for stdin)')
+    .option('--title <TEXT>', "a ticket's title, replacing the drafted one")
+    .option('--all-suggested', 'answer each matching waiting question with its own suggestion')
+    .option('--run <RUN>', "with --all-suggested: only this run's questions")
+    .option('--workflow <ID>', "with --all-suggested: only this workflow's questions")
+    .option('--from <ADDRESS_OR_DOMAIN>', 'with --all-suggested: only mail from this address or domain')
+    .option('--json', 'print JSON: one result per answer')
+    .action(async (args: string[], options: DecideOptions, command: Command) => {
+      const answers = await answersFrom(args, options, command);
+      if (answers === null) return;
       const { engine } = await cliContext();
-      const { decide } = await import('../../runs/decide.ts');
-      const result = await decide(engine, decisionId, action, options.note ?? null);
-      process.exitCode = exitCodeForRun(result.run_status); // the answer stands; a resumed run may fail
-      if (options.json) return printJson(result);
-      const answered = await getDecision(engine.store, decisionId);
-      console.log(
-        `Recorded for ${decisionId}: ${describeAnswer(answered)}. Run ${result.run_id} is ${result.run_status}.`,
-      );
+      const results = await answerEachAsStored(engine, answers.list);
+      reportAnswers(results, answers.leftForYou, options.json === true);
     });
+}
+
+interface DecideOptions {
+  note?: string;
+  body?: string;
+  bodyFile?: string;
+  title?: string;
+  once?: boolean;
+  allSuggested?: boolean;
+  run?: string;
+  workflow?: string;
+  from?: string;
+  json?: boolean;
+}
+
+/** The answers the command line asks for (null: nothing to answer, already said). */
+async function answersFrom(
+  args: string[],
+  options: DecideOptions,
+  command: Command,
+): Promise<{ list: AnswerInput[]; leftForYou: Decision[] } | null> {
+  const edits = editsOf(options);
+  if (options.allSuggested) {
+    if (edits.body !== undefined || edits.title !== undefined)
+      command.error('error: --body and --title go with one answer, not with --all-suggested');
+    if (args.length > 0)
+      command.error('error: --all-suggested answers with each suggestion: give no ids or action');
+    const { engine } = await cliContext();
+    const picked = await suggestedAnswers(engine, options);
+    if (picked.answers.length === 0 && picked.leftForYou.length === 0) {
+      if (options.json) printJson([]);
+      else console.log('Nothing is waiting for you there.');
+      return null;
+    }
+    // --note and --once go with every answer (accepting a backlog "just this once" teaches nothing).
+    const list = picked.answers.map((a) => ({
+      ...a,
+      note: options.note ?? null,
+      once: options.once === true,
+    }));
+    return { list, leftForYou: picked.leftForYou };
+  }
+  if (options.run !== undefined || options.workflow !== undefined || options.from !== undefined)
+    command.error('error: --run, --workflow and --from go with --all-suggested');
+  if (args.length < 2) command.error('error: give one or more decision ids, then the action');
+  const action = args.at(-1)!;
+  const ids = [...new Set(args.slice(0, -1))];
+  const note = options.note ?? null;
+  return {
+    list: ids.map((id) => ({ id, action, note, once: options.once === true, ...edits })),
+    leftForYou: [],
+  };
+}
+
+/** One line per answer (or the JSON array); exit 0 only when every answer was taken and no run it resumed failed. */
+function reportAnswers(
+  answered: { result: AnswerResult; answered: Decision | null }[],
+  leftForYou: Decision[],
+  json: boolean,
+): void {
+  const results = answered.map((a) => a.result);
+  const refused = results.filter((r) => !r.ok);
+  const failedRun = results.some((r) => r.ok && exitCodeForRun(r.run_status ?? '') !== EXIT.ok);
+  process.exitCode = refused.length > 0 || failedRun ? EXIT.failed : EXIT.ok;
+  if (json) printJson(results);
+  else
+    for (const { result: r, answered: d } of answered)
+      if (r.ok && d)
+        console.log(
+          `Recorded for ${r.id}: ${describeAnswer(d)}. ${r.learned}${
+            r.learned_rule ? ` (undo: handoff rules delete ${r.learned_rule.id})` : ''
+          }. Run ${r.run_id} is ${r.run_status}.`,
+        );
+  // What was refused goes to stderr, one line each (the command's failure, as everywhere).
+  for (const r of refused) process.stderr.write(`handoff: ${r.id}: ${r.error}\n`);
+  if (leftForYou.length > 0 && !json)
+    console.log(
+      `Left for you: ${leftForYou.length} irreversible suggestion${leftForYou.length === 1 ? '' : 's'} (${leftForYou
+        .map((d) => `${d.id} ${d.suggested_action}`)
+        .join(', ')}): answer each with handoff decide ID ACTION`,
+    );
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
-import { listRuns, listRunsOf } from '../../runs/run-repository.ts';
+import { getRun, listRuns, listRunsOf } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
 import { describeCounts, summarise } from '../../runs/views.ts';
+import { auditRowJson, runRowJson } from '../../runs/list-json.ts';
 import { cliContext } from '../context.ts';
 import { exitCodeForRun, printJson, printTable, progressBar } from '../output.ts';
 
@@ -47,13 +48,7 @@ export function registerRunCommands(program: Command): void {
       const runs = options.workflow
         ? await listRunsOf(engine.store, options.workflow)
         : await listRuns(engine.store);
-      const rows = runs.map((r) => ({
-        run_id: r.id,
-        workflow_id: r.workflow_id,
-        status: r.status,
-        started_at: r.started_at,
-        finished_at: r.finished_at,
-      }));
+      const rows = runs.map(runRowJson);
       if (options.json) return printJson(rows);
       if (rows.length === 0) return console.log('No runs yet. Start one: handoff run WORKFLOW_ID');
       printTable(
@@ -70,22 +65,9 @@ export function registerRunCommands(program: Command): void {
     .action(async (options: { run?: string; json?: boolean }) => {
       const { engine } = await cliContext();
       const entries = await listAudit(engine.store, options.run ? { runId: options.run } : {});
-      if (options.json)
-        return printJson(
-          entries.map((e) => ({
-            run_id: e.run_id,
-            item_id: e.item_id,
-            outcome: e.outcome,
-            action: e.action,
-            decided_by: e.decided_by,
-            confidence: e.confidence,
-            note: e.note,
-            at: e.at,
-            // Only for runs with specialists: who handled the item, and each handoff's pair.
-            ...(e.agent !== undefined ? { agent: e.agent } : {}),
-            ...(e.handoff !== undefined ? { handoff: e.handoff } : {}),
-          })),
-        );
+      // A run with no entries may not exist: say so, as `inspect` does (exit 1).
+      if (options.run && entries.length === 0) await getRun(engine.store, options.run);
+      if (options.json) return printJson(entries.map(auditRowJson));
       if (entries.length === 0) return console.log('The audit log is empty.');
       printTable(
         ['at', 'run', 'outcome', 'action', 'by', 'item / detail'],

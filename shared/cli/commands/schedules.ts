@@ -32,7 +32,7 @@ export function registerScheduleCommands(program: Command): void {
         list.map((s) => [
           s.workflow_id,
           s.schedule,
-          s.paused ? 'paused' : 'active',
+          s.paused ? (s.needs ? `paused (needs ${s.needs.join(', ')})` : 'paused') : 'active',
           s.next.map((f) => f.local).join(', '),
         ]),
         120,
@@ -51,6 +51,9 @@ export function registerScheduleCommands(program: Command): void {
       .option('--json', 'print JSON')
       .action(async (workflowId: string, options: { json?: boolean }) => {
         const { engine } = await cliContext();
-        printView(await setPaused(engine.store, workflowId, op === 'pause'), options.json);
+        printView(
+          await setPaused(engine.store, workflowId, op === 'pause', new Date(), engine.credentials),
+          options.json,
+        );
       });
 }

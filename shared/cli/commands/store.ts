@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadEnv } from '../../config/env.ts';
+import { migrateKeys, type KeyMigrationReport } from '../../runs/key-migration.ts';
 import { initStore, migrateStore } from '../../store/open-store.ts';
+import { openPlatform } from '../../workspaces/platform.ts';
 import { printJson } from '../output.ts';
 
 export function registerStoreCommands(program: Command): void {
@@ -18,22 +20,43 @@ export function registerStoreCommands(program: Command): void {
     });
   store
     .command('migrate')
-    .description("move a DynamoDB table written before workspaces into workspace 'default' (safe to re-run)")
+    .description(
+      "move a DynamoDB table written before workspaces into workspace 'default', then give every workspace's history ids that carry their run's key (safe to re-run, resumable)",
+    )
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
-      const report = await migrateStore(loadEnv());
+      const env = loadEnv();
+      const report = await migrateStore(env);
+      const keys = await migrateEveryWorkspace(env);
       if (options.json)
-        return printJson(
-          report
+        return printJson({
+          ...(report
             ? { store: 'dynamodb', ...report }
-            : { store: 'json', found: 0, moved: 0, already_moved: 0, skipped: 0 },
-        );
+            : { store: 'json', found: 0, moved: 0, already_moved: 0, skipped: 0 }),
+          keys,
+        });
       if (!report)
-        return console.log('Nothing to migrate: the JSON file store has no table (USE_DYNAMODB is not set).');
-      console.log(
-        report.found === 0
-          ? `Nothing to migrate: table ${report.table} is already in the workspace layout.`
-          : `Migrated table ${report.table} into workspace ${report.workspace}: ${report.moved} moved, ${report.already_moved} already moved, ${report.skipped} skipped (unknown collection).`,
-      );
+        console.log('Nothing to migrate: the JSON file store has no table (USE_DYNAMODB is not set).');
+      else
+        console.log(
+          report.found === 0
+            ? `Nothing to migrate: table ${report.table} is already in the workspace layout.`
+            : `Migrated table ${report.table} into workspace ${report.workspace}: ${report.moved} moved, ${report.already_moved} already moved, ${report.skipped} skipped (unknown collection).`,
+        );
+      for (const k of keys.filter((k) => !k.already_done))
+        console.log(
+          `Workspace ${k.workspace}: ${k.runs} run(s) keyed, ${k.audit_moved} audit entries moved, ${k.legacy_decisions} older question(s) noted on their runs, ${k.reindexed} record(s) indexed by time.`,
+        );
     });
+}
+
+/** The keys step (runs/key-migration.ts) in every workspace, one after another. */
+async function migrateEveryWorkspace(
+  env: ReturnType<typeof loadEnv>,
+): Promise<(KeyMigrationReport & { workspace: string })[]> {
+  const platform = await openPlatform(env);
+  const reports = [];
+  for (const workspace of await platform.registry.list())
+    reports.push({ workspace: workspace.id, ...(await migrateKeys(platform.engineFor(workspace.id).store)) });
+  return reports;
 }

@@ -1,83 +1,84 @@
 /**
  * The offline model's turns as the workspace assistant: the triage agent hands the request
- * to the Builder or the Operator; the Builder reads the description (describe-workflow.ts),
- * starts from a template, validates, previews and asks to save; the Operator looks up what
- * is asked for and asks to carry it out. Every turn is chosen from the history alone.
+ * to the Builder or the Operator (operator-turns.ts); the Builder reads a description
+ * (describe-workflow.ts), starts from a template, validates, previews and asks to save, or
+ * changes, shows or saves the chat's draft (refine-draft.ts). Every turn is chosen from the
+ * history and the prompt's draft line alone.
  */
-import type { Message } from '@strands-agents/sdk';
 import type { PlannedTurn, TurnInput } from '../turn-model.ts';
-import { lastToolResults } from '../turn-model.ts';
+import { lastToolResults, systemText } from '../turn-model.ts';
+import { allResults, draftIn, lastRequest, type Json } from './chat-history.ts';
 import {
   describeSchedule,
   describeWorkflow,
   providerHost,
   type DescribedWorkflow,
 } from './describe-workflow.ts';
+import { BUILDER_WORDS, REFINEMENT_START, cannotOffline, operatorIntent, smallTalk } from './intents.ts';
+import { asksToSaveDraft, asksToShowDraft, refineDraft } from './refine-draft.ts';
 import { plural } from '../../text/plural.ts';
 
-type Json = Record<string, unknown>;
+export { operatorTurn } from './operator-turns.ts';
 
-const OPERATOR_WORDS =
-  /\b(run it|run (the |my )?[\w-]+( workflow)? now|start (a |the )?run|run now|pending|waiting|decisions?|questions?|what'?s (waiting|pending)|answer|revoke|add a rule|rules?)\b|^\s*run\b/i;
-const BUILDER_WORDS =
-  /\b(workflow|every|each|daily|weekday|hourly|morning|inbox|mail|email|archive|triage|newsletters?|receipts?|pull requests?|tickets?|competitors?|watch|build|create|make|set up|draft|delete|folder|maildir|imap|webhook)\b/i;
+const HELP =
+  'I can build a workflow from a description ("every weekday at 8, archive newsletters in my inbox"), run one, and show and answer what is waiting. What would you like?';
 
-/** The text of the last message the person wrote (a text block of a user message). */
-function lastRequest(messages: Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'user') continue;
-    const text = m.content
-      .flatMap((b) => (b.type === 'textBlock' ? [b.text] : []))
-      .join('\n')
-      .trim();
-    if (text) return text;
-  }
-  return '';
+/** A change to the chat's draft the request asks for (null: it asks for none). */
+function refinement(draft: Json | null, request: string): Json | null {
+  if (!draft) return null;
+  if (BUILDER_WORDS.test(request) && !REFINEMENT_START.test(request) && describesAnew(request)) return null;
+  return refineDraft(draft, request);
 }
 
-/** Every tool result in the history by tool name (the latest of each). */
-function allResults(messages: Message[]): Map<string, unknown> {
-  const names = new Map<string, string>();
-  const results = new Map<string, unknown>();
-  for (const m of messages)
-    for (const b of m.content) {
-      if (b.type === 'toolUseBlock') names.set(b.toolUseId, b.name);
-      if (b.type === 'toolResultBlock') {
-        const name = names.get(b.toolUseId);
-        const part = b.content[0] as { type?: string; json?: unknown; text?: string } | undefined;
-        let value: unknown = part?.json;
-        if (value === undefined && part?.text !== undefined) {
-          try {
-            value = JSON.parse(part.text);
-          } catch {
-            value = { error: part.text, status: b.status };
-          }
-        }
-        if (name)
-          results.set(name, b.status === 'error' ? { error: part?.text ?? 'error', status: 'error' } : value);
-      }
-    }
-  return results;
+/** "run it now" with a draft and no workflow named: the draft is meant, and it is not saved. */
+function runsTheDraft(request: string): boolean {
+  return operatorIntent(request)?.kind === 'run' && /\b(it|this|the draft)\b/i.test(request);
 }
 
-/** The triage agent: hand off, or answer small talk itself. */
-export function triageTurn({ messages }: TurnInput): PlannedTurn {
+/** A whole description (what to do, and from where or when), not a change to a part. */
+function describesAnew(request: string): boolean {
+  const d = describeWorkflow(request, null);
+  return d.actions.length > 0 && (d.schedule !== null || d.source.kind !== 'missing');
+}
+
+/** The triage agent: hand off, or answer small talk itself; what it cannot read, it says so. */
+export function triageTurn({ messages, options }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
-  if (answerAsked(request) || ruleAsked(request) || OPERATOR_WORDS.test(request))
-    return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
-  if (BUILDER_WORDS.test(request)) return { toolCalls: [{ name: 'transfer_to_builder', input: {} }] };
-  return {
-    text: 'I can build a workflow from a description ("every weekday at 8, archive newsletters in my inbox"), run one, and show and answer what is waiting. What would you like?',
-  };
+  const draft = draftIn(systemText(options));
+  const toBuilder = { toolCalls: [{ name: 'transfer_to_builder', input: {} }] };
+  if (draft && runsTheDraft(request)) return toBuilder;
+  if (operatorIntent(request)) return { toolCalls: [{ name: 'transfer_to_operator', input: {} }] };
+  if (asksToShowDraft(request) || (draft && asksToSaveDraft(request))) return toBuilder;
+  if (refinement(draft, request)) return toBuilder;
+  if (smallTalk(request)) return { text: HELP };
+  if (/^\s*(yes|yep|yeah|ok|okay|sure|go ahead|do it)[\s.!]*$/i.test(request))
+    return { text: 'Nothing is waiting for your yes right now. What would you like?' };
+  if (BUILDER_WORDS.test(request)) return toBuilder;
+  return { text: cannotOffline(request) };
 }
 
-/** The Builder: look around, draft from a template, validate, preview, ask to save. */
-export function builderTurn({ messages }: TurnInput): PlannedTurn {
+/** The Builder: change, show or save the draft; or look around, draft from a template, validate, preview, ask to save. */
+export function builderTurn({ messages, options }: TurnInput): PlannedTurn {
   const request = lastRequest(messages);
+  const draft = draftIn(systemText(options));
   const last = lastToolResults(messages);
   const all = allResults(messages);
   if (last.length === 0) {
+    if (asksToShowDraft(request)) {
+      if (!draft)
+        return {
+          text: 'This chat has no draft yet. Describe a workflow ("every weekday at 8, archive newsletters in my inbox") and I will draft it.',
+        };
+      return { toolCalls: [{ name: 'show_draft', input: {} }] };
+    }
+    if (draft && asksToSaveDraft(request)) return { toolCalls: [{ name: 'save_workflow', input: {} }] };
+    if (draft && runsTheDraft(request))
+      return {
+        text: `"${String(draft.name)}" is not saved yet, so it cannot run. Say yes to save it, then "run it now".`,
+      };
+    const refined = refinement(draft, request);
+    if (refined) return { toolCalls: [{ name: 'validate_workflow', input: { config: refined } }] };
+    if (!BUILDER_WORDS.test(request)) return { text: cannotOffline(request) };
     return {
       toolCalls: [
         { name: 'list_sources', input: {} },
@@ -87,6 +88,7 @@ export function builderTurn({ messages }: TurnInput): PlannedTurn {
     };
   }
   const names = last.map((r) => r.name);
+  if (names.includes('show_draft')) return { toolCalls: [{ name: 'save_workflow', input: {} }] };
   if (names.includes('list_sources')) {
     const described = describeWorkflow(request, knownMaildir(all.get('list_sources')));
     if (described.source.kind === 'missing')
@@ -106,108 +108,41 @@ export function builderTurn({ messages }: TurnInput): PlannedTurn {
     const result = all.get('validate_workflow') as Json | undefined;
     if (result?.ok !== true)
       return {
-        text: `I could not draft a valid workflow: ${String((result?.errors as string[] | undefined)?.[0] ?? result?.error ?? 'unknown error')}. Nothing was saved.`,
+        text: `I could not ${all.has('list_sources') ? 'draft a valid workflow' : 'make that change'}: ${String((result?.errors as string[] | undefined)?.[0] ?? result?.error ?? 'unknown error')}. ${all.has('list_sources') ? 'Nothing was saved.' : 'The draft is as it was.'}`,
       };
     return { toolCalls: [{ name: 'preview_workflow', input: {} }] };
   }
   if (names.includes('preview_workflow')) return { toolCalls: [{ name: 'save_workflow', input: {} }] };
+  if (all.has('show_draft')) {
+    const shown = all.get('show_draft') as Json | undefined;
+    return { text: `${String(shown?.text ?? shown?.error ?? '')}\nSave it? Say yes, no, or what to change.` };
+  }
+  if (!all.has('list_sources') && all.has('validate_workflow')) return { text: changedSummary(all) };
+  if (!all.has('list_sources')) return { text: confirmText(all.get('save_workflow')) };
   return { text: summary(request, all) };
 }
 
-/** The Operator: find what is meant, then ask to carry it out. */
-export function operatorTurn({ messages }: TurnInput): PlannedTurn {
-  const request = lastRequest(messages);
-  const last = lastToolResults(messages);
-  const all = allResults(messages);
-  const rule = ruleAsked(request);
-  const answer = answerAsked(request);
-  if (last.length === 0)
-    return {
-      toolCalls: answer
-        ? [{ name: 'answer_decision', input: answer }]
-        : rule
-          ? [{ name: 'add_rule', input: rule }]
-          : [
-              { name: 'list_workflows', input: {} },
-              { name: 'list_pending', input: {} },
-            ],
-    };
-  const names = last.map((r) => r.name);
-  if (names.includes('list_workflows')) {
-    const workflows = ((all.get('list_workflows') as Json | undefined)?.workflows ?? []) as {
-      id: string;
-      name: string;
-    }[];
-    const pending = ((all.get('list_pending') as Json | undefined)?.pending ?? []) as {
-      decision_id: string;
-      subject: string;
-      suggested_action: string;
-    }[];
-    if (/\b(run|start)\b/i.test(request)) {
-      const lower = request.toLowerCase();
-      const named = workflows.find((w) => lower.includes(w.id) || lower.includes(w.name.toLowerCase()));
-      const newest = workflows.at(-1);
-      const target = named ?? (workflows.length === 1 ? workflows[0] : newest);
-      if (!target) return { text: 'There is no workflow to run yet. Describe one and I will build it.' };
-      return { toolCalls: [{ name: 'start_run', input: { workflow_id: target.id } }] };
-    }
-    if (pending.length === 0) return { text: 'Nothing is waiting for you.' };
-    return {
-      text: `${plural(pending.length, 'question')} wait${pending.length === 1 ? 's' : ''} for you: ${pending
-        .slice(0, 5)
-        .map((p) => `"${p.subject}" (suggested ${p.suggested_action})`)
-        .join('; ')}. Answer them on the decision cards or the Activity page.`,
-    };
-  }
-  const step = (all.get('start_run') ?? all.get('answer_decision') ?? all.get('add_rule')) as
-    Json | undefined;
-  const error = typeof step?.error === 'string' ? step.error : '';
-  return {
-    text: error.startsWith('Not done yet')
-      ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.`
-      : error || 'Done.',
-  };
+/** What a refinement changed, in the words validate_workflow gave. */
+function changedSummary(all: Map<string, unknown>): string {
+  const changed = ((all.get('validate_workflow') as Json | undefined)?.changed ?? []) as string[];
+  const preview = all.get('preview_workflow') as Json | undefined;
+  const rows = (preview?.rows ?? []) as { verdict: string }[];
+  const seen =
+    preview?.ok === true && rows.length > 0
+      ? ` Preview of ${plural(rows.length, 'item')}: ${rows.filter((r) => r.verdict === 'act').length} it would handle, ${rows.filter((r) => r.verdict === 'ask').length} it would ask you about.`
+      : preview?.error
+        ? ` I could not preview it: ${String(preview.error)}.`
+        : '';
+  const what =
+    changed.length === 0 ? 'Nothing changed: the draft already does that.' : `Changed ${changed.join('; ')}.`;
+  return `${what}${seen} Save it? Say yes, no, or what to change.`;
 }
 
-/** "answer dec_… with archive" / "skip dec_…": an answer to a waiting decision, by its id. */
-function answerAsked(request: string): Json | null {
-  const lower = request.toLowerCase();
-  const id = /\b(dec_[a-z0-9_]+)\b/.exec(lower)?.[1];
-  const word = /\b(approve|archive|ticket|draft|reply|delete|skip|leave)/.exec(
-    lower.replace(id ?? '', ''),
-  )?.[1];
-  const action = {
-    approve: 'approve_suggested',
-    archive: 'archive',
-    ticket: 'file_ticket',
-    draft: 'draft_reply',
-    reply: 'draft_reply',
-    delete: 'delete',
-    skip: 'skip',
-    leave: 'skip',
-  }[word ?? ''];
-  return id && action ? { decision_id: id, action } : null;
-}
-
-/** "always archive mail from news@x.example" / "from the domain x.example": a rule you set. */
-function ruleAsked(request: string): Json | null {
-  const lower = request.toLowerCase();
-  if (!/\b(rule|always)\b/.test(lower)) return null;
-  const action = /\b(archiv|ticket|draft|reply|skip|leave)/.exec(lower)?.[1];
-  const name = {
-    archiv: 'archive',
-    ticket: 'file_ticket',
-    draft: 'draft_reply',
-    reply: 'draft_reply',
-    skip: 'skip',
-    leave: 'skip',
-  }[action ?? ''];
-  const sender = /\b([a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,})\b/.exec(lower)?.[1];
-  const domain = /\bfrom (?:the domain |anyone at |anything from )?@?([a-z0-9-]+(?:\.[a-z0-9-]+)+)\b/.exec(
-    lower,
-  )?.[1];
-  if (!name || (!sender && !domain)) return null;
-  return { match: sender ? { sender } : { domain }, action: name, note: request.trim() };
+function confirmText(step: unknown): string {
+  const error = String((step as Json | undefined)?.error ?? '');
+  return error.startsWith('Not done yet')
+    ? `${error.replace(/^Not done yet: the person must confirm first \((.*)\)\..*$/, '$1')}? Say yes to go ahead.`
+    : error || 'Done.';
 }
 
 function knownMaildir(sources: unknown): string | null {
@@ -230,6 +165,7 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
   if (d.source.kind === 'maildir' && d.source.path) config.source = { type: 'maildir', path: d.source.path };
   if (d.source.kind === 'imap') {
     const base = (template.source as Json).type === 'imap' ? (template.source as Json) : {};
+    const host = String(d.source.host ?? providerHost(request) ?? base.host ?? 'imap.example.com');
     config.source = {
       type: 'imap',
       port: 993,
@@ -237,8 +173,12 @@ function draftConfig(template: Json, d: DescribedWorkflow, request: string, take
       credential: 'MAIL_PASSWORD',
       mailbox: 'INBOX',
       ...base,
-      host: d.source.host ?? providerHost(request) ?? base.host ?? 'imap.example.com',
-      user: d.source.user ?? base.user ?? 'you@example.com',
+      host,
+      // The template's login belongs to the template's host; for another host, a guess at its domain.
+      user:
+        d.source.user ??
+        (host === base.host ? base.user : undefined) ??
+        `you@${host.replace(/^(imap|outlook)\./, '')}`,
     };
   }
   if (d.source.kind !== 'event') config.trigger = d.schedule ? { schedule: d.schedule } : { manual: true };
@@ -274,14 +214,14 @@ function summary(request: string, all: Map<string, unknown>): string {
   const count = (v: string) => rows.filter((r) => r.verdict === v).length;
   const trigger = validated?.trigger as Json | undefined;
   const when = trigger?.schedule
-    ? `${describeSchedule(String(trigger.schedule))}, ${String(trigger.schedule)}`
+    ? `${typeof validated?.when === 'string' ? validated.when : describeSchedule(String(trigger.schedule))}, ${String(trigger.schedule)}`
     : trigger?.webhook
       ? 'when its webhook fires'
       : 'when you run it';
   const seen =
     preview?.ok === true
       ? rows.length > 0
-        ? ` Preview of ${rows.length} item(s): ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
+        ? ` Preview of ${plural(rows.length, 'item')}: ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
         : ' Its source has nothing to preview right now.'
       : preview?.error
         ? ` I could not preview it: ${String(preview.error)}.`
@@ -294,5 +234,15 @@ function summary(request: string, all: Map<string, unknown>): string {
     missing.length > 0
       ? ` ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not in the integration registry (see \`handoff integrations\`), so I left ${missing.length > 1 ? 'them' : 'it'} out.`
       : '';
-  return `I drafted "${String(validated?.name)}" (${String(validated?.workflow_id)}), reading ${String(validated?.source)} ${when}.${seen}${left} Save it? Say yes.`;
+  const said = describeWorkflow(request, null).source;
+  const login =
+    said.kind === 'imap' && said.user === null
+      ? ' I guessed the login: say "as you@yourdomain" to set yours.'
+      : '';
+  const step = all.get('save_workflow') as Json | undefined;
+  const paused = /paused until (.+?) (is|are) set/.exec(String(step?.error ?? ''))?.[1];
+  const needs = paused
+    ? ` It needs ${paused}, which is not set: set it with \`handoff credentials set ${paused.split(' and ')[0]}\` (or in the card's field on the web) before you say yes, or it is saved paused.`
+    : '';
+  return `I drafted "${String(validated?.name)}" (${String(validated?.workflow_id)}), reading ${String(validated?.source)} ${when}.${seen}${left}${login}${needs} Save it? Say yes.`;
 }

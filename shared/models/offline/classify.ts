@@ -5,12 +5,17 @@
  * when the instructions name its kind and facts beyond a few words agree (see signals.ts).
  */
 import {
+  aboutADelivery,
   asksForPayment,
   asksSomething,
+  asksToActIfNotYou,
+  calendarMail,
   confirmsPayment,
   dangerOf,
   fromAPerson,
   mentionsMoney,
+  sellsSomething,
+  toEveryone,
 } from './signals.ts';
 
 export interface ItemView {
@@ -63,27 +68,33 @@ const CATEGORIES: Category[] = [
     name: 'receipt',
     nouns: /receipts?|invoices?|orders?|billing/,
     cues: /\b(receipt|invoice|order|payment|paid|billing|subscription|charged|total)\b/g,
-    missing: (_item, text) =>
+    missing: (item, text) =>
       asksForPayment(text)
         ? 'it asks for a payment rather than confirming one'
-        : !mentionsMoney(text)
-          ? 'it names no amount paid'
-          : !confirmsPayment(text)
-            ? 'nothing in it confirms a payment was made'
-            : null,
+        : asksToActIfNotYou(text)
+          ? 'it asks you to act if the payment was not yours (as refund scams do)'
+          : aboutADelivery(item.subject, text)
+            ? 'it is about a delivery, not a payment'
+            : !mentionsMoney(text)
+              ? 'it names no amount paid'
+              : !confirmsPayment(text)
+                ? 'nothing in it confirms a payment was made'
+                : null,
   },
   {
     name: 'bug report',
     nouns: /bug reports?|bugs?|issues?|crash(es)?|errors?/,
     cues: /\b(bug|error|crash(es|ed)?|exception|stack ?trace|broken|fails?|failing|regression|traceback|500)\b/g,
-    missing: (item, _text, words) =>
+    missing: (item, text, words) =>
       !fromAPerson(item)
         ? 'it comes from a role or machine address, not a person reporting it'
         : item.hints.includes('list-unsubscribe')
           ? 'it is bulk mail'
-          : words.length < 2
-            ? 'one word is too little to go on'
-            : null,
+          : sellsSomething(text)
+            ? 'it reads like someone selling a product'
+            : words.length < 2
+              ? 'one word is too little to go on'
+              : null,
   },
   {
     name: 'colleague',
@@ -95,9 +106,13 @@ const CATEGORIES: Category[] = [
         ? 'the sender is not at your domain'
         : !fromAPerson(item)
           ? 'it comes from a role or machine address, not a colleague'
-          : !asksSomething(text)
-            ? 'it asks you nothing'
-            : null,
+          : calendarMail(item.subject)
+            ? 'it is a calendar invitation (answered in the calendar)'
+            : toEveryone(text)
+              ? 'it is addressed to everyone, not to you'
+              : !asksSomething(text)
+                ? 'it asks you nothing'
+                : null,
   },
   {
     name: 'dependency bump',
@@ -126,6 +141,24 @@ const CATEGORIES: Category[] = [
           : null,
   },
 ];
+
+/** How each hint reads as a fact in a reason. */
+const HINT_FACT: Record<string, string> = {
+  'list-unsubscribe': 'List-Unsubscribe header',
+  'same-domain': 'sender at your domain',
+  'bot-author': 'opened by a bot',
+  'small-change': 'a small change',
+};
+
+/** What matched, as facts: the item's hint for the kind, then the words, e.g. `List-Unsubscribe header; words "weekly", "digest"`. */
+function matched(category: Category, words: readonly string[], item: ItemView): string {
+  const facts: string[] = [];
+  if (category.hint && item.hints.includes(category.hint))
+    facts.push(HINT_FACT[category.hint] ?? category.hint);
+  if (words.length > 0)
+    facts.push(`${words.length === 1 ? 'word' : 'words'} ${words.map((w) => `"${w}"`).join(', ')}`);
+  return facts.join('; ') || `looks like a ${category.name}`;
+}
 
 const PITCH = /\b(partnership|partner with|collaboration|synergy|opportunity|investment)\b/;
 
@@ -215,7 +248,7 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
       action: 'skip',
       confidence: 0.2,
       force_interrupt: true,
-      reasoning: `"${item.subject}" from ${item.from} looks like phishing (${danger}), so I suggest leaving it alone and will not touch it without you.`,
+      reasoning: `${danger} → possible phishing: leave it alone (not touched without you)`,
     };
   }
   const ranked = CATEGORIES.map((c) => ({ category: c, ...score(c, item) }))
@@ -230,21 +263,23 @@ export function classify(item: ItemView, plan: Map<string, string>, fallbackActi
       action: fallbackAction,
       confidence: pitch ? 0.35 : 0.3,
       reasoning: pitch
-        ? `Unknown sender ${item.from} pitching a ${text.match(PITCH)?.[0] ?? 'deal'}; I can't tell if this is a legitimate lead or phishing.`
-        : `Nothing in the instructions covers "${item.subject}" from ${item.from}; I would be guessing.`,
+        ? `word "${text.match(PITCH)?.[0] ?? 'deal'}" from ${item.from}: a lead or a pitch, the instructions do not say → asking (${fallbackAction}?)`
+        : best
+          ? `${matched(best.category, best.words, item)}; the instructions name no ${best.category.name}s → asking (${fallbackAction}?)`
+          : `nothing the instructions name matched "${item.subject}" from ${item.from} → asking (${fallbackAction}?)`,
     };
   }
   const kind = best.category.name;
   const rival = ranked[1];
   const missing = rival
-    ? `it also reads like a ${rival.category.name} (${rival.evidence.join(', ')})`
+    ? `it also reads like a ${rival.category.name} (${matched(rival.category, rival.words, item)})`
     : best.category.missing(item, text, best.words);
-  const looks = `Looks like a ${kind} (${best.evidence.join(', ')}); the instructions say to ${action.replace(/__|_/g, ' ')} those`;
+  const looks = `${matched(best.category, best.words, item)}; instructions name ${kind}s → ${action}`;
   return {
     item_id: item.id,
     action,
     confidence:
       Math.round((missing ? unsureConfidence(best.points) : sureConfidence(best.points)) * 100) / 100,
-    reasoning: missing ? `${looks}, but ${missing}, so I am not sure.` : `${looks}.`,
+    reasoning: missing ? `${looks}, but ${missing} → asking` : looks,
   };
 }

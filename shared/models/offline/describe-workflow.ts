@@ -159,13 +159,16 @@ const DAY_NAMES: Record<string, string> = {
   SUN: 'Sunday',
 };
 
-/** A schedule as a person says it: `cron(0 8 ? * MON-FRI *)` → "every weekday at 08:00 (UTC)". */
-export function describeSchedule(schedule: string): string {
+/**
+ * A schedule as a person says it: `cron(0 8 ? * MON-FRI *)` → "every weekday at 08:00 (UTC)".
+ * Cron hours are read in the profile's time zone (see schedules.ts): pass it to name it.
+ */
+export function describeSchedule(schedule: string, timeZone = 'UTC'): string {
   const rate = /^rate\((\d+) (\w+)\)$/.exec(schedule);
   if (rate) return rate[1] === '1' ? `every ${rate[2]!.replace(/s$/, '')}` : `every ${rate[1]} ${rate[2]}`;
   const cron = /^cron\((\d+) (\d+) (\S+) \* (\S+) \*\)$/.exec(schedule);
   if (!cron) return `on ${schedule}`;
-  const at = `at ${cron[2]!.padStart(2, '0')}:${cron[1]!.padStart(2, '0')} (UTC)`;
+  const at = `at ${cron[2]!.padStart(2, '0')}:${cron[1]!.padStart(2, '0')} (${timeZone})`;
   const [dom, dow] = [cron[3]!, cron[4]!];
   if (dow === 'MON-FRI') return `every weekday ${at}`;
   if (DAY_NAMES[dow]) return `every ${DAY_NAMES[dow]} ${at}`;

@@ -8,3 +8,7 @@ export const ACTIONS_MARKER = 'Actions you may propose:';
 export const SPECIALIST_MARKER = 'Specialist:';
 /** The line of a handed-over item in a specialist's input: `Item: <compact view as JSON>`. */
 export const HANDED_ITEM_MARKER = 'Item:';
+/** The message a reply is written to, as JSON facts: `Reply to: {"sender_name", "sender", "subject", "text", "me"}`. */
+export const REPLY_MARKER = 'Reply to:';
+/** The line of the assistant's prompts that carries the chat's draft workflow: `Draft workflow: <config as JSON>`. */
+export const DRAFT_MARKER = 'Draft workflow:';

@@ -9,9 +9,22 @@ import {
 import { categoriesNamedIn, categoryOf, classify, readInstructions, type ItemView } from './classify.ts';
 import { builderTurn, operatorTurn, triageTurn } from './assistant-turns.ts';
 import { learnerTurn } from './learner-turns.ts';
-import { ACTIONS_MARKER, HANDED_ITEM_MARKER, INSTRUCTIONS_MARKER, SPECIALIST_MARKER } from './markers.ts';
+import { offlineReply, type ReplyFacts } from './reply.ts';
+import {
+  ACTIONS_MARKER,
+  HANDED_ITEM_MARKER,
+  INSTRUCTIONS_MARKER,
+  REPLY_MARKER,
+  SPECIALIST_MARKER,
+} from './markers.ts';
 
-export { ACTIONS_MARKER, HANDED_ITEM_MARKER, INSTRUCTIONS_MARKER, SPECIALIST_MARKER } from './markers.ts';
+export {
+  ACTIONS_MARKER,
+  HANDED_ITEM_MARKER,
+  INSTRUCTIONS_MARKER,
+  REPLY_MARKER,
+  SPECIALIST_MARKER,
+} from './markers.ts';
 
 function lineAfter(text: string, marker: string): string {
   const start = text.indexOf(marker);
@@ -47,6 +60,7 @@ export class OfflineModel extends TurnModel {
       return this.specialistTurn(messages, systemText(options));
     if (tools.includes('submit_action')) return this.executorTurn(messages, systemText(options));
     if (tools.includes('write_rule')) return learnerTurn({ messages, options });
+    if (tools.length === 0 && firstText(messages).startsWith(REPLY_MARKER)) return replyTurn(messages);
     if (tools.includes('transfer_to_builder')) return triageTurn({ messages, options });
     if (tools.includes('validate_workflow')) return builderTurn({ messages, options });
     if (tools.includes('start_run')) return operatorTurn({ messages, options });
@@ -90,6 +104,16 @@ export class OfflineModel extends TurnModel {
     const item = JSON.parse(view) as ItemView;
     return { toolCalls: [{ name: 'submit_action', input: { ...proposer(system)(item) } }] };
   }
+}
+
+/** The text of the conversation's first message. */
+function firstText(messages: TurnInput['messages']): string {
+  return messages[0]?.content.flatMap((b) => (b.type === 'textBlock' ? [b.text] : [])).join('\n') ?? '';
+}
+
+/** The reply writer's one turn (it has no tools): a reply from the message's facts. */
+function replyTurn(messages: TurnInput['messages']): PlannedTurn {
+  return { text: offlineReply(JSON.parse(lineAfter(firstText(messages), REPLY_MARKER)) as ReplyFacts) };
 }
 
 /** Proposes an action for an item from the instructions and actions in a system prompt. */

@@ -53,13 +53,58 @@ export function asksSomething(text: string): boolean {
   return /\?|\b(can|could|would|will) you\b/.test(text);
 }
 
+/** A receipt that asks you to act if it was not you: how a refund scam reads (a real receipt rarely asks). */
+const IF_NOT_YOU =
+  /\b(if (you did not|you didn't|this was not you|this wasn't you)|not you\?|to (cancel|dispute) (it|this|the)|get a refund|enter your (card|bank|account))\b/;
+
+/** True when the text asks the reader to act if a payment was not theirs. */
+export function asksToActIfNotYou(text: string): boolean {
+  return IF_NOT_YOU.test(text);
+}
+
+/** A delivery on its way: what a shipping notice is about (a receipt may mention delivery in passing). */
+const SHIPPED = /\b(shipped|on (its|the) way|out for delivery|parcel|package|tracking number)\b/;
+
+/** True when the subject, or the text in so many words, says the mail is about a delivery on its way. */
+export function aboutADelivery(subject: string, text: string): boolean {
+  return SHIPPED.test(subject.toLowerCase()) || /\b(has|have|was|were) shipped|on its way\b/.test(text);
+}
+
+/** Mail addressed to everyone, not to you: a notice, whatever it asks. */
+const TO_EVERYONE =
+  /\b((hi|hello|dear|morning) (everyone|all|colleagues|team|folks)|you all|everyone can|can everyone|all staff)\b/;
+
+/** True when the text is addressed to everyone. */
+export function toEveryone(text: string): boolean {
+  return TO_EVERYONE.test(text);
+}
+
+/** A calendar invitation or reply (Invitation:, Accepted:, ...): answered in the calendar, not by mail. */
+const CALENDAR =
+  /^(\s*(re|fwd?|fw):\s*)*(invitation|updated invitation|accepted|declined|tentative|canceled|cancelled)\b/i;
+
+/** True when the subject marks a calendar invitation or reply. */
+export function calendarMail(subject: string): boolean {
+  return CALENDAR.test(subject);
+}
+
+/** How a sales pitch reads: someone offering their product. */
+const SELLING =
+  /\b(our (platform|tool|product|service|solution|team can)|(short|quick|\d+-minute) (demo|call)|i lead (growth|sales)|we help (teams|companies))\b/;
+
+/** True when the text reads like someone selling something. */
+export function sellsSomething(text: string): boolean {
+  return SELLING.test(text);
+}
+
 const SUSPICIOUS =
   /\b(verify your (account|identity)|password (expires|reset)|account (suspended|locked)|wire transfer|gift cards?|confirm your (credentials|login)|unusual sign-in)\b/;
 
 /** Why the item looks like phishing, or null: its words, or a look-alike of the recipient's domain. */
 export function dangerOf(item: ItemView, text: string): string | null {
   if (item.hints.includes('look-alike-domain'))
-    return `it comes from ${item.from.split('@')[1] ?? 'a domain'}, a look-alike of your own domain`;
-  if (SUSPICIOUS.test(text)) return 'it asks for credentials or money';
+    return `sender domain ${item.from.split('@')[1] ?? '?'} is a look-alike of your own domain`;
+  const asks = SUSPICIOUS.exec(text);
+  if (asks) return `words "${asks[0]}" ask for credentials or money`;
   return null;
 }

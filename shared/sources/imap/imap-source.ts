@@ -11,7 +11,7 @@ import { replyMessage } from '../maildir/actions.ts';
 import { fileTicketFor } from '../tickets.ts';
 import { draftArtifact } from '../../artifacts/artifacts.ts';
 import { parseMail, type MailItem } from '../maildir/maildir.ts';
-import { toSourceItem } from '../maildir/maildir-source.ts';
+import { replyBody, toSourceItem } from '../maildir/maildir-source.ts';
 import type { ActRequest, ActResult, ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { splitItemId } from '../source.ts';
 import { ImapError, ImapUnavailableError, connectImap, type ImapOptions } from './connection.ts';
@@ -255,8 +255,7 @@ export class ImapSource implements ItemSource {
     for (const i of drafts) {
       const { item, context } = requests[i]!;
       const parsed = this.mails.get(item.ref) ?? (await this.parseAgain(rawOf.get(i) ?? null, item));
-      const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
-      texts.push(replyMessage(parsed, body, from).text);
+      texts.push(replyMessage(parsed, replyBody(item, context), from).text);
     }
     await this.guard(() => appendAll(client, target, texts, ['\\Draft', '\\Seen']));
     for (const [k, i] of drafts.entries()) {

@@ -158,7 +158,10 @@ async function moveToFolder(
   } catch (err) {
     // ENOENT with the message gone (or with the folder just made again).
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new NotFoundError(`${file}: message not found (already moved?)`, { cause: err });
+      throw new NotFoundError(
+        `gone: ${basename(file)} is no longer in ${root} (moved or deleted meanwhile): message not found; nothing done`,
+        { cause: err },
+      );
     }
     throw err;
   }

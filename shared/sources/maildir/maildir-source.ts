@@ -1,4 +1,5 @@
-import { InvalidInputError } from '../../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../../errors/index.ts';
+import { pathExists } from '../../config/files.ts';
 import type { ActionContext, ItemSource, ReadResult, SourceItem } from '../source.ts';
 import { archive, deleteMessage, draftReply, MaildirFolders } from './actions.ts';
 import { fileTicketFor } from '../tickets.ts';
@@ -7,6 +8,7 @@ import { listMailFiles, readMailItem, type MailItem } from './maildir.ts';
 import { domainOf } from '../../memory/match.ts';
 import { isLookAlike } from '../look-alike.ts';
 import { MAILDIR_REF_ACTIONS } from './ref-actions.ts';
+import { wordsWithoutModel } from '../../actions/words.ts';
 
 /** A parsed mail message as a source item, with the hints a classifier may use. */
 export function toSourceItem(mail: MailItem): SourceItem {
@@ -60,7 +62,7 @@ export class MaildirSource implements ItemSource {
         return `moved to trash: ${(await deleteMessage(this.root, item.ref, this.folders)).moved_to}`;
       case 'draft_reply': {
         const mail = this.mails.get(item.ref) ?? (await this.reread(item));
-        const body = context.note ? context.note : 'Thanks for your message. I will get back to you shortly.';
+        const body = replyBody(item, context);
         const draft = await draftReply(this.root, mail, body, undefined, this.folders);
         context.produced?.(draftArtifact(item, draft.text, draft.draft_path));
         return `draft written to ${draft.draft_path}`;
@@ -75,7 +77,18 @@ export class MaildirSource implements ItemSource {
 
   private async reread(item: SourceItem): Promise<MailItem> {
     const result = await readMailItem(item.ref);
+    if (!result.ok && !(await pathExists(item.ref)))
+      throw new NotFoundError(
+        `gone: ${item.id} is no longer in ${this.root} (moved or deleted meanwhile); nothing done`,
+      );
     if (!result.ok) throw new InvalidInputError(`${item.ref}: ${result.reason}`);
     return result.item;
   }
+}
+
+/** A reply's body: the words approved for it, else the offline reply from the message. Never the note. */
+export function replyBody(item: SourceItem, context: ActionContext): string {
+  const words =
+    context.words?.action === 'draft_reply' ? context.words : wordsWithoutModel(item, 'draft_reply');
+  return words!.body;
 }

@@ -69,6 +69,10 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .flash { padding: .7rem 1rem; border-radius: var(--radius); margin: 0 0 1rem; }
 .flash-ok { background: var(--green-soft); color: var(--green-ink); }
 .flash-error { background: var(--red-soft); color: var(--red-ink); }
+.flash p { margin: 0; }
+.flash .learned { margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.once { display: inline-flex; gap: .35rem; align-items: center; font-size: .9rem; }
+.once input { width: auto; }
 .field-error { color: var(--red-ink); font-weight: 600; }
 
 .button { display: inline-flex; align-items: center; gap: .3rem; border: 1px solid #cbd5e1; background: var(--paper);
@@ -160,6 +164,11 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 textarea, input[type="text"], input[type="password"], input[type="url"], select { font: inherit; padding: .5rem .65rem;
   border: 1px solid #94a3b8; border-radius: 8px; width: 100%; background: var(--paper); color: var(--ink); }
 .options { display: flex; flex-wrap: wrap; gap: .45rem; }
+.drafts { display: flex; flex-direction: column; gap: .5rem; margin: .4rem 0; }
+.draft { border: 1px solid var(--line); border-radius: 8px; padding: .4rem .7rem; background: var(--soft); }
+.draft summary { cursor: pointer; font-weight: 600; }
+.draft textarea { font-family: ui-monospace, monospace; font-size: .9rem; white-space: pre-wrap; }
+pre.verbatim { white-space: pre-wrap; }
 .after { margin-top: 1rem; display: flex; gap: .75rem; align-items: center; }
 
 .question { background: var(--paper); border: 1px solid var(--line); border-left: 5px solid var(--amber);

@@ -6,7 +6,10 @@ import { html } from 'hono/html';
 import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
-import { csrfField, flash, label, plural, score, when, type Html } from './ui.ts';
+import { csrfField, label, plural, score, when, type Html } from './ui.ts';
+import { onceBox } from './once-box.ts';
+import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import { draftFields } from './drafts.ts';
 
 /** A waiting decision with the workspace it belongs to (null: the page's own, with no workspaces). */
 export interface PendingItem {
@@ -20,7 +23,7 @@ export interface ActivityData {
   pending: PendingItem[];
   /** Recently answered or expired decisions, newest first. */
   recent: Decision[];
-  recorded: Decision | null;
+  recorded: RecordedAnswer | null;
 }
 
 function row(item: PendingItem, visitor: Visitor): Html {
@@ -49,6 +52,7 @@ function row(item: PendingItem, visitor: Visitor): Html {
         maxlength="2000"
         placeholder="Note (why — it teaches the next run)"
       />
+      ${draftFields(d, `${item.workspace?.id ?? ''}-`)} ${onceBox(`once-${item.workspace?.id ?? ''}-${d.id}`)}
       <div class="options">
         <button class="button button-primary" type="submit" name="action" value="approve_suggested">
           ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>
@@ -85,7 +89,11 @@ function recentList(recent: Decision[]): Html | string {
 export function activityPage(visitor: Visitor, data: ActivityData): Html {
   const count = data.pending.length;
   const notice = data.recorded
-    ? flash(`Recorded for “${data.recorded.subject}”: ${describeAnswer(data.recorded)}.`)
+    ? recordedNotice(
+        data.recorded,
+        visitor,
+        `/activity?answered=${encodeURIComponent(data.recorded.decision.id)}`,
+      )
     : '';
   return shell({
     title: 'Activity',

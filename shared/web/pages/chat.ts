@@ -5,10 +5,20 @@
  * are amber cards answerable in place.
  */
 import { html } from 'hono/html';
-import type { Card, Turn } from '../../chats/chat-records.ts';
+import type { Card, Turn, WorkflowCard } from '../../chats/chat-records.ts';
 import type { ChatSummary } from '../../chats/chat-repository.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, label, scrollable, type Html } from './ui.ts';
+import { waitingCard, workflowDetails } from './workflow-card-view.ts';
+
+/** The step waiting for the person's yes, as the page shows it. */
+export interface WaitingStep {
+  id: string;
+  summary: string;
+  card?: WorkflowCard | undefined;
+  /** The chat's draft as YAML, for Edit (a save only). */
+  draft_yaml: string | null;
+}
 
 export interface ChatPageData {
   chats: ChatSummary[];
@@ -16,7 +26,7 @@ export interface ChatPageData {
     chat_id: string;
     title: string;
     turns: Turn[];
-    confirm: { id: string; summary: string } | null;
+    confirm: WaitingStep | null;
     /** Decisions of this chat's runs still waiting, by id. */
     waiting: ReadonlySet<string>;
     /** Questions its runs asked after their turn ended (a run that went on elsewhere). */
@@ -117,12 +127,17 @@ function turnView(
   visitor: Visitor,
   chatId: string,
   t: Turn,
-  confirm: { id: string } | null,
+  confirm: WaitingStep | null,
   waiting: ReadonlySet<string>,
 ): Html {
+  // A workflow shown and then asked to be saved in the same turn is shown once, on the card.
+  const onCard = new Set(
+    t.cards.flatMap((c) => (c.kind === 'confirm' && c.card ? [c.card.workflow_id] : [])),
+  );
+  const cards = t.cards.filter((c) => c.kind !== 'workflow' || !onCard.has(c.card.workflow_id));
   return html`<li class="turn turn-${t.role}" data-role="${t.role}">
     <p class="turn-text">${t.text}</p>
-    ${t.cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
+    ${cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
   </li>`;
 }
 
@@ -130,7 +145,7 @@ function cardView(
   visitor: Visitor,
   chatId: string,
   card: Card,
-  confirm: { id: string } | null,
+  confirm: WaitingStep | null,
   waiting: ReadonlySet<string>,
 ): Html | string {
   const base = `/chat/${encodeURIComponent(chatId)}`;
@@ -180,17 +195,17 @@ function cardView(
       </div>`;
     case 'confirm':
       return confirm?.id === card.confirm_id
-        ? html`<form
-            class="chat-card callout-amber"
-            method="post"
-            action="${base}/confirm"
-            data-confirm="${card.confirm_id}"
-          >
-            ${csrfField(visitor)}<input type="hidden" name="confirm_id" value="${card.confirm_id}" />
-            <p>${card.summary}?</p>
-            <button class="button button-amber" type="submit">Yes, do it</button>
-          </form>`
+        ? waitingCard(visitor, base, confirm, confirm.draft_yaml)
         : html`<p class="chat-step muted">${card.summary} (no longer waiting)</p>`;
+    case 'workflow':
+      return html`<div class="chat-card" data-workflow="${card.card.workflow_id}" data-state="${card.state}">
+        <p>
+          <strong>${card.card.name}</strong> (${card.card.workflow_id}) ·
+          ${card.state === 'draft' ? 'draft, not saved' : card.state}
+        </p>
+        ${card.changed.length > 0 ? html`<p data-changed>Changed: ${card.changed.join('; ')}</p>` : ''}
+        ${workflowDetails(card.card)}
+      </div>`;
     case 'decision':
       return waiting.has(card.decision_id)
         ? html`<form

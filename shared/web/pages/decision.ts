@@ -8,7 +8,10 @@ import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';
-import { csrfField, flash, gauge, label, plural, score, when, type Html } from './ui.ts';
+import { csrfField, gauge, label, plural, score, when, type Html } from './ui.ts';
+import { onceBox } from './once-box.ts';
+import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import { answeredWords, draftFields } from './drafts.ts';
 
 export interface DecisionScreen {
   decision: Decision;
@@ -19,8 +22,8 @@ export interface DecisionScreen {
   after: number;
   /** The next waiting decision, for "Next" (only offered to a logged-in visitor). */
   nextId: string | null;
-  /** The decision just answered, for the "Recorded" notice. */
-  recorded: Decision | null;
+  /** The decision just answered and what it taught, for the "Recorded" notice. */
+  recorded: RecordedAnswer | null;
 }
 
 /** How the visitor got here: a signed link (token) or a page session. */
@@ -55,9 +58,12 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
         ? html`<input type="hidden" name="token" value="${access.token}" />`
         : html`${csrfField(access.visitor)}<input type="hidden" name="next" value="next" />`
     }
-    <label for="note">Note <span class="muted">(why — it teaches the next run)</span></label>
+    ${draftFields(decision)}
+    <label for="note"
+      >Note <span class="muted">(why — it teaches the next run; never part of any mail)</span></label
+    >
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
-    ${options(decision)}
+    ${onceBox('once')} ${options(decision)}
   </form>`;
 }
 
@@ -66,9 +72,10 @@ function answered(decision: Decision): Html {
   if (decision.status === 'expired' || !answer)
     return html`<p class="callout"><strong>${describeAnswer(decision)}</strong>: nothing was done to it.</p>`;
   return html`<p class="callout callout-calm">
-    <strong>${describeAnswer(decision)}</strong>, answered
-    ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
-  </p>`;
+      <strong>${describeAnswer(decision)}</strong>, answered
+      ${when(answer.at)}${answer.note ? html` with the note “${answer.note}”` : ''}.
+    </p>
+    ${answeredWords(decision)}`;
 }
 
 function reasoning(screen: DecisionScreen): Html {
@@ -117,11 +124,11 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
   const title = screen.decision.subject || 'Decision';
   if (access.kind === 'token') return bare(title, body(screen, access));
   const notice = screen.recorded
-    ? flash(
-        `Recorded for “${screen.recorded.subject}”: ${describeAnswer(screen.recorded)}. ${plural(
-          pending,
-          'question',
-        )} still waiting.`,
+    ? recordedNotice(
+        screen.recorded,
+        access.visitor,
+        `/decide/${encodeURIComponent(screen.decision.id)}?answered=${encodeURIComponent(screen.recorded.decision.id)}`,
+        `${plural(pending, 'question')} still waiting.`,
       )
     : '';
   return shell({
@@ -135,7 +142,12 @@ export function decisionPage(screen: DecisionScreen, access: DecisionAccess, pen
 }
 
 /** What the person sees after answering from a signed link: the answer in words, and the run's state. */
-export function recordedPage(answered: Decision, runStatus: string, next: string | null = null): Html {
+export function recordedPage(
+  answered: Decision,
+  runStatus: string,
+  next: string | null = null,
+  learned: string | null = null,
+): Html {
   return bare(
     'Answer recorded',
     html`<h1>Answer recorded</h1>
@@ -143,6 +155,7 @@ export function recordedPage(answered: Decision, runStatus: string, next: string
         Recorded for “${answered.subject}”: <strong>${describeAnswer(answered)}</strong>. The run is
         ${runStatus}.
       </p>
+      ${learned ? html`<p data-learned>${learned}.</p>` : ''}
       ${
         next
           ? html`<p><a href="${next}">Next question from this run</a></p>`

@@ -15,7 +15,8 @@ import type { Artifact } from '../../artifacts/artifacts.ts';
 import { artifactsTable } from './artifacts.ts';
 import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
-import { flash, label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
+import { label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
+import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
 
 export interface InspectorData {
   run: Run;
@@ -24,7 +25,7 @@ export interface InspectorData {
   audit: AuditEntry[];
   decisions: Decision[];
   pending: number;
-  recorded: Decision | null;
+  recorded: RecordedAnswer | null;
   /** How the page follows a running run: the SSE feed of this process, or re-reading the page. */
   live: 'sse' | 'poll';
   /** Each handoff of an item to a specialist, from the run's recorded trace. */
@@ -211,7 +212,11 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
   const terminal = run.status === 'completed' || run.status === 'skipped' || run.status === 'failed';
   const lastSeq = data.events.at(-1)?.seq ?? 0;
   const notice = data.recorded
-    ? flash(`Recorded for “${data.recorded.subject}”: ${describeAnswer(data.recorded)}.`)
+    ? recordedNotice(
+        data.recorded,
+        visitor,
+        `/runs/${encodeURIComponent(run.id)}?answered=${encodeURIComponent(data.recorded.decision.id)}`,
+      )
     : '';
   return shell({
     title: `Run ${run.id}`,
@@ -248,13 +253,20 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
 }
 
 /** All runs (`/runs`). */
-export function runsPage(visitor: Visitor, runs: Run[], names: Map<string, string>, pending: number): Html {
+export function runsPage(
+  visitor: Visitor,
+  runs: Run[],
+  names: Map<string, string>,
+  pending: number,
+  nextCursor: string | null = null,
+): Html {
   return shell({
     title: 'Runs',
     nav: 'runs',
     visitor,
     pending,
     body: html`<h1>Runs</h1>
-      ${runsTable(runs, names)}`,
+      ${runsTable(runs, names)}
+      ${nextCursor ? html`<p><a href="/runs?cursor=${encodeURIComponent(nextCursor)}">Older runs</a></p>` : ''}`,
   });
 }

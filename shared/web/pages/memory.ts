@@ -96,6 +96,8 @@ export function memoryPage(
   notice: string | null,
   proposals: DomainProposal[] = [],
   unlearned: LearningFailure[] = [],
+  /** Where the next page of rules starts (the rules are paged, newest first); null: no more. */
+  olderRules: string | null = null,
 ): Html {
   const live = rules.filter((r) => r.superseded_by === null);
   const history = rules.filter((r) => r.superseded_by !== null);
@@ -132,6 +134,7 @@ export function memoryPage(
                 ${history.map((r) => card(r, visitor, names, byId))}
               </ul>
             </section>`
-      }`,
+      }
+      ${olderRules ? html`<p><a href="/memory?cursor=${encodeURIComponent(olderRules)}">Older rules</a></p>` : ''}`,
   });
 }

@@ -20,6 +20,11 @@ export interface SchedulesData {
 }
 
 function firings(s: ScheduleView): Html {
+  if (s.needs)
+    return html`<span class="pending" data-needs
+      >Paused: needs ${s.needs.join(', ')} (set it on the <a href="/credentials">Credentials</a> page, then
+      resume).</span
+    >`;
   if (s.paused) return html`<span class="muted">Paused: it does not fire until you resume it.</span>`;
   if (s.next.length === 0) return html`<span class="muted">—</span>`;
   return html`<ol class="firings">
@@ -98,7 +103,9 @@ export function schedulesPage(visitor: Visitor, data: SchedulesData): Html {
                           blocked.length > 0
                             ? html`<span class="cannot-run">cannot run: ${blocked.join('; ')}</span>`
                             : s.paused
-                              ? 'paused'
+                              ? s.needs
+                                ? `paused (needs ${s.needs.join(', ')})`
+                                : 'paused'
                               : 'active'
                         }${
                           s.changed_at

@@ -157,7 +157,7 @@ describe('anthropic', () => {
     const run = await runWorkflow(fixture);
 
     await expectGateBehaved(fixture, run);
-    expect(local.requests).toHaveLength(4);
+    expect(local.requests).toHaveLength(6); // four executor turns, a reply draft for each item set aside
     expect(new Set(local.requests.map((r) => r.body.model))).toEqual(new Set(['claude-primary-test']));
     const last = local.requests.at(-1)!.body.messages as { role: string; content: { type: string }[] }[];
     expect(last.at(-1)!.content.every((b) => b.type === 'tool_result')).toBe(true);

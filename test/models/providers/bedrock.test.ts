@@ -173,7 +173,7 @@ describe('bedrock (ConverseStream, mocked at the command)', () => {
 
     await expectGateBehaved(fixture, run);
     const calls = bedrock.commandCalls(ConverseStreamCommand);
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(6); // four executor turns, a reply draft for each item set aside
     const last = calls.at(-1)!.args[0].input;
     expect(last.toolConfig?.tools?.map((t) => t.toolSpec?.name)).toEqual([
       'recall_rules',

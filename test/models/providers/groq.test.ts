@@ -299,7 +299,7 @@ describe('groq: a whole workflow run', () => {
     expect(refused).toBe(1);
     const submitTurns = local.requests.filter((r) => isSubmitTurn(policy(fromOpenAI(r.body))));
     expect(submitTurns).toHaveLength(1); // the refused request was the only one for that turn
-    expect(local.requests).toHaveLength(4);
+    expect(local.requests).toHaveLength(6); // four executor turns, a reply draft for each item set aside
     expect(events).toMatchObject([
       {
         kind: 'repaired',

@@ -106,7 +106,15 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   );
   const [first, ...rest] = pending;
   const decided = await runCli(
-    ['decide', first!.decision_id, 'draft_reply', '--note', 'Thanks, will look.'],
+    [
+      'decide',
+      first!.decision_id,
+      'draft_reply',
+      '--note',
+      'a note is never mail',
+      '--body',
+      'Thanks, will look.',
+    ],
     env,
   );
   expect({ code: decided.code, stderr: decided.stderr }).toEqual({ code: 0, stderr: '' });
@@ -117,6 +125,7 @@ it('a whole run on Dovecot: confident items moved, the unsure asked, the answer 
   expect(answered).toHaveLength(1);
   const parsed = answered[0]!;
   expect(parsed.text).toContain('Thanks, will look.');
+  for (const d of drafts) expect(d.text).not.toContain('a note is never mail');
   expect(await messageIds(dovecot, 'INBOX')).toContain(first!.item_id); // a draft leaves the original in place
   // The draft is an artifact of the run: the message as appended, with the item and the decision.
   const artifacts = await cliJson<

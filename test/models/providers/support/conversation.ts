@@ -6,7 +6,7 @@
 import type { Message, StreamOptions } from '@strands-agents/sdk';
 import { OfflineModel } from '../../../../shared/models/offline/offline-model.ts';
 import { lastToolResults, type PlannedTurn, type TurnInput } from '../../../../shared/models/turn-model.ts';
-import type { Script } from '../../../support/scripted-model.ts';
+import { replyWriterTurn, type Script } from '../../../support/scripted-model.ts';
 
 type Json = Record<string, unknown>;
 type Block = Json & { type: string };
@@ -16,7 +16,7 @@ export type Policy = (input: TurnInput) => PlannedTurn;
 
 /** A test's script (see test/support/scripted-model.ts) as a server policy. */
 export function scriptPolicy(script: Script): Policy {
-  return (input) => script(lastToolResults(input.messages), input);
+  return (input) => replyWriterTurn(input) ?? script(lastToolResults(input.messages), input);
 }
 
 class OfflinePolicy extends OfflineModel {

@@ -1,6 +1,6 @@
 import { appendAudit, getAuditEntry } from '../audit/audit.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { auditIdOf, settleOutcome } from '../actions/outcomes.ts';
+import { auditIdOf, legacyAuditIdOf, settleOutcome } from './outcomes.ts';
 import { ItemOutcomeSchema, type ItemOutcome } from '../records/outcomes.ts';
 import type { Store } from '../store/store.ts';
 import type { Run } from '../records/runs.ts';
@@ -18,8 +18,10 @@ export async function settleInterrupted(
   outcome: ItemOutcome,
 ): Promise<void> {
   const id = auditIdOf(outcome);
+  // An entry written before audit ids carried their run's key sits at its older id until migrated.
   const entry =
     (await getAuditEntry(store, id)) ??
+    (await getAuditEntry(store, legacyAuditIdOf(outcome))) ??
     (await appendAudit(store, {
       id,
       run_id: run.id,

@@ -1,0 +1,10 @@
+import { html } from 'hono/html';
+import type { Html } from './ui.ts';
+
+/** The "Just this once" control of an answer form: checked, the answer teaches nothing and cancels nothing. */
+export function onceBox(id: string): Html {
+  return html`<label class="once" for="${id}"
+    ><input id="${id}" type="checkbox" name="once" value="1" /> Just this once
+    <span class="muted">(teach nothing)</span></label
+  >`;
+}

@@ -1,0 +1,170 @@
+/**
+ * "A year of history costs nothing": each read path the issue names reads its records by key
+ * (a run's audit and questions by the run's key, the latest answers and runs from the by-time
+ * index, what is still moving from the status index), never a whole collection. A store spy
+ * notes every full read of a keyed collection; on DynamoDB every Scan and every Query of a
+ * collection's partition without a sort-key condition or a Limit is noted too. Both stores:
+ * JSON files and dynalite.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { listAudit } from '../../shared/audit/audit.ts';
+import { recordRunReport } from '../../shared/artifacts/report.ts';
+import { loadEnv } from '../../shared/config/env.ts';
+import { decide } from '../../shared/runs/decide.ts';
+import { listPending } from '../../shared/runs/decision-repository.ts';
+import { housekeeping } from '../../shared/runs/housekeeping.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
+import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
+import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import type { Store } from '../../shared/store/store.ts';
+import { listDecisions } from '../../shared/runs/decision-repository.ts';
+import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
+import { createApp } from '../../shared/web/app.ts';
+import type { SentRequest } from '../support/dynamodb-requests.ts';
+import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
+import { ScriptedModel, executorScript, type ItemView } from '../support/scripted-model.ts';
+import { fullQueries, spyOnStore, watchRequests, type StoreSpy } from '../support/store-spy.ts';
+
+/** Sure of receipts, unsure of questions. */
+const proposals = (item: ItemView) =>
+  item.subject.startsWith('Receipt')
+    ? { action: 'archive', confidence: 0.95, reasoning: 'a receipt' }
+    : { action: 'archive', confidence: 0.4, reasoning: 'unsure' };
+
+const messages = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) =>
+    mail({
+      from: `shop${i}@vendor${tag}.example`,
+      subject: i % 3 === 0 ? `Question ${tag}${i}` : `Receipt ${tag}${i}`,
+    }),
+  );
+
+describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (backend) => {
+  let dynalite: Awaited<ReturnType<typeof startDynalite>> | undefined;
+  let client: DynamoDBClient | undefined;
+  let sent: SentRequest[] = [];
+  let spy: StoreSpy;
+  let fixture: EngineFixture;
+  let stateDir: string;
+  let runId: string;
+  let app: ReturnType<typeof createApp>;
+
+  beforeAll(async () => {
+    stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-keyed-'));
+    let store: Store;
+    if (backend === 'dynalite') {
+      dynalite = await startDynalite();
+      client = dynaliteClient(dynalite.endpoint);
+      sent = watchRequests(client);
+      const table = `handoff-keyed-${randomUUID()}`;
+      await ensureTable(client, table);
+      store = new DynamoDbStore(createDocumentClient(client), table);
+    } else store = new JsonFileStore(stateDir);
+    spy = spyOnStore(store);
+    // Prepare: history (an earlier run, every question answered), then a run that waits on three questions.
+    fixture = await engineFixture({
+      messages: messages(9, 'a'),
+      store: spy.store,
+      model: () => new ScriptedModel(executorScript(proposals)),
+    });
+    await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    for (const d of await listPending(spy.store)) await decide(fixture.deps, d.id, 'archive', 'old news');
+    await writeMaildir(fixture.maildir, messages(9, 'b'));
+    const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+    runId = run.id;
+    expect((await getRun(spy.store, runId)).status).toBe('waiting');
+    app = createApp({
+      engine: fixture.deps,
+      env: loadEnv({ HANDOFF_STATE_DIR: stateDir }),
+      linkKey: { get: async () => Buffer.alloc(32, 7) },
+    });
+  });
+
+  afterAll(async () => {
+    await fixture.cleanup();
+    await fs.rm(stateDir, { recursive: true, force: true });
+    client?.destroy();
+    await dynalite?.stop();
+  });
+
+  /** Runs `act` with the spy cleared, then says what it read in full. */
+  async function fullReadsOf(act: () => Promise<unknown>): Promise<string[]> {
+    spy.reset();
+    sent.splice(0);
+    await act();
+    return [...spy.fullReads, ...fullQueries(sent)];
+  }
+
+  const page = async (url: string) => {
+    const res = await app.request(url);
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+
+  it('the spy notes a full read of a keyed collection (so the checks below can fail)', async () => {
+    const reads = await fullReadsOf(() => listDecisions(spy.store));
+    expect(reads).toContain('list decisions');
+    if (backend === 'dynalite') expect(reads).toContain('QueryCommand default#decisions');
+  });
+
+  it("the run page reads its run's audit and questions by the run's key", async () => {
+    let body = '';
+    expect(await fullReadsOf(async () => (body = await page(`/runs/${runId}`)))).toEqual([]);
+    expect(body).toContain('Question b0');
+  });
+
+  it("`handoff audit --run` reads the run's entries by its key", async () => {
+    let entries: Awaited<ReturnType<typeof listAudit>> = [];
+    expect(await fullReadsOf(async () => (entries = await listAudit(spy.store, { runId })))).toEqual([]);
+    expect(entries.map((e) => e.outcome)).toContain('run_started');
+    expect(entries.every((e) => e.run_id === runId)).toBe(true);
+    expect(entries.filter((e) => e.outcome === 'acted')).toHaveLength(6);
+  });
+
+  it("a digest workflow's report reads its run's entries by key", async () => {
+    const run = await getRun(spy.store, runId);
+    let body = '';
+    const reads = await fullReadsOf(async () => {
+      const artifact = await recordRunReport(spy.store, run, { name: 'Digest', digest: true }, 'Six done.');
+      body = artifact.body ?? '';
+    });
+    expect(reads).toEqual([]);
+    expect(body).toContain('Receipt b1');
+    expect(body).not.toContain('Receipt a1'); // the earlier run's items are not this digest's
+  });
+
+  it('Activity reads the latest answers from the by-time index', async () => {
+    let body = '';
+    expect(await fullReadsOf(async () => (body = await page('/activity')))).toEqual([]);
+    expect(body).toContain('Question a0');
+  });
+
+  it('the overview and the runs page read runs newest first from the by-time index', async () => {
+    expect(await fullReadsOf(() => page('/'))).toEqual([]);
+    let body = '';
+    expect(await fullReadsOf(async () => (body = await page('/runs')))).toEqual([]);
+    expect(body).toContain(runId);
+  });
+
+  it("Memory's first page reads a page of rules, newest first", async () => {
+    let body = '';
+    expect(await fullReadsOf(async () => (body = await page('/memory')))).toEqual([]);
+    expect(body).toContain('Memory');
+  });
+
+  it('answering one question (and the domain-proposal check) reads by key', async () => {
+    const [first] = await listPending(spy.store);
+    expect(await fullReadsOf(() => decide(fixture.deps, first!.id, 'archive', null))).toEqual([]);
+  });
+
+  it('housekeeping reads only what is still moving', async () => {
+    expect(await fullReadsOf(() => housekeeping(fixture.deps))).toEqual([]);
+  });
+});
