@@ -31,22 +31,19 @@ import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
-import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerAnswerRoutes } from './answer-routes.ts';
 import { registerListRoutes } from './list-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
-import { registerManageRoutes } from './manage-routes.ts';
 import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
-import { registerLazyPages } from './lazy-pages.ts';
+import { registerLazyConversationPages, registerLazyManagePages, registerLazyPages } from './lazy-pages.ts';
 import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
-import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
@@ -200,15 +197,14 @@ export function createApp(deps: AppDeps): Hono {
   registerAssetRoutes(app);
   registerPageRoutes(app, web);
   registerDecideRoutes(app, web);
-  registerManageRoutes(app, web);
+  registerLazyManagePages(app, web);
   registerWorkspaceSwitch(app, web);
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
   registerLazyPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
   registerDemoRoutes(app, web);
 
-  registerTalkRoutes(app, web);
-  registerChatPageRoutes(app, web, deps.sendChatTurn);
+  registerLazyConversationPages(app, web, deps.sendChatTurn);
 
   // The document loads with its first request, not with every cold start.
   app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));

@@ -1,5 +1,5 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
@@ -17,6 +17,7 @@ import { loginPage } from './pages/login.ts';
 import { memoryPage } from './pages/memory.ts';
 import { settingsPage } from './pages/settings.ts';
 import { safeNext } from './session.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import { applySettings, settingDefaults, type WebDeps } from './web-deps.ts';
 
 async function renderSettings(
@@ -74,7 +75,7 @@ const MEMORY_NOTICES: Record<string, string> = {
 const RULES_PER_PAGE = 100;
 
 /** Registers Memory, Settings, login and logout. */
-export function registerManageRoutes(app: Hono, web: WebDeps): void {
+export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
@@ -104,7 +105,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const id = c.req.param('id');
+    const id = c.req.param('id') ?? '';
     const accept = c.req.param('choice') === 'accept';
     try {
       await (accept ? acceptProposal(web.engine.store, id) : dismissProposal(web.engine.store, id));
@@ -120,7 +121,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
@@ -132,7 +133,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }

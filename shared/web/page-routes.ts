@@ -20,7 +20,8 @@ import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { activityPage, type PendingItem } from './pages/activity.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
-import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
+/** The run pages' markup (the inspector and its trace) loads with the first run page, not with every cold start. */
+const runPages = () => import('./pages/inspector.ts');
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
 import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
@@ -136,6 +137,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       workflowNames(web),
       listPending(web.engine.store),
     ]);
+    const { runsPage } = await runPages();
     return c.html(runsPage(admitted.visitor, page.runs, names, pending.length, page.next_cursor));
   });
 
@@ -156,6 +158,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
+    const { handoffPairs, inspectorPage } = await runPages();
     const data = {
       run,
       workflowName: workflow?.name ?? run.workflow_id,

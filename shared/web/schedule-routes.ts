@@ -12,7 +12,6 @@ import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedu
 import { admit, admitForm } from './guard.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { messagePage } from './pages/layout.ts';
-import { schedulesPage } from './pages/schedules.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 
@@ -60,6 +59,8 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
       : resumed
         ? `Resumed the schedule of ${resumed}.`
         : null;
+    // The page's markup loads with the first Schedules page (the API's cold start never reads it).
+    const { schedulesPage } = await import('./pages/schedules.ts');
     return c.html(
       schedulesPage(admitted.visitor, {
         schedules,
