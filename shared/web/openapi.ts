@@ -144,6 +144,21 @@ const SCHEMAS: Record<string, Json> = {
       reasoning: { type: 'string' },
       options: { type: 'array', items: { type: 'string' } },
       agent: { type: 'string', description: 'Only in runs with specialists: the specialist that asked.' },
+      drafts: {
+        type: 'array',
+        description:
+          'Only where an option carries words: what each would send or file, to read and change (with "body"/"title") before answering.',
+        items: {
+          type: 'object',
+          required: ['action', 'title', 'body', 'by'],
+          properties: {
+            action: { type: 'string' },
+            title: { type: ['string', 'null'], description: "A ticket's title; null for a reply." },
+            body: { type: 'string' },
+            by: { enum: ['model', 'offline', 'template', 'person'] },
+          },
+        },
+      },
     },
   },
   DecisionAnswer: {
