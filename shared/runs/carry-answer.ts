@@ -8,6 +8,7 @@
  * and the resume never acts on an item whose claim is no longer a hold.
  */
 import { carryOutMany, countFor, type Choice } from '../actions/carry-out.ts';
+import { approvedWords, wordsFor, type Words } from '../actions/words.ts';
 import { crashPoint } from '../config/processes.ts';
 import { errorMessage } from '../errors/index.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
@@ -85,11 +86,16 @@ async function carryOut(
   }
 }
 
-/** The person's answer as the gate carries it out (as on resume: decided by the human, confidence 1). */
+/**
+ * The person's answer as the gate carries it out (as on resume: decided by the human,
+ * confidence 1), with the words they approved: the draft they saw, with their edits.
+ */
 function choiceOf(answered: Decision): Choice {
   const answer = answered.answer!;
+  const action = answer.action === 'approve_suggested' ? answered.suggested_action : answer.action;
+  const words = approvedOf(action, answered);
   return {
-    action: answer.action === 'approve_suggested' ? answered.suggested_action : answer.action,
+    action,
     decidedBy: 'human',
     confidence: 1,
     reasoning: answered.reasoning,
@@ -98,7 +104,18 @@ function choiceOf(answered: Decision): Choice {
     ruleSource: null,
     decisionId: answered.id,
     ...(answered.agent !== undefined ? { agent: answered.agent } : {}),
+    ...(words ? { words } : {}),
   };
+}
+
+/** The approved words of an answer (checked when it was recorded; an unreadable edit is never mail). */
+function approvedOf(action: string, answered: Decision): Words | undefined {
+  const drafted = wordsFor(answered.drafts, action);
+  try {
+    return approvedWords(action, drafted, { body: answered.answer?.body, title: answered.answer?.title });
+  } catch {
+    return drafted;
+  }
 }
 
 /**
