@@ -4,6 +4,7 @@
  * with the keyboard, is what is saved to the mailbox. The note is never part of the mail.
  */
 import { afterEach, beforeEach, expect, it } from '@jest/globals';
+import { speakToWav } from '../../bench/speech-fixture.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { makeHarness, type Harness } from './support.ts';
 import {
@@ -133,4 +134,38 @@ it('a keyboard answer sends the edited box; a box left as drafted saves the draf
   expect(firstSaved[0]!.raw).not.toContain('always reply');
   const secondSaved = await savedDrafts(h, second!);
   expect(secondSaved.map((d) => ownWords(d.mail.text))).toEqual([replyOf(second!).body]);
+});
+
+it('a recording sent with the text boxes (multipart, as talk.js sends it) saves the edited reply', async () => {
+  const [question] = await questionsWithReplies(h);
+  const { call } = await talk();
+  const voice = (id: string, form: FormData) =>
+    call(`/api/decisions/${encodeURIComponent(id)}/voice`, { method: 'POST', body: form });
+  const edited = 'Spoken answer, typed words: see you Monday.';
+  const wav = new Uint8Array(await speakToWav('draft a reply', 'en-us', 170));
+
+  // A form without the recording, or with a field that is no text box: refused, nothing answered.
+  const noAudio = new FormData();
+  noAudio.append('body:draft_reply', edited);
+  const refused = await voice(question!.id, noAudio);
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: string }).error).toMatch(/no "audio" file/);
+  const stray = new FormData();
+  stray.append('audio', new Blob([wav], { type: 'audio/wav' }), 'said.wav');
+  stray.append('note', 'x');
+  expect((await voice(question!.id, stray)).status).toBe(400);
+  expect((await getDecision(h.engine.store, question!.id)).status).toBe('pending');
+
+  const form = new FormData();
+  form.append('audio', new Blob([wav], { type: 'audio/wav' }), 'said.wav');
+  form.append('body:draft_reply', edited);
+  form.append('body:file_ticket', 'a box of another action is not saved');
+  const res = await voice(question!.id, form);
+  expect(res.status).toBe(200);
+  expect(await res.json()).toMatchObject({ intent: 'draft_reply', action: 'draft_reply', edited: true });
+
+  await skipTheRest(h);
+  const saved = await savedDrafts(h, question!);
+  expect(saved.map((d) => ownWords(d.mail.text))).toEqual([edited]);
+  expect(saved[0]!.raw).not.toContain('another action');
 });
