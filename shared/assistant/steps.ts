@@ -27,6 +27,9 @@ const AnswerInput = z.object({
   decision_id: z.string().min(1),
   action: z.string().min(1),
   note: z.string().nullable().optional(),
+  /** The words the answer saves instead of the draft (shown on the confirm card). */
+  body: z.string().optional(),
+  title: z.string().optional(),
 });
 const RuleInput = z.object({
   match: RuleMatchSchema,
@@ -69,8 +72,8 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
     case 'start_run':
       return startRun(engine, WorkflowIdInput.parse(step.input).workflow_id, log);
     case 'answer_decision': {
-      const { decision_id, action, note } = AnswerInput.parse(step.input);
-      const result = await decide(engine, decision_id, action, note ?? null);
+      const { decision_id, action, note, body, title } = AnswerInput.parse(step.input);
+      const result = await decide(engine, decision_id, action, note ?? null, { edits: { body, title } });
       log.runId = result.run_id;
       return `Recorded ${action} for ${decision_id}; run ${result.run_id} is ${result.run_status}.`;
     }

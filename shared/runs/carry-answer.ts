@@ -86,7 +86,10 @@ async function carryOut(
   }
 }
 
-/** The person's answer as the gate carries it out (as on resume: decided by the human, confidence 1). */
+/**
+ * The person's answer as the gate carries it out (as on resume: decided by the human,
+ * confidence 1), with the words they approved: the draft they saw, with their edits.
+ */
 function choiceOf(answered: Decision): Choice {
   const answer = answered.answer!;
   const action = answer.action === 'approve_suggested' ? answered.suggested_action : answer.action;

@@ -70,7 +70,7 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
                     : null,
               }
             : null,
-          waiting: new Set(pending.map((d) => d.id)),
+          waiting: new Map(pending.map((d) => [d.id, d])),
           late: lateQuestionCards(turns, pending),
         }
       : null;
@@ -140,12 +140,13 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
       (await (await cardActions()).setDraftCredential(web.engine, id!, f.name ?? '', f.value ?? '')).chat_id,
     ),
   );
+  // The card's text boxes (`body:<action>`): the drafted words as the person left them are what is saved.
   form('/chat/:id/decide', async (_c, f, id) =>
     page(
       (
         await (
           await assistant()
-        ).answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null)
+        ).answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null, f)
       ).chat_id,
     ),
   );

@@ -147,15 +147,18 @@ const SCHEMAS: Record<string, Json> = {
       drafts: {
         type: 'array',
         description:
-          'Only where an option carries words: what each would send or file, to read and change (with "body"/"title") before answering.',
+          'Only when an option carries words: the words each would save (a reply’s body, a ticket’s title and body), editable with "body"/"title" in the answer.',
         items: {
           type: 'object',
           required: ['action', 'title', 'body', 'by'],
           properties: {
             action: { type: 'string' },
-            title: { type: ['string', 'null'], description: "A ticket's title; null for a reply." },
+            title: { type: ['string', 'null'] },
             body: { type: 'string' },
-            by: { enum: ['model', 'offline', 'template', 'person'] },
+            by: {
+              enum: ['model', 'offline', 'template', 'person'],
+              description: 'Who wrote them; `offline`: an offline draft, written without a language model.',
+            },
           },
         },
       },
