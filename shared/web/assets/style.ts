@@ -248,6 +248,8 @@ pre.verbatim { white-space: pre-wrap; }
 .credential-list { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .6rem; }
 .credential-list li { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem 1rem;
   display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; min-width: 0; }
+/* The decision's answer buttons stay on screen while their form is (a long draft or note above them). */
+.options-bar { position: sticky; bottom: 0; z-index: 5; background: var(--paper); padding: .5rem 0; }
 /* Phones: the decision's answer buttons sit in a bar that stays on screen, above the message. */
 @media (max-width: 40rem) {
   .options-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 20; margin: 0; padding: .55rem .75rem;
