@@ -70,6 +70,24 @@ export function approvedWords(
   };
 }
 
+/**
+ * The words the person approved for `action` once the answer is recorded: the draft they
+ * saw with their edits (already checked when the answer was taken; an edit that no longer
+ * reads is never mail, so the draft stands).
+ */
+export function wordsAsApproved(
+  action: string,
+  drafts: readonly Words[] | undefined,
+  edits: WordEdits,
+): Words | undefined {
+  const drafted = wordsFor(drafts, action);
+  try {
+    return approvedWords(action, drafted, edits);
+  } catch {
+    return drafted;
+  }
+}
+
 /** A ticket's words from its item: the subject, and who wrote it with the start of the text. */
 export function ticketWords(item: Pick<SourceItem, 'subject' | 'sender' | 'text'>): Words {
   return {

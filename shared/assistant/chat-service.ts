@@ -17,6 +17,8 @@ import { currentDraft } from './draft.ts';
 import { runWithHandoffs } from '../handoffs/index.ts';
 import { logLine } from '../logging/log.ts';
 import { recordAnswer } from '../runs/decide.ts';
+import { getDecision } from '../runs/decision-repository.ts';
+import { editsFromFields } from '../runs/edited-words.ts';
 import { learnedFrom } from '../runs/learned.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
@@ -135,17 +137,25 @@ export async function confirmStep(engine: EngineDeps, chatId: string, confirmId:
   );
 }
 
-/** A decision card's button: the person's own answer, through the one way to answer (decide). */
+/**
+ * A decision card's button: the person's own answer, through the one way to answer (decide).
+ * `words` are the card's text boxes (`body:<action>`, `title:<action>`): the chosen action's,
+ * as the person left them, are what is saved.
+ */
 export async function answerInChat(
   engine: EngineDeps,
   chatId: string,
   decisionId: string,
   action: string,
   note: string | null,
+  words: Record<string, string | undefined> = {},
 ): Promise<ChatReply> {
   await getChat(engine.store, chatId);
   const log = newLog(engine, chatId);
-  const result = await recordAnswer(engine, decisionId, action, note);
+  const decision = await getDecision(engine.store, decisionId);
+  const edits = editsFromFields(words, decision, action);
+  const result = await recordAnswer(engine, decisionId, action, note, undefined, [], { edits });
+  const edited = edits.body !== undefined || edits.title !== undefined;
   const learned = learnedFrom(result.answered, result.learned).words; // what the answer taught, in words
   log.runId = result.run_id;
   let reply = `Recorded: ${action} for this item. ${learned}. Run ${result.run_id} is ${result.run_status}.`;
@@ -157,7 +167,7 @@ export async function answerInChat(
   }
   const person: Turn = {
     role: 'user',
-    text: `Answer ${decisionId}: ${action}${note ? ` (${note})` : ''}`,
+    text: `Answer ${decisionId}: ${action}${edited ? ', with my words' : ''}${note ? ` (${note})` : ''}`,
     at: now(),
     cards: [],
   };

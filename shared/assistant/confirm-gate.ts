@@ -9,6 +9,8 @@ import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { updateChat } from '../chats/chat-repository.ts';
 import { ConfirmSchema, type Confirm, type ConfirmTool } from '../chats/chat-records.ts';
 import { listRules } from '../memory/rules-repository.ts';
+import { approvedWords, wordsFor } from '../actions/words.ts';
+import { InvalidInputError } from '../errors/index.ts';
 import { allowedActions } from '../runs/decide.ts';
 import { getDecision } from '../runs/decision-repository.ts';
 import { getWorkflow } from '../workflows/repository.ts';
@@ -136,7 +138,22 @@ async function describe(
         return {
           refused: `"${str('action')}" is not an option for this decision; choose one of: ${allowed.join(', ')}`,
         };
-      return { summary: `Answer "${decision.subject}" with ${str('action')}`, input };
+      // The words that answer saves are on the card: the person says yes to exactly them.
+      const chosen = str('action') === 'approve_suggested' ? decision.suggested_action : str('action');
+      let words;
+      try {
+        words = approvedWords(chosen, wordsFor(decision.drafts, chosen), {
+          body: str('body') || undefined,
+          title: str('title') || undefined,
+        });
+      } catch (error) {
+        if (error instanceof InvalidInputError) return { refused: error.message };
+        throw error;
+      }
+      const saying = words
+        ? `, saving${words.title ? ` “${words.title}”:` : ':'} “${words.body}”${words.by === 'offline' ? ' (an offline draft)' : ''}`
+        : '';
+      return { summary: `Answer "${decision.subject}" with ${str('action')}${saying}`, input };
     }
     case 'add_rule':
       return { summary: `Add a rule: ${JSON.stringify(input.match)} → ${str('action')}`, input };

@@ -41,8 +41,15 @@ export function operatorTools(turn: ChatTurn): Tool[] {
     tool({
       name: 'answer_decision',
       description:
-        'Answers a waiting decision with one of its options. The person is asked to confirm first.',
-      inputSchema: z.object({ decision_id: z.string(), action: z.string(), note: z.string().optional() }),
+        'Answers a waiting decision with one of its options. The person is asked to confirm first. ' +
+        'For an action that carries words (a reply, a ticket), body and title replace the draft; the card shows what is saved.',
+      inputSchema: z.object({
+        decision_id: z.string(),
+        action: z.string(),
+        note: z.string().optional(),
+        body: z.string().optional(),
+        title: z.string().optional(),
+      }),
       callback: gatedCallback('answer_decision'),
     }),
     tool({

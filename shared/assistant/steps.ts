@@ -20,12 +20,16 @@ import { getScheduleState, pauseUntilSet } from '../schedules/schedules.ts';
 import { missingCredentials } from './workflow-card.ts';
 import type { TurnLog } from './turn-log.ts';
 import { decisionCard } from './late-questions.ts';
+import { plural } from '../text/plural.ts';
 
 const WorkflowIdInput = z.object({ workflow_id: z.string().min(1) });
 const AnswerInput = z.object({
   decision_id: z.string().min(1),
   action: z.string().min(1),
   note: z.string().nullable().optional(),
+  /** The words the answer saves instead of the draft (shown on the confirm card). */
+  body: z.string().optional(),
+  title: z.string().optional(),
 });
 const RuleInput = z.object({
   match: RuleMatchSchema,
@@ -68,8 +72,8 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
     case 'start_run':
       return startRun(engine, WorkflowIdInput.parse(step.input).workflow_id, log);
     case 'answer_decision': {
-      const { decision_id, action, note } = AnswerInput.parse(step.input);
-      const result = await decide(engine, decision_id, action, note ?? null);
+      const { decision_id, action, note, body, title } = AnswerInput.parse(step.input);
+      const result = await decide(engine, decision_id, action, note ?? null, { edits: { body, title } });
       log.runId = result.run_id;
       return `Recorded ${action} for ${decision_id}; run ${result.run_id} is ${result.run_status}.`;
     }
@@ -120,9 +124,9 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
   if (run.status !== 'waiting') return `${text}.`;
   const waiting = await pendingOfRun(engine.store, run.id);
   for (const d of waiting) log.card(decisionCard(d));
-  log.emit('asked', `${waiting.length} question(s) waiting`, {
+  log.emit('asked', `${plural(waiting.length, 'question')} waiting`, {
     run_id: run.id,
     decision_ids: waiting.map((d) => d.id),
   });
-  return `${text}. ${waiting.length} question(s) wait for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
+  return `${text}. ${plural(waiting.length, 'question')} wait${waiting.length === 1 ? 's' : ''} for you: answer each on its card, or say "skip DECISION_ID" (see handoff pending).`;
 }

@@ -23,17 +23,20 @@ import { registerWorkflowCommands } from './commands/workflows.ts';
 import { registerKeyCommands } from './commands/keys.ts';
 import { registerWorkspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './output.ts';
+import { handoffVersion } from './version.ts';
 import { registerArtifactCommands } from './commands/artifacts.ts';
 import { registerScheduleCommands } from './commands/schedules.ts';
 import { registerSkillCommands } from './commands/skills.ts';
 import { registerAgentCommands } from './commands/agents.ts';
 import { registerProfileCommands } from './commands/profile.ts';
 import { registerWorkspaceFileCommands } from './commands/workspace-file.ts';
+import { registerDemoCommand } from './commands/demo.ts';
 
 /** The `handoff` command line. */
 export function buildProgram(): Command {
   const program = new Command('handoff')
     .description('Background agent workflows that ask before they act.')
+    .version(handoffVersion(), '--version', 'print the installed version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .enablePositionalOptions();
@@ -58,6 +61,7 @@ export function buildProgram(): Command {
   registerProfileCommands(program);
   registerWorkspaceFileCommands(program);
   registerChatCommands(program);
+  registerDemoCommand(program);
   addWorkspaceOption(program);
   return program;
 }

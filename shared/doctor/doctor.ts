@@ -2,6 +2,10 @@ import type { Credentials } from '../credentials/credentials.ts';
 import type { Model } from '@strands-agents/sdk';
 import type { Env } from '../config/env.ts';
 import { slackConfigFrom } from '../notify/slack-api.ts';
+import { slackSource } from '../notify/slack-source.ts';
+import type { NotifyChannel } from '../notify/notifier.ts';
+import { readProfile } from '../profile/profile.ts';
+import { readStoredSettings } from '../settings/settings.ts';
 import type { SourceOpener } from '../sources/check.ts';
 import type { Store } from '../store/store.ts';
 import { broken, runChecks, type Check, type CheckResult } from './check.ts';
@@ -37,8 +41,11 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
     const reason = `could not list them: ${errorMessage(error)}`;
     integrations = [{ name: 'integrations', run: async () => broken(reason) }];
   }
+  // The channel notices really go to: the profile's, else the one saved in Settings, else NOTIFY_CHANNEL.
+  const channel = (await savedChannel(deps.store).catch(() => null)) ?? env.NOTIFY_CHANNEL;
+  const slackEnv = await slackSource(deps.credentials, deps.source ?? process.env);
   const slack = () => {
-    const config = slackConfigFrom(deps.source ?? process.env);
+    const config = slackConfigFrom(slackEnv);
     return deps.fetch ? { ...config, fetch: deps.fetch } : config;
   };
   return [
@@ -47,8 +54,15 @@ export async function doctorChecks(env: Env, deps: DoctorDeps): Promise<Check[]>
     learningCheck(deps.store),
     ...integrations,
     ...(await sourceChecks(deps.store, deps.openSource, deps.credentials)),
-    notifyCheck(env.NOTIFY_CHANNEL, deps.sns ? { slack, sns: deps.sns } : { slack }),
+    notifyCheck(channel, deps.sns ? { slack, sns: deps.sns } : { slack }),
   ];
+}
+
+/** The channel the profile or the Settings page saved, or null. */
+async function savedChannel(store: Store): Promise<NotifyChannel | null> {
+  return (
+    (await readProfile(store)).notify_channel ?? (await readStoredSettings(store))?.notify_channel ?? null
+  );
 }
 
 /** Runs every check of this environment. */

@@ -12,7 +12,7 @@ import { distinctId, type SourceItem } from '../sources/source.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { safeSuggestion } from './safe-suggestion.ts';
 import { judge, type GatePolicy } from './verdict.ts';
-import { approvedWords, carriesWords, wordsFor, wordsWithoutModel, type Words } from '../actions/words.ts';
+import { carriesWords, wordsAsApproved, wordsWithoutModel, type Words } from '../actions/words.ts';
 import { errorMessage } from '../errors/index.ts';
 
 /** The name of the one interrupt a run raises; its reason carries every deferred item. */
@@ -238,7 +238,9 @@ async function gateFinish(event: BeforeToolCallEvent, ctx: RunContext): Promise<
 function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][number] | undefined): Choice {
   // No answer for an item is never a licence to act: it is skipped.
   const action = answer?.by === 'human' ? resolveAction(answer.action, entry) : 'skip';
-  const words = answer ? approvedOrDrafted(action, entry, answer) : undefined;
+  const words = answer
+    ? wordsAsApproved(action, entry.drafts, { body: answer.body, title: answer.title })
+    : undefined;
   return {
     action,
     decidedBy: 'human',
@@ -253,20 +255,6 @@ function choiceFor(entry: DeferredItem, answer: DecisionsResponse['answers'][num
     ...(entry.agent !== undefined ? { agent: entry.agent } : {}),
     ...(words ? { words } : {}),
   };
-}
-
-/** The words the person approved for the action: the draft they saw, with their edits. */
-function approvedOrDrafted(
-  action: string,
-  entry: DeferredItem,
-  answer: DecisionsResponse['answers'][number],
-): Words | undefined {
-  const drafted = wordsFor(entry.drafts, action);
-  try {
-    return approvedWords(action, drafted, { body: answer.body, title: answer.title });
-  } catch {
-    return drafted; // checked when the answer was recorded; an unreadable edit is not mail
-  }
 }
 
 /** The item as its question describes it: enough to record a skip or carry out a by-ref action. */

@@ -27,6 +27,8 @@ export interface RunGraphDeps {
   fallbackModel?: Model;
   snapshots: SnapshotStorage;
   hasNewItems: () => Promise<boolean>;
+  /** Why a run with nothing new is skipped, in a person's words. */
+  quietReason?: () => Promise<string>;
   complete: (executor: Agent) => Promise<string>;
 }
 
@@ -46,7 +48,7 @@ export function buildRunGraph(deps: RunGraphDeps): RunGraph {
   const graph = new Graph({
     id: GRAPH_ID,
     nodes: [
-      new TriggerNode(deps.trigger, deps.hasNewItems),
+      new TriggerNode(deps.trigger, deps.hasNewItems, deps.quietReason),
       { agent: executor, preserveContext: true },
       new CompleterNode(() => deps.complete(executor)),
     ],

@@ -1,4 +1,5 @@
 import { HandoffError } from '../errors/index.ts';
+import { plural } from '../text/plural.ts';
 
 /** What the person is told: a run paused with questions, finished, or failed; a schedule that could not be kept. */
 export type Notice =
@@ -56,7 +57,7 @@ export class ConsoleNotifier implements Notifier {
   async notify(notice: Notice): Promise<void> {
     if (notice.kind === 'asked')
       this.write(
-        `[handoff] ${notice.workflowName}: ${notice.count} question(s) waiting for you — ${notice.link} (or: handoff pending)`,
+        `[handoff] ${notice.workflowName}: ${plural(notice.count, 'question')} waiting for you — ${notice.link} (or: handoff pending)`,
       );
     else if (notice.kind === 'failed')
       this.write(

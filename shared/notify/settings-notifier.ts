@@ -13,7 +13,10 @@ import type { Notice, Notifier, NotifyChannel } from './notifier.ts';
 export function settingsNotifier(
   store: Store,
   env: Pick<Env, 'NOTIFY_CHANNEL'>,
-  options: NotifierOptions = {},
+  options: NotifierOptions & {
+    /** Fills Slack settings from the workspace's credentials (read at each Slack notice). */
+    slackSecrets?: () => Promise<NodeJS.ProcessEnv>;
+  } = {},
 ): Notifier {
   const made = new Map<NotifyChannel, Notifier>();
   return {
@@ -22,6 +25,10 @@ export function settingsNotifier(
         (await readProfile(store)).notify_channel ??
         (await readStoredSettings(store))?.notify_channel ??
         env.NOTIFY_CHANNEL;
+      if (channel === 'slack' && options.slackSecrets) {
+        const source = await options.slackSecrets();
+        return notifierFromEnv({ NOTIFY_CHANNEL: channel }, { ...options, source }).notify(notice);
+      }
       let notifier = made.get(channel);
       if (!notifier) {
         notifier = notifierFromEnv({ NOTIFY_CHANNEL: channel }, options);

@@ -85,6 +85,8 @@ export const RunSchema = z.object({
     .object({ next: z.number().int().nonnegative(), chars: z.number().int().nonnegative() })
     .optional(),
   error: z.string().nullable(),
+  /** Why a skipped run found nothing to do ("no new mail since 08:00 UTC"); absent on older runs. */
+  skip_reason: z.string().nullable().optional(),
   /** The process running it; lets a later process notice a run that died with it. */
   owner: z.object({ pid: z.number().int(), host: z.string() }).nullable(),
   started_at: z.string(),

@@ -8,6 +8,7 @@
  * and the resume never acts on an item whose claim is no longer a hold.
  */
 import { carryOutMany, countFor, type Choice } from '../actions/carry-out.ts';
+import { wordsAsApproved } from '../actions/words.ts';
 import { crashPoint } from '../config/processes.ts';
 import { errorMessage } from '../errors/index.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
@@ -85,11 +86,17 @@ async function carryOut(
   }
 }
 
-/** The person's answer as the gate carries it out (as on resume: decided by the human, confidence 1). */
+/**
+ * The person's answer as the gate carries it out (as on resume: decided by the human,
+ * confidence 1), with the words they approved: the draft they saw, with their edits.
+ */
 function choiceOf(answered: Decision): Choice {
   const answer = answered.answer!;
+  const action = answer.action === 'approve_suggested' ? answered.suggested_action : answer.action;
+  // The words as approved: the draft the person saw, with their edits (never written anew).
+  const words = wordsAsApproved(action, answered.drafts, { body: answer.body, title: answer.title });
   return {
-    action: answer.action === 'approve_suggested' ? answered.suggested_action : answer.action,
+    action,
     decidedBy: 'human',
     confidence: 1,
     reasoning: answered.reasoning,
@@ -98,6 +105,7 @@ function choiceOf(answered: Decision): Choice {
     ruleSource: null,
     decisionId: answered.id,
     ...(answered.agent !== undefined ? { agent: answered.agent } : {}),
+    ...(words ? { words } : {}),
   };
 }
 

@@ -21,7 +21,8 @@
  */
 import { isKeyedAuditId, migratedAuditId } from '../audit/audit-ids.ts';
 import { crashPoint } from '../config/processes.ts';
-import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
+import { VersionConflictError } from '../errors/index.ts';
+import { markStepDone } from '../settings/settings.ts';
 import { AuditEntrySchema } from '../records/audit.ts';
 import { DecisionSchema, RunSchema, type Run } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
@@ -93,11 +94,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   }
   report.reindexed = await reindex(store);
   if ((await store.get('domain_answers', BACKFILLED_ID)) === undefined) await backfill(store);
-  try {
-    await store.create('settings', { id: KEYS_MIGRATED_ID, at: new Date().toISOString() });
-  } catch (error) {
-    if (!(error instanceof RecordExistsError)) throw error; // another migration finished first
-  }
+  await markStepDone(store, KEYS_MIGRATED_ID); // kept if another migration finished first
   return report;
 }
 

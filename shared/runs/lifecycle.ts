@@ -29,6 +29,7 @@ import {
 import { getRun, thisProcess } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
 import { quietUntil, readProfile } from '../profile/profile.ts';
+import { plural } from '../text/plural.ts';
 
 /*
  * The run lifecycle: the only module that writes a run's state. Each transition is one
@@ -251,7 +252,7 @@ export async function pauseRun(
     if (!result.ok && !(result.error instanceof RecordExistsError)) throw result.error;
   if (!moved.ok) throw moved.error;
   const waiting = RunSchema.parse(moved.record);
-  deps.emit(run.id, 'asked', `${decisions.length} question(s) for you`, {
+  deps.emit(run.id, 'asked', `${plural(decisions.length, 'question')} for you`, {
     interrupt_id: interruptId,
     count: decisions.length,
   });
@@ -292,11 +293,17 @@ export async function finishRun(
     snapshot: null,
     owner: null,
     finished_at: new Date().toISOString(),
+    skip_reason: done.triggered ? null : (done.reason ?? 'not triggered'),
   });
   if (!done.triggered) await auditRunFinished(deps.store, run, `skipped: ${done.reason ?? 'not triggered'}`);
-  deps.emit(run.id, 'completed', done.triggered ? 'Run completed' : 'Run skipped: nothing to do', {
-    status: finished.status,
-  });
+  deps.emit(
+    run.id,
+    'completed',
+    done.triggered ? 'Run completed' : `Run skipped: ${done.reason ?? 'nothing to do'}`,
+    {
+      status: finished.status,
+    },
+  );
   return finished;
 }
 

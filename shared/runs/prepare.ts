@@ -17,6 +17,7 @@ import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run } from '../records/runs.ts';
 import { describeCounts } from './views.ts';
+import { quietReason } from './quiet-reason.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
 import { failRun } from './lifecycle.ts';
@@ -188,6 +189,7 @@ export async function prepareRun(
     ...(fallbackModel ? { fallbackModel } : {}),
     snapshots,
     hasNewItems,
+    quietReason: () => quietReason(deps.store, workflow, run),
     complete,
   });
   // Every agent that decides items reads with the same tools, behind the same hook; a

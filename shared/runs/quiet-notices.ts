@@ -14,6 +14,7 @@ import { decisionsOf } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import { expireUnasked } from './lifecycle.ts';
 import { runsWithStatus } from './run-repository.ts';
+import { plural } from '../text/plural.ts';
 
 /**
  * Sends each notice held for quiet hours whose time has come (waiting runs only, read
@@ -40,7 +41,7 @@ export async function sendDueNotices(deps: EngineDeps, now = new Date()): Promis
         count: pending.length,
         link: await deps.links.urlFor(pending[0]!.id, new Date(pending[0]!.expires_at)),
       });
-      deps.emit(run.id, 'asked', `Quiet hours over: told you about ${pending.length} question(s)`, {
+      deps.emit(run.id, 'asked', `Quiet hours over: told you about ${plural(pending.length, 'question')}`, {
         interrupt_id: interrupt.id,
         count: pending.length,
       });

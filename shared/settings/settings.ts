@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { refuseAdministratorSettings, settingsProblems } from '../access/admin-settings.ts';
+import { RecordExistsError } from '../errors/index.ts';
 import { getRecord } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 
@@ -80,4 +81,18 @@ export async function saveSettings(store: Store, input: SettingsInput): Promise<
   });
   await store.put('settings', record);
   return record;
+}
+
+/**
+ * Notes a one-time step done (a migration's marker, `id` its own, never `SETTINGS_ID`): a
+ * system record no person writes, kept with the settings so every write to them is here.
+ * A marker already there (another process finished first) is left as it is.
+ */
+export async function markStepDone(store: Store, id: string): Promise<void> {
+  if (id === SETTINGS_ID) throw new Error(`"${SETTINGS_ID}" holds the settings, not a step's marker`);
+  try {
+    await store.create('settings', { id, at: new Date().toISOString() });
+  } catch (error) {
+    if (!(error instanceof RecordExistsError)) throw error;
+  }
 }

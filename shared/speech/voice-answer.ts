@@ -7,6 +7,7 @@
 import { AlreadyDecidedError, InvalidInputError } from '../errors/index.ts';
 import { allowedActions, decide } from '../runs/decide.ts';
 import { getDecision } from '../runs/decision-repository.ts';
+import { editsFromFields } from '../runs/edited-words.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { actionDone } from '../runs/views.ts';
 import type { Decision } from '../records/runs.ts';
@@ -28,6 +29,8 @@ export interface VoiceAnswer {
   run_status?: string;
   /** One line for the person: what happened, or why nothing did. */
   message: string;
+  /** Set when the answer saved the person's own words (an edited draft) rather than the draft. */
+  edited?: true;
 }
 
 /** The options of a decision that cannot be undone (declared irreversible by its workflow; `delete` when unknown). */
@@ -47,6 +50,8 @@ function spoken(action: string, decision: Decision): string {
  * Answers decision `decisionId` from one recording (a WAV upload), or from what the page's
  * own speech engine heard (`{transcript}`). `confirm` names the
  * irreversible option a previous utterance asked for; only a "yes" carries it out.
+ * `words` are the page's text boxes (`body:<action>`, `title:<action>`): the drafted words
+ * as the person left them; the chosen action's are what is saved.
  */
 export async function answerByVoice(
   deps: EngineDeps,
@@ -54,6 +59,7 @@ export async function answerByVoice(
   decisionId: string,
   said: Buffer | { transcript: string },
   confirm: string | null,
+  words: Record<string, string> = {},
 ): Promise<VoiceAnswer> {
   const decision = await getDecision(deps.store, decisionId);
   if (decision.status !== 'pending')
@@ -78,14 +84,17 @@ export async function answerByVoice(
   });
   const transcript = heard.text;
   const answer = async (action: string, note: string | null): Promise<VoiceAnswer> => {
-    const result = await decide(deps, decisionId, action, note);
+    const edits = editsFromFields(words, decision, action);
+    const result = await decide(deps, decisionId, action, note, { edits });
+    const edited = edits.body !== undefined || edits.title !== undefined;
     return {
       transcript,
       intent: action,
       action,
       note,
       run_status: result.run_status,
-      message: `Done: ${spoken(action, decision)}.`,
+      message: `Done: ${spoken(action, decision)}${edited ? ', with your words' : ''}.`,
+      ...(edited ? { edited: true as const } : {}),
     };
   };
 

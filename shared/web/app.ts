@@ -31,22 +31,22 @@ import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
-import { registerChatPageRoutes } from './chat-page-routes.ts';
 import { registerAnswerRoutes } from './answer-routes.ts';
 import { registerListRoutes } from './list-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
 import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
-import { registerManageRoutes } from './manage-routes.ts';
 import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
+import { registerLazyConversationPages, registerLazyManagePages, registerLazyPages } from './lazy-pages.ts';
+import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
-import { registerTalkRoutes } from './talk-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
+import { messagePage } from './pages/layout.ts';
 import { iamCaller, registerIamApi } from './iam-api.ts';
 import { registerPageApi } from './page-api.ts';
 import { createRunLauncher, oneLine, type RunLauncher } from './run-launcher.ts';
@@ -165,7 +165,17 @@ export function createApp(deps: AppDeps): Hono {
       c.res.headers.set('Cache-Control', 'no-store');
   });
   app.use(bodyLimits(fail));
-  app.notFound((c) => fail(c, 404, `no route ${c.req.method} ${c.req.path}`));
+  app.notFound((c) =>
+    isMachinePath(c.req.path)
+      ? fail(c, 404, `no route ${c.req.method} ${c.req.path}`)
+      : c.html(
+          messagePage('Not found', `There is no page at ${c.req.path}.`, {
+            href: '/',
+            text: 'Back to the overview',
+          }),
+          404,
+        ),
+  );
   const inWorkspace = workspaceScope(deps.platform, engine, fail);
   // The API and event streams pick their workspace after the bearer check (a key may be scoped).
   app.use((c, next) => (isApiPath(c.req.path) ? next() : inWorkspace(c, next)));
@@ -187,13 +197,14 @@ export function createApp(deps: AppDeps): Hono {
   registerAssetRoutes(app);
   registerPageRoutes(app, web);
   registerDecideRoutes(app, web);
-  registerManageRoutes(app, web);
+  registerLazyManagePages(app, web);
   registerWorkspaceSwitch(app, web);
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
+  registerLazyPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
+  registerDemoRoutes(app, web);
 
-  registerTalkRoutes(app, web);
-  registerChatPageRoutes(app, web, deps.sendChatTurn);
+  registerLazyConversationPages(app, web, deps.sendChatTurn);
 
   // The document loads with its first request, not with every cold start.
   app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));
@@ -249,6 +260,11 @@ export function createApp(deps: AppDeps): Hono {
   registerSpeechRoutes(app, web, deps.speech ?? createSpeech(env));
 
   return app;
+}
+
+/** Paths read by programs (the API, event streams, hooks, health): their errors are JSON. */
+function isMachinePath(path: string): boolean {
+  return /^\/(api|events|hooks|admin|assets)(\/|$)/.test(path) || path === '/healthz';
 }
 
 /** A JSON error: `{"error": "<one line>"}`. */

@@ -19,7 +19,8 @@ import type { Store } from '../store/store.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admit } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
-import { artifactPage, artifactsPage } from './pages/artifacts.ts';
+/** The pages' markup loads with the first page request (the API's cold start never reads it). */
+const pages = () => import('./pages/artifacts.ts');
 import type { WebDeps } from './web-deps.ts';
 
 /** The artifacts of the workspace, or of one run (404 for a run that does not exist). */
@@ -63,7 +64,12 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
     const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     return c.html(
-      artifactsPage(admitted.visitor, { artifacts, names, runId: runId ?? null, pending: pending.length }),
+      (await pages()).artifactsPage(admitted.visitor, {
+        artifacts,
+        names,
+        runId: runId ?? null,
+        pending: pending.length,
+      }),
     );
   });
 
@@ -75,7 +81,13 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
     if (!artifact) return missing(c, `There is no artifact "${c.req.param('id')}".`);
     const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
     const name = workflows.find((w) => w.id === artifact.workflow_id)?.name ?? artifact.workflow_id;
-    return c.html(artifactPage(admitted.visitor, { artifact, workflowName: name, pending: pending.length }));
+    return c.html(
+      (await pages()).artifactPage(admitted.visitor, {
+        artifact,
+        workflowName: name,
+        pending: pending.length,
+      }),
+    );
   });
 
   app.get('/artifacts/:id/download', async (c) => {

@@ -3,7 +3,7 @@
  * No, Edit and credential field; answer a decision; rename, delete), each a POST that redirects back (no JavaScript needed);
  * `GET /chat/:id/events` streams the chat's feed for chat.js.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { chatChannel } from '../assistant/turn-log.ts';
 import {
   createChat,
@@ -21,6 +21,7 @@ import { chatPage } from './pages/chat.ts';
 import { messagePage } from './pages/layout.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import { lateQuestionCards } from '../assistant/late-questions.ts';
 import { acceptTurn, type ChatTurnSender } from './chat-api-routes.ts';
 
@@ -36,7 +37,7 @@ const SENT = 'Sent. The assistant is answering; its reply appears here (reload t
  * Registers the Chat page and its forms. With `sendTurn` (AWS) a message is checked and sent
  * to where turns run, as the API does (acceptTurn): no model turn runs inside the request.
  */
-export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatTurnSender): void {
+export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: ChatTurnSender): void {
   const show = async (c: Context, chatId: string | null, error: string | null = null) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
@@ -69,7 +70,7 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
                     : null,
               }
             : null,
-          waiting: new Set(pending.map((d) => d.id)),
+          waiting: new Map(pending.map((d) => [d.id, d])),
           late: lateQuestionCards(turns, pending),
         }
       : null;
@@ -79,7 +80,7 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
   };
 
   app.get('/chat', (c) => show(c, null));
-  app.get('/chat/:id', (c) => show(c, c.req.param('id')));
+  app.get('/chat/:id', (c) => show(c, c.req.param('id') ?? null));
 
   // Each form: admitted with its CSRF token, then back to the chat (or the page with the one-line error).
   const form = (
@@ -139,12 +140,13 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
       (await (await cardActions()).setDraftCredential(web.engine, id!, f.name ?? '', f.value ?? '')).chat_id,
     ),
   );
+  // The card's text boxes (`body:<action>`): the drafted words as the person left them are what is saved.
   form('/chat/:id/decide', async (_c, f, id) =>
     page(
       (
         await (
           await assistant()
-        ).answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null)
+        ).answerInChat(web.engine, id!, f.decision_id ?? '', f.action ?? '', f.note?.trim() || null, f)
       ).chat_id,
     ),
   );
@@ -160,7 +162,7 @@ export function registerChatPageRoutes(app: Hono, web: WebDeps, sendTurn?: ChatT
   app.get('/chat/:id/events', async (c) => {
     const admitted = await admit(c, web, 'stream');
     if (!admitted.ok) return admitted.response;
-    const chat = await getChat(web.engine.store, c.req.param('id')).catch(() => null);
+    const chat = await getChat(web.engine.store, c.req.param('id') ?? '').catch(() => null);
     if (!chat) return c.text('no such chat', 404);
     return streamRunWhereLive(
       c,

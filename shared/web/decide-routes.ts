@@ -34,7 +34,7 @@ import type { WebDeps } from './web-deps.ts';
 import { answeredFrom } from './recorded-answer.ts';
 import { learnedFrom } from '../runs/learned.ts';
 import { decisionPath } from '../links/decision-links.ts';
-import { normalizeText, wordsFor, type WordEdits } from '../actions/words.ts';
+import { editsFromFields } from '../runs/edited-words.ts';
 
 export interface DecideRouteDeps {
   readonly engine: EngineDeps;
@@ -137,7 +137,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
       // The link is spent by the answer it gives, in the same durable write.
       const spend = claims ? [tokenSpend(claims)] : [];
       const once = form.once === '1' || form.once === 'on';
-      const edits = formEdits(form, decision, action);
+      const edits = editsFromFields(form, decision, action);
       const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend, {
         once,
         edits,
@@ -229,19 +229,4 @@ function errorPage(c: Context, error: unknown): Response | Promise<Response> {
   if (error instanceof InvalidInputError)
     return c.html(messagePage('Not an option', error.message, back), 422);
   throw error;
-}
-
-/**
- * The words the form carries for the chosen action (its own text boxes, `body:<action>` and
- * `title:<action>`): the person's edits, or nothing when they left the draft as it was.
- */
-function formEdits(form: Record<string, string | undefined>, decision: Decision, action: string): WordEdits {
-  const chosen = action === 'approve_suggested' ? decision.suggested_action : action;
-  const drafted = wordsFor(decision.drafts, chosen);
-  const body = form[`body:${chosen}`];
-  const title = form[`title:${chosen}`];
-  return {
-    ...(body !== undefined && normalizeText(body) !== drafted?.body ? { body } : {}),
-    ...(title !== undefined && title.trim() !== drafted?.title ? { title } : {}),
-  };
 }

@@ -1,5 +1,5 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
@@ -8,12 +8,16 @@ import { safeBack } from './pages/recorded-notice.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
-import { listWorkflows } from '../workflows/repository.ts';
+import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
+import { slackConfigFrom } from '../notify/slack-api.ts';
+import { slackSource } from '../notify/slack-source.ts';
+import type { Store } from '../store/store.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { loginPage } from './pages/login.ts';
 import { memoryPage } from './pages/memory.ts';
 import { settingsPage } from './pages/settings.ts';
 import { safeNext } from './session.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import { applySettings, settingDefaults, type WebDeps } from './web-deps.ts';
 
 async function renderSettings(
@@ -42,12 +46,22 @@ async function renderSettings(
     profile,
     profileErrors,
   };
+  const applied = Number(c.req.query('applied') ?? 0);
   const notice = c.req.query('saved')
-    ? 'Saved. The threshold applies from the next run.'
+    ? applied > 0
+      ? `Saved. ${applied === 1 ? 'One workflow' : `${applied} workflows`} now use${applied === 1 ? 's' : ''} this threshold from the next run.`
+      : 'Saved. The threshold applies from the next run.'
     : c.req.query('profile')
       ? 'Saved your profile.'
       : null;
   return c.html(settingsPage(admitted.visitor, data, status === 200 ? notice : null), status);
+}
+
+/** Removes every workflow's own threshold (the Settings one applies then); how many changed. */
+async function clearWorkflowThresholds(store: Store): Promise<number> {
+  const own = (await listWorkflows(store)).filter((w) => w.confidence_threshold !== undefined);
+  for (const { confidence_threshold: _dropped, ...workflow } of own) await saveWorkflow(store, workflow);
+  return own.length;
 }
 
 const MEMORY_NOTICES: Record<string, string> = {
@@ -61,7 +75,7 @@ const MEMORY_NOTICES: Record<string, string> = {
 const RULES_PER_PAGE = 100;
 
 /** Registers Memory, Settings, login and logout. */
-export function registerManageRoutes(app: Hono, web: WebDeps): void {
+export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
   app.get('/memory', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
@@ -91,7 +105,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
-    const id = c.req.param('id');
+    const id = c.req.param('id') ?? '';
     const accept = c.req.param('choice') === 'accept';
     try {
       await (accept ? acceptProposal(web.engine.store, id) : dismissProposal(web.engine.store, id));
@@ -107,7 +121,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
@@ -119,7 +133,7 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }
@@ -144,8 +158,24 @@ export function registerManageRoutes(app: Hono, web: WebDeps): void {
       for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
       return renderSettings(c, web, errors, 422);
     }
+    // Slack with no token or channel would fail every notice: refuse it now, in one line.
+    if (parsed.data.notify_channel === 'slack') {
+      try {
+        slackConfigFrom(await slackSource(web.engine.credentials));
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        const why =
+          'Slack needs a bot token and a channel: set SLACK_BOT_TOKEN and SLACK_CHANNEL on the Credentials page first';
+        return renderSettings(c, web, { notify_channel: why }, 422);
+      }
+    }
     applySettings(web, await saveSettings(web.engine.store, parsed.data));
-    return c.redirect('/settings?saved=1', 303);
+    // "Apply to every workflow": each workflow's own threshold goes, so this one is in force.
+    const cleared =
+      f.apply_to_workflows === 'on' && parsed.data.confidence_threshold !== null
+        ? await clearWorkflowThresholds(web.engine.store)
+        : 0;
+    return c.redirect(cleared > 0 ? `/settings?saved=1&applied=${cleared}` : '/settings?saved=1', 303);
   });
 
   app.post('/settings/profile', async (c) => {

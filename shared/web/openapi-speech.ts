@@ -56,8 +56,18 @@ export const SPEECH_SCHEMAS: Record<string, Json> = {
       note: { type: ['string', 'null'] },
       run_status: { type: 'string' },
       message: { type: 'string', description: 'One line for the person.' },
+      edited: {
+        const: true,
+        description: 'The answer saved the person’s own words (an edited draft) instead of the draft.',
+      },
     },
   },
+};
+
+/** The drafts' text boxes sent with a spoken answer: `body:<action>`, `title:<action>`. */
+const WORD_BOXES: Json = {
+  patternProperties: { '^(body|title):[a-z][a-z0-9_]*$': { type: 'string', maxLength: 20000 } },
+  additionalProperties: false,
 };
 
 export const SPEECH_PATHS: Record<string, Json> = {
@@ -120,7 +130,7 @@ export const SPEECH_PATHS: Record<string, Json> = {
       operationId: 'answerByVoice',
       summary: 'Answer a decision by voice (a recording, or what the page’s own engine heard)',
       description:
-        'A reversible option is answered at once (as POST /api/decisions/{id}); an irreversible one answers `confirm: true` and waits for a "yes". Speech that is none of the answers changes nothing.',
+        'A reversible option is answered at once (as POST /api/decisions/{id}); an irreversible one answers `confirm: true` and waits for a "yes". Speech that is none of the answers changes nothing. The drafts’ text boxes go with it as `body:<action>` and `title:<action>` (beside `transcript`, or as fields of a multipart form with the recording as `audio`): the chosen action’s words, as the person left them, are what is saved; a box left as drafted saves the draft.',
       requestBody: {
         required: true,
         content: {
@@ -129,11 +139,23 @@ export const SPEECH_PATHS: Record<string, Json> = {
             type: 'object',
             required: ['transcript'],
             properties: { transcript: { type: 'string', maxLength: 1000 } },
+            ...WORD_BOXES,
           }),
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['audio'],
+              properties: { audio: { type: 'string', contentMediaType: 'audio/wav' } },
+              ...WORD_BOXES,
+            },
+          },
         },
       },
       responses: {
         '200': ok('What was heard and what was done.', ref('VoiceAnswer')),
+        '400': oneLine(
+          'Neither a recording nor {"transcript"}, or a field that is no text box; nothing was done.',
+        ),
         '404': error('NotFound'),
         '409': error('Conflict'),
         ...AUDIO_FAILURES,

@@ -144,6 +144,24 @@ const SCHEMAS: Record<string, Json> = {
       reasoning: { type: 'string' },
       options: { type: 'array', items: { type: 'string' } },
       agent: { type: 'string', description: 'Only in runs with specialists: the specialist that asked.' },
+      drafts: {
+        type: 'array',
+        description:
+          'Only when an option carries words: the words each would save (a reply’s body, a ticket’s title and body), editable with "body"/"title" in the answer.',
+        items: {
+          type: 'object',
+          required: ['action', 'title', 'body', 'by'],
+          properties: {
+            action: { type: 'string' },
+            title: { type: ['string', 'null'] },
+            body: { type: 'string' },
+            by: {
+              enum: ['model', 'offline', 'template', 'person'],
+              description: 'Who wrote them; `offline`: an offline draft, written without a language model.',
+            },
+          },
+        },
+      },
     },
   },
   DecisionAnswer: {

@@ -14,14 +14,18 @@ import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
+import { readProfile } from '../profile/profile.ts';
 import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { activityPage, type PendingItem } from './pages/activity.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
-import { handoffPairs, inspectorPage, runsPage } from './pages/inspector.ts';
+/** The run pages' markup (the inspector and its trace) loads with the first run page, not with every cold start. */
+const runPages = () => import('./pages/inspector.ts');
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
+import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
+import { plural } from '../text/plural.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -46,6 +50,18 @@ async function pendingEverywhere(web: WebDeps): Promise<PendingItem[]> {
   return perWorkspace.flat();
 }
 
+/** The Overview's notice: a workspace just made, or demo mail just delivered. */
+function overviewNotice(c: Context): string | null {
+  const created = c.req.query('created');
+  if (created) return `Created the workspace ${created}: it is open now.`;
+  const delivered = Number(c.req.query('delivered') ?? 0);
+  if (delivered <= 0) return null;
+  const answered = Number(c.req.query('answered') ?? 0);
+  return answered > 0
+    ? `Delivered ${plural(delivered, 'new message')}, ${answered} from senders you answered about. Press Run now: the rules your answers taught handle those without asking.`
+    : `Delivered ${plural(delivered, 'new message')}. Press Run now, then answer what it asks: the next delivery shows what it learned.`;
+}
+
 /** Runs the runs page shows at a time (the next page by its cursor). */
 const RUNS_PER_PAGE = 100;
 
@@ -58,16 +74,18 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [workflows, runs, pending, stored] = await Promise.all([
+    const [workflows, runs, pending, stored, profile] = await Promise.all([
       listWorkflows(web.engine.store),
       // This week's runs (and the nine newest): what the overview counts and shows, never the history.
       runsSince(web.engine.store, weekStart(new Date()), 9),
       listPending(web.engine.store),
       readStoredSettings(web.engine.store),
+      readProfile(web.engine.store),
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
-    const data = { workflows, runs, pending: pending.length, threshold };
-    return c.html(overviewPage(admitted.visitor, data, null));
+    const demo = demoWorkflowOf(workflows, web.env.HANDOFF_STATE_DIR)?.id ?? null;
+    const data = { workflows, runs, pending: pending.length, threshold, demo, timeZone: profile.time_zone };
+    return c.html(overviewPage(admitted.visitor, data, overviewNotice(c)));
   });
 
   app.post('/runs', async (c) => {
@@ -119,6 +137,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       workflowNames(web),
       listPending(web.engine.store),
     ]);
+    const { runsPage } = await runPages();
     return c.html(runsPage(admitted.visitor, page.runs, names, pending.length, page.next_cursor));
   });
 
@@ -139,6 +158,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
+    const { handoffPairs, inspectorPage } = await runPages();
     const data = {
       run,
       workflowName: workflow?.name ?? run.workflow_id,

@@ -10,8 +10,8 @@ import { readProfile } from '../profile/profile.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedules.ts';
 import { admit, admitForm } from './guard.ts';
+import { listWorkflows } from '../workflows/repository.ts';
 import { messagePage } from './pages/layout.ts';
-import { schedulesPage } from './pages/schedules.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 
@@ -41,20 +41,30 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const store = web.engine.store;
-    const [schedules, profile, pending] = await Promise.all([
+    const [schedules, profile, pending, workflows] = await Promise.all([
       listSchedules(store),
       readProfile(store),
       listPending(store),
+      listWorkflows(store),
     ]);
+    const scheduled = workflows.filter((w) => w.trigger.schedule !== undefined);
+    // Readiness and last results load with the first Schedules page (not with every cold start).
+    const { workflowStatuses } = await import('./workflow-status.ts');
+    const statuses = new Map(
+      (await workflowStatuses(web.engine, scheduled)).map((s) => [s.workflow.id, s] as const),
+    );
     const [paused, resumed] = [c.req.query('paused'), c.req.query('resumed')];
     const notice = paused
       ? `Paused the schedule of ${paused}.`
       : resumed
         ? `Resumed the schedule of ${resumed}.`
         : null;
+    // The page's markup loads with the first Schedules page (the API's cold start never reads it).
+    const { schedulesPage } = await import('./pages/schedules.ts');
     return c.html(
       schedulesPage(admitted.visitor, {
         schedules,
+        statuses,
         timeZone: profile.time_zone,
         pending: pending.length,
         notice,

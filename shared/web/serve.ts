@@ -19,6 +19,7 @@ import { startScheduler } from './scheduler.ts';
 import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
 import type { Platform } from '../workspaces/platform.ts';
 import { pathExists } from '../config/files.ts';
+import { clearServerAddress, recordServerAddress } from '../config/server-address.ts';
 
 /** Hosts the local server may bind to: it speaks plain HTTP, so loopback only. */
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -91,6 +92,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   opts.platform?.configure((engine) => {
     if (engine !== opts.engine) engine.settings.uiBaseUrl = uiBaseUrlDefault();
   });
+  if (!opts.env.USE_DYNAMODB) recordServerAddress(opts.env.HANDOFF_STATE_DIR, url);
   const scheduler = opts.platform
     ? startWorkspaceSchedulers(opts.platform, launcher)
     : startScheduler(opts.engine, launcher);
@@ -108,6 +110,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
         await launcher.idle();
         if ('closeAllConnections' in server) server.closeAllConnections(); // open event streams
         await closed;
+        clearServerAddress(opts.env.HANDOFF_STATE_DIR);
       })();
       return closing;
     },

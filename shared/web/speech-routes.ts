@@ -7,6 +7,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
+import { WORD_FIELD } from '../runs/edited-words.ts';
 import { answerByVoice } from '../speech/voice-answer.ts';
 import { SpeechUnavailableError } from '../speech/provider.ts';
 import type { Speech } from '../speech/speech.ts';
@@ -14,13 +15,15 @@ import { MAX_SPEECH_SECONDS, BYTES_PER_SECOND } from '../speech/wav.ts';
 import { oneLine } from './run-launcher.ts';
 import type { WebDeps } from './web-deps.ts';
 
-/** The largest upload: 30 s of 16 kHz mono 16-bit audio and a generous header. */
-export const MAX_SPEECH_BODY_BYTES = MAX_SPEECH_SECONDS * BYTES_PER_SECOND + 4096;
+/** The longest drafted text a page sends with an answer (a text box's limit). */
+const MAX_WORDS_CHARS = 20_000;
+/** The largest upload: 30 s of 16 kHz mono 16-bit audio, a generous header and the drafts' text boxes. */
+export const MAX_SPEECH_BODY_BYTES = MAX_SPEECH_SECONDS * BYTES_PER_SECOND + 4096 + 4 * 2 * MAX_WORDS_CHARS;
 /** The longest a provider may take for one request before the caller gets a 504. */
 export const SPEECH_TIMEOUT_MS = 20_000;
 
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
-const HeardBody = z.strictObject({ transcript: z.string().max(1000) });
+const HeardBody = z.object({ transcript: z.string().max(1000) }).catchall(z.string().max(MAX_WORDS_CHARS));
 const SpeakBody = z.strictObject({
   text: z.string({ error: 'must be a string' }),
   voice: z.string().optional(),
@@ -54,6 +57,46 @@ function speechFailure(c: Context, error: unknown): Response {
   throw error;
 }
 
+/** What was said, and the drafts' text boxes as the person left them (`body:<action>`, `title:<action>`). */
+interface Said {
+  said: Buffer | { transcript: string };
+  words: Record<string, string>;
+}
+
+const WORDS_ERROR = (key: string) =>
+  `"${key}" is not a field of a spoken answer: send "transcript" or the recording, and text boxes named body:<action> or title:<action>`;
+
+/** The text-box fields among `fields`, or the first field that is none. */
+function wordFields(fields: Record<string, unknown>, known: string): Record<string, string> | string {
+  const words: Record<string, string> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === known) continue;
+    if (!WORD_FIELD.test(key) || typeof value !== 'string') return WORDS_ERROR(key);
+    if (value.length > MAX_WORDS_CHARS) return `"${key}" is longer than ${MAX_WORDS_CHARS} characters`;
+    words[key] = value;
+  }
+  return words;
+}
+
+/** A recording sent with the drafts' text boxes: multipart/form-data with `audio` (a WAV) and `body:<action>` fields. */
+async function multipartBody(c: Context): Promise<Said | Response> {
+  let form: Record<string, string | File>;
+  try {
+    form = (await c.req.parseBody()) as Record<string, string | File>;
+  } catch {
+    return c.json(
+      { error: 'the form could not be read: send multipart/form-data with "audio" (a WAV)' },
+      400,
+    );
+  }
+  const audio = form.audio;
+  if (!(audio instanceof File))
+    return c.json({ error: 'the form has no "audio" file: send the recording as "audio" (a WAV)' }, 400);
+  const words = wordFields(form, 'audio');
+  if (typeof words === 'string') return c.json({ error: words }, 400);
+  return { said: Buffer.from(await audio.arrayBuffer()), words };
+}
+
 async function wavBody(c: Context): Promise<Buffer | Response> {
   const type = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!WAV_TYPES.has(type))
@@ -65,8 +108,11 @@ function isJson(c: Context): boolean {
   return (c.req.header('Content-Type') ?? '').toLowerCase().startsWith('application/json');
 }
 
-/** What the page's own engine heard (`HANDOFF_SPEECH_PROVIDER=browser`): `{"transcript": "archive it"}`. */
-async function heardBody(c: Context): Promise<{ transcript: string } | Response> {
+/**
+ * What the page's own engine heard (`HANDOFF_SPEECH_PROVIDER=browser`): `{"transcript": "archive it"}`,
+ * with the drafts' text boxes beside it (`"body:draft_reply": "…"`).
+ */
+async function heardBody(c: Context): Promise<Said | Response> {
   let raw: unknown;
   try {
     raw = JSON.parse(await c.req.text());
@@ -79,7 +125,14 @@ async function heardBody(c: Context): Promise<{ transcript: string } | Response>
       { error: 'send a recording as audio/wav, or what the page heard as {"transcript": "archive it"}' },
       400,
     );
-  return body.data;
+  const { transcript, ...rest } = body.data;
+  const words = wordFields(rest, 'transcript');
+  if (typeof words === 'string') return c.json({ error: words }, 400);
+  return { said: { transcript }, words };
+}
+
+function isMultipart(c: Context): boolean {
+  return (c.req.header('Content-Type') ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
 /** Registers the speech routes (behind the app's `/api/*` authentication). */
@@ -135,11 +188,16 @@ export function registerSpeechRoutes(app: Hono, web: WebDeps, speech: Speech): v
   });
 
   app.post('/api/decisions/:id/voice', upload, async (c) => {
-    const said = isJson(c) ? await heardBody(c) : await wavBody(c);
-    if (said instanceof Response) return said;
+    const sent: Said | Buffer | Response = isJson(c)
+      ? await heardBody(c)
+      : isMultipart(c)
+        ? await multipartBody(c)
+        : await wavBody(c);
+    if (sent instanceof Response) return sent;
+    const { said, words } = Buffer.isBuffer(sent) ? { said: sent, words: {} } : sent;
     try {
       const confirm = c.req.query('confirm') || null;
-      return c.json(await answerByVoice(web.engine, timed, c.req.param('id'), said, confirm));
+      return c.json(await answerByVoice(web.engine, timed, c.req.param('id'), said, confirm, words));
     } catch (error) {
       return speechFailure(c, error);
     }

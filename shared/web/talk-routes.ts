@@ -1,5 +1,4 @@
 /** `GET /talk`: the Talk page (its calls go to the speech and decision API with the page's CSRF token). */
-import type { Hono } from 'hono';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getRun, latestRuns } from '../runs/run-repository.ts';
@@ -7,9 +6,10 @@ import { listWorkflows } from '../workflows/repository.ts';
 import { admit } from './guard.ts';
 import { talkPage } from './pages/talk.ts';
 import type { WebDeps } from './web-deps.ts';
+import type { RouteSink } from './lazy-routes.ts';
 
 /** Registers the Talk page. */
-export function registerTalkRoutes(app: Hono, web: WebDeps): void {
+export function registerTalkRoutes(app: RouteSink, web: WebDeps): void {
   app.get('/talk', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;

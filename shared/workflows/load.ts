@@ -12,30 +12,47 @@ import { WorkflowSchema, type Workflow } from './schema.ts';
 
 export { MAX_WORKFLOW_BYTES, tooLargeMessage };
 
+/** A workflow text checked: the workflow, or every problem found, each one line without the file name. */
+export type WorkflowCheck = { ok: true; workflow: Workflow } | { ok: false; problems: string[] };
+
 /**
  * Parses and validates a workflow from YAML (.yaml/.yml) or JSON (.json); other
- * extensions are detected by content. Throws InvalidInputError with one line.
- * The size is checked before any parsing.
+ * extensions are detected by content. Throws InvalidInputError with one line that lists
+ * every problem. The size is checked before any parsing.
  */
 export function parseWorkflow(text: string, fileName: string): Workflow {
-  const fail = (msg: string): never => {
-    throw new InvalidInputError(`${fileName}: ${msg}`);
-  };
+  const checked = checkWorkflowText(text, fileName);
+  if (checked.ok) return checked.workflow;
+  throw new InvalidInputError(`${fileName}: ${checked.problems.join('; ')}`);
+}
+
+/** Like {@link parseWorkflow}, but returns every problem as a list (the web editor shows them all). */
+export function checkWorkflowText(text: string, fileName: string): WorkflowCheck {
+  const problems = (...list: string[]): WorkflowCheck => ({ ok: false, problems: list });
   if (text.length > MAX_WORKFLOW_BYTES || Buffer.byteLength(text, 'utf8') > MAX_WORKFLOW_BYTES)
-    throw new InvalidInputError(tooLargeMessage(fileName));
+    return problems(tooLargeMessage(fileName).replace(`${fileName}: `, ''));
   const ext = extname(fileName).toLowerCase();
   const asJson = ext === '.json' || (ext !== '.yaml' && ext !== '.yml' && /^\s*[{[]/.test(text));
-  const data = asJson ? parseJson(text, fail) : parseYaml(text, fail);
-  if (data === null || data === undefined) return fail('file is empty');
-  if (typeof data !== 'object' || Array.isArray(data)) {
-    return fail(`must be a mapping of fields (id, name, ...), got ${describe(data)}`);
+  let data: unknown;
+  try {
+    data = asJson ? parseJson(text, syntaxFail) : parseYaml(text, syntaxFail);
+  } catch (error) {
+    if (error instanceof SyntaxProblem) return problems(error.message);
+    throw error;
   }
+  if (data === null || data === undefined) return problems('file is empty');
+  if (typeof data !== 'object' || Array.isArray(data))
+    return problems(`must be a mapping of fields (id, name, ...), got ${describe(data)}`);
   const result = WorkflowSchema.safeParse(data);
-  if (result.success) return result.data;
-  const [first, ...rest] = result.error.issues;
-  const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
-  return fail(`${formatIssue(first, data)}${more}`);
+  if (result.success) return { ok: true, workflow: result.data };
+  return problems(...result.error.issues.map((issue) => formatIssue(issue, data)));
 }
+
+/** A text that is not YAML or JSON at all: one problem, nothing further to check. */
+class SyntaxProblem extends Error {}
+const syntaxFail = (msg: string): never => {
+  throw new SyntaxProblem(msg);
+};
 
 /**
  * Reads and validates a workflow file; a missing, too large or bad file throws

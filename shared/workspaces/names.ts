@@ -12,11 +12,27 @@ export const PLATFORM_WORKSPACE = '_platform';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
-/** The name, or InvalidInputError saying what a name may be. */
+/** The name, or InvalidInputError saying what a name may be (and suggesting one, e.g. "Team Ops" → `team-ops`). */
 export function checkWorkspaceName(name: string): string {
-  if (!NAME.test(name))
+  if (!NAME.test(name)) {
+    const suggestion = suggestWorkspaceName(name);
+    const hint = suggestion && suggestion !== name ? `; try "${suggestion}"` : '';
     throw new InvalidInputError(
-      `workspace name ${JSON.stringify(name)} is not valid: use 1-40 lowercase letters, digits and hyphens, starting with a letter or digit`,
+      `workspace name ${JSON.stringify(name)} is not valid: use 1-40 lowercase letters, digits and hyphens, starting with a letter or digit${hint}`,
     );
+  }
   return name;
+}
+
+/** A valid name made from what a person typed ("Team Ops" → `team-ops`), or null when nothing is left. */
+export function suggestWorkspaceName(typed: string): string | null {
+  const slug = typed
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return NAME.test(slug) ? slug : null;
 }

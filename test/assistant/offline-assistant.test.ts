@@ -54,7 +54,7 @@ describe('the offline assistant', () => {
     const run = await startRun(fx.deps, 'inbox', { kind: 'manual', detail: null });
     expect(run.status).toBe('waiting');
     const reply = await sendMessage(fx.deps, undefined, "what's waiting for me?");
-    expect(reply.text).toMatch(/^\d+ question\(s\) wait for you: "/);
+    expect(reply.text).toMatch(/^(1 question waits|\d+ questions wait) for you: "/); // never "question(s)"
     expect(reply.confirm).toBeUndefined();
 
     // Answered in words, by id: it waits for the yes, then goes through decide.

@@ -38,10 +38,12 @@ describe('bench:lambda load simulation', () => {
       // The refused TransactWriteItems wrote nothing and is not counted.
       expect(counts.itemWrites).toBe(2 + 30);
       expect(counts.requests).toBe(1 + 2 + 1);
+      // A run's put writes each index it carries: by status, by workflow and (issue 32) by time.
       expect(counts.byIndexKey).toEqual(
         new Map([
           ['team-a#runs#running', 1],
           ['team-a#runs#inbox', 1],
+          ['team-a#runs#time', 1],
         ]),
       );
     } finally {

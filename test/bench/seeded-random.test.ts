@@ -44,6 +44,8 @@ describe('the benchmarks’ seeded random generator', () => {
   it('generates the same mail as before for every benchmark', () => {
     expect(fingerprint(generateInbox(50, DEFAULT_SEED))).toBe('a0ff2f76cd6118b2');
     expect(fingerprint(mailForDay(DEFAULT_SEED, 3))).toBe('8d2b911dbda80cf1');
-    expect(fingerprint(generateLabelledMail(1, 40))).toBe('b999d928b092bdaf');
+    // Re-pinned when bench:offline's mail was widened (issue 30: kinds that read like another);
+    // bench/results/offline-accuracy.* were generated from this mail.
+    expect(fingerprint(generateLabelledMail(1, 40))).toBe('020861f401ca41a0');
   });
 });

@@ -197,6 +197,27 @@ describe('the web app, as a new user meets it', () => {
     expect(await page.locator('[data-range-output]').textContent()).toBe('0.85');
     await page.getByLabel('Notify channel').selectOption('slack');
     await page.getByRole('button', { name: 'Save settings' }).click();
+    // Slack with no token or channel would fail every notice: refused in one line, nothing saved.
+    expect(await page.locator('#notify_channel-error').textContent()).toMatch(
+      /^Slack needs a bot token and a channel: set SLACK_BOT_TOKEN and SLACK_CHANNEL on the Credentials page/,
+    );
+    expect(await readStoredSettings(served.engine.store)).toBeNull();
+    // Set them on the Credentials page (write-only), then save again.
+    await page.goto(`${served.url}/credentials`);
+    for (const [name, value] of [
+      ['SLACK_BOT_TOKEN', 'xoxb-journey-token'],
+      ['SLACK_CHANNEL', 'C0JOURNEY'],
+    ] as const) {
+      await page.locator('#name-new').fill(name);
+      await page.locator('#value-new').fill(value);
+      await page.getByRole('button', { name: 'Set credential' }).click();
+      await page.waitForURL(new RegExp(`set=${name}`));
+      expect(await page.locator('main').textContent()).not.toContain(value);
+    }
+    await page.goto(`${served.url}/settings`);
+    await page.getByLabel('Threshold').fill('0.85');
+    await page.getByLabel('Notify channel').selectOption('slack');
+    await page.getByRole('button', { name: 'Save settings' }).click();
     await page.waitForURL(/saved=1/);
     expect(await page.locator('.flash-ok').textContent()).toContain('Saved');
     expect(await readStoredSettings(served.engine.store)).toMatchObject({

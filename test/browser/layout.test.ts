@@ -59,7 +59,14 @@ function pages(): string[] {
     '/memory',
     '/settings',
     '/talk',
+    '/workflows',
+    '/workflows/inbox-triage',
+    '/workflows/inbox-triage/delete',
+    '/workflows/new',
+    '/credentials',
+    '/schedules',
     '/runs/no-such-run', // a bare message page
+    '/no-such-page', // the styled Not found page
   ];
 }
 
@@ -140,6 +147,46 @@ describe('every page at 390, 768 and 1280 px', () => {
       }
     });
   }
+
+  it('on a phone the answer buttons stay on screen in a bar, and Run now comes before the tiles', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 860 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${served.url}/decide/${longMailDecision}`);
+      const bar = await page.locator('[data-answer-bar]').boundingBox();
+      expect(bar!.y + bar!.height).toBeLessThanOrEqual(860);
+      expect(bar!.y).toBeGreaterThan(430); // at the bottom of the screen, not over the message's top
+      await page.mouse.wheel(0, 1200);
+      const scrolled = await page.locator('[data-answer-bar]').boundingBox();
+      expect(scrolled!.y + scrolled!.height).toBeLessThanOrEqual(860);
+      expect(await sideways(page)).toBeLessThanOrEqual(0);
+
+      await page.goto(served.url);
+      const runNow = await page
+        .getByRole('button', { name: /^Run now/ })
+        .first()
+        .boundingBox();
+      const tiles = await page.locator('.tiles').boundingBox();
+      expect(runNow!.y).toBeLessThan(tiles!.y);
+      await screenshot(page, 'overview-phone-run-now');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the Workflows, Credentials and Schedules pages have no serious accessibility problems', async () => {
+    for (const url of [
+      '/workflows',
+      '/workflows/inbox-triage',
+      '/workflows/new',
+      '/credentials',
+      '/schedules',
+    ])
+      expect({ url, violations: await a11y.seriousViolations(`${served.url}${url}`) }).toEqual({
+        url,
+        violations: [],
+      });
+  });
 
   it('on a phone the sidebar is a bar across the top, above the page', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 860 } });

@@ -19,6 +19,8 @@ import { decodeWav, encodeWav } from '../../shared/speech/wav.ts';
 import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 import { A11yChecker, cssValue, screenshot, startServer, watchCsp, type Served } from './support.ts';
 import { listChats } from '../../shared/chats/chat-repository.ts';
+import { simpleParser } from 'mailparser';
+import { getWorkflow } from '../../shared/workflows/repository.ts';
 
 let served: Served;
 let dir: string;
@@ -150,6 +152,43 @@ describe('Talk, by voice', () => {
 });
 
 describe('Talk, with the keyboard', () => {
+  it('shows a drafted reply in its box; the edited text is what the Draft reply button saves', async () => {
+    const page = await speaking('edit', 'leave it');
+    const current = page.locator('[data-decision]:not([hidden])');
+    const pending = await listPending(served.engine.store);
+    const drafted = pending.filter((d) => d.drafts?.some((w) => w.action === 'draft_reply'));
+    expect(drafted.length).toBeGreaterThan(0);
+    // On to a question whose reply is drafted ("Next question" as the person would).
+    for (let i = 0; i < pending.length; i++) {
+      if ((await current.locator('textarea[name="body:draft_reply"]').count()) > 0) break;
+      await page.locator('[data-next]').click();
+    }
+    const id = (await current.getAttribute('data-decision'))!;
+    const question = drafted.find((d) => d.id === id)!;
+    expect(question).toBeDefined();
+    const box = current.locator('textarea[name="body:draft_reply"]');
+    expect(await box.inputValue()).toBe(question.drafts!.find((w) => w.action === 'draft_reply')!.body);
+    if (!(await box.isVisible()))
+      await current.locator('details.draft summary', { hasText: 'draft reply' }).click();
+    const edited = 'Edited on Talk: see you Thursday.';
+    await box.fill(edited);
+    await current.locator('[data-answer="draft_reply"]').click();
+    await page.locator(`[data-decision="${id}"]`).waitFor({ state: 'detached' });
+    expect((await getDecision(served.engine.store, id)).answer).toMatchObject({
+      action: 'draft_reply',
+      body: edited,
+    });
+
+    // Carried out at once (other questions still wait): the saved reply is the edited text.
+    const source = (await getWorkflow(served.engine.store, question.workflow_id)).source as { path: string };
+    const drafts = path.join(source.path, '.Drafts', 'cur');
+    const mails = await Promise.all(
+      (await fs.readdir(drafts)).map(async (n) => simpleParser(await fs.readFile(path.join(drafts, n)))),
+    );
+    const reply = mails.find((m) => m.inReplyTo === question.item_id);
+    expect(reply?.text?.replace(/\r\n/g, '\n').startsWith(edited)).toBe(true);
+  }, 60_000);
+
   it('answers the rest with buttons; the run resumes, the graph fills in, and the audit names the answers', async () => {
     const page = await speaking('keys', 'leave it');
     let left = (await listPending(served.engine.store)).length;

@@ -65,6 +65,9 @@ it("shows every workspace's questions on Activity, amber and labelled, and answe
   expect(await page.locator('.question').count()).toBe(asked.length);
   const labels = await page.locator('.question .workspace-label').allTextContents();
   expect(labels).toEqual(asked.map(() => 'team-b'));
+  // Amber means waiting for you, and nothing else: the workspace chip is not amber.
+  const chip = page.locator('.question .workspace-label').first();
+  expect(await cssValue(chip, 'backgroundColor')).not.toBe('rgb(254, 243, 199)');
   expect(await cssValue(page.locator('.question .pending').first(), 'borderTopColor')).toBe(AMBER);
   // The badge counts all workspaces, though the pages show `default`.
   const badge = page.locator('#nav [data-pending-badge]');
@@ -85,17 +88,17 @@ it("shows every workspace's questions on Activity, amber and labelled, and answe
   expect(await new A11yChecker(browser).seriousViolations(`${server.url}/activity`, context)).toEqual([]);
 });
 
-it('switches workspace from the sidebar: the pages show the chosen one', async () => {
+it('switches workspace as soon as one is picked in the sidebar: the pages show the chosen one', async () => {
   await page.goto(`${server.url}/runs`);
   expect(await page.locator('main').textContent()).not.toContain(runB);
-  await page.locator('#workspace-select').selectOption('team-b');
-  await page.getByRole('button', { name: 'Switch' }).click();
+  // With JavaScript the picker needs no button (without it, the form's Switch button submits).
+  expect(await page.getByRole('button', { name: 'Switch' }).isVisible()).toBe(false);
+  await Promise.all([page.waitForNavigation(), page.locator('#workspace-select').selectOption('team-b')]);
   await page.waitForURL(/\/runs$/);
   expect(await page.locator('#workspace-select').inputValue()).toBe('team-b');
   expect(await page.locator('main').textContent()).toContain(runB);
 
-  await page.locator('#workspace-select').selectOption('default');
-  await page.getByRole('button', { name: 'Switch' }).click();
+  await Promise.all([page.waitForNavigation(), page.locator('#workspace-select').selectOption('default')]);
   await page.waitForURL(/\/runs$/);
   expect(await page.locator('main').textContent()).not.toContain(runB);
   expect(cspProblems).toEqual([]);

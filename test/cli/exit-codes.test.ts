@@ -66,7 +66,8 @@ describe('exit codes are the same with and without --json', () => {
       id: 'inbox-triage',
       yaml: template.plain.stdout,
     });
-    await bothWays(['workflows', 'add', path.join(dir, 'inbox.yaml')], 0);
+    // The second of the pair replaces the first's workflow: it says so with --replace.
+    await bothWays(['workflows', 'add', path.join(dir, 'inbox.yaml'), '--replace'], 0);
     await bothWays(['workflows'], 0);
     await bothWays(['sources', 'check', 'inbox'], 0);
     await bothWays(['rules', 'add', '--domain', 'infraweekly.example', '--action', 'archive'], 0);
@@ -91,6 +92,8 @@ describe('exit codes are the same with and without --json', () => {
     await bothWays(['run', 'no-such-workflow'], 1);
     await bothWays(['workflows', 'add', path.join(dir, 'bad.yaml')], 1);
     await bothWays(['workflows', 'add', path.join(dir, 'missing.yaml')], 1);
+    const again = await bothWays(['workflows', 'add', path.join(dir, 'inbox.yaml')], 1); // its id exists
+    expect(again.plain.stderr).toMatch(/already exists; add --replace/);
     await bothWays(['decide', 'dec_nope', 'archive'], 1);
     await bothWays(['rules', 'delete', 'rule_nope'], 1);
     await bothWays(['rules', 'add', '--keywords', 'invoice', '--action', 'archive'], 1);
@@ -101,6 +104,14 @@ describe('exit codes are the same with and without --json', () => {
     await bothWays(['doctor'], 1, { NOTIFY_CHANNEL: 'slack' }); // a channel that is not configured
   });
 
+  it('prints the installed version with --version', async () => {
+    const pkg = JSON.parse(await fs.readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const result = await runCli(['--version'], env);
+    expect({ code: result.code, out: result.stdout.trim() }).toEqual({ code: 0, out: pkg.version });
+  });
+
   it('when the command line is wrong: 2', async () => {
     await bothWays(['frobnicate'], 2);
     await bothWays(['run'], 2);
@@ -108,7 +119,7 @@ describe('exit codes are the same with and without --json', () => {
   });
 
   it('when the run fails: 1, and its JSON says why, keeping every field', async () => {
-    await bothWays(['workflows', 'add', path.join(dir, 'broken.yaml')], 0);
+    await bothWays(['workflows', 'add', path.join(dir, 'broken.yaml'), '--replace'], 0);
     const { plain, json } = await bothWays(['run', 'broken'], 1);
     const summary = parsed<Record<string, unknown>>(json);
     expect(Object.keys(summary).sort()).toEqual(

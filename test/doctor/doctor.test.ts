@@ -19,6 +19,9 @@ import { runDoctor, type DoctorDeps } from '../../shared/doctor/doctor.ts';
 import { snsTopicCheck } from '../../shared/doctor/sns-check.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
+import { credentialsFor } from '../../shared/credentials/open-credentials.ts';
+import { Secret } from '../../shared/credentials/secret.ts';
+import { saveSettings } from '../../shared/settings/settings.ts';
 import { createDemoMaildir } from '../../shared/sources/maildir/demo.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
 import { saveWorkflow } from '../../shared/workflows/repository.ts';
@@ -129,6 +132,26 @@ describe('handoff doctor, as the environment configures it', () => {
     });
     expect(exitCodeFor(bad)).toBe(1);
     expect(JSON.stringify(bad)).not.toContain(TOKEN);
+  });
+
+  it('checks the channel saved in Settings, with the Slack token from the workspace credentials', async () => {
+    server = await slackServer(() => ({ body: { ok: true, user: 'handoff', team: 'Northwind' } }));
+    const env = loadEnv({ HANDOFF_STATE_DIR: dir }); // NOTIFY_CHANNEL is console
+    const store = new JsonFileStore(dir);
+    await saveSettings(store, { confidence_threshold: null, notify_channel: 'slack', ui_base_url: null });
+    const credentials = credentialsFor(env, store, {});
+    await credentials.set('SLACK_BOT_TOKEN', new Secret(TOKEN));
+    await credentials.set('SLACK_CHANNEL', new Secret('C0456'));
+    const results = await runDoctor(
+      env,
+      deps({ store, credentials, source: { SLACK_API_BASE_URL: server.baseUrl } }),
+    );
+    expect(results.at(-1)).toEqual({
+      check: 'notify (slack)',
+      ok: true,
+      detail: 'token works: posts as handoff in Northwind to C0456',
+    });
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
   it('reports a Slack channel with no token as broken, naming the variable', async () => {

@@ -3,7 +3,7 @@ import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
-import { getRun } from '../../shared/runs/run-repository.ts';
+import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, bySubject, executorScript } from '../support/scripted-model.ts';
@@ -200,9 +200,12 @@ describe('a run through the gate', () => {
     });
     expect((await startRun(fixture.deps, 'inbox', manual)).status).toBe('completed');
     const used = turns;
+    const first = (await listRuns(fixture.store))[0]!;
     const second = await startRun(fixture.deps, 'inbox', manual);
     expect(second.status).toBe('skipped');
     expect(turns).toBe(used);
+    // It says why, naming when the last look was.
+    expect(second.skip_reason).toBe(`no new mail since ${first.started_at.slice(11, 16)} UTC`);
   });
 
   it('skips a webhook wake-up with an empty body', async () => {

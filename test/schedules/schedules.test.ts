@@ -11,6 +11,7 @@ import { saveProfile } from '../../shared/profile/profile.ts';
 import type { Run } from '../../shared/records/runs.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { listRuns } from '../../shared/runs/run-repository.ts';
+import { startRun } from '../../shared/runs/start-run.ts';
 import { listSchedules, nextFirings, setPaused } from '../../shared/schedules/schedules.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { createApp } from '../../shared/web/app.ts';
@@ -222,6 +223,21 @@ describe('over HTTP', () => {
     expect(after).toContain('Paused the schedule of watch.');
     expect(after).toContain('action="/schedules/watch/resume"');
     expect(changes).toEqual([['watch', 'saved']]);
+  });
+
+  it('the Schedules page reads each schedule in words with the last result, and says which cannot run', async () => {
+    await startRun(engine, 'digest', { kind: 'manual', detail: null });
+    const watch = await getWorkflow(engine.store, 'watch');
+    await fs.rm((watch.source as { path: string }).path, { recursive: true, force: true }); // its mail folder is gone
+    const html = await (await app().request('/schedules')).text();
+    const row = (id: string) => html.split(`data-schedule="${id}"`)[1]!.split('</tr>')[0]!;
+    expect(row('digest')).toMatch(/data-schedule-words[^>]*>\s*every day at 08:00 \(UTC\)/);
+    expect(row('watch')).toMatch(/data-schedule-words[^>]*>\s*weekdays at 08:00 \(UTC\)/);
+    expect(row('digest')).not.toContain('<code>cron(');
+    expect(row('digest')).toMatch(/status-waiting[\s\S]*waiting for you: \d+ acted/);
+    expect(row('watch')).toContain('no run yet');
+    expect(row('watch')).toMatch(/cannot run: the mail folder .+ does not exist/);
+    expect(row('digest')).toMatch(/data-schedule-state>\s*active/);
   });
 });
 

@@ -70,14 +70,20 @@ describe('open routes', () => {
     expect(css).toMatch(/--amber: #f59e0b;[\s\S]*\.pending \{ background: var\(--amber-soft\)/);
     expect(css).toMatch(/\.badge \{ background: var\(--amber\)/);
     expect(page).toMatch(/class="pending">[1-9]\d* pending decisions?</);
-    expect(page).toContain('handoff pending');
+    expect(page).not.toContain('handoff pending'); // the web app never sends a person to a terminal
     expect(page).toContain('waiting');
   });
 
-  it('unknown routes are JSON 404s', async () => {
-    const res = await h.app.request('/nope');
-    expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'no route GET /nope' });
+  it('unknown API routes are JSON 404s; unknown pages get the styled Not found page', async () => {
+    const api = await h.app.request('/api/nope', { headers: h.auth() });
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ error: 'no route GET /api/nope' });
+    const page = await h.app.request('/nope');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const text = await page.text();
+    expect(text).toContain('<h1>Not found</h1>');
+    expect(text).toContain('/assets/app.css');
   });
 });
 

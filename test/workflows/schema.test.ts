@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseAllDocuments, stringify } from 'yaml';
 import { InvalidInputError } from '../../shared/errors/index.ts';
-import { loadWorkflowFile, parseWorkflow } from '../../shared/workflows/load.ts';
+import { checkWorkflowText, loadWorkflowFile, parseWorkflow } from '../../shared/workflows/load.ts';
 import { toCronExpression, WorkflowSchema } from '../../shared/workflows/schema.ts';
 
 const EXAMPLE = `id: my-inbox
@@ -259,10 +259,23 @@ describe('workflow files', () => {
     expect(refusal('{\n  "id": "x",\n}\n', 'w.json')).toMatch(/^w\.json: not valid JSON: .+ \(line 3\)$/);
   });
 
-  it('counts further problems on the same line', () => {
+  it('lists every problem on the same line, not a count of the others', () => {
     expect(refusal(EXAMPLE.replace('0.7', '1.5').replace('my-inbox', 'My Inbox'))).toMatch(
-      /^my\.yaml: id: .+ \(and 1 more problem\)$/,
+      /^my\.yaml: id: .+; confidence_threshold: .+$/,
     );
+  });
+
+  it('returns every problem as a list for the web editor', () => {
+    const checked = checkWorkflowText(
+      EXAMPLE.replace('0.7', '1.5').replace('my-inbox', 'My Inbox'),
+      'w.yaml',
+    );
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) {
+      expect(checked.problems).toHaveLength(2);
+      expect(checked.problems[0]).toMatch(/^id: /);
+      expect(checked.problems[1]).toMatch(/^confidence_threshold: /);
+    }
   });
 
   it('names a missing file', async () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { InvalidInputError } from '../../errors/index.ts';
 import { loadWorkflowFile } from '../../workflows/load.ts';
 import { deleteWorkflow, listWorkflows, saveWorkflow } from '../../workflows/repository.ts';
 import { listTemplates, readTemplate } from '../../workflows/templates.ts';
@@ -31,11 +32,16 @@ export function registerWorkflowCommands(program: Command): void {
 
   workflows
     .command('add FILE')
-    .description('validate a workflow file and save it')
+    .description('validate a workflow file and save it (an existing id only with --replace)')
+    .option('--replace', 'replace the workflow of the same id, if there is one')
     .option('--json', 'print JSON')
-    .action(async (file: string, options: { json?: boolean }) => {
+    .action(async (file: string, options: { json?: boolean; replace?: boolean }) => {
       const workflow = await loadWorkflowFile(file);
       const { engine } = await cliContext();
+      if (!options.replace && (await engine.store.get('workflows', workflow.id)) !== undefined)
+        throw new InvalidInputError(
+          `workflow "${workflow.id}" already exists; add --replace to replace it, or give the file another id`,
+        );
       await saveWorkflow(engine.store, workflow);
       if (options.json) return printJson({ id: workflow.id });
       console.log(`Saved workflow ${workflow.id}. Run it: handoff run ${workflow.id}`);

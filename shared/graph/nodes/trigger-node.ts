@@ -20,6 +20,8 @@ export class TriggerNode extends Node {
   constructor(
     private readonly trigger: RunTrigger,
     private readonly hasNewItems: () => Promise<boolean>,
+    /** Says why there is nothing to do ("no new mail since 08:00 UTC"); read only then. */
+    private readonly quietReason: () => Promise<string> = async () => 'nothing new in the source',
   ) {
     super('trigger', { description: 'Confirms the wake-up is legitimate.' });
   }
@@ -35,7 +37,7 @@ export class TriggerNode extends Node {
   private async check(): Promise<TriggerVerdict> {
     if (this.trigger.kind === 'webhook' && !this.trigger.detail?.trim())
       return { triggered: false, reason: 'the webhook carried no body' };
-    if (!(await this.hasNewItems())) return { triggered: false, reason: 'nothing new in the source' };
+    if (!(await this.hasNewItems())) return { triggered: false, reason: await this.quietReason() };
     return { triggered: true, reason: `${this.trigger.kind} wake-up with new items` };
   }
 }

@@ -16,6 +16,7 @@ import {
 } from './describe-workflow.ts';
 import { BUILDER_WORDS, REFINEMENT_START, cannotOffline, operatorIntent, smallTalk } from './intents.ts';
 import { asksToSaveDraft, asksToShowDraft, refineDraft } from './refine-draft.ts';
+import { plural } from '../../text/plural.ts';
 
 export { operatorTurn } from './operator-turns.ts';
 
@@ -128,7 +129,7 @@ function changedSummary(all: Map<string, unknown>): string {
   const rows = (preview?.rows ?? []) as { verdict: string }[];
   const seen =
     preview?.ok === true && rows.length > 0
-      ? ` Preview of ${rows.length} item(s): ${rows.filter((r) => r.verdict === 'act').length} it would handle, ${rows.filter((r) => r.verdict === 'ask').length} it would ask you about.`
+      ? ` Preview of ${plural(rows.length, 'item')}: ${rows.filter((r) => r.verdict === 'act').length} it would handle, ${rows.filter((r) => r.verdict === 'ask').length} it would ask you about.`
       : preview?.error
         ? ` I could not preview it: ${String(preview.error)}.`
         : '';
@@ -220,7 +221,7 @@ function summary(request: string, all: Map<string, unknown>): string {
   const seen =
     preview?.ok === true
       ? rows.length > 0
-        ? ` Preview of ${rows.length} item(s): ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
+        ? ` Preview of ${plural(rows.length, 'item')}: ${count('act')} it would handle, ${count('ask')} it would ask you about, ${count('rule')} a rule decides. Nothing was touched.`
         : ' Its source has nothing to preview right now.'
       : preview?.error
         ? ` I could not preview it: ${String(preview.error)}.`

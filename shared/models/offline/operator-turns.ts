@@ -7,6 +7,7 @@ import type { PlannedTurn, TurnInput } from '../turn-model.ts';
 import { lastToolResults } from '../turn-model.ts';
 import { allResults, lastRequest, type Json } from './chat-history.ts';
 import { namedWorkflow, operatorIntent } from './intents.ts';
+import { plural } from '../../text/plural.ts';
 
 type Workflows = { id: string; name: string; paused?: boolean; needs?: string[] }[];
 
@@ -110,7 +111,7 @@ function onWorkflows(
       }[];
       if (pending.length === 0) return { text: 'Nothing is waiting for you.' };
       return {
-        text: `${pending.length} question(s) wait for you: ${pending
+        text: `${plural(pending.length, 'question')} wait${pending.length === 1 ? 's' : ''} for you: ${pending
           .slice(0, 5)
           .map((p) => `"${p.subject}" (suggested ${p.suggested_action})`)
           .join('; ')}. Answer them on the decision cards or the Activity page.`,

@@ -10,6 +10,7 @@ const JS = 'text/javascript; charset=utf-8';
 
 const ASSETS: Record<string, { body: () => Promise<string>; type: string }> = {
   'app.css': { body: async () => (await import('./style.ts')).APP_CSS, type: CSS },
+  'app.js': { body: async () => (await import('./app-script.ts')).APP_JS, type: JS },
   'inspector.js': { body: async () => (await import('./scripts.ts')).INSPECTOR_JS, type: JS },
   'settings.js': { body: async () => (await import('./scripts.ts')).SETTINGS_JS, type: JS },
   'chat.js': { body: async () => (await import('./scripts.ts')).CHAT_JS, type: JS },

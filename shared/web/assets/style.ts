@@ -47,11 +47,14 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
   font-size: .8rem; font-weight: 700; text-align: center; line-height: 1.5rem; }
 .pending { background: var(--amber-soft); color: var(--amber-ink); border: 1px solid var(--amber); border-radius: 999px;
   padding: .1rem .6rem; font-weight: 600; font-size: .85rem; white-space: nowrap; }
-.workspace-label { background: var(--amber-soft); color: var(--amber-ink); border-radius: .3rem; padding: .05rem .45rem;
-  font-size: .8rem; font-weight: 600; }
+.workspace-label { background: var(--blue-soft); color: var(--blue-ink); border-radius: .3rem; padding: .05rem .45rem;
+  font-size: .8rem; font-weight: 600; overflow-wrap: anywhere; }
 .workspace-switcher { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .75rem 0; color: #cbd5e1;
   font-size: .85rem; }
-.workspace-switcher select { flex: 1; min-width: 6rem; }
+.workspace-switcher label { flex-basis: 100%; }
+.workspace-switcher select { flex: 1 1 100%; width: 100%; min-width: 0; max-width: 100%; }
+.workspace-switcher.auto [data-switch-button] { display: none; }
+.workspace-manage { color: #cbd5e1; font-size: .8rem; }
 .status { border-radius: 999px; padding: .1rem .6rem; font-size: .8rem; font-weight: 600; background: var(--grey-soft);
   color: #334155; vertical-align: middle; white-space: nowrap; }
 .status-completed { background: var(--green-soft); color: var(--green-ink); }
@@ -224,6 +227,35 @@ pre.verbatim { white-space: pre-wrap; }
   .table-stack td[data-label="Run"] { white-space: normal; }
   .table-stack td::before { content: attr(data-label); font-size: .75rem; font-weight: 600; text-transform: uppercase;
     letter-spacing: .04em; color: var(--muted); }
+}
+/* Workflows, Credentials, Workspaces: red means it cannot run; amber stays for waiting decisions only. */
+.page-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0 0 1rem; }
+.page-actions form { margin: 0; }
+.workflow-cards { list-style: none; padding: 0; margin: 0; display: grid; gap: 1rem; }
+.workflow-card { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .8rem 1rem; min-width: 0; }
+.workflow-title { margin: 0 0 .5rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
+.cannot-run { color: var(--red-ink); font-weight: 600; }
+.ready { color: var(--green-ink); font-weight: 600; }
+.callout-blocked { border-left: 5px solid var(--red-ink); background: var(--red-soft); }
+.problems { border-left: 5px solid var(--red-ink); background: var(--red-soft); border-radius: var(--radius); padding: .6rem 1rem; margin: 0 0 1rem; }
+.problems ul { margin: .3rem 0 0; padding-left: 1.2rem; }
+.settings.wide { max-width: 56rem; }
+.settings textarea, .settings input[type="text"], .settings input[type="password"] { width: 100%; }
+.yaml-view { margin: 2rem 0; }
+.yaml-view summary { cursor: pointer; font-weight: 600; }
+.inline-form input[type="text"] { min-width: 0; flex: 1 1 12rem; }
+.inline-form { flex-wrap: wrap; }
+.credential-list { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; gap: .6rem; }
+.credential-list li { background: var(--paper); border: 1px solid var(--line); border-radius: var(--radius); padding: .6rem 1rem;
+  display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; min-width: 0; }
+/* The decision's answer buttons stay on screen while their form is (a long draft or note above them). */
+.options-bar { position: sticky; bottom: 0; z-index: 5; background: var(--paper); padding: .5rem 0; }
+/* Phones: the decision's answer buttons sit in a bar that stays on screen, above the message. */
+@media (max-width: 40rem) {
+  .options-bar { position: fixed; left: 0; right: 0; bottom: 0; z-index: 20; margin: 0; padding: .55rem .75rem;
+    background: var(--paper); border-top: 1px solid var(--line); box-shadow: 0 -4px 12px rgba(15, 23, 42, .08); }
+  .options-bar .button { flex: 1 1 auto; padding: .45rem .6rem; font-size: .9rem; }
+  body:has(.options-bar) main { padding-bottom: 12rem; }
 }
 /* Chat */
 .chat-layout { display: grid; grid-template-columns: minmax(10rem, 14rem) minmax(0, 1fr); gap: 1.5rem; align-items: start; }

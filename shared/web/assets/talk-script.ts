@@ -91,7 +91,28 @@ export const TALK_JS = `'use strict';
     if (!card) { speak('Nothing is waiting for you.'); return; }
     speak('From ' + card.getAttribute('data-sender') + ': ' + card.getAttribute('data-subject') +
       '. The agent suggests ' + card.getAttribute('data-suggested') + ': ' + card.getAttribute('data-reasoning') +
-      '. You can say: ' + card.getAttribute('data-options') + '.');
+      '. ' + (card.getAttribute('data-drafted') ? card.getAttribute('data-drafted') + ' ' : '') +
+      'You can say: ' + card.getAttribute('data-options') + '.');
+  }
+
+  // ---- the drafted words: the card's text boxes, sent with the answer; what is in them is what is saved
+  function wordBoxes(card) {
+    return Array.prototype.slice.call(card.querySelectorAll('textarea[name], input[name]'))
+      .filter(function (box) { return /^(body|title):/.test(box.name); });
+  }
+  function words(card) {
+    var fields = {};
+    wordBoxes(card).forEach(function (box) { fields[box.name] = box.value; });
+    return fields;
+  }
+  function edits(card, answer) {
+    var chosen = answer === 'approve_suggested' ? card.getAttribute('data-suggested-action') : answer;
+    var out = {};
+    wordBoxes(card).forEach(function (box) {
+      var parts = box.name.split(':');
+      if (parts[1] === chosen && box.value !== box.defaultValue) out[parts[0]] = box.value;
+    });
+    return out;
   }
 
   // ---- recording: an AudioWorklet at 16 kHz, framed as WAV here
@@ -145,7 +166,7 @@ export const TALK_JS = `'use strict';
       var text = state.text.trim();
       if (!text) return reply('I did not catch that; nothing was done.');
       heardLine.textContent = 'Heard: \u201c' + text + '\u201d';
-      if (current()) return send(JSON.stringify({ transcript: text }), 'application/json');
+      if (current()) return send({ transcript: text }, 'application/json');
       return toAssistant(text);
     };
     state.engine.onerror = function (event) { say('The browser could not listen (' + event.error + ').'); };
@@ -198,10 +219,23 @@ export const TALK_JS = `'use strict';
   // ---- what was said
   function send(said, type) {
     var card = current();
-    if (!card) return toAssistant(said);
+    if (!card) return toAssistant(said && said.transcript !== undefined ? said.transcript : said);
     var path = '/api/decisions/' + encodeURIComponent(card.getAttribute('data-decision')) + '/voice' +
       (confirmFor ? '?confirm=' + encodeURIComponent(confirmFor) : '');
-    return api(path, { method: 'POST', headers: { 'Content-Type': type }, body: said }).then(function (r) {
+    var request;
+    if (type === 'application/json') {
+      request = { method: 'POST', headers: { 'Content-Type': type }, body: JSON.stringify(Object.assign({}, words(card), said)) };
+    } else if (wordBoxes(card).length > 0) {
+      // A recording with the drafts beside it: the browser sets the multipart boundary.
+      var form = new FormData();
+      form.append('audio', said, 'said.wav');
+      var fields = words(card);
+      Object.keys(fields).forEach(function (name) { form.append(name, fields[name]); });
+      request = { method: 'POST', body: form };
+    } else {
+      request = { method: 'POST', headers: { 'Content-Type': type }, body: said };
+    }
+    return api(path, request).then(function (r) {
       if (r.status !== 200) { confirmFor = null; return reply((r.body && r.body.error) || 'That did not work; nothing was done.'); }
       var result = r.body;
       heardLine.textContent = result.transcript ? 'Heard: \\u201c' + result.transcript + '\\u201d' : 'Heard nothing I know.';
@@ -258,7 +292,8 @@ export const TALK_JS = `'use strict';
     }
     var card = target.closest('[data-decision]');
     api('/api/decisions/' + encodeURIComponent(card.getAttribute('data-decision')), { method: 'POST',
-      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: target.getAttribute('data-answer') }) })
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(Object.assign({ action: target.getAttribute('data-answer') }, edits(card, target.getAttribute('data-answer')))) })
       .then(function (r) {
         if (r.status !== 200) return reply((r.body && r.body.error) || 'That did not work; nothing was done.');
         return answered(card, 'Done.');

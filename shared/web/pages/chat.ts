@@ -7,6 +7,8 @@
 import { html } from 'hono/html';
 import type { Card, Turn, WorkflowCard } from '../../chats/chat-records.ts';
 import type { ChatSummary } from '../../chats/chat-repository.ts';
+import type { Decision } from '../../records/runs.ts';
+import { draftFields } from './drafts.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, label, scrollable, type Html } from './ui.ts';
 import { waitingCard, workflowDetails } from './workflow-card-view.ts';
@@ -27,8 +29,8 @@ export interface ChatPageData {
     title: string;
     turns: Turn[];
     confirm: WaitingStep | null;
-    /** Decisions of this chat's runs still waiting, by id. */
-    waiting: ReadonlySet<string>;
+    /** The decisions still waiting, by id (a card shows its drafted words from them). */
+    waiting: ReadonlyMap<string, Decision>;
     /** Questions its runs asked after their turn ended (a run that went on elsewhere). */
     late: Card[];
   } | null;
@@ -128,7 +130,7 @@ function turnView(
   chatId: string,
   t: Turn,
   confirm: WaitingStep | null,
-  waiting: ReadonlySet<string>,
+  waiting: ReadonlyMap<string, Decision>,
 ): Html {
   // A workflow shown and then asked to be saved in the same turn is shown once, on the card.
   const onCard = new Set(
@@ -146,7 +148,7 @@ function cardView(
   chatId: string,
   card: Card,
   confirm: WaitingStep | null,
-  waiting: ReadonlySet<string>,
+  waiting: ReadonlyMap<string, Decision>,
 ): Html | string {
   const base = `/chat/${encodeURIComponent(chatId)}`;
   switch (card.kind) {
@@ -206,8 +208,9 @@ function cardView(
         ${card.changed.length > 0 ? html`<p data-changed>Changed: ${card.changed.join('; ')}</p>` : ''}
         ${workflowDetails(card.card)}
       </div>`;
-    case 'decision':
-      return waiting.has(card.decision_id)
+    case 'decision': {
+      const decision = waiting.get(card.decision_id);
+      return decision
         ? html`<form
             class="chat-card question"
             method="post"
@@ -216,8 +219,10 @@ function cardView(
           >
             ${csrfField(visitor)}<input type="hidden" name="decision_id" value="${card.decision_id}" />
             <p><strong>${card.subject}</strong> from ${card.sender} · suggested: ${label(card.suggested)}</p>
+            ${draftFields(decision, `chat-${chatId}-`)}
             ${card.options.map((o) => html`<button class="button" type="submit" name="action" value="${o}">${label(o)}</button>`)}
           </form>`
         : html`<p class="chat-step muted">${card.subject}: answered</p>`;
+    }
   }
 }

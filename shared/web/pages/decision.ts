@@ -32,7 +32,7 @@ export type DecisionAccess = { kind: 'token'; token: string } | { kind: 'session
 /** The answer buttons: the agent's suggestion first, then the workflow's options. */
 function options(decision: Decision): Html {
   const rest = [...new Set([...decision.options, 'skip'])];
-  return html`<div class="options" role="group" aria-label="Your answer">
+  return html`<div class="options options-bar" role="group" aria-label="Your answer" data-answer-bar>
     <button class="button button-primary" type="submit" name="action" value="approve_suggested">
       Do what it suggests: ${label(decision.suggested_action)}
     </button>

@@ -240,7 +240,11 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
       </p>
       ${graph(data)}
       <p class="summary" data-run-summary>
-        ${describeCounts(run.counts)}${run.error ? html` — ${run.error}` : ''}
+        ${
+          run.status === 'skipped' && run.skip_reason
+            ? html`Skipped: ${run.skip_reason}. The agent was not woken; nothing was done.`
+            : describeCounts(run.counts)
+        }${run.error ? html` — ${run.error}` : ''}
       </p>
       ${questions(data.decisions)} ${produced(data.artifacts ?? [], data.workflowName)}
       ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data)}

@@ -18,7 +18,10 @@ export type NavKey =
   | 'artifacts'
   | 'schedules'
   | 'talk'
-  | 'chat';
+  | 'chat'
+  | 'workflows'
+  | 'credentials'
+  | 'workspaces';
 
 /** Who is looking at the page: their CSRF token and whether a "Log out" applies. */
 export interface Visitor {
@@ -57,11 +60,13 @@ const LINKS: { key: NavKey; href: string; text: string }[] = [
   { key: 'overview', href: '/', text: 'Overview' },
   { key: 'activity', href: '/activity', text: 'Activity' },
   { key: 'chat', href: '/chat', text: 'Chat' },
+  { key: 'workflows', href: '/workflows', text: 'Workflows' },
   { key: 'runs', href: '/runs', text: 'Runs' },
   { key: 'artifacts', href: '/artifacts', text: 'Artifacts' },
   { key: 'schedules', href: '/schedules', text: 'Schedules' },
   { key: 'talk', href: '/talk', text: 'Talk' },
   { key: 'memory', href: '/memory', text: 'Memory' },
+  { key: 'credentials', href: '/credentials', text: 'Credentials' },
   { key: 'settings', href: '/settings', text: 'Settings' },
 ];
 
@@ -73,6 +78,7 @@ function head(title: string, scripts: string[]): Html {
     <title>${title} · Handoff</title>
     <link rel="stylesheet" href="/assets/app.css" />
     <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
+    <script src="/assets/app.js" defer></script>
     ${scripts.map((s) => html`<script src="/assets/${s}" defer></script>`)}
   </head>`;
 }
@@ -92,7 +98,8 @@ function switcher(visitor: Visitor): Html | string {
           </option>`,
       )}
     </select>
-    <button class="button" type="submit">Switch</button>
+    <button class="button" type="submit" data-switch-button>Switch</button>
+    <a class="workspace-manage" href="/workspaces">Manage workspaces</a>
   </form>`;
 }
 

@@ -5,6 +5,7 @@ import { periodsOf } from '../../runs/stats.ts';
 import { describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
+import { scheduleInWords } from '../../schedules/words.ts';
 import { checkSourceForm } from './source-check.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
 
@@ -22,6 +23,10 @@ export interface OverviewData {
   pending: number;
   /** The threshold in force when a workflow sets none. */
   threshold: number;
+  /** The profile's time zone, which schedules are read in (default UTC). */
+  timeZone?: string;
+  /** The id of the workflow reading the demo inbox, when there is one ("Deliver more demo mail"). */
+  demo?: string | null;
   now?: Date;
 }
 
@@ -35,9 +40,9 @@ const TILES: { key: keyof Outcome; title: string; hint: string }[] = [
   { key: 'declined', title: 'Declined', hint: 'left alone, nothing done' },
 ];
 
-/** A short description of a workflow's trigger. */
-export function triggerText(workflow: Workflow): string {
-  if (workflow.trigger.schedule !== undefined) return `schedule ${workflow.trigger.schedule}`;
+/** A short description of a workflow's trigger, its schedule in words read in `timeZone`. */
+export function triggerText(workflow: Workflow, timeZone = 'UTC'): string {
+  if (workflow.trigger.schedule !== undefined) return scheduleInWords(workflow.trigger.schedule, timeZone);
   return workflow.trigger.webhook ? 'webhook' : 'manual';
 }
 
@@ -73,16 +78,20 @@ function waiting(pending: number): Html {
   </p>`;
 }
 
-function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number): Html {
-  if (workflows.length === 0) return html`<p>No workflows yet: <code>handoff workflows add FILE</code>.</p>`;
+function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number, timeZone: string): Html {
+  if (workflows.length === 0)
+    return html`<p data-no-workflows>
+      No workflows yet. <a class="button button-primary" href="/chat">Describe one in chat</a> or
+      <a href="/workflows/new">write one</a>.
+    </p>`;
   return html`<ul class="workflows">
     ${workflows.map(
       (w) =>
         html`<li class="workflow">
           <div>
-            <strong>${w.name}</strong>
+            <strong><a href="/workflows/${encodeURIComponent(w.id)}">${w.name}</a></strong>
             <span class="muted"
-              >${w.id} · ${triggerText(w)} · threshold
+              >${w.id} · ${triggerText(w, timeZone)} · threshold
               ${(w.confidence_threshold ?? threshold).toFixed(2)}${
                 w.confidence_threshold === undefined ? ' (from Settings)' : ''
               }</span
@@ -101,6 +110,22 @@ function workflowList(workflows: Workflow[], visitor: Visitor, threshold: number
         </li>`,
     )}
   </ul>`;
+}
+
+/** A run's outcome sentence; a skipped run says why. */
+function outcomeText(r: Run): string {
+  return r.status === 'skipped' && r.skip_reason ? `skipped: ${r.skip_reason}` : describeCounts(r.counts);
+}
+
+/** The demo's "a new day of mail" button: the next run shows the rules its answers taught. */
+function demoMore(visitor: Visitor): Html {
+  return html`<form method="post" action="/demo/more" class="inline-form demo-more">
+    ${csrfField(visitor)}
+    <button class="button" type="submit">Deliver more demo mail</button>
+    <span class="muted small"
+      >A new day in the demo inbox, from the same senders: see your rules at work.</span
+    >
+  </form>`;
 }
 
 /** The runs as a table linking to each run's inspector; on a phone each run is a stacked card. */
@@ -124,7 +149,7 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
             <td data-label="Workflow">${names.get(r.workflow_id) ?? r.workflow_id}</td>
             <td data-label="Status">${statusPill(r.status)}</td>
             <td data-label="Started">${when(r.started_at)}</td>
-            <td data-label="Outcome" class="muted">${describeCounts(r.counts)}</td>
+            <td data-label="Outcome" class="muted">${outcomeText(r)}</td>
           </tr>`,
       )}
     </tbody>
@@ -143,19 +168,17 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
     pending: data.pending,
     notice: flash(notice),
     body: html`<h1>Overview</h1>
-      ${waiting(data.pending)} ${tiles(counts(periods.today), counts(periods.this_week))}
+      ${waiting(data.pending)}
       <section aria-labelledby="workflows-title">
         <h2 id="workflows-title">Workflows</h2>
-        ${workflowList(data.workflows, visitor, data.threshold)}
+        ${workflowList(data.workflows, visitor, data.threshold, data.timeZone ?? 'UTC')}
+        ${data.demo ? demoMore(visitor) : ''}
       </section>
+      ${tiles(counts(periods.today), counts(periods.this_week))}
       <section aria-labelledby="runs-title">
         <h2 id="runs-title">Recent runs</h2>
         ${runsTable(data.runs.slice(0, 8), names)}
-        ${data.runs.length > 8 ? html`<p><a href="/runs">All runs</a></p>` : ''}
-      </section>
-      <p class="muted small">
-        From a terminal: <code>handoff pending</code>, then
-        <code>handoff decide ID ACTION --note "why"</code>.
-      </p>`,
+        ${data.runs.length > 8 ? html`<p><a href="/runs">All ${data.runs.length} runs</a></p>` : ''}
+      </section> `,
   });
 }

@@ -6,10 +6,14 @@
 import { html } from 'hono/html';
 import type { ScheduleView } from '../../schedules/schedules.ts';
 import { shell, type Visitor } from './layout.ts';
-import { csrfField, flash, scrollable, when, type Html } from './ui.ts';
+import { csrfField, flash, scrollable, statusPill, when, type Html } from './ui.ts';
+import type { WorkflowStatus } from '../workflow-status.ts';
+import { scheduleInWords } from '../../schedules/words.ts';
 
 export interface SchedulesData {
   schedules: ScheduleView[];
+  /** Each scheduled workflow's words, last result and readiness, by workflow id. */
+  statuses?: Map<string, WorkflowStatus>;
   timeZone: string;
   pending: number;
   notice: string | null;
@@ -18,8 +22,8 @@ export interface SchedulesData {
 function firings(s: ScheduleView): Html {
   if (s.needs)
     return html`<span class="pending" data-needs
-      >Paused: needs ${s.needs.join(', ')} (set it in the chat's card or with
-      <code>handoff credentials set ${s.needs[0]}</code>).</span
+      >Paused: needs ${s.needs.join(', ')} (set it on the <a href="/credentials">Credentials</a> page, then
+      resume).</span
     >`;
   if (s.paused) return html`<span class="muted">Paused: it does not fire until you resume it.</span>`;
   if (s.next.length === 0) return html`<span class="muted">—</span>`;
@@ -55,8 +59,8 @@ export function schedulesPage(visitor: Visitor, data: SchedulesData): Html {
       ${
         schedules.length === 0
           ? html`<p class="muted">
-              No workflow runs on a schedule. Give one
-              <code>trigger: { schedule: "cron(0 8 ? * MON-FRI *)" }</code>.
+              No workflow runs on a schedule. Open one on the <a href="/workflows">Workflows</a> page and
+              choose "on a schedule".
             </p>`
           : scrollable(
               'Schedules',
@@ -66,29 +70,52 @@ export function schedulesPage(visitor: Visitor, data: SchedulesData): Html {
                     <th scope="col">Workflow</th>
                     <th scope="col">Schedule</th>
                     <th scope="col">Next firings</th>
+                    <th scope="col">Last result</th>
                     <th scope="col">State</th>
                     <th scope="col"><span class="visually-hidden">Pause or resume</span></th>
                   </tr>
                 </thead>
                 <tbody>
-                  ${schedules.map(
-                    (s) =>
-                      html`<tr data-schedule="${s.workflow_id}">
-                        <td data-label="Workflow">
-                          ${s.name} <span class="muted mono small">${s.workflow_id}</span>
-                        </td>
-                        <td data-label="Schedule"><code>${s.schedule}</code></td>
-                        <td data-label="Next">${firings(s)}</td>
-                        <td data-label="State" data-schedule-state>
-                          ${s.paused ? (s.needs ? `paused (needs ${s.needs.join(', ')})` : 'paused') : 'active'}${
-                            s.changed_at
-                              ? html` <span class="muted small">since ${when(s.changed_at)}</span>`
-                              : ''
-                          }
-                        </td>
-                        <td data-label="Change">${toggle(s, visitor)}</td>
-                      </tr>`,
-                  )}
+                  ${schedules.map((s) => {
+                    const status = data.statuses?.get(s.workflow_id);
+                    const blocked = status?.readiness.problems ?? [];
+                    return html`<tr data-schedule="${s.workflow_id}">
+                      <td data-label="Workflow">
+                        <a href="/workflows/${encodeURIComponent(s.workflow_id)}">${s.name}</a>
+                        <span class="muted mono small">${s.workflow_id}</span>
+                      </td>
+                      <td data-label="Schedule" data-schedule-words title="${s.schedule}">
+                        ${scheduleInWords(s.schedule, s.time_zone)}
+                      </td>
+                      <td data-label="Next">${firings(s)}</td>
+                      <td data-label="Last result" data-last-result>
+                        ${
+                          status?.last
+                            ? html`${statusPill(status.last.status)}
+                                <a href="/runs/${encodeURIComponent(status.last.id)}"
+                                  >${status.lastResult}</a
+                                >`
+                            : html`<span class="muted">no run yet</span>`
+                        }
+                      </td>
+                      <td data-label="State" data-schedule-state>
+                        ${
+                          blocked.length > 0
+                            ? html`<span class="cannot-run">cannot run: ${blocked.join('; ')}</span>`
+                            : s.paused
+                              ? s.needs
+                                ? `paused (needs ${s.needs.join(', ')})`
+                                : 'paused'
+                              : 'active'
+                        }${
+                          s.changed_at
+                            ? html` <span class="muted small">since ${when(s.changed_at)}</span>`
+                            : ''
+                        }
+                      </td>
+                      <td data-label="Change">${toggle(s, visitor)}</td>
+                    </tr>`;
+                  })}
                 </tbody>
               </table>`,
             )

@@ -28,10 +28,23 @@ export interface SettingsData {
 function overrides(workflows: Workflow[]): Html | string {
   const own = workflows.filter((w) => w.confidence_threshold !== undefined);
   if (own.length === 0) return '';
-  return html`<p class="small muted">
-    Workflows with their own threshold keep it:
-    ${own.map((w, i) => html`${i > 0 ? ', ' : ''}${w.name} (${w.confidence_threshold!.toFixed(2)})`)}.
-  </p>`;
+  const every = own.length === workflows.length;
+  return html`${
+      every
+        ? html`<p class="callout callout-blocked small" data-every-overrides>
+            Every workflow sets its own threshold, so this one is used by none of them. Tick "Apply to every
+            workflow" to make them use it.
+          </p>`
+        : ''
+    }
+    <p class="small muted">
+      Workflows with their own threshold keep it:
+      ${own.map((w, i) => html`${i > 0 ? ', ' : ''}${w.name} (${w.confidence_threshold!.toFixed(2)})`)}.
+    </p>
+    <label class="checkbox"
+      ><input type="checkbox" name="apply_to_workflows" data-apply-to-workflows /> Apply to every workflow
+      (each one's own number is removed)</label
+    >`;
 }
 
 function fieldError(errors: Record<string, string>, name: string): Html | string {

@@ -7,6 +7,7 @@
 import { html } from 'hono/html';
 import type { FeedEvent } from '../../events/feed.ts';
 import type { Decision, Run } from '../../records/runs.ts';
+import { draftFields } from './drafts.ts';
 import { shell, type Visitor } from './layout.ts';
 import { graphState, NODES, type NodeState } from './trace.ts';
 import { label, plural, score, type Html } from './ui.ts';
@@ -33,6 +34,25 @@ const STATE_TEXT: Record<NodeState, string> = {
   unknown: '—',
 };
 
+const DRAFTED: Record<string, string> = { draft_reply: 'a reply', file_ticket: 'a ticket' };
+
+/**
+ * What is read aloud about the drafted words: "A reply is drafted, an offline draft…", the
+ * suggested action's first. Empty when no option carries words.
+ */
+export function draftedSummary(d: Decision): string {
+  const drafts = [...(d.drafts ?? [])].sort(
+    (a, b) => Number(b.action === d.suggested_action) - Number(a.action === d.suggested_action),
+  );
+  if (drafts.length === 0) return '';
+  const names = drafts.map((w) => DRAFTED[w.action] ?? `words for ${label(w.action)}`).join(' and ');
+  const many = drafts.length > 1;
+  const offline = drafts.some((w) => w.by === 'offline')
+    ? `, ${many ? 'offline drafts' : 'an offline draft'} written without a language model`
+    : '';
+  return `${names.charAt(0).toUpperCase()}${names.slice(1)} ${many ? 'are' : 'is'} drafted${offline}; read or change ${many ? 'them' : 'it'} on the screen before you answer.`;
+}
+
 function card(d: Decision, irreversible: Set<string>, index: number): Html {
   const options = [...new Set([...d.options, 'approve_suggested', 'skip'])];
   return html`<article
@@ -43,6 +63,8 @@ function card(d: Decision, irreversible: Set<string>, index: number): Html {
     data-subject="${d.subject}"
     data-reasoning="${d.reasoning}"
     data-suggested="${label(d.suggested_action)}"
+    data-suggested-action="${d.suggested_action}"
+    data-drafted="${draftedSummary(d)}"
     data-options="${options
       .filter((o) => o !== 'approve_suggested')
       .map(label)
@@ -59,6 +81,7 @@ function card(d: Decision, irreversible: Set<string>, index: number): Html {
       Suggests <strong>${label(d.suggested_action)}</strong> at confidence ${score(d.confidence)}:
       <span class="verbatim-inline">${d.reasoning}</span>
     </p>
+    ${draftFields(d, 'talk-')}
     <div class="options" role="group" aria-label="Answer with the keyboard">
       ${options.map(
         (o) =>
@@ -116,9 +139,10 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
     >
       <p id="talk-help" class="muted">
         Hold <strong>Talk</strong> (or press and hold Space on it) and say an answer: “archive it”, “file a
-        ticket”, “draft a reply”, “leave it”; “why” repeats the reasoning, “next” moves on. Add a note after a
-        comma: “archive it, newsletters can go”. Anything that cannot be undone asks for a “yes” first. With
-        nothing waiting, what you say goes to the assistant.
+        ticket”, “draft a reply”, “leave it”; a drafted reply is shown in a text box: what is in it when you
+        answer is what is saved. “why” repeats the reasoning, “next” moves on. Add a note after a comma:
+        “archive it, newsletters can go”. Anything that cannot be undone asks for a “yes” first. With nothing
+        waiting, what you say goes to the assistant.
       </p>
       <p class="talk-count" data-talk-count>
         ${count === 0 ? 'Nothing is waiting for you.' : `${plural(count, 'decision')} waiting.`}

@@ -53,14 +53,14 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-/** The demo workflow, reading the Dovecot INBOX at `port` (`extra`: more `source:` fields). */
+/** Adds (or replaces: tests change its mailbox) the demo workflow reading the Dovecot INBOX at `port` (`extra`: more `source:` fields). */
 async function addWorkflow(port: number, extra = 'tls: false'): Promise<void> {
   const yaml = demoWorkflowYaml('/unused').replace(
     /^source: .*$/m,
     `source: { type: imap, host: 127.0.0.1, port: ${port}, ${extra}, user: ${DOVECOT_USER}, credential: MAIL_PASSWORD }`,
   );
   await fs.writeFile(path.join(dir, 'inbox.yaml'), yaml);
-  await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml')], env);
+  await cliJson(['workflows', 'add', path.join(dir, 'inbox.yaml'), '--replace'], env);
 }
 
 /** Every item acted once at most, each acted one decided by someone, each asked one not acted. */
