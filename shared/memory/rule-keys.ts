@@ -16,6 +16,7 @@ import { RuleSchema, type Rule } from '../records/rule.ts';
 import { crashPoint } from '../config/processes.ts';
 import { parseRecord } from '../store/records.ts';
 import { getAll, listPage, type RecordRef, type Store, type Write } from '../store/store.ts';
+import { markStepDone } from '../settings/settings.ts';
 import { domainOf, normaliseDomain } from './match.ts';
 import { EVERY_WORKFLOW } from './rule-sets.ts';
 
@@ -74,11 +75,7 @@ export async function markIndexedIfOnly(store: Store, written: readonly Rule[]):
 }
 
 async function markIndexed(store: Store): Promise<void> {
-  try {
-    await store.create('settings', { id: RULE_KEYS_MIGRATED_ID, at: new Date().toISOString() });
-  } catch (error) {
-    if (!(error instanceof RecordExistsError)) throw error;
-  }
+  await markStepDone(store, RULE_KEYS_MIGRATED_ID); // kept if another process marked it first
 }
 
 /** The live rules under `keys` (one batched read), oldest first. */
