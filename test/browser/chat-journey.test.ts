@@ -27,6 +27,7 @@ let env: Env;
 let server: RunningServer | undefined;
 let cspProblems: string[];
 const AMBER = 'rgb(245, 158, 11)';
+const ACCENT = 'rgb(29, 78, 216)';
 
 /** A fresh process's view of the same state directory: a new engine and a new server. */
 async function restart(): Promise<string> {
@@ -83,9 +84,11 @@ describe('the Chat page, as a newcomer builds a workflow', () => {
     expect(await page.locator('[data-preview] [data-verdict="ask"]').count()).toBeGreaterThan(0);
     const card = page.locator('[data-confirm]');
     expect(await card.textContent()).toMatch(/Save workflow .*inbox-triage-2/);
+    // Amber means a decision waiting for you and nothing else: the confirm card and its Yes are blue.
     expect(await cssValue(card.getByRole('button', { name: 'Yes', exact: true }), 'background-color')).toBe(
-      AMBER,
+      ACCENT,
     );
+    expect(await cssValue(card, 'border-left-color')).toBe(ACCENT);
     expect(await hashTree(maildir())).toEqual(before);
     expect((await listWorkflows(store())).map((w) => w.id)).toEqual(['inbox-triage']);
     await screenshot(page, 'chat-preview');

@@ -270,7 +270,9 @@ pre.verbatim { white-space: pre-wrap; }
 .turn-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0 0 .4rem; }
 .chat-card { margin: .6rem 0 0; padding: .7rem 1rem; border: 1px solid var(--line); border-radius: var(--radius); }
 .chat-card .button { margin: .2rem .3rem 0 0; }
-.chat-card.question, .chat-card.callout-amber { border-left: 5px solid var(--amber); background: #fffbeb; }
+.chat-card.question { border-left: 5px solid var(--amber); background: #fffbeb; }
+/* A confirm card asks before the assistant acts: blue, since amber means a decision waiting for you. */
+.chat-card.chat-confirm { border-left: 5px solid var(--accent); background: #eff6ff; }
 .chat-step { font-size: .9rem; margin: .3rem 0 0; }
 .chat-form { display: grid; gap: .4rem; }
 .chat-form textarea { width: 100%; font: inherit; }

@@ -76,7 +76,7 @@ export function waitingCard(
 ): Html {
   const card = confirm.card;
   const missing = card?.credentials.filter((c) => !c.set) ?? [];
-  return html`<div class="chat-card callout-amber" data-confirm="${confirm.id}">
+  return html`<div class="chat-card chat-confirm" data-confirm="${confirm.id}">
     <p><strong>${confirm.summary}?</strong></p>
     ${card ? workflowDetails(card) : ''}
     ${
@@ -103,7 +103,7 @@ export function waitingCard(
     )}
     <form method="post" action="${base}/confirm" class="inline-form">
       ${csrfField(visitor)}<input type="hidden" name="confirm_id" value="${confirm.id}" />
-      <button class="button button-amber" type="submit" data-answer="yes">Yes</button>
+      <button class="button button-primary" type="submit" data-answer="yes">Yes</button>
     </form>
     <form method="post" action="${base}/cancel" class="inline-form">
       ${csrfField(visitor)}<input type="hidden" name="confirm_id" value="${confirm.id}" />
