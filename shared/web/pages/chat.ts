@@ -10,7 +10,7 @@ import type { ChatSummary } from '../../chats/chat-repository.ts';
 import type { Decision } from '../../records/runs.ts';
 import { draftFields } from './drafts.ts';
 import { shell, type Visitor } from './layout.ts';
-import { csrfField, label, scrollable, type Html } from './ui.ts';
+import { csrfField, label, scrollable, withInlineCode, type Html } from './ui.ts';
 import { waitingCard, workflowDetails } from './workflow-card-view.ts';
 
 /** The step waiting for the person's yes, as the page shows it. */
@@ -138,7 +138,7 @@ function turnView(
   );
   const cards = t.cards.filter((c) => c.kind !== 'workflow' || !onCard.has(c.card.workflow_id));
   return html`<li class="turn turn-${t.role}" data-role="${t.role}">
-    <p class="turn-text">${t.text}</p>
+    <p class="turn-text">${withInlineCode(t.text)}</p>
     ${cards.map((card) => cardView(visitor, chatId, card, confirm, waiting))}
   </li>`;
 }

@@ -103,3 +103,12 @@ export function flash(text: string | null, kind: 'ok' | 'error' = 'ok'): Html | 
   if (!text) return '';
   return html`<p class="flash flash-${kind}" role="status">${text}</p>`;
 }
+
+/**
+ * Text with its `backtick spans` shown as code (a command the assistant names reads as one,
+ * never with raw backticks); everything else is escaped as text.
+ */
+export function withInlineCode(text: string): Html {
+  const parts = text.split(/`([^`\n]+)`/);
+  return html`${parts.map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}
