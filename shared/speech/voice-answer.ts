@@ -5,10 +5,11 @@
  * sent with `confirm` naming it. Anything else changes nothing and says so.
  */
 import { AlreadyDecidedError, InvalidInputError } from '../errors/index.ts';
-import { allowedActions, decide } from '../runs/decide.ts';
+import { allowedActions, recordAnswer } from '../runs/decide.ts';
 import { getDecision } from '../runs/decision-repository.ts';
 import { editsFromFields } from '../runs/edited-words.ts';
 import type { EngineDeps } from '../runs/deps.ts';
+import { learnedFrom, type LearnedRuleJson } from '../runs/learned.ts';
 import { actionDone } from '../runs/views.ts';
 import type { Decision } from '../records/runs.ts';
 import { getWorkflow } from '../workflows/repository.ts';
@@ -31,6 +32,10 @@ export interface VoiceAnswer {
   message: string;
   /** Set when the answer saved the person's own words (an edited draft) rather than the draft. */
   edited?: true;
+  /** Set when the decision was answered: what the answer taught, in words (also in `message`). */
+  learned?: string;
+  /** The rule the answer taught (Undo revokes it alone), or null when it taught none. */
+  learned_rule?: LearnedRuleJson | null;
 }
 
 /** The options of a decision that cannot be undone (declared irreversible by its workflow; `delete` when unknown). */
@@ -85,16 +90,19 @@ export async function answerByVoice(
   const transcript = heard.text;
   const answer = async (action: string, note: string | null): Promise<VoiceAnswer> => {
     const edits = editsFromFields(words, decision, action);
-    const result = await decide(deps, decisionId, action, note, { edits });
+    const result = await recordAnswer(deps, decisionId, action, note, undefined, [], { edits });
     const edited = edits.body !== undefined || edits.title !== undefined;
+    const learned = learnedFrom(result.answered, result.learned);
     return {
       transcript,
       intent: action,
       action,
       note,
       run_status: result.run_status,
-      message: `Done: ${spoken(action, decision)}${edited ? ', with your words' : ''}.`,
+      message: `Done: ${spoken(action, decision)}${edited ? ', with your words' : ''}. ${spokenLearned(learned.words)}.`,
       ...(edited ? { edited: true as const } : {}),
+      learned: learned.words,
+      learned_rule: learned.rule,
     };
   };
 
@@ -134,4 +142,9 @@ export async function answerByVoice(
             : `"${transcript}" is not one of the answers; nothing was done.`,
       };
   }
+}
+
+/** What was learned, said aloud: the arrow of "mail from a@b.example → archive it" read as a pause. */
+function spokenLearned(words: string): string {
+  return words.replace(' → ', ', ');
 }

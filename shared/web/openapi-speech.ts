@@ -60,6 +60,12 @@ export const SPEECH_SCHEMAS: Record<string, Json> = {
         const: true,
         description: 'The answer saved the person’s own words (an edited draft) instead of the draft.',
       },
+      learned: {
+        type: 'string',
+        description:
+          'Set when answered: what it taught, in words ("From now on: … → …", or "Nothing learned (just this once)").',
+      },
+      learned_rule: { oneOf: [{ $ref: '#/components/schemas/LearnedRule' }, { type: 'null' }] },
     },
   },
 };

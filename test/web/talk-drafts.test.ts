@@ -74,7 +74,10 @@ it('a spoken "draft a reply" saves the text box as the person left it, and the n
     action: 'draft_reply',
     note: 'tomi is a client',
     edited: true,
-    message: 'Done: drafted reply, with your words.',
+    // Voice answers say what they learned (issue 29), as every answer surface does.
+    message: `Done: drafted reply, with your words. From now on: mail from ${question!.sender}, draft a reply.`,
+    learned: `From now on: mail from ${question!.sender} → draft a reply`,
+    learned_rule: { action: 'draft_reply' },
   });
   expect((await getDecision(h.engine.store, question!.id)).answer).toMatchObject({
     action: 'draft_reply',
@@ -125,7 +128,10 @@ it('a keyboard answer sends the edited box; a box left as drafted saves the draf
     transcript: 'draft a reply',
     'body:draft_reply': replyOf(second!).body,
   });
-  expect(await untouched.json()).toMatchObject({ action: 'draft_reply', message: 'Done: drafted reply.' });
+  expect(await untouched.json()).toMatchObject({
+    action: 'draft_reply',
+    message: `Done: drafted reply. From now on: mail from ${second!.sender}, draft a reply.`,
+  });
   expect((await getDecision(h.engine.store, second!.id)).answer?.body).toBeUndefined();
 
   await skipTheRest(h);
@@ -168,4 +174,36 @@ it('a recording sent with the text boxes (multipart, as talk.js sends it) saves 
   const saved = await savedDrafts(h, question!);
   expect(saved.map((d) => ownWords(d.mail.text))).toEqual([edited]);
   expect(saved[0]!.raw).not.toContain('another action');
+});
+
+it('a spoken answer says what it learned, and "just this once" teaches nothing and says so', async () => {
+  const [first, second] = await questionsWithReplies(h);
+  expect(second).toBeDefined();
+  const { call } = await talk();
+  const voice = (id: string, transcript: string) =>
+    call(`/api/decisions/${encodeURIComponent(id)}/voice`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ transcript }),
+    });
+
+  const once = (await (await voice(first!.id, 'leave it, just this once')).json()) as Record<string, unknown>;
+  expect(once).toMatchObject({
+    action: 'skip',
+    learned: 'Nothing learned (just this once)',
+    learned_rule: null,
+  });
+  expect(once.message).toMatch(/^Done: .+\. Nothing learned \(just this once\)\.$/);
+
+  const taught = (await (await voice(second!.id, 'leave it')).json()) as {
+    message: string;
+    learned_rule: { id: string; action: string } | null;
+  };
+  expect(taught.learned_rule).toMatchObject({ action: 'skip' });
+  expect(taught.message).toContain(`From now on: mail from ${second!.sender}, leave it alone.`);
+  // The rule named is the one Undo revokes: it exists, live, under that id.
+  const undo = await call(`/api/rules/${encodeURIComponent(taught.learned_rule!.id)}/undo`, {
+    method: 'POST',
+  });
+  expect(undo.status).toBe(200);
 });
