@@ -72,7 +72,7 @@ describe('the lint finds import cycles', () => {
   });
 });
 
-/** One deliberately wrong import per layer of shared/ (the code map in README.md). */
+/** One deliberately wrong import per layer of shared/ (the code map in docs/code-map.md). */
 const WRONG_IMPORTS: [file: string, code: string][] = [
   ['shared/records/runs.ts', "export { Store } from '../store/store.ts';\n"],
   ['shared/store/store.ts', "export { RunSchema } from '../records/runs.ts';\n"],
