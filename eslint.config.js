@@ -23,13 +23,13 @@ const AWS_PATTERN = { group: ['@aws-sdk/*'], message: AWS_ONLY_IN_ADAPTERS };
 /** Import patterns of the layers above `layer`, for the rule that keeps it from importing them. */
 const above = (layer, folders) => ({
   group: folders.map((f) => `**/${f}/**`),
-  message: `${layer} may not import ${folders.join(', ')} (the code map in README.md).`,
+  message: `${layer} may not import ${folders.join(', ')} (the code map in docs/code-map.md).`,
 });
 const ORCHESTRATION = ['runs', 'graph', 'web', 'cli', 'aws'];
 
 /**
- * The layers of shared/, bottom first: each folder and what it may not import (README's code
- * map). Records import only zod, errors and store/ids; the run state only types from the gate.
+ * The layers of shared/, bottom first: each folder and what it may not import
+ * (docs/code-map.md). Records import only zod, errors and store/ids; the run state only types from the gate.
  */
 const LAYERS = [
   ...['errors', 'config', 'store', 'logging'].map((folder) => ({
