@@ -12,6 +12,7 @@ import { InvalidInputError, errorMessage } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { credentialsNeeded } from '../workflows/credentials-needed.ts';
+import { describeResumed, resumeWhenSet } from '../schedules/resume-when-set.ts';
 import { finish, now, newLog, type ChatReply } from './chat-service.ts';
 import { cardDeps, type ChatTurn } from './chat-turn.ts';
 import { askFor } from './confirm-gate.ts';
@@ -87,11 +88,13 @@ export async function setDraftCredential(
   } catch (error) {
     throw new InvalidInputError(`${name} could not be set: ${errorMessage(error)}`);
   }
+  // Saved workflows paused only until it was set run again, and the reply says which.
+  const resumed = describeResumed(await resumeWhenSet(engine));
   const asked = await askFor(turn, 'save_workflow', {});
   const reply =
     'refused' in asked
-      ? `${name} is set. I could not ask to save the draft: ${asked.refused}`
-      : `${name} is set (stored encrypted; it is never shown again). ${asked.card?.saves_as === 'active' ? 'The workflow can run: save it?' : 'Save it?'} Say yes.`;
+      ? `${name} is set.${resumed ? ` ${resumed}` : ''} I could not ask to save the draft: ${asked.refused}`
+      : `${name} is set (stored encrypted; it is never shown again).${resumed ? ` ${resumed}` : ''} ${asked.card?.saves_as === 'active' ? 'The workflow can run: save it?' : 'Save it?'} Say yes.`;
   return finish(
     engine,
     chat.id,

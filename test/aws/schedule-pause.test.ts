@@ -2,7 +2,8 @@
  * Pausing a schedule on AWS: the API (as the API function serves it, on DynamoDB) records
  * the pause and puts a `handoff.workflow` event on the bus; the schedule-sync function,
  * handed that event, sets the EventBridge Scheduler schedule `State: DISABLED` (and
- * ENABLED on resume), read in the profile's time zone. EventBridge and Scheduler are
+ * ENABLED on resume), read in the profile's time zone. Setting the credential a workflow was
+ * paused for (`PUT /api/credentials/:name`) resumes it the same way. EventBridge and Scheduler are
  * mocked at the command level and their requests asserted; DynamoDB is dynalite.
  */
 import { promises as fs } from 'node:fs';
@@ -15,7 +16,11 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { Credentials } from '../../shared/credentials/credentials.ts';
+import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
+import { getScheduleState, pauseUntilSet } from '../../shared/schedules/schedules.ts';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { syncWorkflowSchedule } from '../../shared/aws/schedule-sync.ts';
 import { workflowEvents } from '../../shared/aws/workflow-events.ts';
@@ -118,4 +123,74 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
     error: 'workflow "inbox-triage" has no schedule (trigger.schedule), so there is nothing to pause',
   });
   expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 2);
+});
+
+it('setting the missing credential over the API resumes a workflow paused for it: its EventBridge schedule is ENABLED again', async () => {
+  eventBridge.reset();
+  scheduler.reset();
+  eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e2' }] });
+  scheduler
+    .on(CreateScheduleCommand)
+    .rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
+  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+  const credentials = new Credentials(store, LocalCipher.inStateDir(path.join(dir, 'state')));
+  const onDynamo = { ...engine, credentials };
+  await addDemoWorkflow(onDynamo, dir, {
+    id: 'fastmail',
+    name: 'Fastmail',
+    trigger: { schedule: SCHEDULE },
+    source: {
+      type: 'imap',
+      host: 'imap.fastmail.com',
+      port: 993,
+      tls: true,
+      user: 'me@fastmail.com',
+      credential: 'MAIL_PASSWORD',
+      mailbox: 'INBOX',
+      auth: 'password',
+    },
+  });
+  await pauseUntilSet(store, 'fastmail', ['MAIL_PASSWORD']);
+  const { app } = lambdaWebApp({
+    engine: onDynamo,
+    env: (await makeEngine({ UI_BASE_URL: UI })).env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
+  });
+
+  const set = await asIamCaller(app, `${UI}/api/credentials/MAIL_PASSWORD`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ value: 'app-password' }),
+  });
+  expect(set.status).toBe(200);
+  expect(await set.json()).toMatchObject({ name: 'MAIL_PASSWORD', resumed: [{ workflow_id: 'fastmail' }] });
+  expect(await getScheduleState(store, 'fastmail')).toMatchObject({ paused: false });
+  expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 1);
+  expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
+    Entries: [
+      expect.objectContaining({
+        EventBusName: BUS,
+        DetailType: 'handoff.workflow',
+        Detail: JSON.stringify({ workflow_id: 'fastmail', change: 'saved', workspace: 'default' }),
+      }),
+    ],
+  });
+
+  // The schedule-sync function, handed that event, turns the schedule back on.
+  const entry = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!;
+  const synced = await syncWorkflowSchedule(
+    () => store,
+    new SchedulerClient({ region: 'us-east-1' }),
+    OPTS,
+    deliver(entry),
+  );
+  expect(synced).toEqual({ workflow_id: 'fastmail', schedule: 'updated' });
+  expect(scheduler).toHaveReceivedCommandWith(UpdateScheduleCommand, {
+    Name: 'fastmail',
+    GroupName: GROUP,
+    ScheduleExpression: SCHEDULE,
+    ScheduleExpressionTimezone: 'Europe/Paris',
+    State: 'ENABLED',
+  });
 });
