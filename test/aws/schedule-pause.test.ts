@@ -21,6 +21,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Credentials } from '../../shared/credentials/credentials.ts';
 import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
 import { getScheduleState, pauseUntilSet } from '../../shared/schedules/schedules.ts';
+import { createChat, updateChat } from '../../shared/chats/chat-repository.ts';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { syncWorkflowSchedule } from '../../shared/aws/schedule-sync.ts';
 import { workflowEvents } from '../../shared/aws/workflow-events.ts';
@@ -192,5 +193,60 @@ it('setting the missing credential over the API resumes a workflow paused for it
     ScheduleExpression: SCHEDULE,
     ScheduleExpressionTimezone: 'Europe/Paris',
     State: 'ENABLED',
+  });
+});
+
+it("the chat card's credential field resumes it the same way on AWS (the engine announces the change)", async () => {
+  eventBridge.reset();
+  eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e3' }] });
+  const credentials = new Credentials(store, LocalCipher.inStateDir(path.join(dir, 'state')));
+  const onDynamo: EngineDeps = {
+    ...engine,
+    credentials,
+    onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
+  };
+  const imap = {
+    type: 'imap' as const,
+    host: 'imap.fastmail.com',
+    port: 993,
+    tls: true,
+    user: 'me@fastmail.com',
+    credential: 'WORK_PASSWORD',
+    mailbox: 'INBOX',
+    auth: 'password' as const,
+  };
+  const saved = await addDemoWorkflow(onDynamo, dir, {
+    id: 'work',
+    name: 'Work',
+    trigger: { schedule: SCHEDULE },
+    source: imap,
+  });
+  await pauseUntilSet(store, 'work', ['WORK_PASSWORD']);
+  const chat = await createChat(store);
+  await updateChat(store, chat.id, () => ({ draft: { ...saved, id: 'work-2', name: 'Work again' } }));
+  const { app } = lambdaWebApp({
+    engine: onDynamo,
+    env: (await makeEngine({ UI_BASE_URL: UI })).env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: async () => undefined, // the card goes through the engine's own listener
+  });
+
+  const set = await asIamCaller(app, `${UI}/api/chats/${chat.id}/credential`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'WORK_PASSWORD', value: 'work-secret' }),
+  });
+  expect(set.status).toBe(200);
+  const reply = (await set.json()) as { text: string };
+  expect(reply.text).toContain('Resumed work ("Work")');
+  expect(JSON.stringify(reply)).not.toContain('work-secret');
+  expect(await getScheduleState(store, 'work')).toMatchObject({ paused: false });
+  expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
+    Entries: [
+      expect.objectContaining({
+        DetailType: 'handoff.workflow',
+        Detail: JSON.stringify({ workflow_id: 'work', change: 'saved', workspace: 'default' }),
+      }),
+    ],
   });
 });
