@@ -124,7 +124,7 @@ async function editFields(engine: EngineDeps, chatId: string, lines: string) {
   return editDraftFields(engine, chatId, parsed.edits, parsed.problems);
 }
 
-/** The draft's fields to change, or why there is nothing to edit (no chat yet, or no draft in it). */
+/** The draft's fields as lines to change; empty when there is nothing to edit (no chat yet, or no draft in it). */
 async function editorLines(engine: EngineDeps, chatId: string | undefined): Promise<string> {
   const draft = chatId === undefined ? null : (await getChat(engine.store, chatId)).draft;
   const parsed = draft ? WorkflowSchema.safeParse(draft) : null;
@@ -140,6 +140,7 @@ async function interactive(engine: EngineDeps, chatId: string | undefined, send:
   let current = chatId;
   /** While editing the draft: the `field: value` lines so far (an empty line sends them). */
   let editing: string[] | null = null;
+  let shown = '';
   console.log(
     'Talk to the workspace assistant (an empty line or Ctrl-D ends; "edit" changes a draft\'s fields).',
   );
@@ -159,10 +160,10 @@ async function interactive(engine: EngineDeps, chatId: string | undefined, send:
           editing = null;
           const reply = await editFields(engine, current!, lines);
           process.stdout.write(footer(reply));
-        } else if (/^\s*edit\s*$/i.test(line) && (await editorLines(engine, current)) !== '') {
+        } else if (/^\s*edit\s*$/i.test(line) && (shown = await editorLines(engine, current)) !== '') {
           editing = [];
           process.stdout.write(
-            `The draft's fields now; write the ones to change as "field: value" lines, then an empty line:\n${await editorLines(engine, current)}edit> `,
+            `The draft's fields now; write the ones to change as "field: value" lines, then an empty line:\n${shown}edit> `,
           );
           continue;
         } else {
