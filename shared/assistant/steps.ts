@@ -58,7 +58,7 @@ export async function carryOut(engine: EngineDeps, step: Confirm, log: TurnLog):
         ...(missing.length > 0 ? { paused: true, needs: missing } : {}),
       });
       if (missing.length > 0)
-        return `Saved "${workflow.name}" as workflow ${workflow.id}, paused: it needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set, so it will not run. Set ${missing.length > 1 ? 'them' : 'it'} with \`handoff credentials set ${missing[0]}\` (or in the chat's card on the web), then say "resume ${workflow.id}".`;
+        return `Saved "${workflow.name}" as workflow ${workflow.id}, paused: it needs ${missing.join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not set, so it will not run. Set ${missing.length > 1 ? 'them' : 'it'} with \`handoff credentials set ${missing[0]}\` (or on the web's Credentials page): it resumes by itself once ${missing.length > 1 ? 'they are' : 'it is'} set.`;
       return `Saved "${workflow.name}" as workflow ${workflow.id}. Say "run it now" to try it.`;
     }
     case 'delete_workflow': {

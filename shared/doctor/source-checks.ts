@@ -29,7 +29,7 @@ export async function sourceChecks(
           : `say "resume ${workflow.id}" in the chat`;
         return broken(
           missing.length > 0
-            ? `paused: needs ${missing.join(', ')}, so it does not run; set it with \`handoff credentials set ${missing[0]}\`, then ${resume}`
+            ? `paused: needs ${missing.join(', ')}, so it does not run; set it with \`handoff credentials set ${missing[0]}\` (or on the Credentials page) and it resumes by itself`
             : `paused until ${needs.join(', ')} was set, which it now is: ${resume}`,
         );
       }

@@ -31,6 +31,7 @@ import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
+import { registerCredentialApi } from './credential-api.ts';
 import { registerAnswerRoutes } from './answer-routes.ts';
 import { registerListRoutes } from './list-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
@@ -245,6 +246,7 @@ export function createApp(deps: AppDeps): Hono {
 
   // Names and when each was set, never values (as `handoff credentials --json`).
   app.get('/api/credentials', async (c) => c.json(await web.engine.credentials.list()));
+  registerCredentialApi(app, web, limit, deps.onWorkflowChange ?? (async () => undefined));
 
   app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 

@@ -4,6 +4,8 @@
  * its turns, `GET /api/chats`. Locally a turn runs within the request; where the host sends
  * turns elsewhere (AWS: the agent function), the message is checked, accepted with 202
  * `{"chat_id","turn_id"}`, and the reply lands in the chat's turns (tagged with that id).
+ * The confirmation card's routes (`/confirm`, `/cancel`, `/draft`, `/credential`) are in
+ * chat-card-api.ts, loaded with the first of them.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -14,6 +16,7 @@ import { lateQuestionCards } from '../assistant/late-questions.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import type { WebDeps } from './web-deps.ts';
 import { newId } from '../store/ids.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 
 const MessageBody = z.object({ message: z.unknown() });
 const NewChatBody = z.object({ title: z.string().optional() }).optional();
@@ -125,4 +128,16 @@ export function registerChatApiRoutes(
     if (sendTurn) return c.json(await acceptTurn(web, chatId, body.data.message, sendTurn), 202);
     return c.json(await (await assistant()).sendMessage(web.engine, chatId, body.data.message));
   });
+  lazyRoutes(app, CARD_ROUTES, async () => {
+    const { registerCardHandlers } = await import('./chat-card-api.ts');
+    return (sink) => registerCardHandlers(sink, web);
+  });
 }
+
+/** The card's Yes, No, Edit and credential field over the API (chat-card-api.ts). */
+const CARD_ROUTES = [
+  'POST /api/chats/:id/confirm',
+  'POST /api/chats/:id/cancel',
+  'POST /api/chats/:id/draft',
+  'POST /api/chats/:id/credential',
+];

@@ -99,6 +99,40 @@ export const CHAT_SCHEMAS: Record<string, Json> = {
       confirm: ref('ChatConfirm'),
     },
   },
+  ChatConfirmId: {
+    type: 'object',
+    required: ['confirm_id'],
+    properties: { confirm_id: { type: 'string', description: 'The waiting step’s id (`confirm.id`).' } },
+  },
+  ChatDraftEdit: {
+    oneOf: [
+      {
+        type: 'object',
+        required: ['fields'],
+        properties: {
+          fields: {
+            type: 'object',
+            description:
+              'Parts to change, each in words: schedule ("every weekday at 9", cron(…), rate(…), manual, webhook), threshold (0.8 or 80%), actions and options ("archive, flag"), source (the parts to change, { host: …, mailbox: … }, or a Maildir path), name, instructions.',
+            propertyNames: {
+              enum: ['name', 'schedule', 'source', 'instructions', 'actions', 'options', 'threshold'],
+            },
+            additionalProperties: { type: 'string' },
+          },
+        },
+      },
+      {
+        type: 'object',
+        required: ['workflow'],
+        properties: { workflow: { type: 'string', description: 'The whole draft as YAML or JSON.' } },
+      },
+    ],
+  },
+  ChatCredential: {
+    type: 'object',
+    required: ['name', 'value'],
+    properties: { name: { type: 'string' }, value: { type: 'string', writeOnly: true } },
+  },
   ChatSummary: {
     type: 'object',
     required: ['chat_id', 'title', 'turns', 'updated_at'],
@@ -187,4 +221,49 @@ export const CHAT_PATHS: Record<string, Json> = {
       },
     },
   },
+  '/api/chats/{id}/confirm': cardRoute(
+    'confirmChatStep',
+    'The card’s Yes: carry out the waiting step (save, delete, run, …)',
+    ref('ChatConfirmId'),
+  ),
+  '/api/chats/{id}/cancel': cardRoute(
+    'cancelChatStep',
+    'The card’s No: drop the waiting step; a draft is kept',
+    ref('ChatConfirmId'),
+  ),
+  '/api/chats/{id}/draft': cardRoute(
+    'editChatDraft',
+    'The card’s Edit: change the draft field by field, or replace it with a workflow text; asks to save again',
+    ref('ChatDraftEdit'),
+    ok('Every problem found; nothing changed.', {
+      type: 'object',
+      required: ['error', 'problems'],
+      properties: { error: { type: 'string' }, problems: { type: 'array', items: { type: 'string' } } },
+    }),
+  ),
+  '/api/chats/{id}/credential': cardRoute(
+    'setChatCredential',
+    'The card’s credential field: set a credential the draft needs (write-only); resumes what waited for it',
+    ref('ChatCredential'),
+  ),
 };
+
+/** A card route: a JSON body in, the reply as a message's out. */
+function cardRoute(operationId: string, summary: string, body: Json, unprocessable?: Json): Json {
+  return {
+    parameters: [chatId],
+    post: {
+      operationId,
+      summary,
+      requestBody: { required: true, content: json(body) },
+      responses: {
+        '200': ok('The assistant’s reply, with the card again when a save still waits.', ref('ChatReply')),
+        '400': error('BadRequest'),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+        '413': error('TooLarge'),
+        '422': unprocessable ?? error('Unprocessable'),
+      },
+    },
+  };
+}

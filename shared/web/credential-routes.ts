@@ -10,6 +10,8 @@ import type { CheckResult } from '../doctor/check.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { credentialsOf } from '../workflows/readiness.ts';
 import { listWorkflows } from '../workflows/repository.ts';
+import { resumeWhenSet } from '../schedules/resume-when-set.ts';
+import type { WorkflowChangeListener } from './workflow-routes.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
 import type { NeededRow } from './pages/credentials.ts';
@@ -21,7 +23,11 @@ const pages = () => import('./pages/credentials.ts');
 const NAME_RULE = 'a name is capitals, digits and _, starting with a letter, like MAIL_PASSWORD';
 
 /** Registers `/credentials` and its forms. */
-export function registerCredentialPages(app: RouteSink, web: WebDeps): void {
+export function registerCredentialPages(
+  app: RouteSink,
+  web: WebDeps,
+  onChange: WorkflowChangeListener,
+): void {
   const users = async (name: string) =>
     (await listWorkflows(web.engine.store))
       .filter((w) => credentialsOf(w).includes(name))
@@ -51,9 +57,9 @@ export function registerCredentialPages(app: RouteSink, web: WebDeps): void {
     const rows = [...needed.values()].sort(
       (a, b) => Number(a.info !== null) - Number(b.info !== null) || a.name.localeCompare(b.name),
     );
-    const [set, deleted] = [c.req.query('set'), c.req.query('deleted')];
+    const [set, deleted, resumed] = [c.req.query('set'), c.req.query('deleted'), c.req.query('resumed')];
     const notice = set
-      ? `Saved ${set}. Its value is not shown again.`
+      ? `Saved ${set}. Its value is not shown again.${resumed ? ` Resumed ${resumed.split(',').join(', ')}: nothing ${resumed.includes(',') ? 'they need' : 'it needs'} is missing now.` : ''}`
       : deleted
         ? `Deleted ${deleted}.`
         : null;
@@ -85,7 +91,17 @@ export function registerCredentialPages(app: RouteSink, web: WebDeps): void {
       });
     if (value === '') return render(c, admitted, { error: { name, message: `${name} needs a value` } });
     await web.engine.credentials.set(name, new Secret(value));
-    return c.redirect(`/credentials?set=${encodeURIComponent(name)}`, 303);
+    const { resumed } = await resumeWhenSet({
+      store: web.engine.store,
+      credentials: web.engine.credentials,
+      workspace: web.engine.workspace,
+      onWorkflowChange: onChange,
+    });
+    const ids = resumed.map((w) => w.workflow_id).join(',');
+    return c.redirect(
+      `/credentials?set=${encodeURIComponent(name)}${ids ? `&resumed=${encodeURIComponent(ids)}` : ''}`,
+      303,
+    );
   });
 
   app.post('/credentials/:name/test', async (c) => {

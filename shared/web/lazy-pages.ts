@@ -100,7 +100,7 @@ export function registerLazyPages(
   });
   lazyRoutes(app, CREDENTIAL_ROUTES, async () => {
     const { registerCredentialPages } = await import('./credential-routes.ts');
-    return (sink) => registerCredentialPages(sink, web);
+    return (sink) => registerCredentialPages(sink, web, onChange);
   });
   lazyRoutes(app, WORKSPACE_ROUTES, async () => {
     const { registerWorkspacePages } = await import('./workspace-page-routes.ts');

@@ -330,6 +330,71 @@ const PATHS: Record<string, Json> = {
       },
     },
   },
+  '/api/credentials/{name}': {
+    parameters: [idParam('name', 'The credential name, UPPER_SNAKE_CASE (MAIL_PASSWORD).')],
+    put: {
+      operationId: 'setCredential',
+      summary: 'Set or replace a credential (write-only), resuming what waited for it',
+      description:
+        'The value is sealed and never returned. Workflows paused only until their credentials were set, and that now have all they need, are resumed (on AWS their schedules are enabled again); those still missing some stay paused.',
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['value'],
+          properties: { value: { type: 'string', minLength: 1, writeOnly: true } },
+        }),
+      },
+      responses: {
+        '200': ok('Set; what it resumed and what still waits.', {
+          type: 'object',
+          required: ['name', 'cipher', 'updated_at', 'resumed', 'still_paused'],
+          properties: {
+            name: { type: 'string' },
+            cipher: { type: 'string' },
+            updated_at: { type: 'string' },
+            resumed: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['workflow_id', 'name'],
+                properties: { workflow_id: { type: 'string' }, name: { type: 'string' } },
+              },
+            },
+            still_paused: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['workflow_id', 'name', 'needs'],
+                properties: {
+                  workflow_id: { type: 'string' },
+                  name: { type: 'string' },
+                  needs: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        }),
+        '400': error('BadRequest'),
+        '401': error('Unauthorized'),
+        '422': error('Unprocessable'),
+      },
+    },
+    delete: {
+      operationId: 'deleteCredential',
+      summary: 'Forget a credential',
+      responses: {
+        '200': ok('Deleted.', {
+          type: 'object',
+          required: ['deleted'],
+          properties: { deleted: { type: 'string' } },
+        }),
+        '401': error('Unauthorized'),
+        '404': error('NotFound'),
+        '422': error('Unprocessable'),
+      },
+    },
+  },
   '/api/pending': {
     get: {
       operationId: 'listPending',

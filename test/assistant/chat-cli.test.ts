@@ -178,16 +178,91 @@ describe('handoff chat --message --json: a description in words', () => {
     );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.stdin.end('archive newsletters in my inbox every day at 8\nmake it 9am instead of 8\nedit\nno\n\n');
+    child.stdin.end(
+      [
+        'archive newsletters in my inbox every day at 8',
+        'make it 9am instead of 8',
+        // edit: the fields as lines; a bad edit lists every problem and changes nothing.
+        'edit',
+        'schedule: whenever',
+        'threshold: 2',
+        'colour: red',
+        '',
+        'edit',
+        'schedule: every weekday at 7',
+        'threshold: 90%',
+        'instructions: Archive newsletters.',
+        '  Ask me about anything from a person.',
+        '',
+        'no',
+        '',
+      ].join('\n') + '\n',
+    );
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
     expect(out).toMatch(/ {2}Source: the Maildir folder \/.* on this machine\n/);
     expect(out).toContain('  Schedule: every day at 08:00 (UTC)\n');
     expect(out).toContain('Changed schedule: every day at 08:00 (UTC) → every day at 09:00 (UTC).');
     expect(out).toContain('  Schedule: every day at 09:00 (UTC)\n');
     expect(out).toMatch(/ {2}Credentials: none\n {2}Preview: \d+ of \d+ item\(s\)/);
-    expect(out).toContain('yes: do it · no: drop it · edit: say what to change');
-    expect(out).toContain('Say what to change and I will change only that part');
+    expect(out).toContain('yes: do it · no: drop it · edit: change its fields');
+    // The draft's fields shown to change, then every problem of the bad edit, one a line.
+    expect(out).toContain('  schedule: cron(0 9 * * ? *)\n');
+    expect(out).toMatch(/ {2}actions: archive\n {2}options: archive, skip\n/);
+    expect(out).toContain(
+      [
+        'Nothing changed; 3 problems:',
+        '  - line 3: "colour" is not a field you can edit here (fields are name, schedule, source, instructions, actions, options, threshold)',
+        '  - schedule: "whenever" is not a schedule: write words like "every weekday at 9", cron(0 9 ? * MON-FRI *), rate(1 hour), manual or webhook',
+        '  - threshold: must be between 0 and 1 (got 2)',
+      ].join('\n'),
+    );
+    // The good edit: what changed, and the card shown back waiting for the yes.
+    expect(out).toContain('Changed schedule: every day at 09:00 (UTC) → every weekday at 07:00 (UTC)');
+    expect(out).toMatch(/threshold: .*\(0\.7\) → .*\(0\.9\)/);
+    expect(out).toContain('  Instructions: Archive newsletters. Ask me about anything from a person.\n');
+    expect(out).toContain('  Schedule: every weekday at 07:00 (UTC)\n');
     expect(out).toMatch(/Cancelled: save workflow .* was not done\. Nothing changed\. The draft is kept/);
+  });
+
+  it('`--edit` changes the draft by field: value lines, every problem in one line and nothing changed, then yes saves it', async () => {
+    const drafted = await chat(['--message', 'archive newsletters in my inbox every day at 8']);
+    const bad = await runCli(
+      [
+        'chat',
+        '--chat',
+        drafted.chat_id,
+        '--edit',
+        'schedule: whenever\nthreshold: lots\nactions: archive, explode',
+      ],
+      env,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(
+      /^handoff: the draft was not changed: 3 problems: schedule: "whenever" is not a schedule.*; threshold: "lots" is not a threshold.*; actions: the maildir source cannot "explode"/,
+    );
+    const draft = (await stored(drafted.chat_id)).draft as { trigger: { schedule: string } };
+    expect(draft.trigger.schedule).toBe('cron(0 8 * * ? *)');
+
+    const edited = await chat([
+      '--chat',
+      drafted.chat_id,
+      '--edit',
+      'schedule: every weekday at 9\nname: Newsletters',
+    ]);
+    expect(edited.text).toBe(
+      'Changed name: Inbox triage: newsletters → Newsletters; schedule: every day at 08:00 (UTC) → every weekday at 09:00 (UTC). Save it? Say yes, no, or what to change.',
+    );
+    expect(edited.confirm?.tool).toBe('save_workflow');
+    const saved = await chat(['--chat', drafted.chat_id, '--message', 'yes']);
+    const workflow = WorkflowSchema.parse(
+      await new JsonFileStore(workspaceDir(env.HANDOFF_STATE_DIR!, 'default')).get(
+        'workflows',
+        saved.workflow_id!,
+      ),
+    );
+    expect(workflow).toMatchObject({ name: 'Newsletters', trigger: { schedule: 'cron(0 9 ? * MON-FRI *)' } });
   });
 
   it('refuses bad input with one line and a non-zero exit, changing nothing', async () => {

@@ -3,6 +3,7 @@
  * `handoff chat` as a real child process on the same chat id and state.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { WorkflowCard } from '../../shared/chats/chat-records.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
@@ -219,6 +220,27 @@ describe('a chat over HTTP and `handoff chat` on the same chat id', () => {
     expect(run.text).toMatch(/cannot run: it needs MAIL_PASSWORD/);
     const resume = await web(chat, `resume ${id}`);
     expect(resume.text).toMatch(/stays paused: it needs MAIL_PASSWORD/);
+
+    // Set in the terminal, it resumes by itself and says so; doctor no longer calls it paused.
+    const file = path.join(dir, 'mail-password.txt');
+    await fs.writeFile(file, 'app-password\n');
+    const set = await runCli(['credentials', 'set', 'MAIL_PASSWORD', '--value-file', file], {
+      HANDOFF_STATE_DIR: env.HANDOFF_STATE_DIR,
+    });
+    expect(set.stdout).toContain(`Resumed ${id} (`);
+    expect(
+      (await api<{ workflow_id: string; paused: boolean }[]>('/api/schedules')).find(
+        (s) => s.workflow_id === id,
+      ),
+    ).toMatchObject({ paused: false });
+    const after = await runCli(['doctor'], { HANDOFF_STATE_DIR: env.HANDOFF_STATE_DIR });
+    expect(after.stdout).not.toMatch(new RegExp(`${id}.*paused`));
+    // Forgotten again over the API, for the next chat to ask for it.
+    const forgot = await fetch(`${server.url}/api/credentials/MAIL_PASSWORD`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    expect(await forgot.json()).toEqual({ deleted: 'MAIL_PASSWORD' });
   });
 
   it("the card's write-only field sets the credential on the web; the card then says it is set and saves it active", async () => {

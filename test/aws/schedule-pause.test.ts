@@ -2,7 +2,8 @@
  * Pausing a schedule on AWS: the API (as the API function serves it, on DynamoDB) records
  * the pause and puts a `handoff.workflow` event on the bus; the schedule-sync function,
  * handed that event, sets the EventBridge Scheduler schedule `State: DISABLED` (and
- * ENABLED on resume), read in the profile's time zone. EventBridge and Scheduler are
+ * ENABLED on resume), read in the profile's time zone. Setting the credential a workflow was
+ * paused for (`PUT /api/credentials/:name`) resumes it the same way. EventBridge and Scheduler are
  * mocked at the command level and their requests asserted; DynamoDB is dynalite.
  */
 import { promises as fs } from 'node:fs';
@@ -15,7 +16,12 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { Credentials } from '../../shared/credentials/credentials.ts';
+import { LocalCipher } from '../../shared/credentials/local-cipher.ts';
+import { getScheduleState, pauseUntilSet } from '../../shared/schedules/schedules.ts';
+import { createChat, updateChat } from '../../shared/chats/chat-repository.ts';
 import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { syncWorkflowSchedule } from '../../shared/aws/schedule-sync.ts';
 import { workflowEvents } from '../../shared/aws/workflow-events.ts';
@@ -118,4 +124,129 @@ it('pausing over the API disables the EventBridge schedule; resuming enables it,
     error: 'workflow "inbox-triage" has no schedule (trigger.schedule), so there is nothing to pause',
   });
   expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 2);
+});
+
+it('setting the missing credential over the API resumes a workflow paused for it: its EventBridge schedule is ENABLED again', async () => {
+  eventBridge.reset();
+  scheduler.reset();
+  eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e2' }] });
+  scheduler
+    .on(CreateScheduleCommand)
+    .rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
+  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+  const credentials = new Credentials(store, LocalCipher.inStateDir(path.join(dir, 'state')));
+  const onDynamo = { ...engine, credentials };
+  await addDemoWorkflow(onDynamo, dir, {
+    id: 'fastmail',
+    name: 'Fastmail',
+    trigger: { schedule: SCHEDULE },
+    source: {
+      type: 'imap',
+      host: 'imap.fastmail.com',
+      port: 993,
+      tls: true,
+      user: 'me@fastmail.com',
+      credential: 'MAIL_PASSWORD',
+      mailbox: 'INBOX',
+      auth: 'password',
+    },
+  });
+  await pauseUntilSet(store, 'fastmail', ['MAIL_PASSWORD']);
+  const { app } = lambdaWebApp({
+    engine: onDynamo,
+    env: (await makeEngine({ UI_BASE_URL: UI })).env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
+  });
+
+  const set = await asIamCaller(app, `${UI}/api/credentials/MAIL_PASSWORD`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ value: 'app-password' }),
+  });
+  expect(set.status).toBe(200);
+  expect(await set.json()).toMatchObject({ name: 'MAIL_PASSWORD', resumed: [{ workflow_id: 'fastmail' }] });
+  expect(await getScheduleState(store, 'fastmail')).toMatchObject({ paused: false });
+  expect(eventBridge).toHaveReceivedCommandTimes(PutEventsCommand, 1);
+  expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
+    Entries: [
+      expect.objectContaining({
+        EventBusName: BUS,
+        DetailType: 'handoff.workflow',
+        Detail: JSON.stringify({ workflow_id: 'fastmail', change: 'saved', workspace: 'default' }),
+      }),
+    ],
+  });
+
+  // The schedule-sync function, handed that event, turns the schedule back on.
+  const entry = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!;
+  const synced = await syncWorkflowSchedule(
+    () => store,
+    new SchedulerClient({ region: 'us-east-1' }),
+    OPTS,
+    deliver(entry),
+  );
+  expect(synced).toEqual({ workflow_id: 'fastmail', schedule: 'updated' });
+  expect(scheduler).toHaveReceivedCommandWith(UpdateScheduleCommand, {
+    Name: 'fastmail',
+    GroupName: GROUP,
+    ScheduleExpression: SCHEDULE,
+    ScheduleExpressionTimezone: 'Europe/Paris',
+    State: 'ENABLED',
+  });
+});
+
+it("the chat card's credential field resumes it the same way on AWS (the engine announces the change)", async () => {
+  eventBridge.reset();
+  eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e3' }] });
+  const credentials = new Credentials(store, LocalCipher.inStateDir(path.join(dir, 'state')));
+  const onDynamo: EngineDeps = {
+    ...engine,
+    credentials,
+    onWorkflowChange: workflowEvents(new EventBridgeClient({ region: 'us-east-1' }), BUS),
+  };
+  const imap = {
+    type: 'imap' as const,
+    host: 'imap.fastmail.com',
+    port: 993,
+    tls: true,
+    user: 'me@fastmail.com',
+    credential: 'WORK_PASSWORD',
+    mailbox: 'INBOX',
+    auth: 'password' as const,
+  };
+  const saved = await addDemoWorkflow(onDynamo, dir, {
+    id: 'work',
+    name: 'Work',
+    trigger: { schedule: SCHEDULE },
+    source: imap,
+  });
+  await pauseUntilSet(store, 'work', ['WORK_PASSWORD']);
+  const chat = await createChat(store);
+  await updateChat(store, chat.id, () => ({ draft: { ...saved, id: 'work-2', name: 'Work again' } }));
+  const { app } = lambdaWebApp({
+    engine: onDynamo,
+    env: (await makeEngine({ UI_BASE_URL: UI })).env,
+    linkKey: { get: async () => Buffer.alloc(32, 1) },
+    onWorkflowChange: async () => undefined, // the card goes through the engine's own listener
+  });
+
+  const set = await asIamCaller(app, `${UI}/api/chats/${chat.id}/credential`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'WORK_PASSWORD', value: 'work-secret' }),
+  });
+  expect(set.status).toBe(200);
+  const reply = (await set.json()) as { text: string };
+  expect(reply.text).toContain('Resumed work ("Work")');
+  expect(JSON.stringify(reply)).not.toContain('work-secret');
+  expect(await getScheduleState(store, 'work')).toMatchObject({ paused: false });
+  expect(eventBridge).toHaveReceivedCommandWith(PutEventsCommand, {
+    Entries: [
+      expect.objectContaining({
+        DetailType: 'handoff.workflow',
+        Detail: JSON.stringify({ workflow_id: 'work', change: 'saved', workspace: 'default' }),
+      }),
+    ],
+  });
 });

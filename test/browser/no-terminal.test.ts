@@ -1,6 +1,7 @@
 /**
  * The first hour with no terminal, in real headless Chromium on the server as `handoff
- * start` runs it, on a desktop and on a phone: create a workspace, set a credential, edit
+ * start` runs it, on a desktop and on a phone: create a workspace, set a credential, build a
+ * workflow in the chat (its missing credential filled on the card, then Yes: saved active), edit
  * the demo workflow on its page, run it, answer every question, deliver more demo mail,
  * run again and see the rules at work.
  */
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { serve, type RunningServer } from '../../shared/web/serve.ts';
-import { getWorkflow } from '../../shared/workflows/repository.ts';
+import { getScheduleState } from '../../shared/schedules/schedules.ts';
+import { getWorkflow, listWorkflows } from '../../shared/workflows/repository.ts';
 import { openPlatform, type Platform } from '../../shared/workspaces/platform.ts';
 import { launchBrowser, screenshot, watchCsp } from './support.ts';
 
@@ -80,9 +82,49 @@ for (const width of [1280, 390] as const) {
         expect(await page.locator('main').textContent()).not.toContain('tk-secret-value-123');
         expect(await page.locator('[data-credential="TICKETS_API_KEY"]').count()).toBe(1);
 
+        // A workflow built in the chat: its card asks for the missing credential in a write-only
+        // field, says it is set, and the yes saves it active (never paused, never unable to run).
+        await page.goto(url('/chat'));
+        await page.getByRole('button', { name: 'New chat' }).click();
+        await page.waitForURL(/\/chat\/chat_[a-z0-9_]+$/);
+        await page
+          .getByLabel('Message')
+          .fill('every weekday at 7 archive receipts from imap.example.org as me@example.org');
+        await page.getByRole('button', { name: 'Send' }).click();
+        const card = page.locator('[data-confirm]');
+        await card.waitFor();
+        expect(await card.locator('[data-needs]').textContent()).toContain('Needs MAIL_PASSWORD');
+        expect(await card.textContent()).toMatch(/every weekday at 07:00/);
+        await card.locator('#cred-MAIL_PASSWORD').fill('mail-secret-value-456');
+        await card.getByRole('button', { name: 'Set MAIL_PASSWORD' }).click();
+        await page.locator('[data-confirm] [data-credential="MAIL_PASSWORD"][data-set="true"]').waitFor();
+        expect(await page.locator('main').textContent()).not.toContain('mail-secret-value-456');
+        expect(await page.locator('[data-confirm] [data-needs]').count()).toBe(0);
+        expect(await sideways(page)).toBeLessThanOrEqual(0);
+        if (width === 390) {
+          await page.locator('[data-confirm]').scrollIntoViewIfNeeded();
+          await screenshot(page, 'no-terminal-chat-card-390', { fullPage: false });
+        }
+        await page.locator('[data-confirm]').getByRole('button', { name: 'Yes', exact: true }).click();
+        await page
+          .locator('.turn-assistant', { hasText: /Saved ".*" as workflow [a-z0-9-]+\./ })
+          .last()
+          .waitFor();
+        const built = (await listWorkflows(platform.engineFor('default').store)).find((w) =>
+          /receipts/i.test(w.name),
+        );
+        expect(built?.trigger.schedule).toBe('cron(0 7 ? * MON-FRI *)');
+        expect(
+          (await getScheduleState(platform.engineFor('default').store, built!.id))?.paused ?? false,
+        ).toBe(false);
+        await page.goto(url('/workflows'));
+        const listed = page.locator(`[data-workflow="${built!.id}"]`);
+        expect(await listed.locator('[data-readiness="ready"]').count()).toBe(1);
+        expect(await listed.textContent()).not.toMatch(/paused/);
+
         // The demo workflow, edited on its page.
         await page.goto(url('/workflows'));
-        await page.getByRole('link', { name: 'Inbox triage' }).click();
+        await page.getByRole('link', { name: 'Inbox triage', exact: true }).click();
         await page.waitForURL(/\/workflows\/inbox-triage$/);
         await page.locator('#wf-threshold').fill('0.75');
         await page.getByRole('button', { name: 'Save changes' }).click();
@@ -120,8 +162,9 @@ for (const width of [1280, 390] as const) {
         await page.getByRole('button', { name: 'Deliver more demo mail' }).click();
         await page.waitForURL(/delivered=/);
         expect(await page.locator('.flash-ok').textContent()).toMatch(/from senders you answered about/);
+        // The demo's own Run now (the chat's workflow is listed too).
         await page
-          .getByRole('button', { name: /^Run now/ })
+          .locator('form[action="/runs"]:has(input[name="workflow_id"][value="inbox-triage"]) button')
           .first()
           .click();
         await page.waitForURL(/\/runs\/run_[^/?]+$/);

@@ -85,6 +85,18 @@ describe('the API across workspaces', () => {
     }
     expect(await (await call('/api/credentials', keyA)).json()).toEqual([]);
     expect((await call('/api/credentials', keyA, 'team-b')).status).toBe(404);
+    // Nor set or delete them: 404, and B's credential is as it was.
+    const put = { method: 'PUT', body: JSON.stringify({ value: 'from-a' }) };
+    expect((await call('/api/credentials/TEAM_B_TOKEN', keyA, 'team-b', put)).status).toBe(404);
+    expect((await call('/api/credentials/TEAM_B_TOKEN', keyA, 'team-b', { method: 'DELETE' })).status).toBe(
+      404,
+    );
+    expect((await call('/api/credentials/TEAM_B_TOKEN', keyA, undefined, { method: 'DELETE' })).status).toBe(
+      404,
+    );
+    expect((await platform.engineFor('team-b').credentials.get('TEAM_B_TOKEN'))?.reveal()).toBe(
+      'b-secret-value',
+    );
     expect(await (await call('/api/pending', keyA)).json()).toEqual([]);
     expect(await (await call('/api/workspaces', keyA)).json()).toEqual([
       { id: 'team-a', name: 'team-a', pending: 0 },

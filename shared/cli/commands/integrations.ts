@@ -12,6 +12,7 @@ import {
   type RegistryEntry,
 } from '../../integrations/registry.ts';
 import { requiredCredentials, type ServerEntryInput } from '../../integrations/servers.ts';
+import { describeResumed, resumeWhenSet } from '../../schedules/resume-when-set.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 
@@ -244,6 +245,9 @@ export function registerIntegrationCommands(
       const { engine } = await cliContext();
       const info = await engine.credentials.set(name, value);
       console.log(`Set ${info.name} (sealed with ${info.cipher}).`);
+      // A workflow paused only until this was set runs again (see docs/assistant.md).
+      const resumed = describeResumed(await resumeWhenSet(engine));
+      if (resumed) console.log(resumed);
     });
 
   credentials
