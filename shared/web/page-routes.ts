@@ -12,6 +12,7 @@ import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
 import { latestSettled } from '../runs/latest-answers.ts';
 import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
+import { whatItDid } from '../runs/what-it-did.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { readProfile } from '../profile/profile.ts';
@@ -30,6 +31,7 @@ import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { answeredFrom } from './recorded-answer.ts';
+import { runProgress } from './run-progress.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
@@ -64,6 +66,11 @@ function overviewNotice(c: Context): string | null {
 
 /** Runs the runs page shows at a time (the next page by its cursor). */
 const RUNS_PER_PAGE = 100;
+
+/** A list's page number from the query (`?did=2`); null when absent or not a number. */
+function pageNumber(value: string | undefined): number | null {
+  return value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : null;
+}
 
 function notFound(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
@@ -121,12 +128,19 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [recent, pending, recorded] = await Promise.all([
+    const run = c.req.query('run') || null; // the questions of one run (its page links here)
+    const [recent, waiting, recorded] = await Promise.all([
       latestSettled(web.engine.store, 10),
       pendingEverywhere(web),
       answeredFrom(c, web),
     ]);
-    return c.html(activityPage(admitted.visitor, { pending, recent, recorded }));
+    const pending = run
+      ? waiting.filter(
+          (p) =>
+            p.decision.run_id === run && (p.workspace?.id ?? web.engine.workspace) === web.engine.workspace,
+        )
+      : waiting;
+    return c.html(activityPage(admitted.visitor, { pending, recent, recorded, run }));
   });
 
   app.get('/runs', async (c) => {
@@ -159,6 +173,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const { handoffPairs, inspectorPage } = await runPages();
+    const did = await whatItDid(web.engine.store, audit, pageNumber(c.req.query('did')) ?? 0);
     const data = {
       run,
       workflowName: workflow?.name ?? run.workflow_id,
@@ -170,8 +185,22 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),
       artifacts,
+      did,
+      tracePage: pageNumber(c.req.query('trace')),
     };
     return c.html(inspectorPage(admitted.visitor, data));
+  });
+
+  // Where a run is, for the run page to poll while it runs (small: no lists, no trace).
+  app.get('/runs/:id/progress', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const id = c.req.param('id');
+    const events = feed.history(workspaceChannel(web.engine.workspace, id));
+    const run = await getRun(web.engine.store, id).catch(() => null);
+    if (!run) return c.json({ error: `There is no run "${id}".` }, 404);
+    c.header('Cache-Control', 'no-store');
+    return c.json(runProgress(run, events));
   });
 
   // The inspector's live feed: the page session, not the API key, opens it.
