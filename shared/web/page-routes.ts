@@ -12,7 +12,6 @@ import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
 import { latestSettled } from '../runs/latest-answers.ts';
 import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
-import { whatItDid } from '../runs/what-it-did.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { readProfile } from '../profile/profile.ts';
@@ -23,6 +22,11 @@ import { activityPage, type PendingItem } from './pages/activity.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
 /** The run pages' markup (the inspector and its trace) loads with the first run page, not with every cold start. */
 const runPages = () => import('./pages/inspector.ts');
+/** What the run page reads and says of a run's items and progress: with the first run page too. */
+const runReads = async () => ({
+  ...(await import('../runs/what-it-did.ts')),
+  ...(await import('./run-progress.ts')),
+});
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
 import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
@@ -31,7 +35,6 @@ import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { answeredFrom } from './recorded-answer.ts';
-import { runProgress } from './run-progress.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
@@ -173,6 +176,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const { handoffPairs, inspectorPage } = await runPages();
+    const { whatItDid } = await runReads();
     const did = await whatItDid(web.engine.store, audit, pageNumber(c.req.query('did')) ?? 0);
     const data = {
       run,
@@ -200,6 +204,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const run = await getRun(web.engine.store, id).catch(() => null);
     if (!run) return c.json({ error: `There is no run "${id}".` }, 404);
     c.header('Cache-Control', 'no-store');
+    const { runProgress } = await runReads();
     return c.json(runProgress(run, events));
   });
 
