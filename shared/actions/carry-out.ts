@@ -164,6 +164,7 @@ export async function carryOutMany(
       workflow_id: ctx.workflowId,
       item_id: item.id,
       subject: item.subject,
+      sender: item.sender.address,
       outcome: result.outcome,
       action: choice.action,
       decided_by: choice.expired ? null : choice.decidedBy,

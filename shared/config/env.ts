@@ -10,6 +10,8 @@ const flag = z
 const EnvSchema = z.object({
   HANDOFF_STATE_DIR: z.string().min(1).default('.handoff'),
   USE_DYNAMODB: flag,
+  /** The local server works its runs in its own thread instead of a child process per run (tests). */
+  HANDOFF_RUNS_IN_THREAD: flag,
   HANDOFF_TABLE: z.string().min(1).default('handoff'),
   DYNAMODB_ENDPOINT: z.url().optional(),
   /**

@@ -306,6 +306,7 @@ async function recordVanished(ctx: RunContext, entry: DeferredItem, choice: Choi
     workflow_id: ctx.workflow.id,
     item_id: entry.item_id,
     subject: entry.subject,
+    sender: entry.sender,
     outcome: 'failed',
     action: choice.action,
     decided_by: choice.expired ? null : 'human',

@@ -23,6 +23,8 @@ export const AuditEntrySchema = z.object({
   item_id: z.string().nullable(),
   /** The item's subject, for a person reading the log or the run's digest (absent in older entries). */
   subject: z.string().optional(),
+  /** The item's sender (a mail's address), for the run page's "What it did" (absent in older entries). */
+  sender: z.string().optional(),
   outcome: OutcomeSchema,
   action: z.string().nullable(),
   decided_by: DecidedBySchema.nullable(),

@@ -128,6 +128,21 @@ export async function takeForResume(
   return taken;
 }
 
+/**
+ * Adopt: the process a launcher handed a created run to (a run child of the local server)
+ * owns it from now on, so crash recovery judges the run by that process. Null when the run
+ * is no longer a running run nobody else has taken.
+ */
+export async function adoptRun(store: Store, run: Run): Promise<Run | null> {
+  if (run.status !== 'running' || run.dispatch) return null;
+  try {
+    return await write(store, run, { owner: thisProcess() });
+  } catch (error) {
+    if (error instanceof VersionConflictError) return null;
+    throw error;
+  }
+}
+
 /** Take (step): marks the dispatched step taken by this process; two deliveries never both run it. */
 export async function takeStep(store: Store, run: Run, now: Date): Promise<Run> {
   const dispatch = { ...run.dispatch!, taken_at: now.toISOString() };

@@ -22,6 +22,11 @@ import { activityPage, type PendingItem } from './pages/activity.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
 /** The run pages' markup (the inspector and its trace) loads with the first run page, not with every cold start. */
 const runPages = () => import('./pages/inspector.ts');
+/** What the run page reads and says of a run's items and progress: with the first run page too. */
+const runReads = async () => ({
+  ...(await import('../runs/what-it-did.ts')),
+  ...(await import('./run-progress.ts')),
+});
 import { messagePage } from './pages/layout.ts';
 import { overviewPage } from './pages/overview.ts';
 import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
@@ -64,6 +69,11 @@ function overviewNotice(c: Context): string | null {
 
 /** Runs the runs page shows at a time (the next page by its cursor). */
 const RUNS_PER_PAGE = 100;
+
+/** A list's page number from the query (`?did=2`); null when absent or not a number. */
+function pageNumber(value: string | undefined): number | null {
+  return value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : null;
+}
 
 function notFound(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not found', message, { href: '/', text: 'Back to the overview' }), 404);
@@ -121,12 +131,19 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
-    const [recent, pending, recorded] = await Promise.all([
+    const run = c.req.query('run') || null; // the questions of one run (its page links here)
+    const [recent, waiting, recorded] = await Promise.all([
       latestSettled(web.engine.store, 10),
       pendingEverywhere(web),
       answeredFrom(c, web),
     ]);
-    return c.html(activityPage(admitted.visitor, { pending, recent, recorded }));
+    const pending = run
+      ? waiting.filter(
+          (p) =>
+            p.decision.run_id === run && (p.workspace?.id ?? web.engine.workspace) === web.engine.workspace,
+        )
+      : waiting;
+    return c.html(activityPage(admitted.visitor, { pending, recent, recorded, run }));
   });
 
   app.get('/runs', async (c) => {
@@ -159,6 +176,8 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const { handoffPairs, inspectorPage } = await runPages();
+    const { whatItDid } = await runReads();
+    const did = await whatItDid(web.engine.store, audit, pageNumber(c.req.query('did')) ?? 0);
     const data = {
       run,
       workflowName: workflow?.name ?? run.workflow_id,
@@ -170,8 +189,23 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),
       artifacts,
+      did,
+      tracePage: pageNumber(c.req.query('trace')),
     };
     return c.html(inspectorPage(admitted.visitor, data));
+  });
+
+  // Where a run is, for the run page to poll while it runs (small: no lists, no trace).
+  app.get('/runs/:id/progress', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const id = c.req.param('id');
+    const events = feed.history(workspaceChannel(web.engine.workspace, id));
+    const run = await getRun(web.engine.store, id).catch(() => null);
+    if (!run) return c.json({ error: `There is no run "${id}".` }, 404);
+    c.header('Cache-Control', 'no-store');
+    const { runProgress } = await runReads();
+    return c.json(runProgress(run, events));
   });
 
   // The inspector's live feed: the page session, not the API key, opens it.

@@ -14,6 +14,7 @@ import { readStoredSettings } from '../settings/settings.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import { createApp } from './app.ts';
+import { createChildRunLauncher } from './child-run-launcher.ts';
 import { createRunLauncher } from './run-launcher.ts';
 import { startScheduler } from './scheduler.ts';
 import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
@@ -36,6 +37,12 @@ export interface ServeOptions {
   print?: (text: string) => void;
   /** Every workspace (the CLI's); without it the server serves `engine`'s workspace alone. */
   platform?: Platform;
+  /**
+   * Where runs are worked: `child`, a process per run built from the environment (`handoff
+   * start`: the server keeps answering during a long run); `thread` (default), in this process
+   * with the engines given (an injected model or notifier cannot cross into a child).
+   */
+  runs?: 'thread' | 'child';
 }
 
 /** A running local server. */
@@ -55,7 +62,8 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const env: Env = { ...opts.env, HANDOFF_API_KEY: opts.env.HANDOFF_API_KEY || generatedKey || undefined };
   const demo = await createDemoIfEmpty(opts.engine, env);
 
-  const launcher = createRunLauncher(opts.engine);
+  const launcher =
+    opts.runs === 'child' ? createChildRunLauncher(opts.engine) : createRunLauncher(opts.engine);
   let url = '';
   const uiBaseUrlDefault = () => opts.env.UI_BASE_URL ?? url;
   const app = createApp({

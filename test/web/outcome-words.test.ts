@@ -45,7 +45,7 @@ describe('the words on the pages', () => {
     );
     const inspector = await text(`/runs/${run.id}?answered=${suggested!.id}`);
     expect(inspector).toContain(`; ${taken} “fine”`);
-    const questions = inspector.slice(0, inspector.indexOf(' Trace '));
+    const questions = inspector.slice(0, inspector.indexOf(' Trace: '));
     for (const page of [activity, questions]) expect(page).not.toMatch(/approve.suggested/);
     expect(inspector).toContain(`decided ${taken}: ${suggested!.subject}`); // the trace's feed row
     expect((await getDecision(h.engine.store, suggested!.id)).answer?.action).toBe('approve_suggested');

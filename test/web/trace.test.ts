@@ -120,3 +120,56 @@ describe('the message body', () => {
     expect(realHost('https://[::1')).toBeNull();
   });
 });
+
+describe('node states that are true', () => {
+  it('a waiting run whose feed lost its first events still shows its trigger done', () => {
+    // A 1,000-item run: the feed's window kept only the executor's latest events.
+    const events = [
+      event('tool_start', '09.000', { tool: 'submit_action' }),
+      event('tool_end', '09.010', { tool: 'submit_action', ms: 10 }),
+      event('asked', '09.500'),
+    ];
+    expect(graphState(run('waiting'), events).nodes).toMatchObject({
+      trigger: { state: 'done' },
+      executor: { state: 'paused' },
+      completer: { state: 'idle' },
+    });
+  });
+
+  it('a node after one that started has run; a completed run has done every node', () => {
+    const events = [event('node_start', '05.010', { node: 'completer' })];
+    expect(graphState(run('running'), events).nodes).toMatchObject({
+      trigger: { state: 'done' },
+      executor: { state: 'done' },
+      completer: { state: 'running' },
+    });
+    const ended = [event('tool_end', '05.000', { tool: 'finish_batch', ms: 3 })];
+    expect(Object.values(graphState(run('completed'), ended).nodes).map((n) => n.state)).toEqual([
+      'done',
+      'done',
+      'done',
+    ]);
+  });
+
+  it('a running run with counts has passed its trigger, even with no feed', () => {
+    const counting = { ...run('running'), counts: { ...EMPTY_COUNTS, acted: 3 } };
+    expect(graphState(counting, []).nodes).toMatchObject({
+      trigger: { state: 'done' },
+      executor: { state: 'running' },
+    });
+    expect(graphState(run('running'), []).nodes.trigger.state).toBe('unknown');
+  });
+
+  it('a failed run leaves the node that was running failed and the ones after it not started', () => {
+    const events = [
+      event('node_start', '00.000', { node: 'trigger' }),
+      event('node_end', '00.100', { node: 'trigger', ms: 100 }),
+      event('node_start', '00.100', { node: 'executor' }),
+    ];
+    expect(graphState(run('failed'), events).nodes).toMatchObject({
+      trigger: { state: 'done', ms: 100 },
+      executor: { state: 'failed' },
+      completer: { state: 'idle' },
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { cliContext } from '../context.ts';
 
 /** Adds `handoff start [--port N]`: the local server, until SIGINT/SIGTERM. */
 export function registerServerCommands(program: Command): void {
+  registerRunChild(program);
   program
     .command('start')
     .description('run the local server: status page, API, webhooks and schedules (127.0.0.1 only)')
@@ -13,7 +14,9 @@ export function registerServerCommands(program: Command): void {
       const { env, engine, platform } = await cliContext();
       const port = chosen ?? env.PORT;
       const { serve } = await import('../../web/serve.ts');
-      const server = await serve({ env, engine, port, platform });
+      // Each run in a child process, so the server answers during a long run (in-thread: tests).
+      const runs = env.HANDOFF_RUNS_IN_THREAD ? 'thread' : 'child';
+      const server = await serve({ env, engine, port, platform, runs });
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (received: NodeJS.Signals) => {
           process.off('SIGINT', stop);
@@ -33,6 +36,22 @@ export function registerServerCommands(program: Command): void {
       process.off('SIGINT', force);
       process.off('SIGTERM', force);
       process.stderr.write('handoff: stopped\n');
+    });
+}
+
+/** `handoff __run-child`: one run the local server hands over (see shared/web/run-child.ts); not for people. */
+function registerRunChild(program: Command): void {
+  program
+    .command('__run-child', { hidden: true })
+    .description('work one run the local server sends over IPC')
+    .action(async () => {
+      const { runChild } = await import('../../web/run-child.ts');
+      try {
+        await runChild();
+      } finally {
+        if (process.connected) process.disconnect();
+        setTimeout(() => process.exit(), 1000).unref(); // a client's idle socket never holds it
+      }
     });
 }
 

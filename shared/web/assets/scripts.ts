@@ -20,6 +20,8 @@ export const INSPECTOR_JS = `'use strict';
   var source = null;
   var openTools = {};
   var refreshTimer = null;
+  var progressTimer = null;
+  var TRACE_ROWS = 100; // a page of the trace: live rows beyond it are on the later pages
 
   function root() { return document.querySelector('[data-run-id]'); }
 
@@ -39,7 +41,7 @@ export const INSPECTOR_JS = `'use strict';
 
   function addRow(event, kind, text, detail, ms) {
     var body = document.querySelector('[data-trace]');
-    if (!body) return null;
+    if (!body || body.getAttribute('data-trace-last') === 'no' || body.children.length >= TRACE_ROWS) return null;
     var row = document.createElement('tr');
     row.className = 'trace-feed';
     cell(row, offset(event.at), 'mono nowrap');
@@ -97,13 +99,37 @@ export const INSPECTOR_JS = `'use strict';
   function stop() {
     if (source) source.close();
     source = null;
+    if (progressTimer) clearTimeout(progressTimer);
+    progressTimer = null;
+  }
+
+  // While the run runs, /runs/:id/progress says where it is: the nodes and the counts move
+  // without the page growing; a change of status re-reads the page (its lists, its questions).
+  function poll() {
+    var r = root();
+    if (!r) return;
+    fetch('/runs/' + encodeURIComponent(r.getAttribute('data-run-id')) + '/progress',
+      { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+      .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
+      .then(function (p) {
+        Object.keys(p.nodes || {}).forEach(function (name) {
+          var node = document.querySelector('[data-node="' + name + '"]');
+          if (node && node.className !== 'node node-' + p.nodes[name]) setNode(name, p.nodes[name], null);
+        });
+        var summary = document.querySelector('[data-run-summary]');
+        if (summary && !p.finished) summary.textContent = p.summary;
+        document.documentElement.setAttribute('data-progress', String(Date.now()));
+        if (p.status !== r.getAttribute('data-status')) { setStatus(p.status); refreshSoon(); return; }
+        progressTimer = setTimeout(poll, 2000);
+      })
+      .catch(function () { progressTimer = setTimeout(poll, 4000); });
   }
 
   function connect() {
     var r = root();
     var mode = r ? r.getAttribute('data-live') : 'off';
-    if (mode === 'poll') refreshTimer = setTimeout(refresh, 3000); // the feed lives elsewhere: re-read
-    if (mode !== 'sse') return;
+    if (mode === 'sse' || mode === 'poll') progressTimer = setTimeout(poll, 1000);
+    if (mode !== 'sse') return; // 'poll': the feed lives elsewhere; progress says when to re-read
     var url = '/runs/' + encodeURIComponent(r.getAttribute('data-run-id')) + '/events?after=' +
       encodeURIComponent(r.getAttribute('data-after') || '0');
     source = new EventSource(url);

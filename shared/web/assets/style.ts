@@ -121,6 +121,12 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .kind-record { background: #ede9fe; color: #5b21b6; }
 .kind-handoff { background: #e0f2fe; color: #075985; }
 .summary { font-weight: 500; }
+.run details > summary { cursor: pointer; }
+.run details > summary h2 { display: inline; }
+.decider { font-size: .75rem; font-weight: 700; border-radius: 4px; padding: .05rem .35rem; white-space: nowrap; }
+.decider-model { background: var(--grey-soft); color: #334155; }
+.decider-rule { background: #ede9fe; color: #5b21b6; }
+.decider-you { background: var(--blue-soft); color: var(--blue-ink); }
 
 .graph { list-style: none; display: flex; gap: 2.5rem; padding: 0; margin: 1.25rem 0; flex-wrap: wrap; }
 .node { position: relative; min-width: 11rem; padding: .75rem 1rem; border-radius: var(--radius); background: var(--paper);

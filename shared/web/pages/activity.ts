@@ -24,6 +24,8 @@ export interface ActivityData {
   /** Recently answered or expired decisions, newest first. */
   recent: Decision[];
   recorded: RecordedAnswer | null;
+  /** Set: only this run's questions are listed (`/activity?run=ID`). */
+  run?: string | null;
 }
 
 function row(item: PendingItem, visitor: Visitor): Html {
@@ -102,6 +104,15 @@ export function activityPage(visitor: Visitor, data: ActivityData): Html {
     pending: count,
     notice,
     body: html`<h1>Activity</h1>
+      ${
+        data.run
+          ? html`<p class="small" data-run-filter>
+              The questions of run
+              <a class="mono" href="/runs/${encodeURIComponent(data.run)}">${data.run}</a> ·
+              <a href="/activity">every run’s</a>
+            </p>`
+          : ''
+      }
       ${
         count === 0
           ? html`<p class="callout callout-calm">Nothing is waiting for you.</p>`

@@ -17,6 +17,15 @@ import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
 import { label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import type { DidPage } from '../../runs/what-it-did.ts';
+import { pageLinks, whatItDidSection } from './run-did.ts';
+
+/** Questions the run page lists (the rest are in Activity, filtered by the run). */
+export const QUESTIONS_SHOWN = 10;
+/** Artifacts the run page lists (the rest are on the Artifacts page, filtered by the run). */
+export const ARTIFACTS_SHOWN = 10;
+/** Trace rows (and handoffs) a page of the trace shows. */
+export const TRACE_PER_PAGE = 100;
 
 export interface InspectorData {
   run: Run;
@@ -32,6 +41,10 @@ export interface InspectorData {
   handoffs?: HandoffPair[];
   /** What the run produced (drafts, tickets, its report or digest). */
   artifacts?: Artifact[];
+  /** A page of what it did to each item; absent: the section is left out. */
+  did?: DidPage;
+  /** The page of the trace shown (0-based); null: the trace is collapsed. */
+  tracePage?: number | null;
 }
 
 /** One handoff: its call item and, once control passed, its output item. */
@@ -89,15 +102,24 @@ function graph(data: InspectorData): Html {
     }`;
 }
 
-function questions(decisions: Decision[]): Html | string {
+function questions(decisions: Decision[], runId: string): Html | string {
   if (decisions.length === 0) return '';
-  return html`<section aria-labelledby="questions-title">
+  const waiting = decisions.filter((d) => d.status === 'pending').length;
+  return html`<section aria-labelledby="questions-title" data-questions>
     <h2 id="questions-title">
-      The pause: ${plural(decisions.length, 'question')}
-      ${decisions.some((d) => d.status === 'pending') ? 'for you' : '— none waiting'}
+      The pause: ${plural(decisions.length, 'question')} ${waiting > 0 ? 'for you' : '— none waiting'}
     </h2>
+    ${
+      decisions.length > QUESTIONS_SHOWN || waiting > 0
+        ? html`<p class="small">
+            <a href="/activity?run=${encodeURIComponent(runId)}" data-questions-all
+              >${waiting > 0 ? `Answer the ${plural(waiting, 'waiting question')} in Activity` : 'All of them in Activity'}</a
+            >${decisions.length > QUESTIONS_SHOWN ? ` (the first ${QUESTIONS_SHOWN} are below)` : ''}
+          </p>`
+        : ''
+    }
     <ul class="plain-list">
-      ${decisions.map(
+      ${decisions.slice(0, QUESTIONS_SHOWN).map(
         (d) =>
           html`<li>
             ${
@@ -118,43 +140,47 @@ function questions(decisions: Decision[]): Html | string {
   </section>`;
 }
 
+function handedOver(output: HandoffOutputEntry): Html {
+  return html`<span class="kind kind-handoff">handoff output</span> ${output.target} decides it`;
+}
+
 function handoffs(pairs: HandoffPair[], start: string): Html | string {
   if (pairs.length === 0) return '';
+  const shown = pairs.slice(0, TRACE_PER_PAGE);
   return html`<section aria-labelledby="handoffs-title" data-handoffs>
-    <h2 id="handoffs-title">Handoffs: ${plural(pairs.length, 'item')} handed to specialists</h2>
-    ${scrollable(
-      'Handoffs',
-      html`<table class="table trace">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Item</th>
-            <th scope="col">Call item</th>
-            <th scope="col">Output item</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${pairs.map(
-            ({ call, output }) =>
-              html`<tr data-handoff="${call.tool_use_id}">
-                <td class="mono nowrap">${offset(start, call.at)}</td>
-                <td class="mono">${call.item_id}</td>
-                <td>
-                  <span class="kind kind-handoff">handoff call</span> ${call.source} → ${call.target}
-                  <span class="detail">via ${call.via} · ${call.input}</span>
-                </td>
-                <td>
-                  ${
-                    output
-                      ? html`<span class="kind kind-handoff">handoff output</span> ${output.target} decides it`
-                      : html`<span class="muted">not handed over</span>`
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>`,
-    )}
+    <details ${pairs.length <= 10 ? 'open' : ''}>
+      <summary>
+        <h2 id="handoffs-title">Handoffs: ${plural(pairs.length, 'item')} handed to specialists</h2>
+      </summary>
+      ${shown.length < pairs.length ? html`<p class="muted small">The first ${shown.length}; every one is in the trace.</p>` : ''}
+      ${scrollable(
+        'Handoffs',
+        html`<table class="table trace">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Item</th>
+              <th scope="col">Call item</th>
+              <th scope="col">Output item</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${shown.map(
+              ({ call, output }) =>
+                html`<tr data-handoff="${call.tool_use_id}">
+                  <td class="mono nowrap">${offset(start, call.at)}</td>
+                  <td class="mono">${call.item_id}</td>
+                  <td>
+                    <span class="kind kind-handoff">handoff call</span> ${call.source} → ${call.target}
+                    <span class="detail">via ${call.via} · ${call.input}</span>
+                  </td>
+                  <td>${output ? handedOver(output) : html`<span class="muted">not handed over</span>`}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>`,
+      )}
+    </details>
   </section>`;
 }
 
@@ -168,42 +194,72 @@ function traceRow(row: TraceRow, start: string): Html {
   </tr>`;
 }
 
-function trace(data: InspectorData): Html {
+/**
+ * The trace, collapsed until asked for and a page of rows at a time: a 1,000-item run's
+ * thousands of rows never make the page long. Opening it (`?trace=N`) shows page N.
+ */
+function trace(data: InspectorData, base: string): Html {
   const rows = buildTrace(data.events, data.audit);
-  return html`<section aria-labelledby="trace-title">
-    <h2 id="trace-title">Trace</h2>
-    <p class="muted small">
-      Feed events (nodes, tool calls with timings, the pause and the answers) and the audit log’s records, by
-      time.
-    </p>
-    ${scrollable(
-      'Trace',
-      html`<table class="table trace">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Kind</th>
-            <th scope="col">What</th>
-            <th scope="col">Detail</th>
-            <th scope="col">Took</th>
-          </tr>
-        </thead>
-        <tbody data-trace>
-          ${rows.map((r) => traceRow(r, data.run.started_at))}
-        </tbody>
-      </table>`,
-    )}
+  const pages = Math.max(1, Math.ceil(rows.length / TRACE_PER_PAGE));
+  const asked = data.tracePage ?? null;
+  const page = asked === null ? 0 : Math.min(Math.max(0, asked), pages - 1);
+  const shown = rows.slice(page * TRACE_PER_PAGE, (page + 1) * TRACE_PER_PAGE);
+  return html`<section aria-labelledby="trace-title" id="trace">
+    <details data-trace-details ${asked === null ? '' : 'open'}>
+      <summary><h2 id="trace-title">Trace: ${plural(rows.length, 'row')}</h2></summary>
+      <p class="muted small">
+        Feed events (nodes, tool calls with timings, the pause and the answers) and the audit log’s records,
+        by time.
+      </p>
+      ${scrollable(
+        'Trace',
+        html`<table class="table trace">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Kind</th>
+              <th scope="col">What</th>
+              <th scope="col">Detail</th>
+              <th scope="col">Took</th>
+            </tr>
+          </thead>
+          <tbody data-trace data-trace-last="${page + 1 >= pages ? 'yes' : 'no'}">
+            ${shown.map((r) => traceRow(r, data.run.started_at))}
+          </tbody>
+        </table>`,
+      )}
+      ${pageLinks(base, 'trace', { page, pages }, { before: 'Earlier rows', after: 'Later rows' })}
+    </details>
   </section>`;
 }
 
 /** What the run produced; nothing while it has produced nothing. */
-function produced(artifacts: Artifact[], workflowName: string): Html | string {
+function produced(artifacts: Artifact[], workflowName: string, runId: string): Html | string {
   if (artifacts.length === 0) return '';
   const names = new Map(artifacts.map((a) => [a.workflow_id, workflowName]));
   return html`<section aria-labelledby="artifacts-title" data-run-artifacts>
     <h2 id="artifacts-title">Artifacts: ${plural(artifacts.length, 'thing')} this run produced</h2>
-    ${artifactsTable(artifacts, names, false)}
+    ${
+      artifacts.length > ARTIFACTS_SHOWN
+        ? html`<p class="small">
+            <a href="/artifacts?run=${encodeURIComponent(runId)}" data-artifacts-all
+              >All ${artifacts.length} on the Artifacts page</a
+            >
+            (the newest ${ARTIFACTS_SHOWN} are below)
+          </p>`
+        : ''
+    }
+    ${artifactsTable(artifacts.slice(0, ARTIFACTS_SHOWN), names, false)}
   </section>`;
+}
+
+/** The run page's address with the lists' pages it shows (each list's links change only its own). */
+function base(data: InspectorData): string {
+  const query = new URLSearchParams();
+  if (data.did && data.did.page > 0) query.set('did', String(data.did.page));
+  if (data.tracePage !== undefined && data.tracePage !== null) query.set('trace', String(data.tracePage));
+  const search = query.toString();
+  return `/runs/${encodeURIComponent(data.run.id)}${search ? `?${search}` : ''}`;
 }
 
 /** The inspector page. */
@@ -228,6 +284,7 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
     body: html`<div
       class="run"
       data-run-id="${run.id}"
+      data-status="${run.status}"
       data-after="${lastSeq}"
       data-started="${run.started_at}"
       data-live="${terminal ? 'off' : data.live}"
@@ -246,8 +303,9 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
             : describeCounts(run.counts)
         }${run.error ? html` — ${run.error}` : ''}
       </p>
-      ${questions(data.decisions)} ${produced(data.artifacts ?? [], data.workflowName)}
-      ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data)}
+      ${questions(data.decisions, run.id)} ${data.did ? whatItDidSection(data.did, base(data)) : ''}
+      ${produced(data.artifacts ?? [], data.workflowName, run.id)}
+      ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data, base(data))}
     </div>`,
   });
 }

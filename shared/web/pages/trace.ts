@@ -95,23 +95,17 @@ export interface GraphState {
   live: boolean;
 }
 
-/** Where each node stands, from the feed when it has this run, else from the run's status. */
+/**
+ * Where each node stands: from the feed, held to what the run record makes certain. The feed
+ * keeps only a run's latest events (a 1,000-item run's first ones are gone), so a node's start
+ * may be missing: a node after one that started has run, a waiting run has passed its trigger
+ * and paused in its executor, a completed run has done every node.
+ */
 export function graphState(run: Run, events: FeedEvent[]): GraphState {
   const nodes = Object.fromEntries(NODES.map((n) => [n, { state: 'idle', ms: null }])) as GraphState['nodes'];
   const set = (node: unknown, state: NodeState, ms: number | null = null) => {
     if (typeof node === 'string' && node in nodes) nodes[node as NodeId] = { state, ms };
   };
-  if (events.length === 0) {
-    const byStatus: Record<Run['status'], NodeState[]> = {
-      completed: ['done', 'done', 'done'],
-      waiting: ['done', 'paused', 'idle'],
-      skipped: ['done', 'skipped', 'skipped'],
-      failed: ['unknown', 'unknown', 'unknown'],
-      running: ['unknown', 'unknown', 'unknown'],
-    };
-    NODES.forEach((n, i) => set(n, byStatus[run.status][i] ?? 'unknown'));
-    return { nodes, live: false };
-  }
   for (const e of events) {
     const ms = typeof e.data.ms === 'number' ? e.data.ms : null;
     if (e.kind === 'node_start') set(e.data.node, 'running');
@@ -119,11 +113,46 @@ export function graphState(run: Run, events: FeedEvent[]): GraphState {
     else if (e.kind === 'asked') set('executor', 'paused');
     else if (e.kind === 'resumed') set('executor', 'running');
   }
-  if (run.status === 'skipped')
-    for (const n of NODES) if (nodes[n].state === 'idle') nodes[n] = { state: 'skipped', ms: null };
+  const floor = statusFloor(run, events.length > 0);
+  NODES.forEach((n, i) => {
+    const certain = floor[i];
+    if (certain && nodes[n].state !== certain && !(certain === 'done' && nodes[n].state === 'failed'))
+      nodes[n] = { state: certain, ms: certain === 'done' ? nodes[n].ms : null };
+  });
+  // Nodes run in order: every node before one that has started has finished.
+  const started = (s: NodeState) => s !== 'idle' && s !== 'unknown';
+  for (let i = NODES.length - 1; i > 0; i--) {
+    if (!started(nodes[NODES[i]!].state)) continue;
+    for (let j = 0; j < i; j++) {
+      const before = nodes[NODES[j]!];
+      if (before.state === 'idle' || before.state === 'running' || before.state === 'unknown')
+        nodes[NODES[j]!] = { state: 'done', ms: before.ms };
+    }
+    break;
+  }
   if (run.status === 'failed')
     for (const n of NODES) if (nodes[n].state === 'running') nodes[n] = { state: 'failed', ms: null };
-  return { nodes, live: true };
+  return { nodes, live: events.length > 0 };
+}
+
+/**
+ * What the run record alone makes certain of each node (undefined: the record cannot say).
+ * A running run with counts has passed its trigger; one that failed left its running nodes failed.
+ */
+function statusFloor(run: Run, fromFeed: boolean): (NodeState | undefined)[] {
+  switch (run.status) {
+    case 'completed':
+      return ['done', 'done', 'done'];
+    case 'waiting':
+      return ['done', 'paused', 'idle'];
+    case 'skipped':
+      return ['done', 'skipped', 'skipped'];
+    case 'running':
+      if (Object.values(run.counts).some((n) => n > 0)) return ['done', 'running', undefined];
+      return fromFeed ? [] : ['unknown', 'unknown', 'unknown'];
+    case 'failed':
+      return fromFeed ? [] : ['unknown', 'unknown', 'unknown'];
+  }
 }
 
 /** `+1.234 s` after the run started. */

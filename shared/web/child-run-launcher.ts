@@ -1,0 +1,115 @@
+/**
+ * The local server's launcher: each run is worked in a child process of its own (`handoff
+ * __run-child`), so however many items a run has, the server's thread keeps answering. The
+ * child's feed events are emitted into the server's feed (the run page streams them). A child
+ * that dies mid-run leaves a run owned by a dead process: crash recovery adopts it at once.
+ */
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FeedEvent } from '../events/feed.ts';
+import { logLine } from '../logging/log.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { recoverCrashedRuns } from '../runs/housekeeping.ts';
+import { failRun } from '../runs/lifecycle.ts';
+import { getRun } from '../runs/run-repository.ts';
+import type { Run } from '../records/runs.ts';
+import { errorMessage } from '../errors/index.ts';
+import type { ChildMessage, RunOrder } from './run-child.ts';
+import { oneLine, type RunLauncher } from './run-launcher.ts';
+
+/** The CLI entry (bin/handoff.js), from this module in the sources or in the bundle (dist/). */
+export function handoffBin(from = path.dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const bin = path.join(dir, 'bin', 'handoff.js');
+    if (existsSync(bin)) return bin;
+    if (path.dirname(dir) === dir) throw new Error(`cannot find bin/handoff.js above ${from}`);
+  }
+}
+
+export interface ChildLauncherOptions {
+  /** The script a child runs and its arguments (default: `bin/handoff.js __run-child`). */
+  command?: { script: string; args: string[] };
+  log?: (line: string) => void;
+  /** Told each child's pid once it owns its run (tests). */
+  onAdopted?: (run: Run, pid: number) => void;
+}
+
+/** A launcher that works each run in a child process. */
+export function createChildRunLauncher(engine: EngineDeps, opts: ChildLauncherOptions = {}): RunLauncher {
+  const log = opts.log ?? logLine;
+  const command = opts.command ?? { script: handoffBin(), args: ['__run-child'] };
+  const inFlight = new Set<Promise<void>>();
+  return {
+    launch(run, runEngine = engine) {
+      const work = workInChild(runEngine, run, command, log, opts.onAdopted)
+        .catch((error: unknown) => log(`handoff: run ${run.id}: ${oneLine(errorMessage(error))}`))
+        .finally(() => inFlight.delete(work));
+      inFlight.add(work);
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function workInChild(
+  engine: EngineDeps,
+  run: Run,
+  command: { script: string; args: string[] },
+  log: (line: string) => void,
+  onAdopted: ChildLauncherOptions['onAdopted'],
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let done = false;
+    const child = fork(command.script, command.args, {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'json',
+      env: process.env,
+    });
+    child.on('message', (raw) => {
+      const message = raw as ChildMessage;
+      if (message.type === 'emit')
+        engine.emit(message.channel, message.kind as FeedEvent['kind'], message.text, message.data);
+      else if (message.type === 'adopted') onAdopted?.(run, message.pid);
+      else if (message.type === 'done') done = true;
+    });
+    child.once('error', (error) => log(`handoff: could not start the run's process: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      const settle = done
+        ? Promise.resolve()
+        : afterDeath(engine, run, signal ? `was stopped (${signal})` : `exited (code ${code})`, log);
+      void settle.finally(resolve);
+    });
+    const order: RunOrder = {
+      type: 'run',
+      run_id: run.id,
+      workspace: engine.workspace,
+      settings: { ...engine.settings },
+    };
+    child.send(order);
+  });
+}
+
+/**
+ * The child ended without settling its run. Owned by the dead child, the run is recovered as
+ * any crashed run is (the items it was acting on recorded failed, its questions withdrawn); a
+ * run it never took is marked failed here.
+ */
+async function afterDeath(
+  engine: EngineDeps,
+  run: Run,
+  how: string,
+  log: (line: string) => void,
+): Promise<void> {
+  log(`handoff: the process working run ${run.id} (${run.workflow_id}) ${how}`);
+  try {
+    await recoverCrashedRuns(engine); // owned by the dead child: recovered as any crashed run
+    const now = await getRun(engine.store, run.id);
+    if (now.status === 'running' && (now.owner === null || now.owner.pid === process.pid))
+      await failRun(engine, run.id, `its process ${how} before it started`);
+  } catch (error) {
+    log(`handoff: could not recover run ${run.id}: ${oneLine(errorMessage(error))}`);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A run child: the process the local server hands one run to, so a 1,000-item run never holds
+ * the server's thread. It builds its workspace's engine from the same environment (same store,
+ * model and notifier settings), takes the server's settings as they are now, owns the run (crash
+ * recovery judges the run by this process), works it, and sends every feed event to the server,
+ * whose feed the run page streams. Started by `handoff __run-child` (see child-run-launcher.ts).
+ */
+import { z } from 'zod';
+import { loadEnv } from '../config/env.ts';
+import { errorMessage } from '../errors/index.ts';
+import type { EngineDeps } from '../runs/deps.ts';
+import { adoptRun, failRun } from '../runs/lifecycle.ts';
+import { getRun } from '../runs/run-repository.ts';
+import { executeRun } from '../runs/start-run.ts';
+import { openPlatform } from '../workspaces/platform.ts';
+
+/** What the server sends its child: the run to work, in which workspace, with which settings. */
+export const RunOrderSchema = z.object({
+  type: z.literal('run'),
+  run_id: z.string().min(1),
+  workspace: z.string().min(1),
+  settings: z.object({
+    confidenceThreshold: z.number(),
+    decisionTtlHours: z.number(),
+    uiBaseUrl: z.string(),
+    pageSize: z.number().int().positive(),
+  }),
+});
+export type RunOrder = z.infer<typeof RunOrderSchema>;
+
+/** What the child sends back: feed events as they happen, that it owns the run, and how it ended. */
+export type ChildMessage =
+  | { type: 'emit'; channel: string; kind: string; text: string; data: Record<string, unknown> }
+  | { type: 'adopted'; pid: number }
+  | { type: 'done'; status: string };
+
+function send(message: ChildMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) return resolve();
+    process.send(message, undefined, {}, () => resolve());
+  });
+}
+
+function nextOrder(): Promise<RunOrder> {
+  return new Promise((resolve, reject) => {
+    process.once('message', (message) => {
+      const parsed = RunOrderSchema.safeParse(message);
+      if (parsed.success) resolve(parsed.data);
+      else reject(new Error(`a run child got an order it cannot read: ${parsed.error.message}`));
+    });
+  });
+}
+
+/** Works the one run the server sends, then exits (0: the run settled itself, whatever its status). */
+export async function runChild(): Promise<void> {
+  if (!process.send) throw new Error('handoff __run-child is started by the local server, not by hand');
+  // Ctrl-C at the server's terminal reaches its children too: the server decides (it waits for runs).
+  process.on('SIGINT', () => undefined);
+  const order = await nextOrder();
+  const env = loadEnv();
+  const platform = await openPlatform(env);
+  const base = platform.engineFor(order.workspace);
+  const engine: EngineDeps = {
+    ...base,
+    settings: { ...order.settings },
+    emit: (channel, kind, text, data = {}) => void send({ type: 'emit', channel, kind, text, data }),
+  };
+  const run = await adoptRun(engine.store, await getRun(engine.store, order.run_id));
+  if (!run) {
+    await send({ type: 'done', status: 'not-adopted' });
+    return;
+  }
+  await send({ type: 'adopted', pid: process.pid });
+  let status: string;
+  try {
+    status = (await executeRun(engine, run)).status;
+  } catch (error) {
+    // The run could not settle itself: say why once, as the in-thread launcher does.
+    const reason = errorMessage(error).replace(/\s+/g, ' ').trim();
+    process.stderr.write(`handoff: run ${run.id} (${run.workflow_id}) failed: ${reason}\n`);
+    await failRun(engine, run.id, reason);
+    status = 'failed';
+  }
+  await send({ type: 'done', status });
+}
