@@ -16,7 +16,7 @@ import { serverOf } from '../integrations/tool.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run } from '../records/runs.ts';
-import { describeCounts } from './views.ts';
+import { describeCounts } from './counts.ts';
 import { quietReason } from './quiet-reason.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
@@ -118,7 +118,8 @@ export async function prepareRun(
     return false;
   };
   const complete = async (executor: Agent) => {
-    const counts = RunLedger.of(executor.appState).counts();
+    // A completer on its own (dispatch mode) never ran the executor: the counts are the run's as saved.
+    const counts = node === 'completer' ? run.counts : RunLedger.of(executor.appState).counts();
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
     // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
     await releaseHolds(

@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { StepDetail } from '../../shared/aws/lambda-events.ts';
 import type { ScheduleInput } from '../../shared/aws/schedule-sync.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { describeCounts } from '../../shared/runs/counts.ts';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
@@ -376,6 +377,8 @@ describe('the loop on AWS (in-process)', () => {
     expect(run.counts).toEqual({ ...waiting.counts, declined: waiting.counts.declined + rest.length });
     expect(sns).toHaveReceivedCommandTimes(PublishCommand, 2);
     expect(sns.commandCalls(PublishCommand)[1]!.args[0].input.Subject).toContain('finished');
+    // The notice says what the run did, as its counts do (the completer's own process ran no executor).
+    expect(sns.commandCalls(PublishCommand)[1]!.args[0].input.Message).toContain(describeCounts(run.counts));
   });
 
   it('the same POST again, a forged and an expired token: 403, nothing changes', async () => {
