@@ -95,6 +95,7 @@ export async function prepareRun(
     sourceLost: null,
     ledger: new RunLedger(),
     refs: null,
+    ...(deps.dispatcher?.carry ? { answersCarriedElsewhere: true } : {}),
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
   if (!readsRules) unread(ctx, 'rules', node);

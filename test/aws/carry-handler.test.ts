@@ -6,7 +6,8 @@
  */
 import { afterEach, expect, it } from '@jest/globals';
 import { resumeHandler } from '../../shared/aws/lambda-handlers.ts';
-import { listAudit } from '../../shared/audit/audit.ts';
+import { claimOutcomes, auditIdOf, settleOutcome } from '../../shared/actions/outcomes.ts';
+import { appendAudit, listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import type { Step } from '../../shared/runs/dispatch.ts';
@@ -93,4 +94,53 @@ it('a send the bus refuses loses nothing: the answer is kept, and the resume ste
   const entries = await humanEntries(run.id);
   expect(entries.map((e) => e.item_id).sort()).toEqual(pending.map((d) => d.item_id).sort()); // once each
   expect((await getRun(fixture.store, run.id)).counts).toMatchObject({ acted: 1, by_you: 1, declined: 2 });
+});
+
+it('the resume step waits for an answer being carried out in another function right now, and counts it as that function settles it', async () => {
+  const { run, steps, pending } = await waitingOnThree(async () => {}); // sent; its function is slow
+  const [first, ...rest] = pending;
+  await decide(fixture.deps, first!.id, 'archive', null, { once: true });
+  // The carrying function has claimed the item and is in the middle of its action.
+  const [claim] = await claimOutcomes(
+    fixture.store,
+    [
+      {
+        workflow_id: run.workflow_id,
+        item_id: first!.item_id,
+        run_id: run.id,
+        action: 'archive',
+        status: 'acting',
+      },
+    ],
+    { heldItems: new Set([first!.item_id]) },
+  );
+  expect(claim).toMatchObject({ status: 'acting' });
+  for (const d of rest) await decide(fixture.deps, d.id, 'skip', null, { once: true });
+  expect(steps).toEqual([{ run_id: run.id, node: 'resume' }]);
+
+  const resumed = runStep(fixture.deps, run.id, 'resume');
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  // The carrying function finishes: its entry, then its claim settled.
+  await appendAudit(fixture.store, {
+    id: auditIdOf(claim!),
+    run_id: run.id,
+    workflow_id: run.workflow_id,
+    item_id: first!.item_id,
+    outcome: 'acted',
+    action: 'archive',
+    decided_by: 'human',
+    detail: null,
+  });
+  await settleOutcome(fixture.store, claim!, 'acted');
+  await resumed;
+
+  const entries = await listAudit(fixture.store, { runId: run.id });
+  const forFirst = entries.filter((e) => e.item_id === first!.item_id);
+  expect(forFirst.map((e) => [e.outcome, e.decided_by])).toEqual([['acted', 'human']]); // not "check by hand"
+  expect((await getRun(fixture.store, run.id)).counts).toMatchObject({
+    acted: 1,
+    by_you: 1,
+    declined: 2,
+    failed: 0,
+  });
 });
