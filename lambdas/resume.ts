@@ -1,15 +1,14 @@
-/** EventBridge `handoff.step` {run_id, node: 'resume'} → the run's resume step. */
+/** EventBridge `handoff.step` {run_id, node: 'resume'} → the run's resume step; `handoff.carry` {decision_id} → that answer carried out while the run waits. */
 import middy from '@middy/core';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { lambdaClients } from '../shared/aws/clients.ts';
-import type { StepDetail } from '../shared/aws/lambda-events.ts';
 import { lambdaEngines } from '../shared/aws/lambda-engine.ts';
 import { linkKeyFor } from '../shared/aws/secret-link-key.ts';
 import { kmsCredentials } from '../shared/credentials/open-credentials.ts';
 import { modelFactory } from '../shared/models/provider.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
-import { stepHandler, type StepResult } from '../shared/aws/lambda-handlers.ts';
+import { resumeHandler, type ResumeResult } from '../shared/aws/lambda-handlers.ts';
 
 const observed = observability('resume');
 const env = lambdaEnvFor('resume');
@@ -21,6 +20,6 @@ const engineOf = lambdaEngines('resume', env, clients, {
   linkKey: linkKeyFor(env, clients),
 });
 
-export const handler = middy<EventBridgeEvent<'handoff.step', StepDetail>, StepResult>()
+export const handler = middy<EventBridgeEvent<'handoff.step' | 'handoff.carry', unknown>, ResumeResult>()
   .use(observed.middlewares)
-  .handler(stepHandler(engineOf, 'resume'));
+  .handler(resumeHandler(engineOf));

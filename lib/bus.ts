@@ -8,6 +8,8 @@ import { Construct } from 'constructs';
 export const EVENT_SOURCE = 'handoff';
 /** `detail: { run_id, node }`: run this graph node of this run next. */
 export const STEP_DETAIL_TYPE = 'handoff.step';
+/** `detail: { decision_id }`: carry out this answered item now, while its run still waits. */
+export const CARRY_DETAIL_TYPE = 'handoff.carry';
 /** `detail: { workflow_id, change: 'saved' | 'removed' }`: a workflow file changed. */
 export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
 /** `detail: { decision_id }` (learning from an answer) and `{ chat_id, turn_id, message }` (an assistant turn). */
@@ -56,6 +58,14 @@ export class HandoffBus extends Construct {
       source: [EVENT_SOURCE],
       detailType: [STEP_DETAIL_TYPE],
       detail: { node: [node] },
+    });
+  }
+
+  /** Sends `handoff.carry` events (an answer to carry out while its run waits) to the function that acts on answers. */
+  routeCarry(fn: IFunction): Rule {
+    return this.route('CarryRule', 'Handoff: answers carried out as they arrive', fn, {
+      source: [EVENT_SOURCE],
+      detailType: [CARRY_DETAIL_TYPE],
     });
   }
 

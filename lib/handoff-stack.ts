@@ -111,6 +111,7 @@ export class HandoffStack extends Stack {
     bus.routeStep('executor', executor);
     bus.routeStep('completer', completer);
     bus.routeStep('resume', resume);
+    bus.routeCarry(resume); // answers take effect as they arrive, in the function that acts on answers
     bus.routeWorkflowChanges(scheduleSync);
     bus.routeAgentWork(agent);
     api.connect({ app, webhook });

@@ -22,7 +22,7 @@ import { editsFromFields } from '../runs/edited-words.ts';
 import { learnedFrom } from '../runs/learned.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { describeCounts } from '../runs/views.ts';
+import { describeCounts } from '../runs/counts.ts';
 import { buildAssistant } from './assistant.ts';
 import type { ChatTurn } from './chat-turn.ts';
 import { carryOut } from './steps.ts';

@@ -12,7 +12,7 @@ import { decide } from '../runs/decide.ts';
 import { pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { createRunFor, executeRun } from '../runs/start-run.ts';
-import { describeCounts } from '../runs/views.ts';
+import { describeCounts } from '../runs/counts.ts';
 import type { Confirm } from '../chats/chat-records.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';

@@ -2,7 +2,13 @@ import type { EventBridgeClient, PutEventsRequestEntry } from '@aws-sdk/client-e
 import { HandoffError } from '../errors/index.ts';
 import { clientOf, type ClientRef } from './lazy-client.ts';
 import type { Dispatcher } from '../runs/dispatch.ts';
-import { EVENT_SOURCE, LEARN_DETAIL_TYPE, STEP_DETAIL_TYPE, type StepDetail } from './lambda-events.ts';
+import {
+  CARRY_DETAIL_TYPE,
+  EVENT_SOURCE,
+  LEARN_DETAIL_TYPE,
+  STEP_DETAIL_TYPE,
+  type StepDetail,
+} from './lambda-events.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import { needs } from '../config/needs.ts';
 
@@ -53,6 +59,18 @@ export class EventBridgeDispatcher implements Dispatcher {
         EventBusName: this.busName,
         Source: EVENT_SOURCE,
         DetailType: LEARN_DETAIL_TYPE,
+        Detail: JSON.stringify({ decision_id: work.decision_id, workspace: this.workspace }),
+      },
+    ]);
+  }
+
+  /** An answer to carry out while its run waits becomes a `handoff.carry` event for the resume function. */
+  async carry(work: { decision_id: string }): Promise<void> {
+    await putEntries(this.client, [
+      {
+        EventBusName: this.busName,
+        Source: EVENT_SOURCE,
+        DetailType: CARRY_DETAIL_TYPE,
         Detail: JSON.stringify({ decision_id: work.decision_id, workspace: this.workspace }),
       },
     ]);

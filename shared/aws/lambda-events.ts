@@ -14,6 +14,8 @@ export const WORKFLOW_DETAIL_TYPE = 'handoff.workflow';
 
 /** Learning from an answer, for the agent function: detail `{decision_id}`. */
 export const LEARN_DETAIL_TYPE = 'handoff.learn';
+/** An answered item to carry out while its run still waits, for the resume function: detail `{decision_id}`. */
+export const CARRY_DETAIL_TYPE = 'handoff.carry';
 /** An assistant turn, for the agent function: detail `{chat_id, turn_id, message}`. */
 export const CHAT_TURN_DETAIL_TYPE = 'handoff.chat-turn';
 
@@ -56,6 +58,12 @@ export const LearnEventSchema = z.object({
   'detail-type': z.literal(LEARN_DETAIL_TYPE),
   detail: z.object({ decision_id: id, workspace }),
 });
+export const CarryEventSchema = z.object({
+  'detail-type': z.literal(CARRY_DETAIL_TYPE),
+  detail: z.object({ decision_id: id, workspace }),
+});
+/** What the resume function is sent: the run's resume step, or an answer to carry out at once. */
+export const ResumeEventSchema = z.discriminatedUnion('detail-type', [StepEventSchema, CarryEventSchema]);
 export const ChatTurnEventSchema = z.object({
   'detail-type': z.literal(CHAT_TURN_DETAIL_TYPE),
   detail: z.object({ chat_id: id, turn_id: id, message: z.string(), workspace }),

@@ -13,7 +13,8 @@ import { summarise, type RunSummary } from '../runs/views.ts';
 import { scheduledRunId } from '../runs/run-repository.ts';
 import { startRun, startRunOnce } from '../runs/start-run.ts';
 import { sweep, type SweepResult } from '../runs/sweep.ts';
-import { parseEvent, ScheduleInputSchema, StepEventSchema } from './lambda-events.ts';
+import { carryOutSentAnswer, type CarryResult } from '../runs/carry-answer.ts';
+import { parseEvent, ResumeEventSchema, ScheduleInputSchema, StepEventSchema } from './lambda-events.ts';
 
 export type TriggerResult = RunSummary & { duplicate: boolean };
 
@@ -59,6 +60,26 @@ export function stepHandler(engineOf: EngineOf, own: Step): (event: unknown) => 
     const run = await runStep(engine, detail.run_id, own);
     log.info(`${own} step of run ${run.id}: ${run.status}`, { run_id: run.id, workflow_id: run.workflow_id });
     return summarise(run);
+  };
+}
+
+export type ResumeResult = StepResult | CarryResult;
+
+/**
+ * The resume function: a run's resume step (`handoff.step`), or an answered item to carry
+ * out while its run still waits (`handoff.carry`, the same claim as every action: once).
+ */
+export function resumeHandler(engineOf: EngineOf): (event: unknown) => Promise<ResumeResult> {
+  const step = stepHandler(engineOf, 'resume');
+  return async (event) => {
+    const parsed = parseEvent(ResumeEventSchema, event, 'a handoff.step or handoff.carry event');
+    if (parsed['detail-type'] !== 'handoff.carry') return step(event);
+    const { decision_id, workspace } = parsed.detail;
+    const result = await carryOutSentAnswer(engineOf(workspace), decision_id);
+    if ('run_id' in result)
+      log.info(`decision ${decision_id} carried out: ${result.outcome}`, { run_id: result.run_id });
+    else log.info(`decision ${decision_id} not carried out here: ${result.reason}`);
+    return result;
   };
 }
 

@@ -37,6 +37,8 @@ export async function notYetCarriedOut(
       left.push(entry);
       continue;
     }
+    if (outcome.status === 'acting' && ctx.answersCarriedElsewhere)
+      outcome = await settledMeanwhile(ctx, outcome);
     if (outcome.status === 'acting') {
       await settleInterrupted(ctx.store, { id: ctx.runId, workflow_id: ctx.workflow.id }, outcome);
       outcome = (await getOutcome(ctx.store, ctx.workflow.id, entry.item_id)) ?? outcome;
@@ -44,6 +46,29 @@ export async function notYetCarriedOut(
     ctx.ledger.bump(countsOf(outcome));
   }
   return left;
+}
+
+/** How long a claim taken to carry out an answer may be in the middle of its action. */
+export const CARRY_LEASE_MS = 60_000;
+const POLL_MS = 250;
+
+/**
+ * A claim still `acting` that another process took less than a lease ago (an answer being
+ * carried out right now, AWS), as it is once that process settles it; as it is at the end of
+ * the lease otherwise (its process died: it is then settled from its audit entry).
+ */
+async function settledMeanwhile(
+  ctx: RunContext,
+  claim: ItemOutcome,
+  leaseMs = CARRY_LEASE_MS,
+): Promise<ItemOutcome> {
+  const until = Date.parse(claim.at) + leaseMs;
+  let current = claim;
+  while (current.status === 'acting' && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, until - Date.now()))));
+    current = (await getOutcome(ctx.store, ctx.workflow.id, claim.item_id)) ?? current;
+  }
+  return current;
 }
 
 /** What a person's answer carried out adds to the counts (as countFor does for a human choice). */

@@ -46,6 +46,11 @@ export interface RunContext {
   sourceLost: SourceUnavailableError | null;
   /** Source refs, listed once per process. */
   refs: string[] | null;
+  /**
+   * Answers are carried out as they arrive in another process (AWS: the resume function's
+   * `handoff.carry`), so a fresh claim still `acting` may be alive: the resume waits for it.
+   */
+  answersCarriedElsewhere?: boolean;
   /** Writes an action's words for an item with the run's model (a reply, a ticket); absent: without a model. */
   compose?: Composer;
   emit(kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>): void;

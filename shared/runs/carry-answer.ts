@@ -13,17 +13,19 @@ import { crashPoint } from '../config/processes.ts';
 import { errorMessage } from '../errors/index.ts';
 import { runIntegrations } from '../integrations/run-integrations.ts';
 import { log } from '../logging/log.ts';
-import type { Decision, Run } from '../records/runs.ts';
+import { DecisionSchema, RunSchema, type Decision, type Run } from '../records/runs.ts';
+import { getRecord } from '../store/records.ts';
 import { openSource } from '../sources/open-source.ts';
 import { distinctId, type ItemSource, type SourceItem } from '../sources/source.ts';
-import type { Workflow } from '../workflows/schema.ts';
+import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
 import type { EngineDeps } from './deps.ts';
 import { countWhileWaiting } from './lifecycle.ts';
 
 /**
- * Carries out one answered item of a run that still waits. Never throws: whatever is not
- * done now (the source is away, the process has no way to act here) is done by the resume.
- * Where steps run in their own functions (AWS), the resume step carries it out.
+ * Carries out one answered item of a run that still waits, or sends it to the process that
+ * acts (where steps run in their own functions, AWS: a `handoff.carry` event for the resume
+ * function). Never throws: whatever is not done now (the source is away, the event was not
+ * taken) is done by the resume.
  */
 export async function carryOutAnswer(
   engine: EngineDeps,
@@ -31,16 +33,47 @@ export async function carryOutAnswer(
   run: Run,
   workflow: Workflow | null,
 ): Promise<void> {
-  if (engine.dispatcher || !answered.item_ref || answered.status !== 'answered' || !answered.answer) return;
-  if (run.status !== 'waiting' || run.interrupt_id !== answered.interrupt_id) return;
-  // A workflow deleted since the question was asked has no source to act through: the resume records it.
-  if (workflow?.id !== answered.workflow_id) return;
+  if (!carriable(answered, run, workflow)) return;
+  const dispatcher = engine.dispatcher;
+  if (dispatcher && !dispatcher.carry) return; // no process to send it to: the resume step does it
   try {
-    await carryOut(engine, answered, answered.item_ref, run, workflow);
+    if (dispatcher?.carry) await dispatcher.carry({ decision_id: answered.id });
+    else await carryOut(engine, answered, answered.item_ref!, run, workflow!);
   } catch (error) {
     const message = errorMessage(error);
     log.warn(`decision ${answered.id}: not carried out at once (${message}); the run's resume does it`);
   }
+}
+
+/** What became of an answer sent to be carried out: its item's outcome, or null with why not. */
+export type CarryResult =
+  | { decision_id: string; run_id: string; outcome: string }
+  | { decision_id: string; outcome: null; reason: string };
+
+/**
+ * Carries out an answer sent by {@link carryOutAnswer} (the resume function's `handoff.carry`),
+ * here, whatever the engine's dispatcher. A late or repeated delivery finds the item claimed,
+ * the run resumed or the answer gone, and does nothing. Throws only when the store does.
+ */
+export async function carryOutSentAnswer(engine: EngineDeps, decisionId: string): Promise<CarryResult> {
+  const answered = await getRecord(engine.store, 'decisions', DecisionSchema, decisionId);
+  if (!answered) return { decision_id: decisionId, outcome: null, reason: 'no such decision' };
+  const run = await getRecord(engine.store, 'runs', RunSchema, answered.run_id);
+  const workflow = await getRecord(engine.store, 'workflows', WorkflowSchema, answered.workflow_id);
+  if (!run || !carriable(answered, run, workflow ?? null))
+    return { decision_id: decisionId, outcome: null, reason: 'the run no longer waits on this answer' };
+  const outcome = await carryOut(engine, answered, answered.item_ref!, run, workflow!);
+  return outcome
+    ? { decision_id: decisionId, run_id: run.id, outcome }
+    : { decision_id: decisionId, outcome: null, reason: 'already carried out, or gone from its source' };
+}
+
+/** An answered item of a run still waiting on the question it answers, its workflow still there. */
+function carriable(answered: Decision, run: Run, workflow: Workflow | null): boolean {
+  if (!answered.item_ref || answered.status !== 'answered' || !answered.answer) return false;
+  if (run.status !== 'waiting' || run.interrupt_id !== answered.interrupt_id) return false;
+  // A workflow deleted since the question was asked has no source to act through: the resume records it.
+  return workflow?.id === answered.workflow_id;
 }
 
 async function carryOut(
@@ -49,7 +82,7 @@ async function carryOut(
   ref: string,
   run: Run,
   workflow: Workflow,
-): Promise<void> {
+): Promise<string | null> {
   const choice = choiceOf(answered);
   const integrations = await runIntegrations(engine.store, engine.credentials, {
     actions: [choice.action],
@@ -60,12 +93,12 @@ async function carryOut(
   );
   try {
     const item = await itemOf(source, answered, ref, choice);
-    if (!item) return; // gone from the source: the resume records that
+    if (!item) return null; // gone from the source: the resume records that
     crashPoint('answer:carrying');
     const ctx = { store: engine.store, source, workflowId: workflow.id, runId: run.id };
     const { results } = await carryOutMany(ctx, [{ item, choice, held: true }]);
     const result = results[0]!;
-    if (result.outcome === 'duplicate' || result.outcome === 'released') return;
+    if (result.outcome === 'duplicate' || result.outcome === 'released') return null;
     crashPoint('answer:carried');
     engine.emit(
       run.id,
@@ -80,6 +113,7 @@ async function carryOut(
       },
     );
     await countWhileWaiting(engine.store, run, countFor(choice, result));
+    return result.outcome;
   } finally {
     await integrations.close();
     await source.close?.();

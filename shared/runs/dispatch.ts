@@ -17,6 +17,11 @@ export interface Dispatcher {
   dispatch(step: { run_id: string; node: Step }): Promise<void>;
   /** Sends learning from an answer to the process that owns model calls; absent: learned where answered. */
   learn?(work: { decision_id: string }): Promise<void>;
+  /**
+   * Sends an answered item of a run that still waits to the process that acts (the resume
+   * function on AWS), which carries it out at once; absent: carried out where answered.
+   */
+  carry?(work: { decision_id: string }): Promise<void>;
 }
 
 /**

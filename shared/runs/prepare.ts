@@ -16,7 +16,7 @@ import { serverOf } from '../integrations/tool.ts';
 import { listPending } from './decision-repository.ts';
 import type { EngineDeps } from './deps.ts';
 import type { Run } from '../records/runs.ts';
-import { describeCounts } from './views.ts';
+import { describeCounts } from './counts.ts';
 import { quietReason } from './quiet-reason.ts';
 import { RunSnapshotStorage } from './snapshot-storage.ts';
 import { stopBeforeEachNode, type Step } from './dispatch.ts';
@@ -95,6 +95,7 @@ export async function prepareRun(
     sourceLost: null,
     ledger: new RunLedger(),
     refs: null,
+    ...(deps.dispatcher?.carry ? { answersCarriedElsewhere: true } : {}),
     emit: (kind, text, data = {}) => deps.emit(run.id, kind, text, data),
   };
   if (!readsRules) unread(ctx, 'rules', node);
@@ -118,7 +119,8 @@ export async function prepareRun(
     return false;
   };
   const complete = async (executor: Agent) => {
-    const counts = RunLedger.of(executor.appState).counts();
+    // A completer on its own (dispatch mode) never ran the executor: the counts are the run's as saved.
+    const counts = node === 'completer' ? run.counts : RunLedger.of(executor.appState).counts();
     const summary = `Run ${run.id} finished: ${describeCounts(counts)}.`;
     // Items set aside but never asked (the executor ended without finish_batch): a later run asks.
     await releaseHolds(

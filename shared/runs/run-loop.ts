@@ -181,7 +181,7 @@ async function pass(deps: EngineDeps, run: Run, entry: Entry): Promise<Applied> 
     async ({ graph, executor, snapshots, recorder }) => {
       const outcome = await invokeOnce(graph, input, entry);
       const left = { graph: snapshots.pending, traceTail: recorder.tail() };
-      const applied = await apply(deps, run, workflow, executor, outcome, left);
+      const applied = await apply(deps, run, workflow, executor, outcome, left, entry);
       resume = applied.resume;
       return applied.run;
     },
@@ -211,8 +211,10 @@ async function apply(
   executor: Agent,
   outcome: Outcome,
   left: PassLeft,
+  entry: Entry,
 ): Promise<Applied> {
-  const counts = RunLedger.of(executor.appState).counts();
+  // The completer's own process never runs the executor: the counts are the run's as saved.
+  const counts = entry === 'completer' ? run.counts : RunLedger.of(executor.appState).counts();
   switch (outcome.kind) {
     case 'dispatch-next':
       return {

@@ -1,6 +1,10 @@
 import type { Run, RunCounts } from '../records/runs.ts';
+import { countsOf, countsOfRuns, type Counts } from './counts.ts';
 
-/** The counts a person cares about: what was handled alone, by rules, asked, declined. */
+/**
+ * The raw tallies `handoff stats --json` has always printed (kept for scripts); what a person
+ * reads is `counts` (runs/counts.ts), the numbers every other surface shows.
+ */
 export interface Tally {
   runs: number;
   handled_alone: number;
@@ -18,7 +22,15 @@ export interface Stats {
   overall: Tally;
   today: Tally;
   this_week: Tally;
-  runs: ({ run_id: string; workflow_id: string; status: string; started_at: string } & Omit<Tally, 'runs'>)[];
+  /** The counts every surface shows (runs/counts.ts), today, this week and overall. */
+  counts: { today: Counts; this_week: Counts; overall: Counts };
+  runs: ({
+    run_id: string;
+    workflow_id: string;
+    status: string;
+    started_at: string;
+    counts: Counts;
+  } & Omit<Tally, 'runs'>)[];
 }
 
 function tallyOf(counts: RunCounts): Omit<Tally, 'runs'> {
@@ -61,12 +73,18 @@ export function statsOf(runs: Run[], now = new Date()): Stats {
     overall: sum(runs),
     today: sum(periods.today),
     this_week: sum(periods.this_week),
+    counts: {
+      today: countsOfRuns(periods.today),
+      this_week: countsOfRuns(periods.this_week),
+      overall: countsOfRuns(runs),
+    },
     runs: runs.map((r) => ({
       run_id: r.id,
       workflow_id: r.workflow_id,
       status: r.status,
       started_at: r.started_at,
       ...tallyOf(r.counts),
+      counts: countsOf(r.counts),
     })),
   };
 }

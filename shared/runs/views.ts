@@ -1,4 +1,5 @@
-import type { Decision, Run, RunCounts } from '../records/runs.ts';
+import type { Decision, Run } from '../records/runs.ts';
+import { countsOf, type Counts } from './counts.ts';
 import type { Words } from '../actions/words.ts';
 
 /** One pending decision as `handoff pending --json` and `GET /api/pending` print it. */
@@ -50,6 +51,8 @@ export interface RunSummary {
   interrupt_id: string | null;
   /** Only for a failed run: why it failed. */
   error?: string;
+  /** What the run did, as every surface counts it (runs/counts.ts). */
+  counts: Counts;
 }
 
 /** A run as other systems see it. */
@@ -61,75 +64,9 @@ export function summarise(run: Run): RunSummary {
     by_memory: run.counts.by_your_rules + run.counts.by_learned_rules,
     deferred: run.counts.deferred,
     interrupt_id: run.interrupt_id,
+    counts: countsOf(run.counts),
     ...(run.status === 'failed' ? { error: run.error ?? 'the run failed (no reason was recorded)' } : {}),
   };
-}
-
-/**
- * A run's counts the way a person reads them. Every acted item has exactly one
- * decider, so `acted = confident + from_rules + by_you`, and `from_rules` is
- * `your_rules + learned_rules`. `asked` counts items set aside for you; once
- * answered they are also in `by_you` or `declined`.
- */
-export interface Outcome {
-  acted: number;
-  confident: number;
-  /** Acted on by a rule. */
-  from_rules: number;
-  your_rules: number;
-  learned_rules: number;
-  by_you: number;
-  /** Decided by a rule but not acted on (a rule's skip, or its action failed). */
-  rules_left_alone: number;
-  asked: number;
-  declined: number;
-  failed: number;
-}
-
-/**
- * Splits a run's counts into who acted: what neither the model alone nor a person acted on
- * was acted on by a rule. Rules also decide items they leave alone (`rules_left_alone`).
- */
-export function outcomeOf(counts: RunCounts): Outcome {
-  const byRules = counts.by_your_rules + counts.by_learned_rules;
-  const fromRules = Math.min(byRules, Math.max(0, counts.acted - counts.confident - counts.by_you));
-  const yours = Math.min(counts.by_your_rules, fromRules);
-  return {
-    acted: counts.acted,
-    confident: counts.confident,
-    from_rules: fromRules,
-    your_rules: yours,
-    learned_rules: fromRules - yours,
-    by_you: counts.by_you,
-    rules_left_alone: byRules - fromRules,
-    asked: counts.deferred,
-    declined: counts.declined,
-    failed: counts.failed,
-  };
-}
-
-/**
- * The one sentence about a run's outcome, wherever counts are shown to a person.
- * The parts in brackets add up to `acted`: `10 acted (7 confident, 0 from rules,
- * 3 by you), 6 asked, 3 declined`; rules split into `from your rules` and
- * `from learned rules` when any acted, and what rules decided but did not act on
- * (a rule's skip) is `N left alone by rules`, so every item a rule decided is counted once.
- */
-export function describeCounts(counts: RunCounts): string {
-  const o = outcomeOf(counts);
-  const rules = [
-    o.your_rules > 0 ? `${o.your_rules} from your rules` : null,
-    o.learned_rules > 0 ? `${o.learned_rules} from learned rules` : null,
-  ].filter((part): part is string => part !== null);
-  const deciders = [
-    `${o.confident} confident`,
-    ...(rules.length ? rules : ['0 from rules']),
-    `${o.by_you} by you`,
-  ];
-  const leftByRules = o.rules_left_alone ? `, ${o.rules_left_alone} left alone by rules` : '';
-  return `${o.acted} acted (${deciders.join(', ')})${leftByRules}, ${o.asked} asked, ${o.declined} declined${
-    o.failed ? `, ${o.failed} failed` : ''
-  }`;
 }
 
 const IRREGULAR: Record<string, string> = {

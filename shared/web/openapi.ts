@@ -10,6 +10,7 @@ import { PLATFORM_PATHS, PLATFORM_SCHEMAS } from './openapi-platform.ts';
 import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
 import { ANSWER_PATHS, ANSWER_SCHEMAS } from './openapi-answers.ts';
 import { LIST_PATHS, LIST_SCHEMAS } from './openapi-lists.ts';
+import { COUNT_KEYS } from '../runs/counts.ts';
 
 type Json = Record<string, unknown>;
 
@@ -101,7 +102,7 @@ const SCHEMAS: Record<string, Json> = {
   },
   RunSummary: {
     type: 'object',
-    required: ['run_id', 'status', 'acted', 'by_memory', 'deferred', 'interrupt_id'],
+    required: ['run_id', 'status', 'acted', 'by_memory', 'deferred', 'interrupt_id', 'counts'],
     properties: {
       run_id: { type: 'string' },
       status: { enum: ['running', 'waiting', 'completed', 'skipped', 'failed'] },
@@ -114,6 +115,13 @@ const SCHEMAS: Record<string, Json> = {
       deferred: { type: 'integer', minimum: 0, description: 'Set aside for a person.' },
       interrupt_id: { type: ['string', 'null'], description: 'The open set of questions, while waiting.' },
       error: { type: 'string', description: 'Only for a failed run: why it failed.' },
+      counts: {
+        type: 'object',
+        description:
+          'What the run did, counted as every surface counts it (docs/counts.md): acted = confident + by_rules + by_you; left_alone includes left_alone_by_rules.',
+        required: [...COUNT_KEYS],
+        properties: Object.fromEntries(COUNT_KEYS.map((k) => [k, { type: 'integer', minimum: 0 }])),
+      },
     },
   },
   PendingDecision: {

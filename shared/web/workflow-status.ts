@@ -7,7 +7,7 @@ import { readProfile } from '../profile/profile.ts';
 import type { Run } from '../records/runs.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { listRunsOf } from '../runs/run-repository.ts';
-import { describeCounts } from '../runs/views.ts';
+import { describeCounts } from '../runs/counts.ts';
 import { getScheduleState, nextFirings, type Firing } from '../schedules/schedules.ts';
 import { scheduleInWords } from '../schedules/words.ts';
 import { readinessOf, type Readiness } from '../workflows/readiness.ts';

@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { StepDetail } from '../../shared/aws/lambda-events.ts';
 import type { ScheduleInput } from '../../shared/aws/schedule-sync.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { describeCounts } from '../../shared/runs/counts.ts';
 import { signDecisionToken } from '../../shared/links/decision-token.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
@@ -290,13 +291,65 @@ describe('the loop on AWS (in-process)', () => {
     expect(sns.commandCalls(PublishCommand)).toHaveLength(publishes);
   });
 
-  it('answers through the decision pages → resume → completer: the run completes', async () => {
+  it('answers through the decision pages are carried out as they arrive (handoff.carry → resume function); the last → resume → completer: the run completes', async () => {
     const answered = await h.api(firstPost, ctx());
     expect(answered.statusCode).toBe(200);
     expect(answered.body).toContain('Recorded');
 
-    const rest = (await listDecisions(store)).filter((d) => d.run_id === runId && d.status === 'pending');
+    const [archiveNow, ...rest] = (await listDecisions(store)).filter(
+      (d) => d.run_id === runId && d.status === 'pending',
+    );
+    // Another answer while others wait, from the signed API: archive.
+    const archiveToken = signDecisionToken(LINK_KEY, archiveNow!.id, new Date(archiveNow!.expires_at));
+    const archivedAnswer = await h.api(
+      httpEvent('POST', `/decide/${archiveNow!.id}`, {
+        body: form({ token: archiveToken, action: 'archive' }),
+        contentType: FORM,
+      }),
+      ctx(),
+    );
+    expect(archivedAnswer.statusCode).toBe(200);
     expect(entries('handoff.step').filter((e) => e.Detail!.includes('"resume"'))).toHaveLength(0);
+    // Each answer was sent on the bus to be carried out at once, not left for the last answer.
+    const carries = entries('handoff.carry');
+    expect(carries).toEqual([
+      { EventBusName: BUS, Source: 'handoff', DetailType: 'handoff.carry', Detail: expect.any(String) },
+      { EventBusName: BUS, Source: 'handoff', DetailType: 'handoff.carry', Detail: expect.any(String) },
+    ]);
+    expect(carries.map((e) => JSON.parse(e.Detail!) as unknown)).toEqual([
+      { decision_id: firstDecision, workspace: 'default' },
+      { decision_id: archiveNow!.id, workspace: 'default' },
+    ]);
+    const skipped = (await listDecisions(store)).find((d) => d.id === firstDecision)!;
+    expect(await h.resume(deliver(carries[0]!), ctx())).toEqual({
+      decision_id: firstDecision,
+      run_id: runId,
+      outcome: 'declined',
+    });
+    expect(await h.resume(deliver(carries[1]!), ctx())).toEqual({
+      decision_id: archiveNow!.id,
+      run_id: runId,
+      outcome: 'acted',
+    });
+    // Carried out while the run still waits: the message is in Archive, audited once, counted.
+    expect(await messageIds(dovecot, 'Archive')).toContain(archiveNow!.item_id);
+    const waiting = await getRun(store, runId);
+    expect(waiting.status).toBe('waiting');
+    const byHuman = (await listAudit(store, { runId })).filter((e) => e.decided_by === 'human');
+    expect(byHuman.map((e) => [e.item_id, e.outcome]).sort()).toEqual(
+      [
+        [skipped.item_id, 'declined'],
+        [archiveNow!.item_id, 'acted'],
+      ].sort(),
+    );
+    expect(waiting.counts.by_you).toBe(1);
+    // A second delivery of the same event (EventBridge delivers at least once) does nothing.
+    expect(await h.resume(deliver(carries[1]!), ctx())).toMatchObject({
+      decision_id: archiveNow!.id,
+      outcome: null,
+    });
+    expect(await getRun(store, runId)).toEqual(waiting);
+
     for (const d of rest) {
       const token = signDecisionToken(LINK_KEY, d.id, new Date(d.expires_at));
       const res = await h.api(
@@ -315,8 +368,17 @@ describe('the loop on AWS (in-process)', () => {
     const run = await getRun(store, runId);
     expect(run).toMatchObject({ status: 'completed', dispatch: null, snapshot: null });
     expect((await listAudit(store, { runId })).map((e) => e.outcome)).toContain('run_finished');
+    // The resume did not act again on the items carried out at once: one entry each.
+    const humanItems = (await listAudit(store, { runId }))
+      .filter((e) => e.decided_by === 'human')
+      .map((e) => e.item_id);
+    expect(new Set(humanItems).size).toBe(humanItems.length);
+    // The counts as they stood while the run waited, and the skips of the rest (the completer keeps them).
+    expect(run.counts).toEqual({ ...waiting.counts, declined: waiting.counts.declined + rest.length });
     expect(sns).toHaveReceivedCommandTimes(PublishCommand, 2);
     expect(sns.commandCalls(PublishCommand)[1]!.args[0].input.Subject).toContain('finished');
+    // The notice says what the run did, as its counts do (the completer's own process ran no executor).
+    expect(sns.commandCalls(PublishCommand)[1]!.args[0].input.Message).toContain(describeCounts(run.counts));
   });
 
   it('the same POST again, a forged and an expired token: 403, nothing changes', async () => {

@@ -69,11 +69,13 @@ it("shows every workspace's questions on Activity, amber and labelled, and answe
   const chip = page.locator('.question .workspace-label').first();
   expect(await cssValue(chip, 'backgroundColor')).not.toBe('rgb(254, 243, 199)');
   expect(await cssValue(page.locator('.question .pending').first(), 'borderTopColor')).toBe(AMBER);
-  // The badge counts all workspaces, though the pages show `default`.
+  // The badge counts the selected workspace (`default`: nothing waits); the switcher names team-b's.
   const badge = page.locator('#nav [data-pending-badge]');
-  expect(await badge.textContent()).toContain(String(asked.length));
-  expect(await cssValue(badge, 'backgroundColor')).toBe(AMBER);
+  expect(await badge.count()).toBe(0);
   expect(await page.locator('#workspace-select').inputValue()).toBe('default');
+  expect(await page.locator('#workspace-select option', { hasText: 'team-b' }).textContent()).toContain(
+    `(${asked.length} waiting)`,
+  );
   await screenshot(page, 'activity-workspaces');
 
   const first = asked.find((d) => d.suggested_action !== 'skip')!;
@@ -97,6 +99,10 @@ it('switches workspace as soon as one is picked in the sidebar: the pages show t
   await page.waitForURL(/\/runs$/);
   expect(await page.locator('#workspace-select').inputValue()).toBe('team-b');
   expect(await page.locator('main').textContent()).toContain(runB);
+  // In team-b the badge counts team-b's waiting questions (one was answered above), in amber.
+  const badge = page.locator('#nav [data-pending-badge]');
+  expect((await badge.textContent())?.trim()).toMatch(new RegExp(`^${asked.length - 1}\\b`));
+  expect(await cssValue(badge, 'backgroundColor')).toBe(AMBER);
 
   await Promise.all([page.waitForNavigation(), page.locator('#workspace-select').selectOption('default')]);
   await page.waitForURL(/\/runs$/);

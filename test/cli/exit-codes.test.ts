@@ -123,7 +123,7 @@ describe('exit codes are the same with and without --json', () => {
     const { plain, json } = await bothWays(['run', 'broken'], 1);
     const summary = parsed<Record<string, unknown>>(json);
     expect(Object.keys(summary).sort()).toEqual(
-      ['acted', 'by_memory', 'deferred', 'error', 'interrupt_id', 'run_id', 'status'].sort(),
+      ['acted', 'by_memory', 'counts', 'deferred', 'error', 'interrupt_id', 'run_id', 'status'].sort(),
     );
     expect(summary).toMatchObject({ status: 'failed', error: expect.stringMatching(/no-such-maildir/) });
     expect(plain.stdout).toMatch(/failed[\s\S]*Reason: .*no-such-maildir/);

@@ -57,7 +57,7 @@ it('a new user adds a workflow, runs it, answers its questions and reads the rec
   );
 
   const run = await cliJson<Record<string, unknown>>(['run', 'inbox-triage'], env);
-  expect(keys(run)).toEqual(['acted', 'by_memory', 'deferred', 'interrupt_id', 'run_id', 'status']);
+  expect(keys(run)).toEqual(['acted', 'by_memory', 'counts', 'deferred', 'interrupt_id', 'run_id', 'status']);
   expect(run).toMatchObject({ status: 'waiting', by_memory: 1 });
   expect(run.deferred).toBeGreaterThan(0);
 

@@ -441,6 +441,23 @@ describe('events and schedules', () => {
     },
   );
 
+  it('routes handoff.carry (an answer carried out while its run waits) to the resume function, with retries and the dead-letter queue', () => {
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: b.idOf(b.stack.node.findChild('Events').node.findChild('Bus')) },
+      EventPattern: { source: ['handoff'], 'detail-type': ['handoff.carry'] },
+      Targets: [
+        {
+          Arn: getAtt(b.fn('resume').id),
+          Id: Match.anyValue(),
+          RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
+          DeadLetterConfig: {
+            Arn: getAtt(b.idOf(b.stack.node.findChild('Events').node.findChild('DeadLetters'))),
+          },
+        },
+      ],
+    });
+  });
+
   it('routes handoff.workflow to schedule-sync, learning and assistant turns to the agent, and nothing else on the bus', () => {
     t.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['handoff'], 'detail-type': ['handoff.workflow'] },
@@ -450,7 +467,7 @@ describe('events and schedules', () => {
       EventPattern: { source: ['handoff'], 'detail-type': ['handoff.learn', 'handoff.chat-turn'] },
       Targets: [Match.objectLike({ Arn: getAtt(b.fn('agent').id) })],
     });
-    t.resourceCountIs('AWS::Events::Rule', 6);
+    t.resourceCountIs('AWS::Events::Rule', 7);
   });
 
   it('invokes the sweeper every 5 minutes, on the default bus, with retries and the dead-letter queue', () => {

@@ -1,8 +1,8 @@
 /** The words a person reads about a run's outcome and about an answer: one sentence, one name each. */
 import { describe, expect, it } from '@jest/globals';
 import { EMPTY_COUNTS, type Decision, type RunCounts } from '../../shared/records/runs.ts';
-import { actionDone, describeAnswer, describeCounts, outcomeOf } from '../../shared/runs/views.ts';
-import { addCounts } from '../../shared/web/pages/overview.ts';
+import { countsOf, countsOfRuns, describeCounts } from '../../shared/runs/counts.ts';
+import { actionDone, describeAnswer } from '../../shared/runs/views.ts';
 
 const counts = (c: Partial<RunCounts>): RunCounts => ({ ...EMPTY_COUNTS, ...c });
 
@@ -18,9 +18,9 @@ function answered(action: string, by: 'human' | 'expired' | 'unreachable' = 'hum
 describe('the outcome sentence', () => {
   it('names who acted, and the parts add up to what was acted on', () => {
     const run = counts({ acted: 10, confident: 7, by_you: 3, deferred: 6, declined: 3 });
-    expect(describeCounts(run)).toBe('10 acted (7 confident, 0 from rules, 3 by you), 6 asked, 3 declined');
-    const o = outcomeOf(run);
-    expect(o.confident + o.from_rules + o.by_you).toBe(o.acted);
+    expect(describeCounts(run)).toBe('10 acted (7 confident, 0 by rules, 3 by you), 6 asked, 3 left alone');
+    const c = countsOf(run);
+    expect(c.confident + c.by_rules + c.by_you).toBe(c.acted);
   });
 
   it('splits rules into yours and learned ones, and says what failed', () => {
@@ -33,26 +33,40 @@ describe('the outcome sentence', () => {
       failed: 1,
     });
     expect(describeCounts(run)).toBe(
-      '6 acted (2 confident, 1 from your rules, 2 from learned rules, 1 by you), 0 asked, 0 declined, 1 failed',
+      '6 acted (2 confident, 1 by your rules, 2 by learned rules, 1 by you), 0 asked, 0 left alone, 1 failed',
     );
     expect(describeCounts(counts({ acted: 2, by_learned_rules: 2 }))).toBe(
-      '2 acted (0 confident, 2 from learned rules, 0 by you), 0 asked, 0 declined',
+      '2 acted (0 confident, 2 by learned rules, 0 by you), 0 asked, 0 left alone',
     );
   });
 
-  it('counts what a rule decided once: acted on, or left alone', () => {
+  it('counts what a rule decided once: acted on, or left alone (with what others left alone)', () => {
     const run = counts({ acted: 3, confident: 1, by_learned_rules: 3, by_you: 0, declined: 1 });
     expect(describeCounts(run)).toBe(
-      '3 acted (1 confident, 2 from learned rules, 0 by you), 1 left alone by rules, 0 asked, 1 declined',
+      '3 acted (1 confident, 2 by learned rules, 0 by you), 0 asked, 2 left alone (1 by rules)',
     );
-    const o = outcomeOf(run);
-    expect(o.from_rules + o.rules_left_alone).toBe(run.by_your_rules + run.by_learned_rules);
-    expect(o.confident + o.from_rules + o.by_you).toBe(o.acted);
+    const c = countsOf(run);
+    expect(c.by_rules + c.left_alone_by_rules).toBe(run.by_your_rules + run.by_learned_rules);
+    expect(c.left_alone).toBe(run.declined + c.left_alone_by_rules);
+    expect(c.confident + c.by_rules + c.by_you).toBe(c.acted);
   });
 
-  it('adds several runs up field by field', () => {
-    const total = addCounts([counts({ acted: 2, confident: 2 }), counts({ acted: 1, deferred: 1 })]);
-    expect(total).toEqual(counts({ acted: 3, confident: 2, deferred: 1 }));
+  it('adds several runs up, each counted on its own, so the parts still add up', () => {
+    const runs = [
+      { counts: counts({ acted: 2, confident: 2 }) },
+      { counts: counts({ acted: 1, deferred: 1, by_you: 1 }) },
+      { counts: counts({ by_your_rules: 1 }) }, // your rule's skip
+    ];
+    const total = countsOfRuns(runs);
+    expect(total).toMatchObject({
+      acted: 3,
+      confident: 2,
+      by_you: 1,
+      asked: 1,
+      left_alone: 1,
+      left_alone_by_rules: 1,
+    });
+    expect(total.confident + total.by_rules + total.by_you).toBe(total.acted);
   });
 });
 

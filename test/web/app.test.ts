@@ -140,6 +140,7 @@ describe('workflows and runs', () => {
     expect(Object.keys(summary).sort()).toEqual([
       'acted',
       'by_memory',
+      'counts',
       'deferred',
       'interrupt_id',
       'run_id',

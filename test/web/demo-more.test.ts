@@ -8,7 +8,7 @@ import { listRules } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { describeCounts } from '../../shared/runs/views.ts';
+import { describeCounts } from '../../shared/runs/counts.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { demoMaildirPath } from '../../shared/sources/maildir/demo-more.ts';
 import { createApp } from '../../shared/web/app.ts';
@@ -62,7 +62,7 @@ it('delivers a fresh day from the Overview, and the next run acts by the learned
 
   const second = await startRun(made.engine, 'inbox-triage', { kind: 'manual', detail: null });
   expect(second.counts.by_learned_rules).toBeGreaterThan(0);
-  expect(describeCounts(second.counts)).toMatch(/\d+ from learned rules/);
+  expect(describeCounts(second.counts)).toMatch(/\d+ by learned rules/);
   // It asks less than the first run did.
   expect(second.counts.deferred).toBeLessThan(first.counts.deferred);
 });

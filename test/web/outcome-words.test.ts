@@ -7,7 +7,8 @@ import { decide } from '../../shared/runs/decide.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { actionDone, describeCounts } from '../../shared/runs/views.ts';
+import { describeCounts } from '../../shared/runs/counts.ts';
+import { actionDone } from '../../shared/runs/views.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -59,7 +60,7 @@ describe('the words on the pages', () => {
     const run = await getRun(h.engine.store, started.id);
     expect(run.status).toBe('completed');
     const sentence = describeCounts(run.counts);
-    expect(sentence).toMatch(/^\d+ acted \(\d+ confident, .*\d+ by you\), \d+ asked, \d+ declined/);
+    expect(sentence).toMatch(/^\d+ acted \(\d+ confident, .*\d+ by you\), \d+ asked, \d+ left alone/);
     for (const path of ['/', '/runs', `/runs/${run.id}`]) expect(await text(path)).toContain(sentence);
     expect(await text('/')).toContain(`Today: ${sentence}.`);
   });

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
 import { getRun, listRuns, listRunsOf } from '../../runs/run-repository.ts';
 import { statsOf } from '../../runs/stats.ts';
-import { describeCounts, summarise } from '../../runs/views.ts';
+import { describeCounts } from '../../runs/counts.ts';
+import { summarise } from '../../runs/views.ts';
 import { auditRowJson, runRowJson } from '../../runs/list-json.ts';
 import { cliContext } from '../context.ts';
 import { exitCodeForRun, printJson, printTable, progressBar } from '../output.ts';
@@ -78,23 +79,27 @@ export function registerRunCommands(program: Command): void {
 
   program
     .command('stats')
-    .description('what was handled alone, by your rules, by learned rules, by you, asked and declined')
+    .description('what was acted on (confident, by rules, by you), asked and left alone')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();
       const stats = statsOf(await listRuns(engine.store));
       if (options.json) return printJson(stats);
       printTable(
-        ['', 'handled alone', 'your rules', 'learned rules', 'asked', 'by you', 'declined'],
-        (['today', 'this_week', 'overall'] as const).map((k) => [
-          k.replace('_', ' '),
-          stats[k].handled_alone,
-          stats[k].by_your_rules,
-          stats[k].by_learned_rules,
-          stats[k].asked,
-          stats[k].by_you,
-          stats[k].declined,
-        ]),
+        ['', 'acted', 'confident', 'by rules', 'by you', 'asked', 'left alone', 'failed'],
+        (['today', 'this_week', 'overall'] as const).map((k) => {
+          const c = stats.counts[k];
+          return [
+            k.replace('_', ' '),
+            c.acted,
+            c.confident,
+            c.by_rules,
+            c.by_you,
+            c.asked,
+            c.left_alone,
+            c.failed,
+          ];
+        }),
       );
     });
 }

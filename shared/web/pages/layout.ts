@@ -105,10 +105,12 @@ function switcher(visitor: Visitor): Html | string {
 
 /**
  * The sidebar; the inspector swaps it in place when the count of waiting decisions changes.
- * With workspaces, the Activity badge counts the decisions waiting in all of them.
+ * The Activity badge counts the decisions waiting in the selected workspace, as its pages do;
+ * the switcher says how many wait in each of the others.
  */
 export function sidebar(nav: NavKey, visitor: Visitor, pending: number): Html {
-  const waiting = visitor.workspaces ? visitor.workspaces.all.reduce((n, w) => n + w.pending, 0) : pending;
+  const workspaces = visitor.workspaces;
+  const waiting = workspaces?.all.find((w) => w.id === workspaces.current.id)?.pending ?? pending;
   return html`<nav class="sidebar" id="nav" aria-label="Main">
     <div class="sidebar-inner">
       <a class="brand" href="/"><span class="brand-mark" aria-hidden="true"></span>Handoff</a>

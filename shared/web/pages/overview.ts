@@ -1,21 +1,13 @@
 /** Overview (`/`): what the agent handled today and this week, what waits for you, recent runs, Run now. */
 import { html } from 'hono/html';
-import { EMPTY_COUNTS, type Run, type RunCounts } from '../../records/runs.ts';
+import type { Run } from '../../records/runs.ts';
+import { countsOfRuns, describeCounts, type Counts } from '../../runs/counts.ts';
 import { periodsOf } from '../../runs/stats.ts';
-import { describeCounts, outcomeOf, type Outcome } from '../../runs/views.ts';
 import type { Workflow } from '../../workflows/schema.ts';
 import { shell, type Visitor } from './layout.ts';
 import { scheduleInWords } from '../../schedules/words.ts';
 import { checkSourceForm } from './source-check.ts';
 import { csrfField, flash, plural, statusPill, when, type Html } from './ui.ts';
-
-/** The counts of several runs added together. */
-export function addCounts(all: readonly RunCounts[]): RunCounts {
-  const total = { ...EMPTY_COUNTS };
-  for (const counts of all)
-    for (const key of Object.keys(total) as (keyof RunCounts)[]) total[key] += counts[key];
-  return total;
-}
 
 export interface OverviewData {
   workflows: Workflow[];
@@ -30,14 +22,14 @@ export interface OverviewData {
   now?: Date;
 }
 
-/** The tiles split what was acted on by who decided; their words are the outcome sentence's. */
-const TILES: { key: keyof Outcome; title: string; hint: string }[] = [
-  { key: 'acted', title: 'Acted', hint: 'confident + from rules + by you' },
+/** The tiles split what was acted on by who decided; their words are the outcome sentence's (runs/counts.ts). */
+const TILES: { key: keyof Counts; title: string; hint: string }[] = [
+  { key: 'acted', title: 'Acted', hint: 'confident + by rules + by you' },
   { key: 'confident', title: 'Confident', hint: 'acted alone, above the threshold' },
-  { key: 'from_rules', title: 'From rules', hint: 'your rules and learned ones' },
+  { key: 'by_rules', title: 'By rules', hint: 'your rules and learned ones' },
   { key: 'by_you', title: 'By you', hint: 'acted on your answer' },
   { key: 'asked', title: 'Asked', hint: 'set aside for a person' },
-  { key: 'declined', title: 'Declined', hint: 'left alone, nothing done' },
+  { key: 'left_alone', title: 'Left alone', hint: "nothing done (a rule's skip included)" },
 ];
 
 /** A short description of a workflow's trigger, its schedule in words read in `timeZone`. */
@@ -46,11 +38,10 @@ export function triggerText(workflow: Workflow, timeZone = 'UTC'): string {
   return workflow.trigger.webhook ? 'webhook' : 'manual';
 }
 
-function tiles(today: RunCounts, week: RunCounts): Html {
-  const [day, seven] = [outcomeOf(today), outcomeOf(week)];
+function tiles(day: Counts, seven: Counts): Html {
   return html`<section aria-labelledby="stats-title">
     <h2 id="stats-title">What it did</h2>
-    <p class="summary" data-outcome-today>Today: ${describeCounts(today)}.</p>
+    <p class="summary" data-outcome-today>Today: ${describeCounts(day)}.</p>
     <ul class="tiles">
       ${TILES.map(
         (t) =>
@@ -62,7 +53,7 @@ function tiles(today: RunCounts, week: RunCounts): Html {
           </li>`,
       )}
     </ul>
-    <p class="muted small" data-outcome-week>This week: ${describeCounts(week)}.</p>
+    <p class="muted small" data-outcome-week>This week: ${describeCounts(seven)}.</p>
   </section>`;
 }
 
@@ -159,7 +150,6 @@ export function runsTable(runs: Run[], names: Map<string, string>): Html {
 /** The overview page. */
 export function overviewPage(visitor: Visitor, data: OverviewData, notice: string | null): Html {
   const periods = periodsOf(data.runs, data.now);
-  const counts = (runs: Run[]) => addCounts(runs.map((r) => r.counts));
   const names = new Map(data.workflows.map((w) => [w.id, w.name]));
   return shell({
     title: 'Overview',
@@ -174,7 +164,7 @@ export function overviewPage(visitor: Visitor, data: OverviewData, notice: strin
         ${workflowList(data.workflows, visitor, data.threshold, data.timeZone ?? 'UTC')}
         ${data.demo ? demoMore(visitor) : ''}
       </section>
-      ${tiles(counts(periods.today), counts(periods.this_week))}
+      ${tiles(countsOfRuns(periods.today), countsOfRuns(periods.this_week))}
       <section aria-labelledby="runs-title">
         <h2 id="runs-title">Recent runs</h2>
         ${runsTable(data.runs.slice(0, 8), names)}

@@ -2,7 +2,7 @@
  * The README's walk, from deploy to the first answer: its commands read from README.md and
  * run as the operator would (the CLI and curl for real, `npx cdk deploy` checked to be what
  * the harness synthesized), then the schedule fires, the run pauses on the Dovecot mailbox,
- * SNS carries the link, the answer from that link is saved at once, the last answer resumes
+ * SNS carries the link, the answer from that link is saved and carried out at once, the last answer resumes
  * the run, and learning happens in the agent function.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,8 @@ import { readParams } from '../../../lib/params.ts';
 import { DEMO_MESSAGES } from '../../../shared/sources/maildir/demo.ts';
 import { renderMessage } from '../../../shared/sources/maildir/generate.ts';
 import { DOVECOT_PASSWORD, DOVECOT_USER } from '../../support/dovecot.ts';
+import { messageIds } from '../../support/imap-fixture.ts';
+import { DecisionSchema, RunSchema } from '../../../shared/records/runs.ts';
 import { expectDeployable, SCHEDULE, type Variant } from './expect.ts';
 import { cdkContext, operatorDir, readmeCommands, withOutputs, type OperatorDir } from './readme.ts';
 
@@ -120,7 +122,7 @@ export function firstRunJourney(v: Variant): void {
     expect([...byFunction.keys()]).toEqual(['trigger', 'executor']);
   });
 
-  it('the answer from the signed link is saved at once; the last answer resumes the run; learning runs in the agent function', async () => {
+  it('the answer from the signed link is saved and carried out at once (handoff.carry → resume) while the run waits; the last answer resumes the run; learning runs in the agent function', async () => {
     const h = v.h();
     const link = h.gateway.published
       .find((p) => p.by === 'executor')!
@@ -133,10 +135,33 @@ export function firstRunJourney(v: Variant): void {
     const answered = await fetch(new URL(`/decide/${encodeURIComponent(id)}`, h.apiUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token, action: 'skip', note: 'not for me' }).toString(),
+      body: new URLSearchParams({ token, action: 'archive', note: 'archive these' }).toString(),
       redirect: 'manual',
     });
     expect(answered.status).toBeLessThan(400);
+    // Carried out as it arrives: the API sends it on the bus, the template's rule hands it to the
+    // resume function, which archives the message while the run still waits for the rest.
+    const carry = h.gateway.events.filter((e) => e.detailType === 'handoff.carry');
+    expect(carry).toEqual([
+      {
+        by: 'api',
+        bus: expect.any(String),
+        source: 'handoff',
+        detailType: 'handoff.carry',
+        detail: { decision_id: id, workspace: 'default' },
+      },
+    ]);
+    const asked = DecisionSchema.parse(await h.store.get('decisions', id));
+    await h.cloud.drain(); // handoff.carry → resume; the learning event → agent
+    expectDeployable(h);
+    expect(h.cloud.failures).toEqual([]);
+    expect(await messageIds(v.dovecot(), 'Archive')).toContain(asked.item_id);
+    const waiting = RunSchema.parse(await h.store.get('runs', asked.run_id));
+    expect(waiting).toMatchObject({ status: 'waiting', counts: { by_you: 1 } });
+    const carriedBy = h.gateway.dynamo.filter((r) => r.by === 'resume');
+    expect(carriedBy.length).toBeGreaterThan(0);
+    const entries = (await h.store.list('audit')).filter((e) => e.item_id === asked.item_id);
+    expect(entries.map((e) => [e.decided_by, e.outcome])).toEqual([['human', 'acted']]);
     // The rest over the signed API, as another system would answer.
     const pending = (await (await h.api('GET', '/admin/api/pending')).json()) as { decision_id: string }[];
     expect(pending.length).toBeGreaterThan(0);
@@ -161,5 +186,12 @@ export function firstRunJourney(v: Variant): void {
     }
     expect((await h.store.list('rules')).length).toBeGreaterThan(0);
     expect(await h.store.list('learning_failures')).toEqual([]);
+    // The resume did not act on the carried item again: one audit entry, and the run counts it once.
+    const after = (await h.store.list('audit')).filter((e) => e.item_id === asked.item_id);
+    expect(after).toHaveLength(1);
+    expect(await h.store.get('runs', asked.run_id)).toMatchObject({
+      status: 'completed',
+      counts: { by_you: 1 },
+    });
   });
 }
