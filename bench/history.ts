@@ -23,9 +23,10 @@ import { recordRunReport } from '../shared/artifacts/report.ts';
 import { loadEnv } from '../shared/config/env.ts';
 import { decide } from '../shared/runs/decide.ts';
 import { listPending } from '../shared/runs/decision-repository.ts';
-import { getRun, listRuns } from '../shared/runs/run-repository.ts';
+import { getRun } from '../shared/runs/run-repository.ts';
 import { startRun } from '../shared/runs/start-run.ts';
-import { statsOf } from '../shared/runs/stats.ts';
+import { readStats } from '../shared/runs/read-stats.ts';
+import { backfillRunTotals } from '../shared/runs/run-totals.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
 import {
   createDocumentClient,
@@ -99,6 +100,7 @@ async function openWorkspace(
     if (done % 200 === 0 || done === total)
       process.stderr.write(`\r  ${kind} ${size}: ${done}/${total} commits`);
   });
+  await backfillRunTotals(store); // `handoff store migrate`'s step: the seeded runs' running totals
   process.stderr.write(` (${round((performance.now() - started) / 1000, 1)} s)\n`);
   const app = createApp({
     engine: deps,
@@ -147,7 +149,7 @@ async function sample(w: Workspace, seed: number): Promise<Sample> {
     recordRunReport(w.store, seededRun, { name: 'Digest', digest: true }, 'Done.'),
   );
   await measure(w, s, 'memory', () => page(w, '/memory'));
-  await measure(w, s, 'stats', async () => statsOf(await listRuns(w.store)));
+  await measure(w, s, 'stats', () => readStats(w.store));
   return s;
 }
 
@@ -205,42 +207,49 @@ async function main(): Promise<void> {
         workspaces.push(await openWorkspace(kind, size, rules, root, dynamo?.endpoint ?? null));
     for (const w of workspaces) await sample(w, 1); // warm-up (and the indexes' first reads), not counted
     const samples = new Map<Workspace, Sample[]>(workspaces.map((w) => [w, []]));
+    const save = async (done: number): Promise<Row[]> => {
+      const rows = workspaces.map((w) => {
+        const s = samples.get(w)!;
+        return {
+          store: w.kind,
+          size: w.size,
+          seeded: w.seeded.counts,
+          ms: Object.fromEntries(
+            OPERATIONS.map((op) => [
+              op,
+              spread(s.flatMap((x) => (x.ms[op] === undefined ? [] : [x.ms[op]!]))),
+            ]),
+          ),
+          requests:
+            w.kind === 'dynamodb'
+              ? Object.fromEntries(
+                  OPERATIONS.map((op) => [
+                    op,
+                    medianTally(s.flatMap((x) => (x.requests[op] ? [x.requests[op]!] : []))),
+                  ]),
+                )
+              : null,
+          run_fixed_requests:
+            w.kind === 'dynamodb' ? medianTally(s.flatMap((x) => (x.fixed ? [x.fixed] : []))) : null,
+        };
+      });
+      const result = {
+        sizes,
+        rules,
+        repeats: done,
+        stores,
+        load_average: os.loadavg().map((l) => round(l, 2)),
+        rows,
+      };
+      await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
+      return rows;
+    };
     for (let i = 0; i < repeats; i++) {
       const order = i % 2 === 0 ? workspaces : [...workspaces].reverse(); // sizes interleaved, both ways
       for (const w of order) samples.get(w)!.push(await sample(w, 100 + i));
+      await save(i + 1); // after every round: a bench stopped early keeps what it measured
     }
-    const rows = workspaces.map((w) => {
-      const s = samples.get(w)!;
-      return {
-        store: w.kind,
-        size: w.size,
-        seeded: w.seeded.counts,
-        ms: Object.fromEntries(
-          OPERATIONS.map((op) => [op, spread(s.flatMap((x) => (x.ms[op] === undefined ? [] : [x.ms[op]!])))]),
-        ),
-        requests:
-          w.kind === 'dynamodb'
-            ? Object.fromEntries(
-                OPERATIONS.map((op) => [
-                  op,
-                  medianTally(s.flatMap((x) => (x.requests[op] ? [x.requests[op]!] : []))),
-                ]),
-              )
-            : null,
-        run_fixed_requests:
-          w.kind === 'dynamodb' ? medianTally(s.flatMap((x) => (x.fixed ? [x.fixed] : []))) : null,
-      };
-    });
-    printTables(rows, repeats);
-    const result = {
-      sizes,
-      rules,
-      repeats,
-      stores,
-      load_average: os.loadavg().map((l) => round(l, 2)),
-      rows,
-    };
-    await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
+    printTables(await save(repeats), repeats);
   } finally {
     await dynamo?.stop();
     await rm(root, { recursive: true, force: true });

@@ -14,6 +14,8 @@
  * - On JSON files, keyed records an earlier build kept flat move into their run's folder.
  * - The live rules go into the keys of what they match (memory/rule-keys.ts), with a marker of
  *   their own, so a workspace keyed before rules were is indexed too.
+ * - The finished runs are summed into the running totals `stats` reads (run-totals.ts), with a
+ *   marker of their own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -30,6 +32,7 @@ import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../s
 import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
+import { backfillRunTotals, RUN_TOTALS_MIGRATED_ID } from './run-totals.ts';
 
 /** The record that says a workspace's keys were migrated (in `settings`). */
 export const KEYS_MIGRATED_ID = 'migration:keys';
@@ -52,11 +55,17 @@ export interface KeyMigrationReport {
   relaid: number;
   /** Records of the live rules by what they match, written (memory/rule-keys.ts). */
   rule_keys: number;
+  /** Finished runs summed into the running totals `stats` reads (run-totals.ts). */
+  run_totals: number;
 }
 
 /** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
 export async function keysMigrated(store: Store): Promise<boolean> {
-  const markers = await getAll(store, 'settings', [KEYS_MIGRATED_ID, RULE_KEYS_MIGRATED_ID]);
+  const markers = await getAll(store, 'settings', [
+    KEYS_MIGRATED_ID,
+    RULE_KEYS_MIGRATED_ID,
+    RUN_TOTALS_MIGRATED_ID,
+  ]);
   return markers.every((m) => m !== undefined);
 }
 
@@ -70,11 +79,14 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     reindexed: 0,
     relaid: 0,
     rule_keys: 0,
+    run_totals: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
+  const totals = await backfillRunTotals(store);
+  report.run_totals = totals.runs;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
-    return { ...report, already_done: rules.already_done };
+    return { ...report, already_done: rules.already_done && totals.already_done };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
   const todo = runs.filter((r) => !r.keyed);

@@ -28,6 +28,8 @@ import {
 } from '../records/runs.ts';
 import { getRun, thisProcess } from './run-repository.ts';
 import { recordMetric } from '../logging/metrics.ts';
+import { log } from '../logging/log.ts';
+import { foldRun } from './run-totals.ts';
 import { quietUntil, readProfile } from '../profile/profile.ts';
 import { plural } from '../text/plural.ts';
 
@@ -310,6 +312,7 @@ export async function finishRun(
     finished_at: new Date().toISOString(),
     skip_reason: done.triggered ? null : (done.reason ?? 'not triggered'),
   });
+  await foldIntoTotals(deps.store, finished);
   if (!done.triggered) await auditRunFinished(deps.store, run, `skipped: ${done.reason ?? 'not triggered'}`);
   deps.emit(
     run.id,
@@ -320,6 +323,17 @@ export async function finishRun(
     },
   );
   return finished;
+}
+
+/** Adds a finished run to the running totals (run-totals.ts); a lost fold is made up by `stats`, never fails the run. */
+async function foldIntoTotals(store: Store, run: Run): Promise<void> {
+  try {
+    await foldRun(store, run);
+  } catch (error) {
+    log.warn(
+      `run ${run.id}: its counts were not added to the totals (${errorMessage(error)}); stats adds them later`,
+    );
+  }
 }
 
 export type FailResult =
@@ -365,6 +379,7 @@ export async function failRun(
       if (!(error instanceof VersionConflictError) || attempt >= FAIL_ATTEMPTS) throw error;
       continue;
     }
+    await foldIntoTotals(deps.store, failed);
     await releaseHolds(deps.store, run); // the items it held are asked again by the next run
     await auditRunFinished(deps.store, run, `failed: ${reason}`);
     deps.emit(run.id, 'failed', `Run failed: ${reason}`, {});

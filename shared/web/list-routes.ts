@@ -12,7 +12,7 @@ import { fromMatches } from '../runs/answer-many.ts';
 import { listDecisions } from '../runs/decision-repository.ts';
 import { auditRowJson, decisionRowJson, runRowJson } from '../runs/list-json.ts';
 import { getRun, listRuns, listRunsOf } from '../runs/run-repository.ts';
-import { statsOf } from '../runs/stats.ts';
+import { readStats } from '../runs/read-stats.ts';
 import { RunStatusSchema } from '../records/runs.ts';
 import { pageOf, PageQuerySchema, parseQuery } from './paging.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -75,6 +75,6 @@ export function registerListRoutes(app: Hono, web: WebDeps): void {
 
   app.get('/api/stats', async (c) => {
     parseQuery(z.strictObject({}), c.req.query());
-    return c.json(statsOf(await listRuns(web.engine.store)));
+    return c.json(await readStats(web.engine.store));
   });
 }

@@ -4,7 +4,7 @@
  */
 import type { FeedEvent } from '../events/feed.ts';
 import type { Run } from '../records/runs.ts';
-import { describeCounts } from '../runs/views.ts';
+import { describeCounts } from '../runs/counts.ts';
 import { graphState, NODES, type NodeId, type NodeState } from './pages/trace.ts';
 
 export interface RunProgress {

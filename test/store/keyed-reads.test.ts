@@ -19,7 +19,9 @@ import { loadEnv } from '../../shared/config/env.ts';
 import { decide } from '../../shared/runs/decide.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { housekeeping } from '../../shared/runs/housekeeping.ts';
-import { getRun } from '../../shared/runs/run-repository.ts';
+import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
+import { readStats } from '../../shared/runs/read-stats.ts';
+import { statsOf } from '../../shared/runs/stats.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
@@ -152,6 +154,20 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     let body = '';
     expect(await fullReadsOf(async () => (body = await page('/runs')))).toEqual([]);
     expect(body).toContain(runId);
+  });
+
+  it('`stats` reads the running totals, what is still moving and one page of the newest runs', async () => {
+    let stats: Awaited<ReturnType<typeof readStats>> | undefined;
+    expect(await fullReadsOf(async () => (stats = await readStats(spy.store)))).toEqual([]);
+    // Assess: the same figures as summing every run (read here, outside the spy's watch).
+    const everyRun = statsOf(await listRuns(spy.store));
+    expect(stats).toMatchObject({
+      overall: everyRun.overall,
+      today: everyRun.today,
+      this_week: everyRun.this_week,
+    });
+    expect(stats!.runs.map((r) => r.run_id)).toEqual(everyRun.runs.map((r) => r.run_id));
+    expect(stats!.overall.runs).toBe(2); // one finished (in the totals), one waiting (from the status index)
   });
 
   it("Memory's first page reads a page of rules, newest first", async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { listAudit } from '../../audit/audit.ts';
 import { getRun, listRuns, listRunsOf } from '../../runs/run-repository.ts';
-import { statsOf } from '../../runs/stats.ts';
+import { readStats } from '../../runs/read-stats.ts';
 import { describeCounts } from '../../runs/counts.ts';
 import { summarise } from '../../runs/views.ts';
 import { auditRowJson, runRowJson } from '../../runs/list-json.ts';
@@ -83,7 +83,7 @@ export function registerRunCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { engine } = await cliContext();
-      const stats = statsOf(await listRuns(engine.store));
+      const stats = await readStats(engine.store);
       if (options.json) return printJson(stats);
       printTable(
         ['', 'acted', 'confident', 'by rules', 'by you', 'asked', 'left alone', 'failed'],
