@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import {
   HandoffError,
+  InvalidCursorError,
   InvalidInputError,
   NotFoundError,
   AlreadyDecidedError,
@@ -90,6 +91,10 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (error instanceof InvalidCursorError) {
+      process.stderr.write(`handoff: ${error.message}\n`);
+      return EXIT.usage; // as any other bad flag
+    }
     const known =
       error instanceof InvalidInputError ||
       error instanceof NotFoundError ||

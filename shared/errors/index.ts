@@ -14,6 +14,9 @@ export class HandoffError extends Error {
 /** Input that a person or another system got wrong (maps to exit 1 / HTTP 4xx). */
 export class InvalidInputError extends HandoffError {}
 
+/** A list's `cursor` that this list never gave (maps to exit 2 / HTTP 400). */
+export class InvalidCursorError extends InvalidInputError {}
+
 /** Something named by id does not exist. */
 export class NotFoundError extends HandoffError {}
 

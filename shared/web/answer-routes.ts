@@ -7,28 +7,64 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { z } from 'zod';
 import { revokeRule } from '../memory/rules-repository.ts';
 import { answerEach, AnswerInputSchema, MAX_ANSWERS, suggestedAnswers } from '../runs/answer-many.ts';
 import { recordAnswer } from '../runs/decide.ts';
 import { learnedFrom, learnedRuleJson } from '../runs/learned.ts';
 import { getRun } from '../runs/run-repository.ts';
+import { defineRoute, firstIssue, serveRoute } from './api-route.ts';
+import { AnswersBody, IdParams } from './api-schemas.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const SHAPE =
   '{"answers": [{"id": "dec_…", "action": "archive", "note"?: "why", "once"?: true, "body"?: "…"}]}';
 
-const AnswersBody = z.strictObject({
-  answers: z
-    .array(AnswerInputSchema, { error: 'must be a list of answers' })
-    .min(1, { error: 'must hold at least one answer' })
-    .max(MAX_ANSWERS, {
-      error: `holds more than ${MAX_ANSWERS} answers: send them in requests of ${MAX_ANSWERS}`,
-    }),
-});
-
 const ONE_SHAPE = '{"action": string, "note"?: string, "once"?: boolean, "body"?: string, "title"?: string}';
 const DecisionBody = AnswerInputSchema.omit({ id: true });
+
+export const answerManyRoute = defineRoute({
+  method: 'post',
+  path: '/api/decisions',
+  operationId: 'answerMany',
+  summary: `Answer up to ${MAX_ANSWERS} questions, each independently`,
+  description:
+    'One result per answer, in order; a refused answer (unknown, already answered, not an option) changes nothing for it and does not stop the others.',
+  body: { schema: AnswersBody, shape: SHAPE },
+  responses: {
+    200: { description: 'One result per answer.', schema: 'AnswerResults' },
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    413: 'TooLarge',
+  },
+});
+
+export const acceptSuggestionsRoute = defineRoute({
+  method: 'post',
+  path: '/api/runs/{id}/accept-suggestions',
+  operationId: 'acceptSuggestions',
+  summary: "Answer each of a run's waiting questions with its own suggestion",
+  description: 'An irreversible suggestion (sending, deleting) is never accepted in bulk: it keeps waiting.',
+  params: IdParams.extend({ id: IdParams.shape.id.meta({ description: 'The run id.' }) }),
+  responses: {
+    200: { description: 'One result per question answered.', schema: 'AnswerResults' },
+    401: 'Unauthorized',
+    404: 'NotFound',
+  },
+});
+
+export const undoRuleRoute = defineRoute({
+  method: 'post',
+  path: '/api/rules/{id}/undo',
+  operationId: 'undoRule',
+  summary: 'Revoke the rule an answer taught (that rule alone)',
+  params: IdParams.extend({
+    id: IdParams.shape.id.meta({ description: 'The rule id (`learned_rule.id`).' }),
+  }),
+  responses: { 200: { description: 'Revoked.', schema: 'Revoked' }, 401: 'Unauthorized', 404: 'NotFound' },
+});
+
+/** The answering routes, for the OpenAPI document. */
+export const ANSWER_ROUTES = [answerManyRoute, acceptSuggestionsRoute, undoRuleRoute];
 
 /** The body as JSON, or a 400 with one line. */
 async function jsonBody(c: Context, shape: string): Promise<unknown> {
@@ -39,27 +75,14 @@ async function jsonBody(c: Context, shape: string): Promise<unknown> {
   }
 }
 
-/** The first thing wrong with a body, in one line. */
-function firstIssue(error: z.ZodError, shape: string): string {
-  const issue = error.issues[0];
-  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-  const tooMany = issue?.code === 'too_big' && issue.path.length === 1;
-  return `body ${where}${issue?.message ?? 'is not valid'}${tooMany ? '' : ` (expected ${shape})`}`;
-}
-
-/** The answers the body carries, or a 400 naming the first thing wrong. */
-function answersOf(raw: unknown): z.infer<typeof AnswersBody>['answers'] {
-  const body = AnswersBody.safeParse(raw);
-  if (body.success) return body.data.answers;
-  throw new HTTPException(400, { message: firstIssue(body.error, SHAPE) });
-}
-
 /** Registers the routes; `limit` is the app's body limit. */
 export function registerAnswerRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
-  app.post('/api/decisions', limit, async (c) => {
-    const answers = answersOf(await jsonBody(c, SHAPE));
-    return c.json(await answerEach(web.engine, answers));
-  });
+  serveRoute(
+    app,
+    answerManyRoute,
+    async (c, { body }) => c.json(await answerEach(web.engine, body.answers)),
+    limit,
+  );
 
   // One answer: 404 unknown, 409 answered already, 422 not an option (the app's error mapping).
   app.post('/api/decisions/:id', limit, async (c) => {
@@ -81,14 +104,14 @@ export function registerAnswerRoutes(app: Hono, web: WebDeps, limit: MiddlewareH
     });
   });
 
-  app.post('/api/runs/:id/accept-suggestions', async (c) => {
-    const run = await getRun(web.engine.store, c.req.param('id')); // 404 for an unknown run
+  serveRoute(app, acceptSuggestionsRoute, async (c, { params }) => {
+    const run = await getRun(web.engine.store, params.id); // 404 for an unknown run
     const { answers } = await suggestedAnswers(web.engine, { run: run.id });
     return c.json(await answerEach(web.engine, answers));
   });
 
-  app.post('/api/rules/:id/undo', async (c) => {
-    const rule = await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id'));
+  serveRoute(app, undoRuleRoute, async (c, { params }) => {
+    const rule = await revokeRule(web.engine.store, web.engine.mirror, params.id);
     return c.json({ revoked: learnedRuleJson(rule) });
   });
 }

@@ -17,6 +17,7 @@ import { log } from '../logging/log.ts';
 import type { Env } from '../config/env.ts';
 import {
   AlreadyDecidedError,
+  InvalidCursorError,
   InvalidInputError,
   NotFoundError,
   VersionConflictError,
@@ -33,7 +34,7 @@ import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
 import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
 import { registerCredentialApi } from './credential-api.ts';
 import { registerAnswerRoutes } from './answer-routes.ts';
-import { registerListRoutes } from './list-routes.ts';
+import { lazyRoutes } from './lazy-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
@@ -185,6 +186,7 @@ export function createApp(deps: AppDeps): Hono {
     if (error instanceof NotFoundError) return fail(c, 404, error.message);
     if (error instanceof AlreadyDecidedError || error instanceof VersionConflictError)
       return fail(c, 409, error.message);
+    if (error instanceof InvalidCursorError) return fail(c, 400, error.message);
     if (error instanceof InvalidInputError) return fail(c, 422, error.message);
     if (error instanceof AdministratorSettingError) return fail(c, 403, error.message);
     // A stored credential this server cannot open (copied from another installation, damaged).
@@ -251,7 +253,11 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
 
   registerAnswerRoutes(app, web, limit);
-  registerListRoutes(app, web);
+  // The lists (and their paging) load with their first request, not with every cold start.
+  lazyRoutes(app, LIST_ROUTES, async () => {
+    const { registerListRoutes } = await import('./list-routes.ts');
+    return (sink) => registerListRoutes(sink, web);
+  });
 
   app.get('/events/:runId', async (c) => {
     const runId = (await getRun(web.engine.store, c.req.param('runId'))).id; // 404 for an unknown run
@@ -263,6 +269,15 @@ export function createApp(deps: AppDeps): Hono {
 
   return app;
 }
+
+/** The list routes (list-routes.ts), loaded with their first request. */
+const LIST_ROUTES = [
+  'GET /api/runs',
+  'GET /api/decisions',
+  'GET /api/rules',
+  'GET /api/audit',
+  'GET /api/stats',
+];
 
 /** Paths read by programs (the API, event streams, hooks, health): their errors are JSON. */
 function isMachinePath(path: string): boolean {

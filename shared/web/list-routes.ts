@@ -1,80 +1,99 @@
 /**
  * The API lists what the CLI lists, in the CLI's `--json` shapes, a page at a time
- * (`?limit=&cursor=` → `{items, next_cursor}`): `GET /api/runs`, `GET /api/decisions`
- * (waiting and answered), `GET /api/rules`, `GET /api/audit?run=`, and `GET /api/stats`.
+ * (`?limit=&cursor=` → `{items, next_cursor}`), each page read by key (shared/runs/list-pages.ts):
+ * `GET /api/runs`, `GET /api/decisions` (waiting and answered), `GET /api/rules`,
+ * `GET /api/audit?run=`, and `GET /api/stats`. One definition per route (api-route.ts).
  */
-import type { Hono } from 'hono';
-import { z } from 'zod';
-import { listAudit } from '../audit/audit.ts';
 import { ruleJson } from '../memory/rule-json.ts';
-import { listRules } from '../memory/rules-repository.ts';
-import { fromMatches } from '../runs/answer-many.ts';
-import { listDecisions } from '../runs/decision-repository.ts';
 import { auditRowJson, decisionRowJson, runRowJson } from '../runs/list-json.ts';
-import { getRun, listRuns, listRunsOf } from '../runs/run-repository.ts';
+import { auditPage, decisionsPage, rulesPage, runsPage } from '../runs/list-pages.ts';
 import { readStats } from '../runs/read-stats.ts';
-import { RunStatusSchema } from '../records/runs.ts';
-import { pageOf, PageQuerySchema, parseQuery } from './paging.ts';
+import { defineRoute, serveRoute, type ErrorResponse } from './api-route.ts';
+import { AuditQuery, DecisionsQuery, NoQuery, RulesQuery, RunsQuery } from './list-queries.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 
-const RunsQuery = PageQuerySchema.extend({
-  workflow: z.string().min(1).optional(),
-  status: RunStatusSchema.optional(),
-}).strict();
+const ONE_PAGE = 'One page.';
+const REFUSED: Record<string, ErrorResponse> = { 400: 'BadRequest', 401: 'Unauthorized' };
 
-const DecisionsQuery = PageQuerySchema.extend({
-  status: z.enum(['pending', 'answered', 'expired']).optional(),
-  run: z.string().min(1).optional(),
-  workflow: z.string().min(1).optional(),
-  from: z.string().min(1).optional(),
-}).strict();
+export const runsRoute = defineRoute({
+  method: 'get',
+  path: '/api/runs',
+  operationId: 'listRuns',
+  summary: 'Runs, newest first (as `handoff runs`)',
+  query: RunsQuery,
+  responses: { 200: { description: ONE_PAGE, schema: 'RunPage' }, ...REFUSED },
+});
 
-const RulesQuery = PageQuerySchema.extend({
-  workflow: z.string().min(1).optional(),
-  source: z.enum(['you', 'learned']).optional(),
-}).strict();
+export const decisionsRoute = defineRoute({
+  method: 'get',
+  path: '/api/decisions',
+  operationId: 'listDecisions',
+  summary:
+    'Decisions: a run’s oldest first; else the waiting ones oldest first, then the answered and expired newest first',
+  query: DecisionsQuery,
+  responses: { 200: { description: ONE_PAGE, schema: 'DecisionPage' }, ...REFUSED },
+});
 
-const AuditQuery = PageQuerySchema.extend({ run: z.string().min(1).optional() }).strict();
+export const rulesRoute = defineRoute({
+  method: 'get',
+  path: '/api/rules',
+  operationId: 'listRules',
+  summary: 'Rules, oldest first, superseded ones included (as `handoff rules`)',
+  query: RulesQuery,
+  responses: { 200: { description: ONE_PAGE, schema: 'RulePage' }, ...REFUSED },
+});
 
-/** Registers the list routes (behind the API's bearer check). */
-export function registerListRoutes(app: Hono, web: WebDeps): void {
-  app.get('/api/runs', async (c) => {
-    const q = parseQuery(RunsQuery, c.req.query());
-    const store = web.engine.store;
-    const runs = q.workflow ? await listRunsOf(store, q.workflow) : await listRuns(store);
-    return c.json(pageOf(runs.filter((r) => !q.status || r.status === q.status).map(runRowJson), q));
+export const auditRoute = defineRoute({
+  method: 'get',
+  path: '/api/audit',
+  operationId: 'listAudit',
+  summary:
+    "The audit log (as `handoff audit`): a run's entries oldest first; else run by run, newest run first",
+  query: AuditQuery,
+  responses: {
+    200: { description: ONE_PAGE, schema: 'AuditPage' },
+    ...REFUSED,
+    404: 'NotFound',
+  },
+});
+
+export const statsRoute = defineRoute({
+  method: 'get',
+  path: '/api/stats',
+  operationId: 'getStats',
+  summary: 'What was handled alone, by rules, by you, asked and declined (as `handoff stats`)',
+  query: NoQuery,
+  responses: {
+    200: { description: 'Today, this week and overall, and per run.', schema: 'Stats' },
+    ...REFUSED,
+  },
+});
+
+/** The list routes, for the OpenAPI document. */
+export const LIST_ROUTES = [runsRoute, decisionsRoute, rulesRoute, auditRoute, statsRoute];
+
+/** Registers the list routes' handlers (app.ts loads this with the first list request, behind the API's bearer check). */
+export function registerListRoutes(app: RouteSink, web: WebDeps): void {
+  serveRoute(app, runsRoute, async (c, { query }) => {
+    const page = await runsPage(web.engine.store, query);
+    return c.json({ items: page.items.map(runRowJson), next_cursor: page.next_cursor });
   });
 
-  app.get('/api/decisions', async (c) => {
-    const q = parseQuery(DecisionsQuery, c.req.query());
-    const from = q.from?.trim().toLowerCase();
-    const decisions = (await listDecisions(web.engine.store)).filter(
-      (d) =>
-        (!q.status || d.status === q.status) &&
-        (!q.run || d.run_id === q.run) &&
-        (!q.workflow || d.workflow_id === q.workflow) &&
-        (!from || fromMatches(d.sender, from)),
-    );
-    return c.json(pageOf(decisions.map(decisionRowJson), q));
+  serveRoute(app, decisionsRoute, async (c, { query }) => {
+    const page = await decisionsPage(web.engine.store, query);
+    return c.json({ items: page.items.map(decisionRowJson), next_cursor: page.next_cursor });
   });
 
-  app.get('/api/rules', async (c) => {
-    const q = parseQuery(RulesQuery, c.req.query());
-    const rules = (await listRules(web.engine.store)).filter(
-      (r) => (!q.workflow || r.workflow_id === q.workflow) && (!q.source || r.source === q.source),
-    );
-    return c.json(pageOf(rules.map(ruleJson), q));
+  serveRoute(app, rulesRoute, async (c, { query }) => {
+    const page = await rulesPage(web.engine.store, query);
+    return c.json({ items: page.items.map(ruleJson), next_cursor: page.next_cursor });
   });
 
-  app.get('/api/audit', async (c) => {
-    const q = parseQuery(AuditQuery, c.req.query());
-    const entries = await listAudit(web.engine.store, q.run ? { runId: q.run } : {});
-    if (q.run && entries.length === 0) await getRun(web.engine.store, q.run); // 404 for an unknown run
-    return c.json(pageOf(entries.map(auditRowJson), q));
+  serveRoute(app, auditRoute, async (c, { query }) => {
+    const page = await auditPage(web.engine.store, query); // 404 for an unknown run
+    return c.json({ items: page.items.map(auditRowJson), next_cursor: page.next_cursor });
   });
 
-  app.get('/api/stats', async (c) => {
-    parseQuery(z.strictObject({}), c.req.query());
-    return c.json(await readStats(web.engine.store));
-  });
+  serveRoute(app, statsRoute, async (c) => c.json(await readStats(web.engine.store)));
 }

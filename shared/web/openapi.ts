@@ -1,15 +1,15 @@
 /**
  * The OpenAPI 3.1 document for `/api/*`, served at `/api/openapi.json`. The schemas
  * follow the JSON the routes return (RunSummary, PendingJson, DecideResult,
- * WorkflowSummary, `{"error": ...}`); test/aws/openapi.test.ts checks every `/api`
+ * WorkflowSummary, `{"error": ...}`; the list and answer routes from their own definitions,
+ * openapi-routes.ts); test/aws/openapi.test.ts checks every `/api`
  * route the app serves is described here.
  */
 import { OUTPUT_PATHS, OUTPUT_SCHEMAS } from './openapi-outputs.ts';
 import { SPEECH_PATHS, SPEECH_SCHEMAS } from './openapi-speech.ts';
 import { PLATFORM_PATHS, PLATFORM_SCHEMAS } from './openapi-platform.ts';
 import { CHAT_PATHS, CHAT_SCHEMAS } from './chat-openapi.ts';
-import { ANSWER_PATHS, ANSWER_SCHEMAS } from './openapi-answers.ts';
-import { LIST_PATHS, LIST_SCHEMAS } from './openapi-lists.ts';
+import { definedRoutesDocument } from './openapi-routes.ts';
 import { COUNT_KEYS } from '../runs/counts.ts';
 
 type Json = Record<string, unknown>;
@@ -443,6 +443,7 @@ function mergePaths(...parts: Record<string, Json>[]): Record<string, Json> {
 
 /** The OpenAPI document for `/api/*`, served at `/api/openapi.json`. */
 export function openApiDocument(): Record<string, unknown> {
+  const defined = definedRoutesDocument();
   return {
     openapi: '3.1.0',
     info: {
@@ -456,15 +457,7 @@ export function openApiDocument(): Record<string, unknown> {
         'or the workspace a scoped key is limited to); an unknown workspace, or one the key may not see, is 404.',
     },
     security: [{ bearerAuth: [] }, { awsSigV4: [] }],
-    paths: mergePaths(
-      PATHS,
-      ANSWER_PATHS,
-      LIST_PATHS,
-      OUTPUT_PATHS,
-      SPEECH_PATHS,
-      PLATFORM_PATHS,
-      CHAT_PATHS,
-    ),
+    paths: mergePaths(PATHS, defined.paths, OUTPUT_PATHS, SPEECH_PATHS, PLATFORM_PATHS, CHAT_PATHS),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'HANDOFF_API_KEY (local server).' },
@@ -477,8 +470,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       schemas: {
         ...SCHEMAS,
-        ...ANSWER_SCHEMAS,
-        ...LIST_SCHEMAS,
+        ...defined.schemas,
         ...OUTPUT_SCHEMAS,
         ...SPEECH_SCHEMAS,
         ...PLATFORM_SCHEMAS,

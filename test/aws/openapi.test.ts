@@ -202,3 +202,42 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(refusedAnswer!).sort()).toEqual(['action', 'error', 'id', 'ok']);
   });
 });
+
+describe('the routes defined once with zod', () => {
+  it('the list and answer routes are in the document with their parameters, bodies and schemas', () => {
+    const op = (p: string, m: string) => doc.paths[p]?.[m] as Record<string, unknown> | undefined;
+    const names = (o: Record<string, unknown> | undefined) =>
+      ((o?.parameters ?? []) as { name: string }[]).map((p) => p.name).sort();
+    const ok = (o: Record<string, unknown> | undefined) =>
+      JSON.stringify((o?.responses as Record<string, unknown>)?.['200']);
+    expect(names(op('/api/runs', 'get'))).toEqual(['cursor', 'limit', 'status', 'workflow']);
+    expect(names(op('/api/decisions', 'get'))).toEqual([
+      'cursor',
+      'from',
+      'limit',
+      'run',
+      'status',
+      'workflow',
+    ]);
+    expect(names(op('/api/rules', 'get'))).toEqual(['cursor', 'limit', 'source', 'workflow']);
+    expect(names(op('/api/audit', 'get'))).toEqual(['cursor', 'limit', 'run']);
+    for (const [p, row] of [
+      ['/api/runs', 'RunRow'],
+      ['/api/decisions', 'DecisionRow'],
+      ['/api/rules', 'RuleRow'],
+      ['/api/audit', 'AuditRow'],
+    ] as const) {
+      expect(ok(op(p, 'get'))).toContain(`#/components/schemas/${row}`);
+      expect(ok(op(p, 'get'))).toContain('next_cursor');
+      expect(doc.components.schemas?.[row]).toBeDefined();
+    }
+    expect(ok(op('/api/stats', 'get'))).toContain('#/components/schemas/Stats');
+    expect(JSON.stringify(op('/api/decisions', 'post')?.requestBody)).toContain(
+      '#/components/schemas/Answer',
+    );
+    expect(ok(op('/api/decisions', 'post'))).toContain('#/components/schemas/AnswerResult');
+    expect(names(op('/api/runs/{id}/accept-suggestions', 'post'))).toEqual(['id']);
+    expect(ok(op('/api/rules/{id}/undo', 'post'))).toContain('#/components/schemas/LearnedRule');
+    expect(JSON.stringify(op('/api/audit', 'get')?.responses)).toContain('#/components/responses/NotFound');
+  });
+});

@@ -35,6 +35,34 @@ it.each(['JSON files', 'DynamoDB'])(
       expect(rows[0]!.started_at >= rows[1]!.started_at).toBe(true);
       const other = await runCli(['runs', '--workflow', 'no-such-workflow', '--json'], env);
       expect(JSON.parse(other.stdout)).toEqual([]);
+      await runCli(['run', 'inbox'], env);
+
+      // --limit and --cursor: --json stays an array, the next page's command on stderr.
+      const first = await runCli(['runs', '--limit', '2', '--json'], env);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toHaveLength(2);
+      const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
+      expect(cursor).toBeDefined();
+      const second = await runCli(['runs', '--limit', '2', '--cursor', cursor!, '--json'], env);
+      expect(second.code).toBe(0);
+      const rest = JSON.parse(second.stdout) as Row[];
+      expect(rest).toHaveLength(1);
+      expect(second.stderr).not.toContain('--cursor');
+      const ids = [...(JSON.parse(first.stdout) as Row[]), ...rest].map((r) => r.run_id);
+      expect(new Set(ids).size).toBe(3);
+      const bad = await runCli(['runs', '--cursor', 'nope'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.split('\n').filter((l) => l.startsWith('handoff:'))).toEqual([
+        'handoff: cursor: not one this list gave; start again without it',
+      ]);
+      expect((await runCli(['runs', '--limit', '0'], env)).code).toBe(2);
+      const audit = await runCli(['audit', '--limit', '1', '--json'], env);
+      expect(JSON.parse(audit.stdout)).toHaveLength(1);
+      expect(audit.stderr).toMatch(/More: handoff audit --limit 1 --cursor \S+/);
+      expect((await runCli(['audit', '--run', 'run_nope'], env)).code).toBe(1);
+      expect(JSON.parse((await runCli(['pending', '--workflow', 'inbox', '--json'], env)).stdout)).toEqual(
+        [],
+      );
     } finally {
       await dynalite?.stop();
       await fs.rm(dir, { recursive: true, force: true });

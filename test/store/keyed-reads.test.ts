@@ -85,7 +85,7 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect((await getRun(spy.store, runId)).status).toBe('waiting');
     app = createApp({
       engine: fixture.deps,
-      env: loadEnv({ HANDOFF_STATE_DIR: stateDir }),
+      env: loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_API_KEY: 'keyed-reads-key' }),
       linkKey: { get: async () => Buffer.alloc(32, 7) },
     });
   });
@@ -228,5 +228,42 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
       ruleKeysRead.every((k) => /^(inbox|\*)\|(s\|shop\d@vendorc\.example|d\|vendorc\.example|k)$/.test(k)),
     ).toBe(true);
     expect(ruleKeysRead).toContain('inbox|s|shop0@vendorc.example');
+  });
+
+  it('the API lists (runs, questions, rules, audit) page by key, a cursor at a time, through more than a page', async () => {
+    const seen: Record<string, string[]> = {};
+    const reads = await fullReadsOf(async () => {
+      for (const list of [
+        '/api/runs',
+        '/api/decisions',
+        '/api/decisions?status=answered',
+        `/api/decisions?run=${runId}`,
+        '/api/rules',
+        '/api/rules?source=you',
+        `/api/audit?run=${runId}`,
+        '/api/audit',
+      ]) {
+        const ids: string[] = [];
+        let cursor: string | null = null;
+        for (let pages = 0; pages < 200; pages++) {
+          const sep = list.includes('?') ? '&' : '?';
+          const res = await app.request(`${list}${sep}limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+            headers: { Authorization: 'Bearer keyed-reads-key' },
+          });
+          expect({ list, status: res.status }).toEqual({ list, status: 200 });
+          const page = (await res.json()) as { items: Record<string, unknown>[]; next_cursor: string | null };
+          expect(page.items.length).toBeLessThanOrEqual(2);
+          ids.push(...page.items.map((i) => JSON.stringify(i)));
+          cursor = page.next_cursor;
+          if (!cursor) break;
+        }
+        seen[list] = ids;
+      }
+    });
+    expect(reads).toEqual([]);
+    for (const [list, ids] of Object.entries(seen)) {
+      expect({ list, more_than_a_page: ids.length > 2 }).toEqual({ list, more_than_a_page: true });
+      expect({ list, each_once: new Set(ids).size }).toEqual({ list, each_once: ids.length });
+    }
   });
 });

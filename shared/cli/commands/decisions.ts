@@ -1,3 +1,5 @@
+import { decisionsPage } from '../../runs/list-pages.ts';
+import { flags, printNextPage, withPaging } from '../paging.ts';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Decision } from '../../records/runs.ts';
@@ -7,7 +9,7 @@ import {
   type AnswerInput,
   type AnswerResult,
 } from '../../runs/answer-many.ts';
-import { getDecision, listPending } from '../../runs/decision-repository.ts';
+import { getDecision } from '../../runs/decision-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
 import type { WordEdits } from '../../actions/words.ts';
 import { InvalidInputError } from '../../errors/index.ts';
@@ -50,20 +52,36 @@ function editsOf(options: { body?: string; bodyFile?: string; title?: string }):
   };
 }
 
+interface PendingOptions {
+  json?: boolean;
+  show?: string;
+  run?: string;
+  workflow?: string;
+  limit: number;
+  cursor?: string;
+}
+
 export function registerDecisionCommands(program: Command): void {
-  program
-    .command('pending')
-    .description('the questions waiting for you, across runs')
-    .option('--show <DECISION_ID>', 'one question in full, with the draft each action would use')
+  withPaging(
+    program
+      .command('pending')
+      .description('the questions waiting for you, across runs, oldest first')
+      .option('--show <DECISION_ID>', 'one question in full, with the draft each action would use')
+      .option('--run <RUN_ID>', "only this run's questions")
+      .option('--workflow <WORKFLOW_ID>', "only this workflow's questions"),
+  )
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean; show?: string }) => {
+    .action(async (options: PendingOptions) => {
       const { engine } = await cliContext();
       if (options.show !== undefined) {
         const decision = await getDecision(engine.store, options.show);
         if (options.json) return printJson(toPendingJson(decision));
         return showDecision(decision);
       }
-      const pending = await listPending(engine.store);
+      const { show: _show, json: _json, ...ask } = options;
+      const page = await decisionsPage(engine.store, { ...ask, status: 'pending' });
+      const pending = page.items;
+      printNextPage(`handoff pending${flags(ask)}`, page.next_cursor);
       if (options.json) return printJson(pending.map(toPendingJson));
       if (pending.length === 0) return console.log('Nothing is waiting for you.');
       printTable(

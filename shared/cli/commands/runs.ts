@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import { listAudit } from '../../audit/audit.ts';
-import { getRun, listRuns, listRunsOf } from '../../runs/run-repository.ts';
+import { InvalidArgumentError } from 'commander';
+import { RunStatusSchema, type RunStatus } from '../../records/runs.ts';
+import { auditPage, runsPage } from '../../runs/list-pages.ts';
+import { listRuns } from '../../runs/run-repository.ts';
 import { readStats } from '../../runs/read-stats.ts';
 import { describeCounts } from '../../runs/counts.ts';
 import { summarise } from '../../runs/views.ts';
 import { auditRowJson, runRowJson } from '../../runs/list-json.ts';
 import { cliContext } from '../context.ts';
+import { flags, printNextPage, withPaging } from '../paging.ts';
 import { exitCodeForRun, printJson, printTable, progressBar } from '../output.ts';
 
 export function registerRunCommands(program: Command): void {
@@ -39,35 +42,52 @@ export function registerRunCommands(program: Command): void {
       if (finished.error) console.log(`Reason: ${finished.error}`);
     });
 
-  program
-    .command('runs')
-    .description('list runs, newest first')
-    .option('--workflow <WORKFLOW_ID>', "only this workflow's runs")
+  withPaging(
+    program
+      .command('runs')
+      .description('list runs, newest first')
+      .option('--workflow <WORKFLOW_ID>', "only this workflow's runs")
+      .option(
+        '--status <STATUS>',
+        `only runs in this state (${RunStatusSchema.options.join(', ')})`,
+        runStatus,
+      ),
+  )
     .option('--json', 'print JSON')
-    .action(async (options: { workflow?: string; json?: boolean }) => {
-      const { engine } = await cliContext();
-      const runs = options.workflow
-        ? await listRunsOf(engine.store, options.workflow)
-        : await listRuns(engine.store);
-      const rows = runs.map(runRowJson);
-      if (options.json) return printJson(rows);
-      if (rows.length === 0) return console.log('No runs yet. Start one: handoff run WORKFLOW_ID');
-      printTable(
-        ['run', 'workflow', 'status', 'started', 'finished'],
-        rows.map((r) => [r.run_id, r.workflow_id, r.status, r.started_at, r.finished_at]),
-      );
-    });
+    .action(
+      async (options: {
+        workflow?: string;
+        status?: RunStatus;
+        json?: boolean;
+        limit: number;
+        cursor?: string;
+      }) => {
+        const { engine } = await cliContext();
+        const page = await runsPage(engine.store, options);
+        const rows = page.items.map(runRowJson);
+        printNextPage(`handoff runs${flags(options)}`, page.next_cursor);
+        if (options.json) return printJson(rows);
+        if (rows.length === 0) return console.log('No runs yet. Start one: handoff run WORKFLOW_ID');
+        printTable(
+          ['run', 'workflow', 'status', 'started', 'finished'],
+          rows.map((r) => [r.run_id, r.workflow_id, r.status, r.started_at, r.finished_at]),
+        );
+      },
+    );
 
-  program
-    .command('audit')
-    .description('the audit log: one entry per item outcome, plus run start and finish')
-    .option('--run <RUN_ID>', 'only this run')
+  withPaging(
+    program
+      .command('audit')
+      .description('the audit log: one entry per item outcome, plus run start and finish')
+      .option('--run <RUN_ID>', 'only this run'),
+  )
     .option('--json', 'print JSON')
-    .action(async (options: { run?: string; json?: boolean }) => {
+    .action(async (options: { run?: string; json?: boolean; limit: number; cursor?: string }) => {
       const { engine } = await cliContext();
-      const entries = await listAudit(engine.store, options.run ? { runId: options.run } : {});
-      // A run with no entries may not exist: say so, as `inspect` does (exit 1).
-      if (options.run && entries.length === 0) await getRun(engine.store, options.run);
+      // An unknown run is NotFoundError: exit 1, as `inspect` does.
+      const page = await auditPage(engine.store, options);
+      const entries = page.items;
+      printNextPage(`handoff audit${flags(options)}`, page.next_cursor);
       if (options.json) return printJson(entries.map(auditRowJson));
       if (entries.length === 0) return console.log('The audit log is empty.');
       printTable(
@@ -102,4 +122,10 @@ export function registerRunCommands(program: Command): void {
         }),
       );
     });
+}
+
+function runStatus(value: string): RunStatus {
+  const status = RunStatusSchema.safeParse(value);
+  if (!status.success) throw new InvalidArgumentError(`give one of ${RunStatusSchema.options.join(', ')}`);
+  return status.data;
 }

@@ -1,0 +1,151 @@
+/**
+ * What the list and answer routes return, as zod schemas: only the OpenAPI document reads
+ * them (it loads with its first request), so they stay off a cold start. A route names its
+ * responses by their keys in RESPONSES.
+ */
+import { z } from 'zod';
+import { RunStatusSchema } from '../records/runs.ts';
+import { DecisionStatusSchema } from './list-queries.ts';
+
+const nullable = (schema: z.ZodType) => schema.nullable();
+
+export const RunRow = z
+  .object({
+    run_id: z.string(),
+    workflow_id: z.string(),
+    status: RunStatusSchema,
+    started_at: z.string(),
+    finished_at: nullable(z.string()),
+  })
+  .meta({ id: 'RunRow', description: 'As `handoff runs --json`.' });
+
+export const DecisionRow = z
+  .object({
+    decision_id: z.string(),
+    run_id: z.string(),
+    interrupt_id: z.string(),
+    workflow_id: z.string(),
+    item_id: z.string(),
+    sender: z.string(),
+    subject: z.string(),
+    suggested_action: z.string(),
+    confidence: z.number().min(0).max(1),
+    reasoning: z.string(),
+    options: z.array(z.string()),
+    agent: z
+      .string()
+      .optional()
+      .meta({ description: 'Only in runs with specialists: the specialist that asked.' }),
+    drafts: z
+      .array(
+        z.object({
+          action: z.string(),
+          title: nullable(z.string()),
+          body: z.string(),
+          by: z.enum(['model', 'offline', 'template', 'person']),
+        }),
+      )
+      .optional()
+      .meta({ description: 'Only when an option carries words: the words each would save.' }),
+    status: DecisionStatusSchema,
+    answer: z
+      .object({
+        action: z.string(),
+        note: nullable(z.string()),
+        once: z.boolean(),
+        by: z.enum(['human', 'expired', 'unreachable']),
+        at: z.string(),
+      })
+      .nullable()
+      .meta({ description: 'Null while it waits.' }),
+    created_at: z.string(),
+  })
+  .meta({
+    id: 'DecisionRow',
+    description: 'As `handoff pending --json`, with its status and answer (null while it waits).',
+  });
+
+export const RuleRow = z
+  .object({
+    id: z.string(),
+    match: z.record(z.string(), z.unknown()),
+    action: z.string(),
+    source: z.enum(['you', 'learned']),
+    note: nullable(z.string()),
+    pattern: nullable(z.string()),
+    created_at: z.string(),
+    workflow_id: nullable(z.string()),
+    decision_id: nullable(z.string()),
+    item_id: nullable(z.string()),
+    superseded_by: nullable(z.string()),
+  })
+  .meta({ id: 'RuleRow', description: 'As `handoff rules --json`.' });
+
+export const AuditRow = z
+  .object({
+    run_id: z.string(),
+    item_id: nullable(z.string()),
+    outcome: z.string(),
+    action: nullable(z.string()),
+    decided_by: nullable(z.string()),
+    confidence: nullable(z.number()),
+    note: nullable(z.string()),
+    at: z.string(),
+    agent: z.string().optional(),
+    handoff: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'AuditRow', description: 'As `handoff audit --json`.' });
+
+/** A page of `item`s: `{items, next_cursor}`. */
+export const pageOf = (item: z.ZodType) =>
+  z.object({
+    items: z.array(item),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Where the next page starts; null on the last page.' }),
+  });
+
+export const Stats = z
+  .record(z.string(), z.unknown())
+  .meta({
+    id: 'Stats',
+    description: 'As `handoff stats --json`: today, this week and overall, and per run.',
+  });
+
+export const LearnedRule = z.object({ id: z.string(), pattern: z.string(), action: z.string() }).meta({
+  id: 'LearnedRule',
+  description: 'The rule an answer taught; `POST /api/rules/{id}/undo` revokes it alone.',
+});
+
+export const AnswerResult = z
+  .object({
+    id: z.string(),
+    action: z.string(),
+    ok: z.boolean().meta({ description: 'The answer was taken.' }),
+    error: z.string().optional().meta({ description: 'Why it was not (one line); nothing changed for it.' }),
+    learned_rule: LearnedRule.optional(),
+    learned: z.string().optional().meta({
+      description: 'What it taught, in words: "From now on: … → …", or "Nothing learned (just this once)".',
+    }),
+    run_id: z.string().optional(),
+    run_status: z.string().optional().meta({ description: 'Where its run got to after the answer.' }),
+  })
+  .meta({ id: 'AnswerResult' });
+
+export const AnswerResults = z.array(AnswerResult);
+
+export const Revoked = z.object({ revoked: LearnedRule });
+
+/** Each response schema by the name a route gives it. */
+export const RESPONSES = {
+  RunPage: pageOf(RunRow),
+  DecisionPage: pageOf(DecisionRow),
+  RulePage: pageOf(RuleRow),
+  AuditPage: pageOf(AuditRow),
+  Stats,
+  AnswerResults,
+  Revoked,
+};
+
+export type ResponseName = keyof typeof RESPONSES;
