@@ -81,6 +81,7 @@ export const LIST_SCHEMAS: Record<string, Json> = {
               action: { type: 'string' },
               note: { type: ['string', 'null'] },
               once: { type: 'boolean' },
+              scope: { enum: ['source', 'workflow'] },
               by: { enum: ['human', 'expired', 'unreachable'] },
               at: { type: 'string' },
             },
