@@ -8,9 +8,18 @@ import type { LearningFailure } from '../../records/learning.ts';
 import { MAX_LEARN_ATTEMPTS } from '../../runs/learning.ts';
 import type { DomainProposal } from '../../records/proposals.ts';
 import type { Rule, RuleMatch } from '../../records/rule.ts';
+import { reachOf } from '../../memory/source-key.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
+
+/** Where a rule applies, as the person reads it: the mailbox, one workflow, or every workflow. */
+function reachText(rule: Rule, names: ReadonlyMap<string, string>): string {
+  const reach = reachOf(rule);
+  if (reach.kind === 'source') return `every workflow reading ${reach.key}`;
+  if (reach.kind === 'workflow') return `only workflow ${names.get(reach.id) ?? reach.id}`;
+  return 'every workflow';
+}
 
 /** How a rule's match reads to a person. */
 export function matchText(match: RuleMatch): string {
@@ -42,8 +51,8 @@ function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Ma
       <p class="small">
         When ${matchText(rule.match)}: <strong>${label(rule.action)}</strong>
         <span class="muted"
-          >· ${rule.workflow_id ? (names.get(rule.workflow_id) ?? rule.workflow_id) : 'every workflow'} ·
-          confidence ${rule.confidence.toFixed(2)} · ${when(rule.created_at)}</span
+          >· ${reachText(rule, names)} · confidence ${rule.confidence.toFixed(2)} ·
+          ${when(rule.created_at)}</span
         >
       </p>
       <p class="small">${origin(rule)}</p>
