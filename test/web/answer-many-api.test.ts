@@ -136,3 +136,29 @@ it('POST /api/decisions/:id takes "once" and says what the answer taught', async
   );
   expect(await listRules(h.engine.store)).toEqual([]);
 });
+
+it('an answer with "scope": "workflow" keeps its rule to the workflow, and Memory says so', async () => {
+  await startDemoRun();
+  const [one, two] = await listPending(h.engine.store);
+  const bad = await post(`/api/decisions/${one!.id}`, { action: 'archive', scope: 'everywhere' });
+  expect(bad.status).toBe(400);
+  expect(await bad.text()).toMatch(/scope/);
+  const res = await post(`/api/decisions/${one!.id}`, { action: 'archive', scope: 'workflow' });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { learned: string }).learned).toMatch(/\(in this workflow only\)$/);
+  const kept = (await listRules(h.engine.store)).find((r) => r.decision_id === one!.id);
+  expect(kept).toMatchObject({ scope: 'workflow', workflow_id: 'inbox-triage' });
+  expect(kept?.source_key).toMatch(/^maildir:/);
+
+  // The default: the rule belongs to the mailbox, for every workflow reading it.
+  const [shared] = (await (
+    await post('/api/decisions', { answers: [{ id: two!.id, action: 'archive' }] })
+  ).json()) as Result[];
+  expect(shared).toMatchObject({ ok: true });
+  const mailbox = (await listRules(h.engine.store)).find((r) => r.decision_id === two!.id);
+  expect(mailbox).toMatchObject({ scope: 'source' });
+
+  const memory = await (await h.app.request('/memory', { headers: h.auth() })).text();
+  expect(memory).toContain('only workflow');
+  expect(memory).toContain(`every workflow reading ${mailbox!.source_key}`);
+});
