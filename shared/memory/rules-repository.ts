@@ -84,3 +84,21 @@ export async function deleteRule(store: Store, id: string): Promise<Rule> {
   await invalidateRuleSet(store, rule.workflow_id);
   return rule;
 }
+
+/**
+ * Whether a rule is found by `text`: in what it matches, its action, its pattern, its note,
+ * its workflow or its mailbox (case-insensitive; empty text finds every rule).
+ */
+export function ruleFound(rule: Rule, text: string): boolean {
+  const wanted = text.trim().toLowerCase();
+  if (!wanted) return true;
+  const match =
+    'sender' in rule.match
+      ? rule.match.sender
+      : 'domain' in rule.match
+        ? rule.match.domain
+        : rule.match.keywords.join(' ');
+  return [match, rule.action, rule.pattern, rule.note, rule.workflow_id, rule.source_key]
+    .filter((part): part is string => typeof part === 'string')
+    .some((part) => part.toLowerCase().includes(wanted));
+}

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from '@jest/globals';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
-import { cliJson } from '../support/cli.ts';
+import { cliJson, runCli } from '../support/cli.ts';
 import { mail, workflowYaml } from '../support/engine-fixture.ts';
 
 let dir: string;
@@ -47,4 +47,14 @@ it('handoff decide --this-workflow keeps the rule to its workflow; rules --json 
     scope: 'source',
     source_key: `maildir:${maildir}`,
   });
+});
+
+it('handoff rules --search TEXT lists only the rules that hold TEXT', async () => {
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  const found = await cliJson<{ match: { sender?: string } }[]>(['rules', '--search', 'PARTNERCO'], env);
+  expect(found.map((r) => r.match.sender)).toEqual(['ana@partnerco.example']);
+  expect(await cliJson<unknown[]>(['rules', '--search', 'draft_reply'], env)).toHaveLength(1);
+  expect(await cliJson<unknown[]>(['rules', '--search', 'nobody-here'], env)).toEqual([]);
+  const words = await runCli(['rules', '--search', 'nobody-here'], env);
+  expect(words.stdout.trim()).toBe('No rule holds "nobody-here". See them all: handoff rules');
 });
