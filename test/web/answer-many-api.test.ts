@@ -162,3 +162,29 @@ it('an answer with "scope": "workflow" keeps its rule to the workflow, and Memor
   expect(memory).toContain('only workflow');
   expect(memory).toContain(`every workflow reading ${mailbox!.source_key}`);
 });
+
+it('Memory filters its rules by ?q=, ?action= and ?scope=', async () => {
+  await startDemoRun();
+  const [one, two] = await listPending(h.engine.store);
+  await post('/api/decisions', {
+    answers: [
+      { id: one!.id, action: 'archive', scope: 'workflow' },
+      { id: two!.id, action: 'skip' },
+    ],
+  });
+  const rules = await listRules(h.engine.store);
+  expect(rules).toHaveLength(2);
+  const shown = async (query: string) => {
+    const page = await (await h.app.request(`/memory${query}`, { headers: h.auth() })).text();
+    return rules.filter((r) => page.includes(`id="${r.id}"`)).map((r) => r.decision_id);
+  };
+  expect((await shown('')).sort()).toEqual([one!.id, two!.id].sort());
+  expect(await shown(`?q=${encodeURIComponent(one!.sender.toUpperCase())}`)).toContain(one!.id);
+  expect(await shown('?action=skip')).toEqual([two!.id]);
+  expect(await shown('?scope=workflow')).toEqual([one!.id]);
+  expect(await shown('?scope=source')).toEqual([two!.id]);
+  expect(await shown('?q=no-such-rule-anywhere')).toEqual([]);
+  const page = await (await h.app.request('/memory?q=abc&scope=source', { headers: h.auth() })).text();
+  expect(page).toMatch(/name="q"\s+value="abc"/);
+  expect(page).toMatch(/<option value="source"\s+selected/);
+});
