@@ -7,6 +7,7 @@ import { errorMessage } from '../errors/index.ts';
 import type { Credentials } from '../credentials/credentials.ts';
 import { judge, type GatePolicy } from '../gate/verdict.ts';
 import { findCoveringRule } from '../memory/match.ts';
+import { sourceKeyOf } from '../memory/source-key.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { classify, readInstructions } from '../models/offline/classify.ts';
 import { compactView } from '../agents/executor/tools.ts';
@@ -53,7 +54,7 @@ export async function previewWorkflow(
   const fallback = names.find((a) => a !== 'delete') ?? 'skip';
   let source: ItemSource | undefined;
   try {
-    const rules = await liveRulesFor(deps.store, workflow.id);
+    const rules = await liveRulesFor(deps.store, workflow.id, sourceKeyOf(workflow));
     source = deps.open
       ? deps.open(workflow)
       : openSource(workflow, {
@@ -77,11 +78,12 @@ export async function previewWorkflow(
       }
       const item = read.item;
       const proposal = classify(compactView(item), plan, fallback);
-      const rule = findCoveringRule(rules, workflow.id, {
-        senderAddress: item.sender.address,
-        subject: item.subject,
-        text: item.text,
-      });
+      const rule = findCoveringRule(
+        rules,
+        workflow.id,
+        { senderAddress: item.sender.address, subject: item.subject, text: item.text },
+        sourceKeyOf(workflow),
+      );
       const verdict = judge(
         {
           action: proposal.action,

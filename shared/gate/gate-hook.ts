@@ -6,6 +6,7 @@ import { notYetCarriedOut } from './carried-early.ts';
 import { releaseHolds } from '../actions/outcomes.ts';
 import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule } from '../memory/match.ts';
+import { sourceKeyOf } from '../memory/source-key.ts';
 import type { RunContext } from '../run-state/run-context.ts';
 import { EXECUTOR, DecisionAnswerSchema, type DeferredItem } from '../run-state/run-ledger.ts';
 import { distinctId, type SourceItem } from '../sources/source.ts';
@@ -80,11 +81,12 @@ async function gateSubmit(event: BeforeToolCallEvent, ctx: RunContext, scope: Ga
         : `item ${itemId} was handed to ${owner}; only ${owner} decides it now`;
     return;
   }
-  const rule = findCoveringRule(ctx.rules, ctx.workflow.id, {
-    senderAddress: item.sender.address,
-    subject: item.subject,
-    text: item.text,
-  });
+  const rule = findCoveringRule(
+    ctx.rules,
+    ctx.workflow.id,
+    { senderAddress: item.sender.address, subject: item.subject, text: item.text },
+    sourceKeyOf(ctx.workflow),
+  );
   const verdict = judge(
     { action: input.action, confidence: input.confidence, forceInterrupt: input.force_interrupt },
     scope.policy,

@@ -1,4 +1,5 @@
 import type { Rule, RuleMatch } from '../records/rule.ts';
+import { reachOf, ruleApplies } from './source-key.ts';
 
 /** The parts of an item that recall may look at. */
 export interface RecallSubject {
@@ -56,23 +57,28 @@ function kind(match: RuleMatch): keyof typeof SPECIFICITY {
   return 'sender' in match ? 'sender' : 'domain' in match ? 'domain' : 'keywords';
 }
 
+/** Rules kept to one workflow before those of its source, before those of every workflow. */
+const REACH = { workflow: 0, source: 1, every: 2 } as const;
+
 /**
- * The rule that covers an item, if any: live rules for this workflow (or for every
- * workflow), rules you set before learned ones, then the most specific match, then
- * the newest.
+ * The rule that covers an item, if any: live rules for this workflow, for the source it reads
+ * (`sourceKey`; null: none known) or for every workflow; rules you set before learned ones,
+ * then the most specific match, then the narrowest reach, then the newest.
  */
 export function findCoveringRule(
   rules: readonly Rule[],
   workflowId: string,
   subject: RecallSubject,
+  sourceKey: string | null = null,
 ): Rule | undefined {
   return rules
-    .filter((r) => r.superseded_by === null && (r.workflow_id === null || r.workflow_id === workflowId))
+    .filter((r) => r.superseded_by === null && ruleApplies(r, workflowId, sourceKey))
     .filter((r) => matches(r.match, subject))
     .sort(
       (a, b) =>
         (a.source === 'you' ? 0 : 1) - (b.source === 'you' ? 0 : 1) ||
         SPECIFICITY[kind(a.match)] - SPECIFICITY[kind(b.match)] ||
+        REACH[reachOf(a).kind] - REACH[reachOf(b).kind] ||
         b.created_at.localeCompare(a.created_at),
     )[0];
 }

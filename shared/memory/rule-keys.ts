@@ -2,8 +2,10 @@
  * The live rules indexed by what they match (`rule_keys`), so a run reads only the rules that
  * can fire on its items: one record per scope and match key, `<scope>|s|<sender address>`,
  * `<scope>|d|<domain>`, and `<scope>|k` for the keyword rules (they cannot be keyed: read as
- * one small set). The scope is a workflow id, or `*` for the rules of every workflow. A page
- * of items reads the keys of its senders and domains, in both scopes, in one batched read.
+ * one small set). The scope is a workflow id (its own rules), `src:<source key>` (the rules of
+ * every workflow reading that source, memory/source-key.ts), or `*` for the rules of every
+ * workflow. A page of items reads the keys of its senders and domains, in the three scopes,
+ * in one batched read.
  *
  * The rule records stay the truth (listing, `handoff rules`, history). Every writer of a rule
  * updates its key's record (the learner in the commit of the rule); a rule written by an
@@ -19,6 +21,7 @@ import { getAll, listPage, type RecordRef, type Store, type Write } from '../sto
 import { markStepDone } from '../settings/settings.ts';
 import { domainOf, normaliseDomain } from './match.ts';
 import { EVERY_WORKFLOW } from './rule-sets.ts';
+import { reachOf, sourceScope } from './source-key.ts';
 
 /** The record that says every rule is in its key (in `settings`). */
 export const RULE_KEYS_MIGRATED_ID = 'migration:rule-keys';
@@ -32,22 +35,32 @@ export const RuleKeySchema = z.object({
   rules: z.array(RuleSchema),
 });
 
-const scopeOf = (workflowId: string | null) => workflowId ?? EVERY_WORKFLOW;
+/** The scope part of a rule's key: its source's, its workflow's, or every workflow's. */
+export function keyScopeOf(rule: Pick<Rule, 'workflow_id' | 'source_key' | 'scope'>): string {
+  const reach = reachOf(rule);
+  if (reach.kind === 'source') return sourceScope(reach.key);
+  return reach.kind === 'workflow' ? reach.id : EVERY_WORKFLOW;
+}
 
 /** The key a rule is indexed under. */
-export function ruleKeyOf(rule: Pick<Rule, 'workflow_id' | 'match'>): string {
-  const scope = scopeOf(rule.workflow_id);
+export function ruleKeyOf(rule: Pick<Rule, 'workflow_id' | 'source_key' | 'scope' | 'match'>): string {
+  const scope = keyScopeOf(rule);
   const { match } = rule;
   if ('sender' in match) return `${scope}|s|${match.sender.trim().toLowerCase()}`;
   if ('domain' in match) return `${scope}|d|${normaliseDomain(match.domain)}`;
   return `${scope}|k`;
 }
 
-/** The keys of the rules that may fire on an item from `senderAddress` in a workflow. */
-export function keysForSender(workflowId: string, senderAddress: string): string[] {
+/**
+ * The keys of the rules that may fire on an item from `senderAddress` in a workflow reading
+ * source `sourceKey` (null: a caller that does not know it reads the workflow's and every
+ * workflow's only).
+ */
+export function keysForSender(workflowId: string, senderAddress: string, sourceKey: string | null): string[] {
   const address = senderAddress.trim().toLowerCase();
   const domain = domainOf(address);
-  return [workflowId, EVERY_WORKFLOW].flatMap((scope) => [
+  const scopes = [workflowId, ...(sourceKey ? [sourceScope(sourceKey)] : []), EVERY_WORKFLOW];
+  return scopes.flatMap((scope) => [
     ...(domain ? [`${scope}|s|${address}`, `${scope}|d|${domain}`] : []),
     `${scope}|k`,
   ]);
@@ -198,44 +211,67 @@ async function putKey(store: Store, id: string, rules: Rule[]): Promise<void> {
   }
 }
 
-/** The key records of one scope among `keys`. */
-const inScope = (keys: readonly string[], scope: string) => keys.filter((k) => k.startsWith(`${scope}|`));
+/** The key records of the given scopes among `keys`. */
+const inScopes = (keys: readonly string[], scopes: readonly string[]) =>
+  keys.filter((k) => scopes.some((scope) => k.startsWith(`${scope}|`)));
+
+/** The scopes an answer's rule may be written under: its workflow's and its source's. */
+const answerScopes = (workflowId: string, sourceKey: string | null) => [
+  workflowId,
+  ...(sourceKey ? [sourceScope(sourceKey)] : []),
+];
 
 /**
  * What an answer reads of the rules, to prefetch with its batch: the marker, and the keys of
- * its sender and domain in both scopes (the learner reads its workflow's, a domain proposal both).
+ * its sender and domain in every scope (the learner reads its workflow's and its source's, a
+ * domain proposal all). `sourceKey`: the source the question's workflow reads (null: unknown).
  */
-export function answerRuleRefs(workflowId: string, sender: string): RecordRef[] {
+export function answerRuleRefs(workflowId: string, sender: string, sourceKey: string | null): RecordRef[] {
   return [
     { collection: 'settings', id: RULE_KEYS_MIGRATED_ID },
-    ...keysForSender(workflowId, sender).map((id) => ({ collection: 'rule_keys' as const, id })),
+    ...keysForSender(workflowId, sender, sourceKey).map((id) => ({ collection: 'rule_keys' as const, id })),
   ];
 }
 
 /**
- * The workflow's own live rules that may bear on an answer about an item from `sender` (and
- * on a rule matching `proposed`), by key; null while the rules are not indexed yet (the
- * caller reads the copies of rule-sets.ts then).
+ * The live rules of the workflow and of its source (`sourceKey`) that may bear on an answer
+ * about an item from `sender` (and on a rule matching `proposed`), by key; null while the
+ * rules are not indexed yet (the caller reads the copies of rule-sets.ts then).
  */
 export async function ownRulesForAnswer(
   store: Store,
   workflowId: string,
   sender: string,
+  sourceKey: string | null,
   proposed: Rule['match'] | null = null,
 ): Promise<Rule[] | null> {
   if (!(await ruleKeysReady(store))) return null;
-  const keys = inScope(keysForSender(workflowId, sender), workflowId);
-  if (proposed) keys.push(ruleKeyOf({ workflow_id: workflowId, match: proposed }));
+  const keys = inScopes(keysForSender(workflowId, sender, sourceKey), answerScopes(workflowId, sourceKey));
+  if (proposed) {
+    keys.push(ruleKeyOf({ workflow_id: workflowId, source_key: null, scope: 'workflow', match: proposed }));
+    if (sourceKey)
+      keys.push(
+        ruleKeyOf({ workflow_id: workflowId, source_key: sourceKey, scope: 'source', match: proposed }),
+      );
+  }
   return rulesUnder(store, keys);
 }
 
-/** The live rules of a workflow and of every workflow matching `domain` exactly, by key; null while not indexed. */
+/**
+ * The live rules of a workflow, of its source and of every workflow matching `domain` exactly,
+ * by key; null while not indexed.
+ */
 export async function domainRulesOf(
   store: Store,
   workflowId: string,
   domain: string,
+  sourceKey: string | null = null,
 ): Promise<Rule[] | null> {
   if (!(await ruleKeysReady(store))) return null;
   const key = normaliseDomain(domain);
-  return rulesUnder(store, [`${workflowId}|d|${key}`, `${EVERY_WORKFLOW}|d|${key}`]);
+  const scopes = [...answerScopes(workflowId, sourceKey), EVERY_WORKFLOW];
+  return rulesUnder(
+    store,
+    scopes.map((scope) => `${scope}|d|${key}`),
+  );
 }

@@ -5,6 +5,7 @@ import { listPage, type Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
 import { invalidateRuleSet } from './rule-sets.ts';
 import { indexRules } from './rule-keys.ts';
+import { ruleApplies } from './source-key.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 
 export interface NewRule {
@@ -54,10 +55,17 @@ export async function rulesPage(
   return { rules: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)), next_cursor: page.next_cursor };
 }
 
-/** Rules that may fire for a workflow: its own and those for every workflow, not superseded. */
-export async function liveRulesFor(store: Store, workflowId: string): Promise<Rule[]> {
+/**
+ * Rules that may fire for a workflow: its own, those of the source it reads (`sourceKey`) and
+ * those for every workflow, not superseded.
+ */
+export async function liveRulesFor(
+  store: Store,
+  workflowId: string,
+  sourceKey: string | null = null,
+): Promise<Rule[]> {
   return (await listRules(store)).filter(
-    (r) => r.superseded_by === null && (r.workflow_id === null || r.workflow_id === workflowId),
+    (r) => r.superseded_by === null && ruleApplies(r, workflowId, sourceKey),
   );
 }
 
@@ -75,4 +83,22 @@ export async function deleteRule(store: Store, id: string): Promise<Rule> {
   await indexRules(store, [], [rule]);
   await invalidateRuleSet(store, rule.workflow_id);
   return rule;
+}
+
+/**
+ * Whether a rule is found by `text`: in what it matches, its action, its pattern, its note,
+ * its workflow or its mailbox (case-insensitive; empty text finds every rule).
+ */
+export function ruleFound(rule: Rule, text: string): boolean {
+  const wanted = text.trim().toLowerCase();
+  if (!wanted) return true;
+  const match =
+    'sender' in rule.match
+      ? rule.match.sender
+      : 'domain' in rule.match
+        ? rule.match.domain
+        : rule.match.keywords.join(' ');
+  return [match, rule.action, rule.pattern, rule.note, rule.workflow_id, rule.source_key]
+    .filter((part): part is string => typeof part === 'string')
+    .some((part) => part.toLowerCase().includes(wanted));
 }

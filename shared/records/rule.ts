@@ -11,8 +11,15 @@ export type RuleMatch = z.infer<typeof RuleMatchSchema>;
 export const RuleSchema = z.object({
   id: z.string(),
   version: z.number().int().optional(),
-  /** null: the rule applies to every workflow. */
+  /** null: the rule applies to every workflow; else the workflow it was learned in or set for. */
   workflow_id: z.string().nullable(),
+  /**
+   * The source (mailbox) the rule describes (memory/source-key.ts); with scope "source" it
+   * applies to every workflow reading that source. null (rules written before): its workflow only.
+   */
+  source_key: z.string().nullable().default(null),
+  /** "workflow": the person kept it to its workflow; "source": every workflow of its source. */
+  scope: z.enum(['source', 'workflow']).default('source'),
   match: RuleMatchSchema,
   action: z.string(),
   source: z.enum(['you', 'learned']),

@@ -140,6 +140,8 @@ export const AnswerSchema = z.object({
   note: z.string().nullable(),
   /** Answered "just this once": it teaches nothing and cancels nothing (absent: false). */
   once: z.boolean().optional(),
+  /** "workflow": what it teaches is kept to this workflow (absent: to every workflow reading its source). */
+  scope: z.enum(['source', 'workflow']).optional(),
   /** `human` answered; `expired` means nobody did in time. */
   by: z.enum(['human', 'expired', 'unreachable']),
   /** Why nobody answered, when by is not human. */
@@ -172,7 +174,13 @@ export const DecisionSchema = z.object({
   agent: z.string().optional(),
   /** What the decision page shows of its workflow, as asked (older decisions lack it: the page reads the workflow). */
   workflow_view: z
-    .object({ name: z.string(), confidence_threshold: z.number().nullable(), source: z.string() })
+    .object({
+      name: z.string(),
+      confidence_threshold: z.number().nullable(),
+      source: z.string(),
+      /** The source the workflow reads, as rules are kept under it (memory/source-key.ts; absent on older questions). */
+      source_key: z.string().optional(),
+    })
     .optional(),
   /** The words written for the options that carry words (a reply's body, a ticket), shown and editable. */
   drafts: z.array(WordsSchema).optional(),

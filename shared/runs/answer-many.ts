@@ -22,6 +22,8 @@ export const AnswerInputSchema = z.strictObject({
   action: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
   note: z.string({ error: 'must be a string or null' }).nullable().optional(),
   once: z.boolean({ error: 'must be true or false' }).optional(),
+  /** "workflow": the rule it teaches is kept to the question's workflow (default "source": every workflow reading its mailbox). */
+  scope: z.enum(['source', 'workflow'], { error: 'must be "source" or "workflow"' }).optional(),
   /** The words the chosen action carries, as the person wants them (a reply's body, a ticket's). */
   body: z.string({ error: 'must be a string or null' }).nullable().optional(),
   title: z.string({ error: 'must be a string or null' }).nullable().optional(),
@@ -72,6 +74,7 @@ async function answerOne(
   try {
     const decided = await recordAnswer(engine, answer.id, answer.action, answer.note ?? null, undefined, [], {
       once: answer.once ?? false,
+      ...(answer.scope ? { scope: answer.scope } : {}),
       edits: { body: answer.body, title: answer.title },
     });
     const learned = learnedFrom(decided.answered, decided.learned);

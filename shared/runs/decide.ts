@@ -55,6 +55,8 @@ export function allowedActions(decision: Decision): string[] {
 export interface AnswerOptions {
   /** Just this once: the answer teaches nothing and cancels nothing. */
   once?: boolean;
+  /** "workflow": the rule it teaches is kept to this workflow (default: every workflow reading its source). */
+  scope?: 'source' | 'workflow';
   /** The person's own words for the chosen action (an edited draft's body or title). */
   edits?: WordEdits;
 }
@@ -146,7 +148,7 @@ export async function recordAnswer(
     { collection: 'runs', id: decision.run_id },
     ...domainRefs,
     // What the learner and a domain proposal read of the rules: the keys of the sender and its domain.
-    ...answerRuleRefs(decision.workflow_id, decision.sender),
+    ...answerRuleRefs(decision.workflow_id, decision.sender, decision.workflow_view?.source_key ?? null),
     // Learning here: the usage record its turns are added to, and an earlier failure it clears.
     ...(deps.dispatcher?.learn
       ? []
@@ -170,6 +172,7 @@ export async function recordAnswer(
       action,
       note: note?.trim() || null,
       ...(options.once ? { once: true } : {}),
+      ...(options.scope === 'workflow' ? { scope: 'workflow' } : {}),
       ...edited,
       by: 'human',
       at: new Date().toISOString(),

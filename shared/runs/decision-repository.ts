@@ -1,3 +1,4 @@
+import { sourceKeyOf } from '../memory/source-key.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords, parseRecord } from '../store/records.ts';
@@ -32,6 +33,7 @@ export function workflowView(workflow: Workflow): NonNullable<Decision['workflow
     name: workflow.name,
     confidence_threshold: workflow.confidence_threshold ?? null,
     source: workflow.source.type,
+    source_key: sourceKeyOf(workflow),
   };
 }
 

@@ -16,6 +16,7 @@ import type { Rule } from '../records/rule.ts';
 import { addRule } from '../memory/rules-repository.ts';
 import { liveRulesOf } from '../memory/rule-sets.ts';
 import { domainRulesOf } from '../memory/rule-keys.ts';
+import { sourceKeyOf } from '../memory/source-key.ts';
 
 /** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {
@@ -68,7 +69,9 @@ export async function proposeDomainRule(
       await store.update('proposals', { ...open, status: 'withdrawn', decided_at: now() }, open.version);
     return null;
   }
-  const rules = (await domainRulesOf(store, workflow.id, domain)) ?? (await liveRulesOf(store, workflow.id));
+  const rules =
+    (await domainRulesOf(store, workflow.id, domain, sourceKeyOf(workflow))) ??
+    (await liveRulesOf(store, workflow.id));
   if (rules.some((r) => coversDomain(r, domain))) return null;
   if (previous.some((p) => p.action === action && p.status !== 'proposed' && p.status !== 'withdrawn'))
     return null;

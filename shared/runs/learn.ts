@@ -10,6 +10,7 @@ import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
 import { answeredOnce } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
+import { reachOf, sourceKeyOf } from '../memory/source-key.ts';
 import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
 import { commitAll, type Write, type WriteResult } from '../store/store.ts';
@@ -93,7 +94,16 @@ export async function learnFromDecision(
   const proposal = verdict.kind === 'rule' ? verdict.proposal : null;
   // The workflow's live rules that bear on this answer: by what they match (read with the
   // answer); before the rules are indexed, from the workflow's copy of them.
-  const keyed = await ownRulesForAnswer(deps.store, decision.workflow_id, decision.sender, proposal?.match);
+  // A rule belongs to the source the mail came from (every workflow reading it uses it), unless
+  // the person kept it to this workflow; an answer weighs the rules of both.
+  const sourceKey = decision.workflow_view?.source_key ?? sourceKeyOf(workflow);
+  const keyed = await ownRulesForAnswer(
+    deps.store,
+    decision.workflow_id,
+    decision.sender,
+    sourceKey,
+    proposal?.match ?? null,
+  );
   const own: ScopeRules = keyed
     ? { scope: decision.workflow_id, rules: keyed, version: null }
     : (await readRuleSets(deps.store, decision.workflow_id)).own;
@@ -104,8 +114,13 @@ export async function learnFromDecision(
   if (known) return { kind: 'known', rule: known };
   const existedWhenAsked = (r: Rule) => r.created_at <= decision.created_at;
   const sameAsProposal = (r: Rule) => proposal !== null && sameMatch(r.match, proposal.match);
+  // An answer kept to this workflow overrides the source's rules here, and retires none of them.
+  const keptHere = decision.answer?.scope === 'workflow';
   const contradicted = live.filter(
-    (r) => r.action !== action && (sameAsProposal(r) || (existedWhenAsked(r) && matches(r.match, item))),
+    (r) =>
+      r.action !== action &&
+      (!keptHere || reachOf(r).kind === 'workflow') &&
+      (sameAsProposal(r) || (existedWhenAsked(r) && matches(r.match, item))),
   );
   const conflict = contradicted.some((r) => !existedWhenAsked(r));
 
@@ -114,6 +129,8 @@ export async function learnFromDecision(
     rule = RuleSchema.parse({
       id: newId('rule'),
       workflow_id: decision.workflow_id,
+      source_key: sourceKey,
+      scope: decision.answer?.scope === 'workflow' ? 'workflow' : 'source',
       match: proposal.match,
       action: proposal.action,
       source: 'learned',

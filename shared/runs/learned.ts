@@ -6,6 +6,8 @@
 import { answeredOnce } from '../memory/exception.ts';
 import { readRuleSets } from '../memory/rule-sets.ts';
 import { ownRulesForAnswer } from '../memory/rule-keys.ts';
+import { sourceKeyOf } from '../memory/source-key.ts';
+import { getWorkflow } from '../workflows/repository.ts';
 import type { Rule, RuleMatch } from '../records/rule.ts';
 import type { Decision } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
@@ -50,8 +52,11 @@ export function matchPhrase(match: RuleMatch): string {
 }
 
 /** "From now on: mail from a@b.example → archive it". */
-export function ruleWords(rule: Pick<Rule, 'match' | 'action'>): string {
-  return `From now on: ${matchPhrase(rule.match)} → ${actionPhrase(rule.action)}`;
+export function ruleWords(
+  rule: Pick<Rule, 'match' | 'action'> & Partial<Pick<Rule, 'scope' | 'source_key'>>,
+): string {
+  const keptHere = rule.scope === 'workflow' && rule.source_key ? ' (in this workflow only)' : '';
+  return `From now on: ${matchPhrase(rule.match)} → ${actionPhrase(rule.action)}${keptHere}`;
 }
 
 export function learnedRuleJson(rule: Rule): LearnedRuleJson {
@@ -83,8 +88,9 @@ export async function learnedOf(store: Store, answered: Decision): Promise<Learn
   if (answered.status !== 'answered' || answered.answer?.by !== 'human')
     return { rule: null, words: 'Nothing learned (nobody answered)' };
   if (answeredOnce(answered.answer)) return { rule: null, words: NOTHING_ONCE };
+  const sourceKey = await questionSourceKey(store, answered);
   const rules =
-    (await ownRulesForAnswer(store, answered.workflow_id, answered.sender)) ??
+    (await ownRulesForAnswer(store, answered.workflow_id, answered.sender, sourceKey)) ??
     (await readRuleSets(store, answered.workflow_id)).own.rules;
   const rule = rules.find((r) => r.decision_id === answered.id && r.superseded_by === null);
   return rule
@@ -94,4 +100,15 @@ export async function learnedOf(store: Store, answered: Decision): Promise<Learn
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/**
+ * The source a question's workflow reads, as rules are kept under it: as the question noted it,
+ * else (a question asked before questions noted it) from its workflow; null when that is gone.
+ */
+export async function questionSourceKey(store: Store, decision: Decision): Promise<string | null> {
+  const noted = decision.workflow_view?.source_key;
+  if (noted) return noted;
+  const workflow = await getWorkflow(store, decision.workflow_id).catch(() => null);
+  return workflow ? sourceKeyOf(workflow) : null;
 }

@@ -92,7 +92,7 @@ export async function learnFromAnswerById(engine: EngineDeps, decisionId: string
   await cache.prefetch([
     { collection: 'workflows', id: decision.workflow_id },
     { collection: 'learning_failures', id: decision.id },
-    ...answerRuleRefs(decision.workflow_id, decision.sender),
+    ...answerRuleRefs(decision.workflow_id, decision.sender, decision.workflow_view?.source_key ?? null),
     ...(await learnerUsageRefs(deps, decision, decision.answer ?? { note: null })),
   ]);
   const result = await learnOrRecord(deps, decision);

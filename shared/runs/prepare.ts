@@ -7,6 +7,7 @@ import { auditRunFinished } from '../audit/audit.ts';
 import { buildRunGraph, type RunGraph } from '../graph/run-graph.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { ruleKeysReady } from '../memory/rule-keys.ts';
+import { sourceKeyOf } from '../memory/source-key.ts';
 import { readStoredSettings, type StoredSettings } from '../settings/settings.ts';
 import { openSource } from '../sources/open-source.ts';
 import { readInBatches, type SourceItem } from '../sources/source.ts';
@@ -84,7 +85,7 @@ export async function prepareRun(
       threshold: thresholdFor(workflow, deps, stored),
       actions: new Map(workflow.actions.map((a) => [a.name, { irreversible: a.irreversible }])),
     },
-    rules: readsRules && !keyed ? await liveRulesFor(deps.store, workflow.id) : [],
+    rules: readsRules && !keyed ? await liveRulesFor(deps.store, workflow.id, sourceKeyOf(workflow)) : [],
     ...(keyed ? { ruleKeys: { read: new Set<string>() } } : {}),
     pageSize: deps.settings.pageSize,
     items: new Map(),

@@ -17,9 +17,10 @@ import { AnswersBody, IdParams } from './api-schemas.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const SHAPE =
-  '{"answers": [{"id": "dec_…", "action": "archive", "note"?: "why", "once"?: true, "body"?: "…"}]}';
+  '{"answers": [{"id": "dec_…", "action": "archive", "note"?: "why", "once"?: true, "scope"?: "workflow", "body"?: "…"}]}';
 
-const ONE_SHAPE = '{"action": string, "note"?: string, "once"?: boolean, "body"?: string, "title"?: string}';
+const ONE_SHAPE =
+  '{"action": string, "note"?: string, "once"?: boolean, "scope"?: "source" | "workflow", "body"?: string, "title"?: string}';
 const DecisionBody = AnswerInputSchema.omit({ id: true });
 
 export const answerManyRoute = defineRoute({
@@ -88,9 +89,10 @@ export function registerAnswerRoutes(app: Hono, web: WebDeps, limit: MiddlewareH
   app.post('/api/decisions/:id', limit, async (c) => {
     const body = DecisionBody.safeParse(await jsonBody(c, ONE_SHAPE));
     if (!body.success) throw new HTTPException(400, { message: firstIssue(body.error, ONE_SHAPE) });
-    const { action, note, once, body: words, title } = body.data;
+    const { action, note, once, scope, body: words, title } = body.data;
     const decided = await recordAnswer(web.engine, c.req.param('id'), action, note ?? null, undefined, [], {
       once: once ?? false,
+      ...(scope ? { scope } : {}),
       edits: { body: words, title },
     });
     const learned = learnedFrom(decided.answered, decided.learned);

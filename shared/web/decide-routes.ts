@@ -137,9 +137,11 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
       // The link is spent by the answer it gives, in the same durable write.
       const spend = claims ? [tokenSpend(claims)] : [];
       const once = form.once === '1' || form.once === 'on';
+      const scope = form.scope === 'workflow' ? ({ scope: 'workflow' } as const) : {};
       const edits = editsFromFields(form, decision, action);
       const result = await recordAnswer(web.engine, id, action, note.trim() || null, read, spend, {
         once,
+        ...scope,
         edits,
       });
       if (token) {

@@ -14,7 +14,7 @@ import { slackSource } from '../notify/slack-source.ts';
 import type { Store } from '../store/store.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { loginPage } from './pages/login.ts';
-import { memoryPage } from './pages/memory.ts';
+import { memoryPage, passesFilter } from './pages/memory.ts';
 import { settingsPage } from './pages/settings.ts';
 import { safeNext } from './session.ts';
 import type { RouteSink } from './lazy-routes.ts';
@@ -87,17 +87,25 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
       learningFailures(web.engine),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
+    const filter = {
+      q: c.req.query('q') ?? '',
+      action: c.req.query('action')?.trim() ?? '',
+      scope: ['source', 'workflow', 'every'].includes(c.req.query('scope') ?? '')
+        ? c.req.query('scope')!
+        : '',
+    };
     const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
     return c.html(
       memoryPage(
         admitted.visitor,
-        rules.rules,
+        rules.rules.filter((r) => passesFilter(r, filter)),
         names,
         pending.length,
         notice,
         proposals,
         unlearned,
         rules.next_cursor,
+        filter,
       ),
     );
   });

@@ -189,6 +189,11 @@ const SCHEMAS: Record<string, Json> = {
         type: 'boolean',
         description: 'Just this once: the answer teaches nothing and cancels nothing.',
       },
+      scope: {
+        enum: ['source', 'workflow'],
+        description:
+          'Where the rule it teaches applies: "source" (default), every workflow reading the same mailbox; "workflow", only this one.',
+      },
       body: {
         type: ['string', 'null'],
         description:

@@ -99,7 +99,7 @@ describe('DynamoDB reads of each Lambda step', () => {
       'BatchGetItemCommand workflows,usage',
       'QueryCommand decisions#pending',
       'QueryCommand rules',
-      `BatchGetItemCommand ${Array(8).fill('rule_keys').join(',')}`,
+      `BatchGetItemCommand ${Array(12).fill('rule_keys').join(',')}`,
     ]);
     expect(resume.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile,settings',

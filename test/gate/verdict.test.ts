@@ -15,6 +15,8 @@ function rule(action: string, source: 'you' | 'learned' = 'you'): Rule {
   return {
     id: 'rule_1',
     workflow_id: null,
+    source_key: null,
+    scope: 'source',
     match: { domain: 'vendor.com' },
     action,
     source,

@@ -12,6 +12,8 @@ function rule(over: Partial<Rule> & Pick<Rule, 'match'>): Rule {
   return {
     id: over.id ?? 'rule_x',
     workflow_id: null,
+    source_key: null,
+    scope: 'source',
     action: 'archive',
     source: 'you',
     note: null,

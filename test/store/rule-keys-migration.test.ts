@@ -102,7 +102,10 @@ describe.each(['JSON files', 'dynalite'])('rules by what they match on %s', (bac
     const report = await migrateKeys(spy.store);
     expect(report).toMatchObject({ already_done: false, rule_keys: 2 });
     expect(await ruleKeysReady(spy.store)).toBe(true);
-    const under = await rulesUnder(spy.store, keysForSender('inbox', 'shop0@vendor.example'));
+    const under = await rulesUnder(
+      spy.store,
+      keysForSender('inbox', 'shop0@vendor.example', 'maildir:/mail/inbox'),
+    );
     expect(under.map((r) => r.id)).toEqual(['rule_legacy_0001', 'rule_legacy_0003']);
     expect(await rulesUnder(spy.store, ['inbox|s|shop1@vendor.example'])).toEqual([]);
 

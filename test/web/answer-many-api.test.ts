@@ -136,3 +136,55 @@ it('POST /api/decisions/:id takes "once" and says what the answer taught', async
   );
   expect(await listRules(h.engine.store)).toEqual([]);
 });
+
+it('an answer with "scope": "workflow" keeps its rule to the workflow, and Memory says so', async () => {
+  await startDemoRun();
+  const [one, two] = await listPending(h.engine.store);
+  const bad = await post(`/api/decisions/${one!.id}`, { action: 'archive', scope: 'everywhere' });
+  expect(bad.status).toBe(400);
+  expect(await bad.text()).toMatch(/scope/);
+  const res = await post(`/api/decisions/${one!.id}`, { action: 'archive', scope: 'workflow' });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { learned: string }).learned).toMatch(/\(in this workflow only\)$/);
+  const kept = (await listRules(h.engine.store)).find((r) => r.decision_id === one!.id);
+  expect(kept).toMatchObject({ scope: 'workflow', workflow_id: 'inbox-triage' });
+  expect(kept?.source_key).toMatch(/^maildir:/);
+
+  // The default: the rule belongs to the mailbox, for every workflow reading it.
+  const [shared] = (await (
+    await post('/api/decisions', { answers: [{ id: two!.id, action: 'archive' }] })
+  ).json()) as Result[];
+  expect(shared).toMatchObject({ ok: true });
+  const mailbox = (await listRules(h.engine.store)).find((r) => r.decision_id === two!.id);
+  expect(mailbox).toMatchObject({ scope: 'source' });
+
+  const memory = await (await h.app.request('/memory', { headers: h.auth() })).text();
+  expect(memory).toContain('only workflow');
+  expect(memory).toContain(`every workflow reading ${mailbox!.source_key}`);
+});
+
+it('Memory filters its rules by ?q=, ?action= and ?scope=', async () => {
+  await startDemoRun();
+  const [one, two] = await listPending(h.engine.store);
+  await post('/api/decisions', {
+    answers: [
+      { id: one!.id, action: 'archive', scope: 'workflow' },
+      { id: two!.id, action: 'skip' },
+    ],
+  });
+  const rules = await listRules(h.engine.store);
+  expect(rules).toHaveLength(2);
+  const shown = async (query: string) => {
+    const page = await (await h.app.request(`/memory${query}`, { headers: h.auth() })).text();
+    return rules.filter((r) => page.includes(`id="${r.id}"`)).map((r) => r.decision_id);
+  };
+  expect((await shown('')).sort()).toEqual([one!.id, two!.id].sort());
+  expect(await shown(`?q=${encodeURIComponent(one!.sender.toUpperCase())}`)).toContain(one!.id);
+  expect(await shown('?action=skip')).toEqual([two!.id]);
+  expect(await shown('?scope=workflow')).toEqual([one!.id]);
+  expect(await shown('?scope=source')).toEqual([two!.id]);
+  expect(await shown('?q=no-such-rule-anywhere')).toEqual([]);
+  const page = await (await h.app.request('/memory?q=abc&scope=source', { headers: h.auth() })).text();
+  expect(page).toMatch(/name="q"\s+value="abc"/);
+  expect(page).toMatch(/<option value="source"\s+selected/);
+});

@@ -99,10 +99,10 @@ describe.each(BACKENDS)('DynamoDB requests of a decision page on $name', ({ star
     return { opened: await opened.text(), answered: await answered.text(), onOpen, onAnswer };
   }
 
-  // An answer's one batch: its workflow, run, domain answers, the rule-keys marker and the six
-  // keys its sender's rules can be under (address, domain, keywords; the workflow's and every
-  // workflow's), the learner's usage and an earlier learning failure.
-  const RULE_KEYS_BATCH = `BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#settings,${Array(6).fill('default#rule_keys').join(',')},default#usage,default#learning_failures`;
+  // An answer's one batch: its workflow, run, domain answers, the rule-keys marker and the nine
+  // keys its sender's rules can be under (address, domain, keywords; the workflow's, its
+  // mailbox's and every workflow's), the learner's usage and an earlier learning failure.
+  const RULE_KEYS_BATCH = `BatchGetItemCommand default#workflows,default#runs,default#domain_answers,default#domain_answers,default#settings,${Array(9).fill('default#rule_keys').join(',')},default#usage,default#learning_failures`;
   const reads = (requests: Sent[]) => requests.filter((r) => READS.has(r.command));
   const writes = (requests: Sent[]) => requests.filter((r) => !READS.has(r.command));
   const shape = (r: Sent) =>

@@ -99,3 +99,29 @@ it('says what an answer taught, with an Undo that revokes that rule alone; once 
   expect(shown).not.toContain('/undo"');
   expect(await listRules(h.engine.store)).toEqual([]);
 });
+
+it('"Only this workflow" is a box on every answer form; checked, the rule stays with the workflow', async () => {
+  h = await makeHarness();
+  await startRun(h.engine, h.workflow.id, { kind: 'manual', detail: null });
+  const [first] = await listPending(h.engine.store);
+  const b = browser();
+  const activity = await (await b.get('/activity')).text();
+  expect(activity.match(/name="scope" value="workflow"/g)?.length).toBe(
+    (await listPending(h.engine.store)).length,
+  );
+  const decisionPage = await (await b.get(`/decide/${first!.id}`)).text();
+  expect(decisionPage).toMatch(
+    /<input id="scope" type="checkbox" name="scope" value="workflow" \/> Only this workflow/,
+  );
+  const answered = await b.post(`/decide/${first!.id}`, {
+    _csrf: csrfOf(decisionPage),
+    action: 'archive',
+    scope: 'workflow',
+    next: 'next',
+  });
+  expect(answered.status).toBe(303);
+  const [rule] = await listRules(h.engine.store);
+  expect(rule).toMatchObject({ decision_id: first!.id, scope: 'workflow', workflow_id: h.workflow.id });
+  const memory = words(await (await b.get('/memory')).text());
+  expect(memory).toContain(`only workflow`);
+});

@@ -8,6 +8,7 @@ import { SourceUnavailableError, type SourceItem } from '../../sources/source.ts
 import type { RunContext } from '../../run-state/run-context.ts';
 import { submitDecided } from '../../gate/act-queue.ts';
 import { keysForSender, rulesUnder } from '../../memory/rule-keys.ts';
+import { sourceKeyOf } from '../../memory/source-key.ts';
 
 const SNIPPET = 280;
 
@@ -63,8 +64,9 @@ export async function nextPage(ctx: RunContext): Promise<SourceItem[]> {
 async function readRulesFor(ctx: RunContext, page: readonly SourceItem[]): Promise<void> {
   if (!ctx.ruleKeys) return;
   const read = ctx.ruleKeys.read;
+  const sourceKey = sourceKeyOf(ctx.workflow);
   const keys = [
-    ...new Set(page.flatMap((item) => keysForSender(ctx.workflow.id, item.sender.address))),
+    ...new Set(page.flatMap((item) => keysForSender(ctx.workflow.id, item.sender.address, sourceKey))),
   ].filter((key) => !read.has(key));
   if (keys.length === 0) return;
   const rules = await rulesUnder(ctx.store, keys);

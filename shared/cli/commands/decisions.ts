@@ -105,13 +105,17 @@ export function registerDecisionCommands(program: Command): void {
   program
     .command('decide [ARGS...]')
     .usage(
-      'ID [ID ...] ACTION [--note TEXT] [--once] | --all-suggested [--run RUN] [--workflow ID] [--from ADDRESS_OR_DOMAIN]',
+      'ID [ID ...] ACTION [--note TEXT] [--once] [--this-workflow] | --all-suggested [--run RUN] [--workflow ID] [--from ADDRESS_OR_DOMAIN]',
     )
     .description(
       'answer questions: each ID with ACTION (the last word), or each waiting one with its own suggestion; a run resumes when all of its questions are answered',
     )
     .option('--note <TEXT>', 'why: the strongest signal for what Handoff learns')
     .option('--once', 'just this once: the answer teaches nothing and cancels nothing')
+    .option(
+      '--this-workflow',
+      'keep what the answer teaches to this workflow (default: every workflow reading the same mailbox)',
+    )
     .option(
       '--body <TEXT>',
       "the words the action carries, replacing the draft's (a reply's body, a ticket's)",
@@ -138,12 +142,16 @@ interface DecideOptions {
   bodyFile?: string;
   title?: string;
   once?: boolean;
+  thisWorkflow?: boolean;
   allSuggested?: boolean;
   run?: string;
   workflow?: string;
   from?: string;
   json?: boolean;
 }
+
+/** `--this-workflow`: what the answers teach is kept to their workflow. */
+const scopeOf = (options: DecideOptions) => (options.thisWorkflow ? { scope: 'workflow' as const } : {});
 
 /** The answers the command line asks for (null: nothing to answer, already said). */
 async function answersFrom(
@@ -169,6 +177,7 @@ async function answersFrom(
       ...a,
       note: options.note ?? null,
       once: options.once === true,
+      ...scopeOf(options),
     }));
     return { list, leftForYou: picked.leftForYou };
   }
@@ -179,7 +188,7 @@ async function answersFrom(
   const ids = [...new Set(args.slice(0, -1))];
   const note = options.note ?? null;
   return {
-    list: ids.map((id) => ({ id, action, note, once: options.once === true, ...edits })),
+    list: ids.map((id) => ({ id, action, note, once: options.once === true, ...scopeOf(options), ...edits })),
     leftForYou: [],
   };
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
 import { RuleMatchSchema, type RuleMatch } from '../../records/rule.ts';
-import { addRule, listRules, revokeRule } from '../../memory/rules-repository.ts';
+import { addRule, listRules, revokeRule, ruleFound } from '../../memory/rules-repository.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { listProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
@@ -67,10 +67,16 @@ export function registerRuleCommands(program: Command): void {
     .description('the rules the gate applies first: yours and learned ones')
     .enablePositionalOptions()
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option(
+      '--search <TEXT>',
+      'only the rules whose match, action, pattern, note, workflow or mailbox holds TEXT',
+    )
+    .action(async (options: { json?: boolean; search?: string }) => {
       const { engine } = await cliContext();
-      const list = await listRules(engine.store);
+      const list = (await listRules(engine.store)).filter((r) => ruleFound(r, options.search ?? ''));
       if (options.json) return printJson(list.map(ruleJson));
+      if (list.length === 0 && options.search)
+        return console.log(`No rule holds "${options.search}". See them all: handoff rules`);
       if (list.length === 0)
         console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
       printTable(

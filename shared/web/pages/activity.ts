@@ -7,7 +7,7 @@ import type { Decision } from '../../records/runs.ts';
 import { describeAnswer } from '../../runs/views.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { csrfField, label, plural, score, when, type Html } from './ui.ts';
-import { onceBox } from './once-box.ts';
+import { onceBox, scopeBox } from './once-box.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
 import { draftFields } from './drafts.ts';
 
@@ -55,6 +55,7 @@ function row(item: PendingItem, visitor: Visitor): Html {
         placeholder="Note (why — it teaches the next run)"
       />
       ${draftFields(d, `${item.workspace?.id ?? ''}-`)} ${onceBox(`once-${item.workspace?.id ?? ''}-${d.id}`)}
+      ${scopeBox(`scope-${item.workspace?.id ?? ''}-${d.id}`)}
       <div class="options">
         <button class="button button-primary" type="submit" name="action" value="approve_suggested">
           ${label(d.suggested_action)} <span class="visually-hidden">(as suggested)</span>

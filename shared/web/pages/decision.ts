@@ -9,7 +9,7 @@ import { describeAnswer } from '../../runs/views.ts';
 import { bare, shell, type Visitor } from './layout.ts';
 import { messageBlock, type MessageView } from './message.ts';
 import { csrfField, gauge, label, plural, score, when, type Html } from './ui.ts';
-import { onceBox } from './once-box.ts';
+import { onceBox, scopeBox } from './once-box.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
 import { answeredWords, draftFields } from './drafts.ts';
 
@@ -63,7 +63,7 @@ function answerForm(screen: DecisionScreen, access: DecisionAccess): Html {
       >Note <span class="muted">(why — it teaches the next run; never part of any mail)</span></label
     >
     <textarea id="note" name="note" rows="2" maxlength="2000"></textarea>
-    ${onceBox('once')} ${options(decision)}
+    ${onceBox('once')} ${scopeBox('scope')} ${options(decision)}
   </form>`;
 }
 

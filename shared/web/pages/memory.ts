@@ -8,9 +8,19 @@ import type { LearningFailure } from '../../records/learning.ts';
 import { MAX_LEARN_ATTEMPTS } from '../../runs/learning.ts';
 import type { DomainProposal } from '../../records/proposals.ts';
 import type { Rule, RuleMatch } from '../../records/rule.ts';
+import { reachOf } from '../../memory/source-key.ts';
+import { ruleFound } from '../../memory/rules-repository.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
+
+/** Where a rule applies, as the person reads it: the mailbox, one workflow, or every workflow. */
+function reachText(rule: Rule, names: ReadonlyMap<string, string>): string {
+  const reach = reachOf(rule);
+  if (reach.kind === 'source') return `every workflow reading ${reach.key}`;
+  if (reach.kind === 'workflow') return `only workflow ${names.get(reach.id) ?? reach.id}`;
+  return 'every workflow';
+}
 
 /** How a rule's match reads to a person. */
 export function matchText(match: RuleMatch): string {
@@ -42,8 +52,8 @@ function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Ma
       <p class="small">
         When ${matchText(rule.match)}: <strong>${label(rule.action)}</strong>
         <span class="muted"
-          >· ${rule.workflow_id ? (names.get(rule.workflow_id) ?? rule.workflow_id) : 'every workflow'} ·
-          confidence ${rule.confidence.toFixed(2)} · ${when(rule.created_at)}</span
+          >· ${reachText(rule, names)} · confidence ${rule.confidence.toFixed(2)} ·
+          ${when(rule.created_at)}</span
         >
       </p>
       <p class="small">${origin(rule)}</p>
@@ -98,6 +108,8 @@ export function memoryPage(
   unlearned: LearningFailure[] = [],
   /** Where the next page of rules starts (the rules are paged, newest first); null: no more. */
   olderRules: string | null = null,
+  /** What the list is filtered by (`?q=&action=&scope=`); the rules given are already filtered. */
+  filter: MemoryFilter = { q: '', action: '', scope: '' },
 ): Html {
   const live = rules.filter((r) => r.superseded_by === null);
   const history = rules.filter((r) => r.superseded_by !== null);
@@ -114,7 +126,7 @@ export function memoryPage(
         only on an exact sender, a whole domain, or at least two distinct keywords. Read this list after the
         first week: a rule that is too broad quietly handles things you would have wanted to see.
       </p>
-      ${unlearnedSection(unlearned)} ${proposalsSection(visitor, proposals, names)}
+      ${filterForm(filter)} ${unlearnedSection(unlearned)} ${proposalsSection(visitor, proposals, names)}
       <section aria-labelledby="live-title">
         <h2 id="live-title">In use (${live.length})</h2>
         ${
@@ -137,4 +149,47 @@ export function memoryPage(
       }
       ${olderRules ? html`<p><a href="/memory?cursor=${encodeURIComponent(olderRules)}">Older rules</a></p>` : ''}`,
   });
+}
+
+/** What Memory's list is filtered by: text found in a rule, its action, where it applies. */
+export interface MemoryFilter {
+  q: string;
+  action: string;
+  /** "source", "workflow", "every", or "" for all. */
+  scope: string;
+}
+
+/** Whether a rule passes Memory's filter. */
+export function passesFilter(rule: Rule, filter: MemoryFilter): boolean {
+  return (
+    ruleFound(rule, filter.q) &&
+    (!filter.action || rule.action === filter.action) &&
+    (!filter.scope || reachOf(rule).kind === filter.scope)
+  );
+}
+
+function filterForm(filter: MemoryFilter): Html {
+  const scopes = [
+    ['', 'Anywhere'],
+    ['source', 'A whole mailbox'],
+    ['workflow', 'One workflow'],
+    ['every', 'Every workflow'],
+  ] as const;
+  return html`<form method="get" action="/memory" class="memory-filter" role="search">
+    <label for="memory-q">Search</label>
+    <input
+      id="memory-q"
+      type="search"
+      name="q"
+      value="${filter.q}"
+      placeholder="sender, domain, action, note"
+    />
+    <label for="memory-action">Action</label>
+    <input id="memory-action" name="action" value="${filter.action}" placeholder="any" />
+    <label for="memory-scope">Applies to</label>
+    <select id="memory-scope" name="scope">
+      ${scopes.map(([value, text]) => html`<option value="${value}" ${filter.scope === value ? 'selected' : ''}>${text}</option>`)}
+    </select>
+    <button type="submit">Filter</button>
+  </form>`;
 }

@@ -8,3 +8,14 @@ export function onceBox(id: string): Html {
     <span class="muted">(teach nothing)</span></label
   >`;
 }
+
+/**
+ * The "Only this workflow" control of an answer form: checked, the rule the answer teaches is
+ * kept to the question's workflow instead of every workflow reading the same mailbox.
+ */
+export function scopeBox(id: string): Html {
+  return html`<label class="once" for="${id}"
+    ><input id="${id}" type="checkbox" name="scope" value="workflow" /> Only this workflow
+    <span class="muted">(not others reading this mailbox)</span></label
+  >`;
+}
