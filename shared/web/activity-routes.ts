@@ -143,7 +143,10 @@ export function registerActivityRoutes(app: Hono, web: WebDeps): void {
     const named = new Set((form.ids ?? '').split(',').filter(Boolean));
     const answers = pick.answers.filter((a) => named.has(a.id)).slice(0, MAX_ANSWERS);
     const results = await answerEach(web.engine, answers);
-    return c.redirect(backTo(back, tally(results, 'approve_suggested', named.size - answers.length, 0)), 303);
+    return c.redirect(
+      backTo(back, tally(results, 'approve_suggested', named.size - answers.length, pick.leftForYou.length)),
+      303,
+    );
   });
 
   // The checked questions (of any workspace: each is answered in its own), one action for all.

@@ -67,7 +67,8 @@ export const ACTIVITY_JS = `'use strict';
     var at = current;
     var list = document.getElementById('activity');
     if (list) list.setAttribute('aria-busy', 'true');
-    fetch(form.action, { method: 'POST', body: body, credentials: 'same-origin', headers: { Accept: 'text/html' } })
+    // getAttribute: a button named "action" shadows form.action.
+    fetch(form.getAttribute('action') || location.pathname, { method: 'POST', body: body, credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) {
         return response.text().then(function (text) { return { response: response, text: text }; });
       })

@@ -152,7 +152,7 @@ function acceptForm(
 
 function domainGroup(run: RunGroup, g: DomainGroup, visitor: Visitor, back: string): Html {
   const elsewhere = g.all.length - g.shown.length;
-  return html`<div class="domain-group" data-group>
+  return html`<div class="domain-group" data-group data-domain="${g.domain}">
     <h3 class="group-head">
       <span
         >${g.domain}
