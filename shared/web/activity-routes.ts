@@ -18,13 +18,16 @@ import {
 import { latestSettled } from '../runs/latest-answers.ts';
 import { activityList, isActivityPath, parseActivityQuery } from './activity-list.ts';
 import { admit, admitForm } from './guard.ts';
-import { acceptConfirmPage, type AcceptPlan } from './pages/activity-confirm.ts';
-import { activityPage } from './pages/activity.ts';
+import type { AcceptPlan } from './pages/activity-confirm.ts';
 import { messagePage } from './pages/layout.ts';
 import { label, plural } from './pages/ui.ts';
 import { answeredFrom } from './recorded-answer.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
 import type { WebDeps } from './web-deps.ts';
+
+/** Activity's markup loads with its first page, not with every cold start (the API bundle's budget). */
+const activityPages = () => import('./pages/activity.ts');
+const confirmPages = () => import('./pages/activity-confirm.ts');
 
 /** What a bulk answer did, carried on its redirect back to Activity. */
 interface BulkOutcome {
@@ -104,6 +107,7 @@ export function registerActivityRoutes(app: Hono, web: WebDeps): void {
       answeredFrom(c, web),
     ]);
     const list = activityList(everywhere, query);
+    const { activityPage } = await activityPages();
     return c.html(
       activityPage(admitted.visitor, { list, recent, recorded, bulkNotice: bulkNotice(c.req.query()) }),
     );
@@ -137,6 +141,7 @@ export function registerActivityRoutes(app: Hono, web: WebDeps): void {
         back,
       };
       const pending = everywhere.reduce((n, w) => n + w.pending.length, 0);
+      const { acceptConfirmPage } = await confirmPages();
       return c.html(acceptConfirmPage(admitted.visitor, plan, pending));
     }
     // Exactly what the confirm step named, and of it only what may still be accepted.
