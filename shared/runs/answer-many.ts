@@ -107,6 +107,8 @@ export interface SuggestionFilter {
 /** The waiting questions to accept, and those left for the person (an irreversible suggestion). */
 export interface SuggestionPick {
   answers: AnswerInput[];
+  /** The questions `answers` answers, in its order (for words about what accepting does). */
+  accepted: Decision[];
   /** Irreversible suggestions: never accepted in bulk, each is answered on its own. */
   leftForYou: Decision[];
 }
@@ -130,12 +132,17 @@ export async function suggestedAnswers(
       (!filter.workflow || d.workflow_id === filter.workflow) &&
       (from === undefined || fromMatches(d.sender, from)),
   );
+  const accepted = matching.filter(acceptableInBulk);
   return {
-    answers: matching
-      .filter((d) => d.reason !== 'irreversible')
-      .map((d) => ({ id: d.id, action: 'approve_suggested' })),
-    leftForYou: matching.filter((d) => d.reason === 'irreversible'),
+    answers: accepted.map((d) => ({ id: d.id, action: 'approve_suggested' })),
+    accepted,
+    leftForYou: matching.filter((d) => !acceptableInBulk(d)),
   };
+}
+
+/** Whether a waiting question's suggestion may be taken in bulk: never an irreversible one. */
+export function acceptableInBulk(d: Pick<Decision, 'reason'>): boolean {
+  return d.reason !== 'irreversible';
 }
 
 /** Whether a sender is the address, or of the domain, `from` names (lower-cased). */

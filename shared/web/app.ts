@@ -43,6 +43,7 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
+import { registerActivityRoutes } from './activity-routes.ts';
 import { registerLazyConversationPages, registerLazyManagePages, registerLazyPages } from './lazy-pages.ts';
 import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
@@ -199,6 +200,7 @@ export function createApp(deps: AppDeps): Hono {
   registerPageApi(app, web, fail);
   registerAssetRoutes(app);
   registerPageRoutes(app, web);
+  registerActivityRoutes(app, web);
   registerDecideRoutes(app, web);
   registerLazyManagePages(app, web);
   registerWorkspaceSwitch(app, web);

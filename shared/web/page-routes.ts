@@ -1,6 +1,7 @@
 /**
- * The pages a person reads: Overview, Activity, Runs and the run inspector (with
- * its session-authenticated live stream), "Run now" and "Check source".
+ * The pages a person reads: Overview, Runs and the run inspector (with
+ * its session-authenticated live stream), "Run now" and "Check source". Activity is
+ * activity-routes.ts.
  */
 import type { Context, Hono } from 'hono';
 import { auditOfRun } from '../audit/audit.ts';
@@ -9,7 +10,6 @@ import { NotFoundError } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
 import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
-import { latestSettled } from '../runs/latest-answers.ts';
 import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
 import { createRunFor } from '../runs/start-run.ts';
@@ -18,8 +18,6 @@ import { readProfile } from '../profile/profile.ts';
 import { checkSource } from '../sources/check.ts';
 import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { admit, admitForm } from './guard.ts';
-import { activityPage, type PendingItem } from './pages/activity.ts';
-import { waitingEverywhere } from './waiting-everywhere.ts';
 /** The run pages' markup (the inspector and its trace) loads with the first run page, not with every cold start. */
 const runPages = () => import('./pages/inspector.ts');
 /** What the run page reads and says of a run's items and progress: with the first run page too. */
@@ -38,21 +36,6 @@ import { answeredFrom } from './recorded-answer.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
-}
-
-/** The waiting decisions of every workspace (or of the app's one), each with its workflow's name. */
-async function pendingEverywhere(web: WebDeps): Promise<PendingItem[]> {
-  const perWorkspace = await Promise.all(
-    (await waitingEverywhere(web)).map(async ({ workspace, engine, pending }) => {
-      const names = new Map((await listWorkflows(engine.store)).map((w) => [w.id, w.name]));
-      return pending.map((decision) => ({
-        decision,
-        workspace,
-        workflowName: names.get(decision.workflow_id) ?? decision.workflow_id,
-      }));
-    }),
-  );
-  return perWorkspace.flat();
 }
 
 /** The Overview's notice: a workspace just made, or demo mail just delivered. */
@@ -127,24 +110,6 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
   };
   app.get('/workflows/:id/source', (c) => sourcePage(c, false));
   app.post('/workflows/:id/source', (c) => sourcePage(c, true));
-
-  app.get('/activity', async (c) => {
-    const admitted = await admit(c, web);
-    if (!admitted.ok) return admitted.response;
-    const run = c.req.query('run') || null; // the questions of one run (its page links here)
-    const [recent, waiting, recorded] = await Promise.all([
-      latestSettled(web.engine.store, 10),
-      pendingEverywhere(web),
-      answeredFrom(c, web),
-    ]);
-    const pending = run
-      ? waiting.filter(
-          (p) =>
-            p.decision.run_id === run && (p.workspace?.id ?? web.engine.workspace) === web.engine.workspace,
-        )
-      : waiting;
-    return c.html(activityPage(admitted.visitor, { pending, recent, recorded, run }));
-  });
 
   app.get('/runs', async (c) => {
     const admitted = await admit(c, web);

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { RunStatusSchema, type RunStatus } from '../../records/runs.ts';
 import { auditPage, runsPage } from '../../runs/list-pages.ts';
-import { listRuns } from '../../runs/run-repository.ts';
 import { readStats } from '../../runs/read-stats.ts';
 import { describeCounts } from '../../runs/counts.ts';
 import { summarise } from '../../runs/views.ts';

@@ -13,6 +13,7 @@ const ASSETS: Record<string, { body: () => Promise<string>; type: string }> = {
   'app.js': { body: async () => (await import('./app-script.ts')).APP_JS, type: JS },
   'inspector.js': { body: async () => (await import('./scripts.ts')).INSPECTOR_JS, type: JS },
   'settings.js': { body: async () => (await import('./scripts.ts')).SETTINGS_JS, type: JS },
+  'activity.js': { body: async () => (await import('./activity-script.ts')).ACTIVITY_JS, type: JS },
   'chat.js': { body: async () => (await import('./scripts.ts')).CHAT_JS, type: JS },
   'icon.svg': { body: async () => (await import('./style.ts')).ICON_SVG, type: 'image/svg+xml' },
   'talk.js': { body: async () => (await import('./talk-script.ts')).TALK_JS, type: JS },

@@ -184,6 +184,39 @@ pre.verbatim { white-space: pre-wrap; }
 .question-subject { font-weight: 600; font-size: 1.02rem; }
 .inline-answer { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .6rem; }
 .inline-answer input[type="text"] { flex: 1 1 16rem; width: auto; }
+/* Activity: runs, then sender domains, each question one compact row (50 to a page). */
+.page-head { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; }
+.keys-help summary { cursor: pointer; color: var(--muted); font-size: .88rem; }
+.keys-help dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .75rem; margin: .4rem 0; font-size: .88rem; }
+.keys-help dd { margin: 0; }
+.filters, .pick-bar { display: flex; flex-wrap: wrap; gap: .5rem .75rem; align-items: flex-end; margin: 0 0 .6rem; }
+.filter { display: flex; flex-direction: column; font-size: .85rem; font-weight: 600; min-width: 0; max-width: 100%; }
+.filter select, .filter input { max-width: min(16rem, 100%); width: auto; }
+.pick-bar { position: sticky; top: 0; z-index: 4; background: var(--soft); padding: .35rem 0; align-items: center; }
+.run-group { margin: 1rem 0 0; min-width: 0; }
+.group-head { display: flex; flex-wrap: wrap; gap: .3rem .75rem; align-items: center; justify-content: space-between;
+  margin: .6rem 0 .35rem; font-size: 1rem; overflow-wrap: anywhere; }
+h3.group-head { font-size: .92rem; font-weight: 600; }
+.group-head form { margin: 0; }
+.run-group .question { display: grid; grid-template-columns: auto minmax(0, 1fr) auto; gap: .1rem .6rem; align-items: center;
+  padding: .4rem .7rem; margin-bottom: .35rem; }
+.run-group .question p { margin: 0; }
+.run-group .question-subject { font-size: .95rem; overflow-wrap: anywhere; }
+.pick { width: 1.05rem; height: 1.05rem; margin: 0; }
+.q-body { min-width: 0; }
+.q-meta { overflow-wrap: anywhere; }
+.q-quick { display: flex; gap: .35rem; margin: 0; }
+.q-quick .button { padding: .3rem .6rem; font-size: .88rem; }
+.q-more { grid-column: 2 / -1; font-size: .88rem; }
+.q-more summary { cursor: pointer; color: var(--muted); width: max-content; }
+.q-current { outline: 3px solid var(--accent); outline-offset: 1px; }
+.confirm { background: var(--paper); border: 1px solid var(--accent); border-radius: var(--radius); padding: .6rem 1rem; margin: .4rem 0 .8rem; }
+.confirm h2 { margin: 0 0 .4rem; }
+.pager { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: 1rem 0; }
+@media (max-width: 40rem) {
+  .run-group .question { grid-template-columns: auto minmax(0, 1fr); }
+  .q-quick { grid-column: 2 / -1; }
+}
 
 .settings { max-width: 40rem; display: flex; flex-direction: column; gap: 1rem; align-items: flex-start; }
 .settings fieldset { width: 100%; border: 1px solid var(--line); border-radius: var(--radius); background: var(--paper); padding: 1rem 1.25rem; }

@@ -1,0 +1,191 @@
+/**
+ * Activity: `GET /activity` (the waiting questions by run and sender domain, filtered and
+ * paged), `POST /activity/accept` (a group's suggestions: the first POST says what will
+ * happen, the confirmed one does it) and `POST /activity/answer` (the checked questions,
+ * one action). The answering is the shared code every "answer many" surface uses
+ * (runs/answer-many.ts); a bulk answer returns to the page it came from, with what it did.
+ */
+import type { Context, Hono } from 'hono';
+import { InvalidInputError } from '../errors/index.ts';
+import {
+  MAX_ANSWERS,
+  acceptableInBulk,
+  answerEach,
+  suggestedAnswers,
+  type AnswerInput,
+  type AnswerResult,
+} from '../runs/answer-many.ts';
+import { latestSettled } from '../runs/latest-answers.ts';
+import { activityList, isActivityPath, parseActivityQuery } from './activity-list.ts';
+import { admit, admitForm } from './guard.ts';
+import type { AcceptPlan } from './pages/activity-confirm.ts';
+import { messagePage } from './pages/layout.ts';
+import { label, plural } from './pages/ui.ts';
+import { answeredFrom } from './recorded-answer.ts';
+import { waitingEverywhere } from './waiting-everywhere.ts';
+import type { WebDeps } from './web-deps.ts';
+
+/** Activity's markup loads with its first page, not with every cold start (the API bundle's budget). */
+const activityPages = () => import('./pages/activity.ts');
+const confirmPages = () => import('./pages/activity-confirm.ts');
+
+/** What a bulk answer did, carried on its redirect back to Activity. */
+interface BulkOutcome {
+  done: number;
+  how: string;
+  refused: number;
+  left: number;
+  learned: number;
+}
+
+function backTo(path: string | undefined, outcome: BulkOutcome): string {
+  const back = isActivityPath(path) ? path : '/activity';
+  const params = new URLSearchParams({
+    done: String(outcome.done),
+    how: outcome.how,
+    refused: String(outcome.refused),
+    left: String(outcome.left),
+    learned: String(outcome.learned),
+  });
+  return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
+}
+
+const count = (v: string | undefined) => (v && /^\d{1,6}$/.test(v) ? Number(v) : 0);
+
+/** The words of a bulk answer's notice, from its redirect's query (null: there was none). */
+export function bulkNotice(query: Record<string, string>): string | null {
+  if (query.done === undefined) return null;
+  const how = /^[a-z][a-z0-9_]{0,60}$/.test(query.how ?? '') ? query.how! : 'approve_suggested';
+  const [done, refused, left, learned] = [query.done, query.refused, query.left, query.learned].map(
+    count,
+  ) as [number, number, number, number];
+  const words: string[] = [];
+  if (done === 0 && refused === 0 && left === 0)
+    words.push('Nothing was selected: tick the questions first.');
+  if (done > 0)
+    words.push(
+      how === 'approve_suggested'
+        ? `Accepted ${plural(done, 'suggestion')}.`
+        : `Answered ${plural(done, 'question')}: ${label(how)}.`,
+    );
+  if (learned > 0) words.push(`Learned ${plural(learned, 'rule')} from them (see Memory).`);
+  if (refused > 0)
+    words.push(
+      `${refused} could not be taken: answered elsewhere, expired, or not an option for that question.`,
+    );
+  if (left > 0)
+    words.push(
+      `${plural(left, 'question')} left for you: a suggestion that cannot be undone is answered on its own.`,
+    );
+  return words.join(' ');
+}
+
+function tally(results: readonly AnswerResult[], how: string, notTaken: number, left: number): BulkOutcome {
+  const rules = new Set(results.flatMap((r) => (r.ok && r.learned_rule ? [r.learned_rule.id] : [])));
+  return {
+    done: results.filter((r) => r.ok).length,
+    how,
+    refused: notTaken + results.filter((r) => !r.ok).length,
+    left,
+    learned: rules.size,
+  };
+}
+
+function refused(c: Context, message: string): Response | Promise<Response> {
+  return c.html(messagePage('Not answered', message, { href: '/activity', text: 'Back to Activity' }), 422);
+}
+
+/** Registers Activity's page and its two bulk answers. */
+export function registerActivityRoutes(app: Hono, web: WebDeps): void {
+  app.get('/activity', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const query = parseActivityQuery(c.req.query());
+    const [recent, everywhere, recorded] = await Promise.all([
+      latestSettled(web.engine.store, 10),
+      waitingEverywhere(web),
+      answeredFrom(c, web),
+    ]);
+    const list = activityList(everywhere, query);
+    const { activityPage } = await activityPages();
+    return c.html(
+      activityPage(admitted.visitor, { list, recent, recorded, bulkNotice: bulkNotice(c.req.query()) }),
+    );
+  });
+
+  // A group's suggestions (a run, or one sender domain of it), in the request's workspace.
+  app.post('/activity/accept', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const { form } = admitted;
+    const run = form.run?.trim();
+    if (!run) return refused(c, 'Say which run: the form names its run. Nothing was changed.');
+    const sender = form.sender?.trim() || undefined;
+    const back = isActivityPath(form.back) ? form.back : '/activity';
+    let pick;
+    try {
+      pick = await suggestedAnswers(web.engine, { run, from: sender });
+    } catch (error) {
+      if (error instanceof InvalidInputError) return refused(c, `${error.message}. Nothing was changed.`);
+      throw error;
+    }
+    if (form.confirm !== '1') {
+      const everywhere = await waitingEverywhere(web);
+      const plan: AcceptPlan = {
+        workspace: web.workspace ? { id: web.workspace.id, name: web.workspace.name } : null,
+        run,
+        sender: sender ?? null,
+        accept: pick.accepted.slice(0, MAX_ANSWERS),
+        more: Math.max(0, pick.accepted.length - MAX_ANSWERS),
+        leftForYou: pick.leftForYou,
+        back,
+      };
+      const pending = everywhere.reduce((n, w) => n + w.pending.length, 0);
+      const { acceptConfirmPage } = await confirmPages();
+      return c.html(acceptConfirmPage(admitted.visitor, plan, pending));
+    }
+    // Exactly what the confirm step named, and of it only what may still be accepted.
+    const named = new Set((form.ids ?? '').split(',').filter(Boolean));
+    const answers = pick.answers.filter((a) => named.has(a.id)).slice(0, MAX_ANSWERS);
+    const results = await answerEach(web.engine, answers);
+    return c.redirect(
+      backTo(back, tally(results, 'approve_suggested', named.size - answers.length, pick.leftForYou.length)),
+      303,
+    );
+  });
+
+  // The checked questions (of any workspace: each is answered in its own), one action for all.
+  app.post('/activity/answer', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const { form } = admitted;
+    const action = form.action?.trim() ?? '';
+    if (!/^[a-z][a-z0-9_]{0,60}$/.test(action))
+      return refused(c, 'Choose what to do with the selected questions. Nothing was changed.');
+    const picked = Object.keys(form)
+      .filter((k) => k.startsWith('pick:') && form[k])
+      .map((k) => k.slice('pick:'.length));
+    if (picked.length > MAX_ANSWERS)
+      return refused(c, `Select at most ${MAX_ANSWERS} questions at once. Nothing was changed.`);
+    const everywhere = await waitingEverywhere(web);
+    const results: AnswerResult[] = [];
+    let notWaiting = 0;
+    let left = 0;
+    for (const { workspace, engine, pending } of everywhere) {
+      const prefix = `${workspace?.id ?? ''}:`;
+      const ids = new Set(picked.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)));
+      if (ids.size === 0) continue;
+      const chosen = pending.filter((d) => ids.has(d.id));
+      notWaiting += ids.size - chosen.length;
+      // Accepting in bulk never takes an irreversible suggestion: that is answered on its own.
+      const taken = action === 'approve_suggested' ? chosen.filter(acceptableInBulk) : chosen;
+      left += chosen.length - taken.length;
+      const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action }));
+      results.push(...(await answerEach(engine, answers)));
+    }
+    notWaiting += picked.filter(
+      (p) => !everywhere.some((w) => p.startsWith(`${w.workspace?.id ?? ''}:`)),
+    ).length;
+    return c.redirect(backTo(form.back, tally(results, action, notWaiting, left)), 303);
+  });
+}

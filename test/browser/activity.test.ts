@@ -1,0 +1,179 @@
+/**
+ * Activity in real headless Chromium with 1,000 questions waiting (seeded through the store
+ * from a real paused run): answered by group (after the confirm step, in place), by keyboard
+ * and by selection; the list and the badge update without a reload; the page stays short
+ * and, at 390 px, never scrolls sideways.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { seedWaiting } from '../../bench/waiting-seed.ts';
+import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
+import { getRun } from '../../shared/runs/run-repository.ts';
+import { createRunFor } from '../../shared/runs/start-run.ts';
+import { createRunLauncher } from '../../shared/web/run-launcher.ts';
+import { senderDomain } from '../../shared/web/activity-list.ts';
+import { launchBrowser, screenshot, startServer, watchCsp, type Served } from './support.ts';
+
+const WAITING = 1000;
+let browser: Browser;
+let served: Served;
+let context: BrowserContext;
+let page: Page;
+let cspProblems: string[];
+
+beforeAll(async () => {
+  [browser, served] = await Promise.all([launchBrowser(), startServer()]);
+  const engine = served.engine;
+  const run = await createRunFor(engine, 'inbox-triage', { kind: 'manual', detail: null });
+  const launcher = createRunLauncher(engine);
+  launcher.launch(run);
+  await launcher.idle();
+  const real = await listPending(engine.store);
+  await seedWaiting(engine.store, await getRun(engine.store, run.id), real[0]!, WAITING - real.length, 4);
+  expect(await listPending(engine.store)).toHaveLength(WAITING);
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  cspProblems = watchCsp(page);
+}, 120_000);
+
+afterAll(async () => {
+  expect(cspProblems).toEqual([]);
+  await browser?.close();
+  await served?.close();
+});
+
+const badge = () => page.locator('#nav [data-pending-badge]').textContent();
+const waitingNow = async () => (await listPending(served.engine.store)).length;
+
+/** True in the page once an answer in place has swapped the list since `was` (the CSP allows no string eval). */
+const answeredSince = (was: string | null) =>
+  (
+    globalThis as unknown as { document: { documentElement: { getAttribute(name: string): string | null } } }
+  ).document.documentElement.getAttribute('data-answered') !== was;
+
+/** Waits for an answer given in place: the list swapped, the page not reloaded. */
+async function answeredInPlace(act: () => Promise<void>): Promise<void> {
+  const before = (await page.evaluate("document.documentElement.getAttribute('data-answered')")) as
+    string | null;
+  await page.evaluate('window.notReloaded = true');
+  await act();
+  await page.waitForFunction(answeredSince, before, { timeout: 30_000 });
+  expect(await page.evaluate('window.notReloaded === true')).toBe(true);
+}
+
+it('shows 50 of the 1,000, grouped by run and sender domain, a badge of 1,000, short and narrow-safe', async () => {
+  await page.goto(`${served.url}/activity`);
+  expect(await page.locator('[data-q]').count()).toBe(50);
+  expect(await badge()).toContain(String(WAITING));
+  expect(await page.locator('.pager').textContent()).toContain('Page 1 of 20');
+  expect(await page.locator('.run-group').count()).toBeGreaterThan(0);
+  // The biggest group of the oldest run fills page 1; later pages hold the others.
+  let domains = 0;
+  for (let p = 1; p <= 3; p++) {
+    await page.goto(`${served.url}/activity?page=${p}`);
+    domains += await page.locator('.domain-group').count();
+  }
+  expect(domains).toBeGreaterThan(3);
+  await page.goto(`${served.url}/activity`);
+  const height = (await page.evaluate('document.documentElement.scrollHeight')) as number;
+  expect(height).toBeLessThan(10_000);
+  await screenshot(page, 'activity-many', { fullPage: false });
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const small = await phone.newPage();
+    await small.goto(`${served.url}/activity`);
+    expect(
+      await small.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
+    expect(await small.evaluate('document.documentElement.scrollHeight')).toBeLessThan(10_000);
+  } finally {
+    await phone.close();
+  }
+});
+
+it('accepts a group: first says what will happen, then does it in place', async () => {
+  await page.goto(`${served.url}/activity`);
+  const group = page.locator('.domain-group').first();
+  const domain = (await group.getAttribute('data-domain'))!;
+  const runId = (await page.locator('.run-group').first().getAttribute('data-run'))!;
+  const pending = await listPending(served.engine.store);
+  const inGroup = pending.filter((d) => d.run_id === runId && senderDomain(d.sender) === domain);
+  const acceptable = inGroup.filter((d) => d.reason !== 'irreversible');
+  expect(acceptable.length).toBeGreaterThan(1);
+
+  await group.locator('[data-accept-group]').click();
+  const confirm = page.locator('[data-confirm]');
+  await confirm.waitFor();
+  expect(await confirm.locator('[data-plan]').textContent()).toMatch(/This will archive \d+/);
+  expect(await waitingNow()).toBe(pending.length); // nothing done before the confirm
+  await screenshot(page, 'activity-confirm', { fullPage: false });
+
+  await answeredInPlace(() => confirm.locator('[data-confirm-accept]').click());
+  expect(await waitingNow()).toBe(pending.length - acceptable.length);
+  for (const d of acceptable.slice(0, 5))
+    expect((await getDecision(served.engine.store, d.id)).answer?.action).toBe('approve_suggested');
+  expect(await badge()).toContain(String(pending.length - acceptable.length));
+  expect(await page.locator('[data-activity] .flash-ok').textContent()).toContain(
+    `Accepted ${acceptable.length} suggestions.`,
+  );
+  expect(await page.locator('[data-q]').count()).toBe(50);
+});
+
+it('answers by keyboard: j/k move, a accepts, s skips, x selects, ? lists the keys', async () => {
+  await page.goto(`${served.url}/activity`);
+  await page.keyboard.press('?');
+  expect(await page.locator('[data-keys-help]').getAttribute('open')).not.toBeNull();
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('k');
+  const first = page.locator('[data-q]').first();
+  expect(await first.getAttribute('class')).toContain('q-current');
+  const firstId = (await first.locator('[data-pick]').getAttribute('name'))!.split(':')[2]!;
+  const before = await waitingNow();
+
+  await answeredInPlace(() => page.keyboard.press('s'));
+  expect((await getDecision(served.engine.store, firstId)).answer?.action).toBe('skip');
+  expect(await waitingNow()).toBe(before - 1);
+
+  // The same place now holds the next question; `a` takes its suggestion.
+  const next = page.locator('[data-q].q-current');
+  const nextId = (await next.locator('[data-pick]').getAttribute('name'))!.split(':')[2]!;
+  expect(nextId).not.toBe(firstId);
+  const nextDecision = await getDecision(served.engine.store, nextId);
+  if (nextDecision.reason !== 'irreversible') {
+    await answeredInPlace(() => page.keyboard.press('a'));
+    expect((await getDecision(served.engine.store, nextId)).answer?.action).toBe('approve_suggested');
+  }
+  await page.keyboard.press('x');
+  expect(await page.locator('[data-q].q-current [data-pick]').isChecked()).toBe(true);
+  await page.keyboard.press('x');
+  expect(await page.locator('[data-q].q-current [data-pick]').isChecked()).toBe(false);
+});
+
+it('answers the selected questions together, in place', async () => {
+  await page.goto(`${served.url}/activity?page=3`);
+  const boxes = page.locator('[data-pick]');
+  const names: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    await boxes.nth(i).check();
+    names.push((await boxes.nth(i).getAttribute('name'))!);
+  }
+  const before = await waitingNow();
+  await answeredInPlace(() => page.locator('#pick').getByRole('button', { name: 'Archive' }).click());
+  for (const name of names)
+    expect((await getDecision(served.engine.store, name.split(':')[2]!)).answer?.action).toBe('archive');
+  expect(await waitingNow()).toBe(before - 4);
+  expect(page.url()).toContain('page=3');
+  expect(await page.locator('[data-activity] .flash-ok').textContent()).toContain(
+    'Answered 4 questions: archive.',
+  );
+});
+
+it('opens a question with o', async () => {
+  await page.goto(`${served.url}/activity`);
+  await page.keyboard.press('j');
+  const id = (await page.locator('[data-q].q-current [data-pick]').getAttribute('name'))!.split(':')[2]!;
+  await page.keyboard.press('o');
+  await page.waitForURL(`**/decide/${id}`);
+});
