@@ -163,9 +163,11 @@ export async function startLocalTenancy(env: Record<string, string>): Promise<Te
     stateOf: (id) => filesIn(workspaceDir(env.HANDOFF_STATE_DIR!, id)),
     children() {
       try {
-        return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'comm='], { encoding: 'utf8' })
+        // A run the server works in a child of its own (`handoff __run-child`) is not a program a key started.
+        return execFileSync('ps', ['--ppid', String(server.pid), '-o', 'comm=,args='], { encoding: 'utf8' })
           .split('\n')
-          .filter(Boolean);
+          .filter((line) => line.trim() && !line.includes('__run-child'))
+          .map((line) => line.trim().split(/\s+/)[0]!);
       } catch {
         return []; // ps exits 1 when there are none
       }
