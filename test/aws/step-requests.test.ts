@@ -114,6 +114,9 @@ describe('DynamoDB reads of each Lambda step', () => {
       'BatchGetItemCommand runs,settings,profile,settings',
       'BatchGetItemCommand workflows,interrupts,usage',
       ...Array.from({ length: 8 }, (_, shard) => `QueryCommand audit#${shard}`),
+      // ... and, as the run finishes, the running totals it is folded into (run-totals.ts).
+      'GetItemCommand settings',
+      'QueryCommand runs#time',
     ]);
     // ... and no step reads one record twice.
     for (const reads of [trigger, executor, resume, completer])

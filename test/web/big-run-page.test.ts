@@ -131,7 +131,9 @@ describe('the run page of a 1,000-item run', () => {
     const page = await (await pageClient(h.app).get(`/activity?run=${run.id}`)).text();
     expect(page).toContain('data-run-filter');
     const waiting = (await decisionsOfRun(h.engine.store, run)).filter((d) => d.status === 'pending');
-    expect(rows(page, 'class="question"')).toBe(waiting.length);
+    // Activity shows 50 questions a page (issue 29), all of them this run's.
+    expect(waiting.length).toBeGreaterThan(50);
+    expect(rows(page, 'class="question"')).toBe(50);
     const other = await (await pageClient(h.app).get('/activity?run=run_other')).text();
     expect(rows(other, 'class="question"')).toBe(0);
   });

@@ -131,8 +131,9 @@ describe('the pages across workspaces', () => {
       expect(text).toContain(`action="/decide/${d.id}?workspace=team-b"`);
     }
     expect(text).toContain('<span class="workspace-label">team-b</span>');
-    // The badge counts every workspace's questions, though the page shows `default`.
-    expect(text).toMatch(new RegExp(`class="badge" data-pending-badge\\s*>${pendingB.length}<`));
+    // The badge counts the selected workspace's questions (`default`: none); the switcher names team-b's.
+    expect(text).not.toMatch(new RegExp(`class="badge" data-pending-badge\\s*>${pendingB.length}<`));
+    expect(text).toContain(`team-b (${pendingB.length} waiting)`);
     expect(text).toContain('<select id="workspace-select" name="workspace">');
 
     // Answering from Activity posts to the decision's own workspace.

@@ -215,7 +215,8 @@ function filters(list: ActivityList): Html {
     /></label>
     <button class="button" type="submit">Filter</button>
     ${q.workflow || q.run || q.sender ? html`<a href="/activity">Clear</a>` : ''}
-  </form>`;
+  </form>
+  ${q.run ? html`<p class="run-filter" data-run-filter>The questions of run <a href="/runs/${q.run}">${q.run}</a> only.</p>` : ''}`;
 }
 
 function pager(list: ActivityList): Html | string {
