@@ -169,7 +169,7 @@ for (const width of [1280, 390] as const) {
           .click();
         await page.waitForURL(/\/runs\/run_[^/?]+$/);
         await page.locator('[data-run-status]', { hasText: /waiting|completed/ }).waitFor();
-        await page.locator('[data-run-summary]', { hasText: /[1-9]\d* by rules/ }).waitFor();
+        await page.locator('[data-run-summary]', { hasText: /[1-9]\d* by learned rules/ }).waitFor();
         expect((await listPending(store)).length).toBeLessThan(asked);
         expect(await sideways(page)).toBeLessThanOrEqual(0);
         await screenshot(page, `no-terminal-second-run-${width}`, { fullPage: false });
