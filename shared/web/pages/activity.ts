@@ -19,7 +19,7 @@ import {
 } from '../activity-list.ts';
 import { draftFields } from './drafts.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
-import { onceBox } from './once-box.ts';
+import { onceBox, scopeBox } from './once-box.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
 import { csrfField, label, plural, score, when, type Html } from './ui.ts';
 
@@ -109,7 +109,7 @@ function row(q: WaitingQuestion, visitor: Visitor, back: string): Html {
           maxlength="2000"
           placeholder="Note (why — it teaches the next run)"
         />
-        ${draftFields(d, `${q.workspace?.id ?? ''}-`)} ${onceBox(`once-${key}`)}
+        ${draftFields(d, `${q.workspace?.id ?? ''}-`)} ${onceBox(`once-${key}`)} ${scopeBox(`scope-${key}`)}
         <div class="options">
           <button class="button button-primary" type="submit" name="action" value="approve_suggested">
             ${label(d.suggested_action)} <span class="visually-hidden">(as suggested, with the note)</span>
