@@ -24,7 +24,7 @@ import { crashPoint } from '../config/processes.ts';
 import { RunCountsSchema, RunSchema, EMPTY_COUNTS, type Run, type RunCounts } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
 import { listNewest, type Store } from '../store/store.ts';
-import { markStepDone } from '../settings/settings.ts';
+import { markStepDone, writeEngineRecord } from '../settings/settings.ts';
 
 /** The record of the running totals (in `settings`). */
 export const RUN_TOTALS_ID = 'run-totals';
@@ -126,10 +126,10 @@ export async function foldRun(store: Store, run: Run, now = new Date()): Promise
     try {
       if (current) {
         const { version, ...rest } = current;
-        await store.update('settings', { ...withRun(rest, run, now), id: RUN_TOTALS_ID }, version);
+        await writeEngineRecord(store, { ...withRun(rest, run, now), id: RUN_TOTALS_ID }, version);
       } else {
         const fresh = { ...emptyTotals(), complete: await onlyFinishedRun(store, run) };
-        await store.create('settings', { ...withRun(fresh, run, now), id: RUN_TOTALS_ID });
+        await writeEngineRecord(store, { ...withRun(fresh, run, now), id: RUN_TOTALS_ID });
       }
       return;
     } catch (error) {
@@ -190,8 +190,8 @@ export async function backfillRunTotals(store: Store, now = new Date()): Promise
     for (const run of finished) totals = withRun(totals, run, now);
     const record = { ...totals, complete: true, id: RUN_TOTALS_ID };
     try {
-      if (current) await store.update('settings', record, current.version);
-      else await store.create('settings', record);
+      if (current) await writeEngineRecord(store, record, current.version);
+      else await writeEngineRecord(store, record);
       crashPoint('migrate:totals-written');
       await markStepDone(store, RUN_TOTALS_MIGRATED_ID);
       return { already_done: false, runs: finished.length };

@@ -88,6 +88,20 @@ export async function saveSettings(store: Store, input: SettingsInput): Promise<
  * system record no person writes, kept with the settings so every write to them is here.
  * A marker already there (another process finished first) is left as it is.
  */
+/**
+ * Writes a record the engine keeps in `settings` for itself (the running totals, never the
+ * settings a person sets): with `version`, an update conditional on it; without, a create.
+ */
+export async function writeEngineRecord(
+  store: Store,
+  record: { id: string } & Record<string, unknown>,
+  version?: number,
+): Promise<void> {
+  if (record.id === SETTINGS_ID) throw new Error(`"${SETTINGS_ID}" holds the settings, not an engine record`);
+  if (version === undefined) await store.create('settings', record);
+  else await store.update('settings', record, version);
+}
+
 export async function markStepDone(store: Store, id: string): Promise<void> {
   if (id === SETTINGS_ID) throw new Error(`"${SETTINGS_ID}" holds the settings, not a step's marker`);
   try {
