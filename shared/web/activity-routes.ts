@@ -5,7 +5,7 @@
  * one action). The answering is the shared code every "answer many" surface uses
  * (runs/answer-many.ts); a bulk answer returns to the page it came from, with what it did.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { InvalidInputError } from '../errors/index.ts';
 import {
   MAX_ANSWERS,
@@ -23,6 +23,7 @@ import { messagePage } from './pages/layout.ts';
 import { label, plural } from './pages/ui.ts';
 import { answeredFrom } from './recorded-answer.ts';
 import { waitingEverywhere } from './waiting-everywhere.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 
 /** Activity's markup loads with its first page, not with every cold start (the API bundle's budget). */
@@ -96,7 +97,7 @@ function refused(c: Context, message: string): Response | Promise<Response> {
 }
 
 /** Registers Activity's page and its two bulk answers. */
-export function registerActivityRoutes(app: Hono, web: WebDeps): void {
+export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;

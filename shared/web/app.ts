@@ -43,9 +43,7 @@ import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts
 import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
 import { registerPlatformRoutes } from './platform-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
-import { registerActivityRoutes } from './activity-routes.ts';
 import { registerLazyConversationPages, registerLazyManagePages, registerLazyPages } from './lazy-pages.ts';
-import { registerDemoRoutes } from './demo-routes.ts';
 import { registerSpeechRoutes } from './speech-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
@@ -200,14 +198,22 @@ export function createApp(deps: AppDeps): Hono {
   registerPageApi(app, web, fail);
   registerAssetRoutes(app);
   registerPageRoutes(app, web);
-  registerActivityRoutes(app, web);
+  // Activity (its lists, grouping and forms) loads with its first request, not with every cold start.
+  lazyRoutes(app, ['GET /activity', 'POST /activity/accept', 'POST /activity/answer'], async () => {
+    const { registerActivityRoutes } = await import('./activity-routes.ts');
+    return (sink) => registerActivityRoutes(sink, web);
+  });
   registerDecideRoutes(app, web);
   registerLazyManagePages(app, web);
   registerWorkspaceSwitch(app, web);
   registerArtifactPages(app, web);
   registerSchedulePages(app, web, deps.onWorkflowChange ?? (async () => undefined));
   registerLazyPages(app, web, deps.onWorkflowChange ?? (async () => undefined), deps.inLambda ?? false);
-  registerDemoRoutes(app, web);
+  // The demo's "Deliver more demo mail" loads with its first use.
+  lazyRoutes(app, ['POST /demo/more'], async () => {
+    const { registerDemoRoutes } = await import('./demo-routes.ts');
+    return (sink) => registerDemoRoutes(sink, web);
+  });
 
   registerLazyConversationPages(app, web, deps.sendChatTurn);
 

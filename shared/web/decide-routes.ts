@@ -27,7 +27,9 @@ import type { Decision } from '../records/runs.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
-import { decisionPage, recordedPage, type DecisionAccess } from './pages/decision.ts';
+import type { DecisionAccess } from './pages/decision.ts';
+/** The decision page's markup loads with the first decision page, not with every cold start. */
+const decisionPages = () => import('./pages/decision.ts');
 import { messagePage } from './pages/layout.ts';
 import { loadMessage } from './pages/message.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -157,6 +159,7 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
             )
           : null;
         const learned = learnedFrom(result.answered, result.learned).words;
+        const { recordedPage } = await decisionPages();
         return c.html(recordedPage(result.answered, result.run_status, next, learned));
       }
       return c.redirect(await afterAnswer(web, decision, form.next), 303);
@@ -214,6 +217,7 @@ async function showDecision(
     nextId: others[0]?.id ?? null,
     recorded,
   };
+  const { decisionPage } = await decisionPages();
   return c.html(decisionPage(screen, access, pending.length));
 }
 

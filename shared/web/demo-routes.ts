@@ -1,14 +1,14 @@
 /** `POST /demo/more`: the demo Overview's "Deliver more demo mail" (a fresh day in the demo inbox). */
-import type { Hono } from 'hono';
 import { answeredByPerson } from '../runs/answered.ts';
 import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { admitForm } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 
 /** Registers the demo's delivery form. */
-export function registerDemoRoutes(app: Hono, web: WebDeps): void {
+export function registerDemoRoutes(app: RouteSink, web: WebDeps): void {
   app.post('/demo/more', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;

@@ -26,7 +26,8 @@ const runReads = async () => ({
   ...(await import('./run-progress.ts')),
 });
 import { messagePage } from './pages/layout.ts';
-import { overviewPage } from './pages/overview.ts';
+/** The Overview's markup loads with the first Overview, not with every cold start. */
+const overviewPages = () => import('./pages/overview.ts');
 import { demoWorkflowOf } from '../sources/maildir/demo-place.ts';
 import { plural } from '../text/plural.ts';
 import { sourceCheckPage } from './pages/source-check.ts';
@@ -78,6 +79,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
     const demo = demoWorkflowOf(workflows, web.env.HANDOFF_STATE_DIR)?.id ?? null;
     const data = { workflows, runs, pending: pending.length, threshold, demo, timeZone: profile.time_zone };
+    const { overviewPage } = await overviewPages();
     return c.html(overviewPage(admitted.visitor, data, overviewNotice(c)));
   });
 
