@@ -4,7 +4,7 @@
  * history. A workspace whose totals are not complete yet (before `handoff store migrate`)
  * is read the older way, every run.
  */
-import type { Run, RunCounts } from '../records/runs.ts';
+import type { Run } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
 import { latestRuns, listRuns, runsWithStatus } from './run-repository.ts';
 import {
@@ -18,7 +18,7 @@ import {
   type Total,
 } from './run-totals.ts';
 import { countsOf } from './counts.ts';
-import { statsOf, weekStart, type Stats, type Tally } from './stats.ts';
+import { statsOf, tallyOf, weekStart, type Stats, type Tally } from './stats.ts';
 
 /** How many of the newest runs `stats` lists. */
 export const STATS_RUNS = 100;
@@ -43,9 +43,9 @@ export async function readStats(store: Store, now = new Date()): Promise<StatsRe
   const overall = moving.reduce((t, r) => plus(t, r.counts), totals.overall);
   const { today, this_week } = periods(totals, moving, now);
   return {
-    overall: tallyOf(overall),
-    today: tallyOf(today),
-    this_week: tallyOf(this_week),
+    overall: totalTally(overall),
+    today: totalTally(today),
+    this_week: totalTally(this_week),
     counts: { today: countsOf(today), this_week: countsOf(this_week), overall: countsOf(overall) },
     runs: listed.runs,
     runs_next_cursor: page.next_cursor,
@@ -79,17 +79,6 @@ function periods(totals: RunTotals, moving: readonly Run[], now: Date): { today:
   };
 }
 
-function tallyOf(total: Total): Tally {
-  const counts: RunCounts = total;
-  return {
-    runs: total.runs,
-    handled_alone: counts.confident,
-    by_your_rules: counts.by_your_rules,
-    by_learned_rules: counts.by_learned_rules,
-    by_you: counts.by_you,
-    asked: counts.deferred,
-    declined: counts.declined,
-    acted: counts.acted,
-    failed: counts.failed,
-  };
+function totalTally(total: Total): Tally {
+  return { runs: total.runs, ...tallyOf(total) };
 }

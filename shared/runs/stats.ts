@@ -33,7 +33,8 @@ export interface Stats {
   } & Omit<Tally, 'runs'>)[];
 }
 
-function tallyOf(counts: RunCounts): Omit<Tally, 'runs'> {
+/** A run's (or a total's) counts in the Tally's words, without the run count. */
+export function tallyOf(counts: RunCounts): Omit<Tally, 'runs'> {
   return {
     handled_alone: counts.confident,
     by_your_rules: counts.by_your_rules,
