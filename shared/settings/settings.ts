@@ -84,11 +84,6 @@ export async function saveSettings(store: Store, input: SettingsInput): Promise<
 }
 
 /**
- * Notes a one-time step done (a migration's marker, `id` its own, never `SETTINGS_ID`): a
- * system record no person writes, kept with the settings so every write to them is here.
- * A marker already there (another process finished first) is left as it is.
- */
-/**
  * Writes a record the engine keeps in `settings` for itself (the running totals, never the
  * settings a person sets): with `version`, an update conditional on it; without, a create.
  */
@@ -102,10 +97,14 @@ export async function writeEngineRecord(
   else await store.update('settings', record, version);
 }
 
+/**
+ * Notes a one-time step done (a migration's marker, `id` its own, never `SETTINGS_ID`): a
+ * system record no person writes, kept with the settings so every write to them is here.
+ * A marker already there (another process finished first) is left as it is.
+ */
 export async function markStepDone(store: Store, id: string): Promise<void> {
-  if (id === SETTINGS_ID) throw new Error(`"${SETTINGS_ID}" holds the settings, not a step's marker`);
   try {
-    await store.create('settings', { id, at: new Date().toISOString() });
+    await writeEngineRecord(store, { id, at: new Date().toISOString() });
   } catch (error) {
     if (!(error instanceof RecordExistsError)) throw error;
   }
