@@ -29,7 +29,7 @@ beforeAll(async () => {
   const table = `handoff-lists-${randomUUID()}`;
   await ensureTable(client, table);
   fixture = await engineFixture({
-    messages: Array.from({ length: 6 }, (_, i) =>
+    messages: Array.from({ length: 60 }, (_, i) =>
       mail({ from: `a${i}@vendor${i}.example`, subject: `Question ${i}` }),
     ),
     store: new DynamoDbStore(createDocumentClient(client), table),
@@ -73,8 +73,13 @@ async function all(list: string, limit: number): Promise<Record<string, unknown>
 it('lists questions and the audit through the Lambda app on DynamoDB, a cursor at a time', async () => {
   const pending = await listPending(fixture.store);
   expect(pending.length).toBeGreaterThan(0);
-  const questions = await all('/api/decisions?status=pending', 1);
+  expect(pending.length).toBe(60); // the first run asks about every message: three pages below
+  const questions = await all('/api/decisions?status=pending', 25);
   expect(questions.map((d) => d.decision_id)).toEqual(pending.map((d) => d.id));
+  const runId = String(questions[0]!.run_id);
+  const ofRun = await all(`/api/decisions?status=pending&run=${runId}`, 25);
+  expect(ofRun.length).toBe(pending.filter((d) => d.run_id === runId).length);
+  expect(ofRun.every((d) => d.run_id === runId)).toBe(true);
   const audit = await all('/api/audit', 2);
   expect(audit.length).toBeGreaterThan(2);
   expect(new Set(audit.map((e) => JSON.stringify(e))).size).toBe(audit.length);
