@@ -5,6 +5,7 @@
  */
 import { listAudit } from '../audit/audit.ts';
 import { listRules } from '../memory/rules-repository.ts';
+import { isLive } from '../records/rule.ts';
 import { readProfile } from '../profile/profile.ts';
 import type { AuditEntry } from '../records/audit.ts';
 import type { Decision } from '../records/runs.ts';
@@ -143,7 +144,7 @@ export async function rulesInWords(store: Store): Promise<
   }[]
 > {
   return (await listRules(store))
-    .filter((r) => r.superseded_by === null)
+    .filter((r) => isLive(r))
     .map((r) => ({
       rule_id: r.id,
       reads: r.pattern ?? matchInWords(r.match),

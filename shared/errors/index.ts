@@ -20,6 +20,9 @@ export class InvalidCursorError extends InvalidInputError {}
 /** Something named by id does not exist. */
 export class NotFoundError extends HandoffError {}
 
+/** A deleted rule asked back after its undo window (maps to exit 1 / HTTP 410 on the pages, 422 in the API). */
+export class UndoExpiredError extends InvalidInputError {}
+
 /** A conditional write lost to another writer; carries the record it lost to. */
 export class VersionConflictError extends HandoffError {
   constructor(

@@ -94,7 +94,11 @@ export async function carryOutNow(
 }
 
 function report(ctx: RunContext, item: SourceItem, choice: Choice, result: CarryOutResult): void {
-  ctx.ledger.bump(countFor(choice, result));
+  const counted = countFor(choice, result);
+  ctx.ledger.bump(counted);
+  // A rule fired when it decided the item (acted, left it alone, or failed trying), as counted.
+  if (choice.decidedBy === 'memory' && choice.ruleId && counted.length > 0)
+    ctx.ledger.ruleFired(choice.ruleId, new Date().toISOString());
   ctx.emit(
     result.outcome === 'failed' ? 'failed' : 'acted',
     `${choice.expired ? 'expired' : choice.action}: ${item.subject}`,

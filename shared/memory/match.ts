@@ -1,4 +1,4 @@
-import type { Rule, RuleMatch } from '../records/rule.ts';
+import { isLive, type Rule, type RuleMatch } from '../records/rule.ts';
 import { reachOf, ruleApplies } from './source-key.ts';
 
 /** The parts of an item that recall may look at. */
@@ -72,7 +72,7 @@ export function findCoveringRule(
   sourceKey: string | null = null,
 ): Rule | undefined {
   return rules
-    .filter((r) => r.superseded_by === null && ruleApplies(r, workflowId, sourceKey))
+    .filter((r) => isLive(r) && ruleApplies(r, workflowId, sourceKey))
     .filter((r) => matches(r.match, subject))
     .sort(
       (a, b) =>

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import { RuleSchema, type Rule } from '../records/rule.ts';
+import { isLive, RuleSchema, type Rule } from '../records/rule.ts';
 import { crashPoint } from '../config/processes.ts';
 import { parseRecord } from '../store/records.ts';
 import { getAll, listPage, type RecordRef, type Store, type Write } from '../store/store.ts';
@@ -108,7 +108,7 @@ function changed(
 ): Rule[] {
   const gone = new Set([...removed, ...added].map((r) => r.id));
   const kept = rules.filter((r) => !gone.has(r.id));
-  const fresh = added.filter((r) => r.superseded_by === null && ruleKeyOf(r) === key);
+  const fresh = added.filter((r) => isLive(r) && ruleKeyOf(r) === key);
   return [...kept, ...fresh].sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
@@ -180,7 +180,7 @@ export async function migrateRuleKeys(store: Store): Promise<RuleKeysReport> {
     return { already_done: true, keys: 0 };
   const live = (await store.list('rules'))
     .map((r) => parseRecord(RuleSchema, 'rules', r))
-    .filter((r) => r.superseded_by === null)
+    .filter((r) => isLive(r))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));
   const byKey = new Map<string, Rule[]>();
   for (const rule of live) {

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
-import { RuleSchema, type Rule } from '../records/rule.ts';
+import { isLive, RuleSchema, type Rule } from '../records/rule.ts';
 import { listRecords, parseRecord } from '../store/records.ts';
 import { commitAll, getEach, type RecordRef, type Store, type Write } from '../store/store.ts';
 
@@ -49,7 +49,7 @@ export function ruleSetRefs(workflowId: string): RecordRef[] {
 
 /** The live rules of a scope among `rules`, oldest first. */
 function liveIn(rules: readonly Rule[], scope: string): Rule[] {
-  return rules.filter((r) => r.superseded_by === null && scopeOf(r.workflow_id) === scope);
+  return rules.filter((r) => isLive(r) && scopeOf(r.workflow_id) === scope);
 }
 
 /**

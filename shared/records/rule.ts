@@ -33,5 +33,15 @@ export const RuleSchema = z.object({
   /** Ids the memory mirror gave it (AgentCore Memory records). */
   mirror_ids: z.array(z.string()).default([]),
   created_at: z.string(),
+  /**
+   * When it was deleted (null: it was not). A deleted rule no longer fires nor is listed; it
+   * can be restored for a while (memory/rules-repository.ts, UNDO_WINDOW_MS).
+   */
+  deleted_at: z.string().nullable().default(null),
 });
 export type Rule = z.infer<typeof RuleSchema>;
+
+/** Whether a rule may fire: neither replaced by a newer one nor deleted. */
+export function isLive(rule: Pick<Rule, 'superseded_by' | 'deleted_at'>): boolean {
+  return rule.superseded_by === null && rule.deleted_at === null;
+}

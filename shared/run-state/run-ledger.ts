@@ -2,6 +2,7 @@ import type { StateStore } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { EMPTY_COUNTS, RunCountsSchema, type RunCounts } from '../records/runs.ts';
 import { WordsSchema } from '../actions/words.ts';
+import type { RuleHits } from '../memory/rule-fires.ts';
 
 /** The agent that runs the batch; specialists are named in the workflow. */
 export const EXECUTOR = 'executor';
@@ -42,10 +43,12 @@ export type DecisionAnswer = z.infer<typeof DecisionAnswerSchema>;
 const COUNTS = 'counts';
 const DEFERRED = 'deferred';
 const CURSOR = 'cursor';
+const RULE_HITS = 'rule_hits';
 
 // Made once: a zod schema costs more to build than to parse these with.
 const SavedCountsSchema = z.record(z.string(), z.number());
 const CursorSchema = z.number().int();
+const RuleHitsSchema = z.record(z.string(), z.object({ n: z.number().int(), last: z.string() }));
 const DeferredItemsSchema = z.array(DeferredItemSchema);
 
 /**
@@ -151,6 +154,22 @@ export class RunLedger {
   private writeCounts(counts: RunCounts): void {
     this.persisted().set(COUNTS, counts);
     this.tally = { ...counts };
+  }
+
+  /**
+   * The rules that decided items in this run so far: how many each, and when last (folded
+   * into the rules' records when a step ends, memory/rule-fires.ts). A few entries, written
+   * through like the counts.
+   */
+  ruleHits(): RuleHits {
+    return RuleHitsSchema.parse(this.persisted().get(RULE_HITS) ?? {});
+  }
+
+  /** Notes that rule `ruleId` decided an item at `at`. */
+  ruleFired(ruleId: string, at: string): void {
+    const hits = this.ruleHits();
+    hits[ruleId] = { n: (hits[ruleId]?.n ?? 0) + 1, last: at };
+    this.persisted().set(RULE_HITS, hits);
   }
 
   /** How many of the source's refs the executor has read. */

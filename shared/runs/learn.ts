@@ -11,7 +11,7 @@ import type { Workflow } from '../workflows/schema.ts';
 import { answeredOnce } from '../memory/exception.ts';
 import { matches } from '../memory/match.ts';
 import { reachOf, sourceKeyOf } from '../memory/source-key.ts';
-import { RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
+import { isLive, RuleSchema, type Rule, type RuleMatch } from '../records/rule.ts';
 import { invalidateRuleSet, readRuleSets, ruleSetWrite, type ScopeRules } from '../memory/rule-sets.ts';
 import { commitAll, type Write, type WriteResult } from '../store/store.ts';
 import { indexRules, markIndexedIfOnly, ownRulesForAnswer, ruleKeyWrites } from '../memory/rule-keys.ts';
@@ -233,7 +233,7 @@ async function reindexLanded(
     const result = results[i];
     return result?.ok ? [RuleSchema.parse(result.record)] : [];
   });
-  const live = landed.filter((r) => r.superseded_by === null);
+  const live = landed.filter((r) => isLive(r));
   const retired = landed.filter((r) => r.superseded_by !== null);
   await indexRules(deps.store, live, retired);
 }

@@ -8,7 +8,7 @@ import { readRuleSets } from '../memory/rule-sets.ts';
 import { ownRulesForAnswer } from '../memory/rule-keys.ts';
 import { sourceKeyOf } from '../memory/source-key.ts';
 import { getWorkflow } from '../workflows/repository.ts';
-import type { Rule, RuleMatch } from '../records/rule.ts';
+import { isLive, type Rule, type RuleMatch } from '../records/rule.ts';
 import type { Decision } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
 import type { AfterAnswer } from './learning.ts';
@@ -92,7 +92,7 @@ export async function learnedOf(store: Store, answered: Decision): Promise<Learn
   const rules =
     (await ownRulesForAnswer(store, answered.workflow_id, answered.sender, sourceKey)) ??
     (await readRuleSets(store, answered.workflow_id)).own.rules;
-  const rule = rules.find((r) => r.decision_id === answered.id && r.superseded_by === null);
+  const rule = rules.find((r) => r.decision_id === answered.id && isLive(r));
   return rule
     ? { rule: learnedRuleJson(rule), words: ruleWords(rule) }
     : { rule: null, words: 'Nothing new learned from this answer' };

@@ -25,6 +25,7 @@ import { interpret, interpretThrown, type Outcome } from './outcome.ts';
 import { withPreparedRun } from './prepare.ts';
 import type { Run } from '../records/runs.ts';
 import { getRun } from './run-repository.ts';
+import { foldRuleHits, type RuleHits } from '../memory/rule-fires.ts';
 import { readGraph } from './graph-state.ts';
 
 /** Where a pass of the graph starts: a fresh run's trigger, or a step resumed from a pause. */
@@ -203,8 +204,39 @@ async function invokeOnce(
   return interpret(result, entry !== 'trigger');
 }
 
-/** Applies an outcome with the lifecycle transition it names. */
+/**
+ * Applies an outcome with the lifecycle transition it names; then, where the executor ran in
+ * this process, folds the rules' firings of the run so far into their records.
+ */
 async function apply(
+  deps: EngineDeps,
+  run: Run,
+  workflow: Workflow,
+  executor: Agent,
+  outcome: Outcome,
+  left: PassLeft,
+  entry: Entry,
+): Promise<Applied> {
+  const applied = await transition(deps, run, workflow, executor, outcome, left, entry);
+  if (entry !== 'completer') await foldFirings(deps, run.id, RunLedger.of(executor.appState).ruleHits());
+  return applied;
+}
+
+/**
+ * Adds a run's rule hits to the rules' records (memory/rule-fires.ts), after its step's
+ * transition landed. Best effort: a lost fold is made up by the run's next step, never fails it.
+ */
+async function foldFirings(deps: EngineDeps, runId: string, hits: RuleHits): Promise<void> {
+  if (Object.keys(hits).length === 0) return;
+  try {
+    await foldRuleHits(deps.store, runId, hits);
+  } catch (error) {
+    log.warn(`run ${runId}: the rules' firings were not counted (${errorMessage(error)})`);
+  }
+}
+
+/** The lifecycle transition an outcome names. */
+async function transition(
   deps: EngineDeps,
   run: Run,
   workflow: Workflow,

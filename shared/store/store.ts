@@ -42,6 +42,8 @@ export const COLLECTIONS = [
   'rule_sets',
   // The live rules by what they match (`<scope>|s|<sender>`, `|d|<domain>`, `|k`): shared/memory/rule-keys.ts.
   'rule_keys',
+  // How often each rule fired and when last (by rule id), folded once per run: shared/memory/rule-fires.ts.
+  'rule_fires',
   // An answer the learner could not learn from yet, and why (by decision id): shared/runs/learning.ts.
   'learning_failures',
 ] as const;

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { RouteSink } from './lazy-routes.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { listRules } from '../memory/rules-repository.ts';
+import { isLive } from '../records/rule.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { setPaused } from '../schedules/schedules.ts';
 import { readStoredSettings } from '../settings/settings.ts';
@@ -146,7 +147,7 @@ export function registerWorkflowPages(
     const data = {
       status,
       rules: rules.filter(
-        (r) => r.superseded_by === null && (r.workflow_id === null || r.workflow_id === workflow.id),
+        (r) => isLive(r) && (r.workflow_id === null || r.workflow_id === workflow.id),
       ),
       threshold: stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold,
       form: refused?.form ?? formOf(workflow),

@@ -147,10 +147,12 @@ export async function applyWorkspace(
     }
   }
   // Rules are versioned records (learning supersedes them with a conditional update).
-  const storedRules = new Map((await listRules(store)).map((r) => [r.id, r]));
+  const storedRules = new Map((await listRules(store, { withDeleted: true })).map((r) => [r.id, r]));
   for (const r of file.rules) {
     const stored = storedRules.get(r.id);
-    const before = stored ? FileRuleSchema.parse(pick(stored, Object.keys(r))) : undefined;
+    // A rule deleted in Memory is added again by the file that names it.
+    const before =
+      stored && stored.deleted_at === null ? FileRuleSchema.parse(pick(stored, Object.keys(r))) : undefined;
     if (!note('rule', r.id, before, r)) continue;
     if (!stored)
       writes.push({
@@ -162,7 +164,7 @@ export async function applyWorkspace(
       writes.push({
         kind: 'update',
         collection: 'rules',
-        record: { ...stored, ...r, superseded_by: null },
+        record: { ...stored, ...r, superseded_by: null, deleted_at: null },
         expectedVersion: stored.version ?? 1,
       });
   }

@@ -10,7 +10,7 @@ import { listEntries } from '../integrations/registry.ts';
 import { requiredCredentials, ServerEntrySchema } from '../integrations/servers.ts';
 import { listRules } from '../memory/rules-repository.ts';
 import { ProfileInputSchema, readProfile } from '../profile/profile.ts';
-import { RuleMatchSchema } from '../records/rule.ts';
+import { isLive, RuleMatchSchema } from '../records/rule.ts';
 import { readStoredSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { SkillContentSchema, skills } from '../skills/skills.ts';
 import type { Store } from '../store/store.ts';
@@ -85,7 +85,7 @@ export async function exportWorkspace(
     .sort((a, b) => a.name.localeCompare(b.name));
   const workflows = await listWorkflows(store);
   const rules = (await listRules(store))
-    .filter((r) => r.superseded_by === null && (r.source === 'you' || opts.withLearnedRules))
+    .filter((r) => isLive(r) && (r.source === 'you' || opts.withLearnedRules))
     .map((r) =>
       FileRuleSchema.parse({
         id: r.id,

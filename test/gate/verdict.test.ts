@@ -28,6 +28,7 @@ function rule(action: string, source: 'you' | 'learned' = 'you'): Rule {
     pattern: null,
     mirror_ids: [],
     created_at: '2026-01-01T00:00:00Z',
+    deleted_at: null,
   };
 }
 

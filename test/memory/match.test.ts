@@ -24,6 +24,7 @@ function rule(over: Partial<Rule> & Pick<Rule, 'match'>): Rule {
     pattern: null,
     mirror_ids: [],
     created_at: '2026-01-01T00:00:00Z',
+    deleted_at: null,
     ...over,
   };
 }

@@ -7,7 +7,7 @@ import { html } from 'hono/html';
 import type { LearningFailure } from '../../records/learning.ts';
 import { MAX_LEARN_ATTEMPTS } from '../../runs/learning.ts';
 import type { DomainProposal } from '../../records/proposals.ts';
-import type { Rule, RuleMatch } from '../../records/rule.ts';
+import { isLive, type Rule, type RuleMatch } from '../../records/rule.ts';
 import { reachOf } from '../../memory/source-key.ts';
 import { ruleFound } from '../../memory/rules-repository.ts';
 import { shell, type Visitor } from './layout.ts';
@@ -111,7 +111,7 @@ export function memoryPage(
   /** What the list is filtered by (`?q=&action=&scope=`); the rules given are already filtered. */
   filter: MemoryFilter = { q: '', action: '', scope: '' },
 ): Html {
-  const live = rules.filter((r) => r.superseded_by === null);
+  const live = rules.filter((r) => isLive(r));
   const history = rules.filter((r) => r.superseded_by !== null);
   const byId = new Map(rules.map((r) => [r.id, r]));
   return shell({
