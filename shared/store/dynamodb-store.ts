@@ -172,6 +172,76 @@ export class DynamoDbStore implements Store {
     });
   }
 
+  /** A page of the status index, oldest first (`gsi1sk`: when asked or started, then id), reading `limit` + 1. */
+  async listStatusPage(collection: Collection, status: string, page: PageRequest): Promise<Page> {
+    const cursor = page.cursor ?? null;
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: cursor ? '#g = :g AND #s > :cursor' : '#g = :g',
+        ExpressionAttributeNames: { '#g': STATUS.partitionKey, ...(cursor ? { '#s': STATUS.sortKey } : {}) },
+        ExpressionAttributeValues: {
+          ':g': statusPartition(this.workspace, collection, status),
+          ...(cursor ? { ':cursor': cursor } : {}),
+        },
+        Limit: page.limit + 1,
+      }),
+    );
+    const items = (out.Items ?? []).map((item) => ({
+      record: fromItem(item),
+      key: String(item[STATUS.sortKey]),
+    }));
+    return sliced(items, page.limit);
+  }
+
+  /**
+   * How many records are in the status: a COUNT Query of the status index (no record is
+   * returned); with `prefix`, a COUNT Query of those keys filtered by status, per partition.
+   */
+  async countWithStatus(collection: Collection, status: string, prefix = ''): Promise<number> {
+    if (prefix === '')
+      return this.countAll({
+        IndexName: STATUS_INDEX,
+        KeyConditionExpression: '#g = :g',
+        ExpressionAttributeNames: { '#g': STATUS.partitionKey },
+        ExpressionAttributeValues: { ':g': statusPartition(this.workspace, collection, status) },
+      });
+    const counts = await Promise.all(
+      partitionKeys(this.workspace, collection).map((pk) =>
+        this.countAll({
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          FilterExpression: '#st = :st',
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#st': 'status' },
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':st': status },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /** The count of every page of a COUNT Query. */
+  private async countAll(
+    query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Select'>,
+  ): Promise<number> {
+    let count = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          ...query,
+          TableName: this.tableName,
+          Select: 'COUNT',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      count += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return count;
+  }
+
   /** The records whose id starts with `prefix`: one Query per partition, `begins_with` on the sort key. */
   async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
     const pages = await Promise.all(

@@ -147,6 +147,38 @@ export class JsonFileStore implements Store {
   async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
     if (!isIndexed(collection, status))
       return (await this.list(collection)).filter((r) => r.status === status);
+    await this.statusIndexReady(collection);
+    const named = await this.readNamed(collection, () => this.index.markedNames(collection, status));
+    return named.filter((r) => r.status === status);
+  }
+
+  /** The status's records in id order from its markers' names: only the page's files (and one more) are read. */
+  async listStatusPage(collection: Collection, status: string, page: PageRequest): Promise<Page> {
+    const overlay = await this.statusIndexReady(collection);
+    const ordered = inIdOrder(
+      [...(await this.idsWithStatus(collection, status, overlay))].map((id) => ({ id })),
+      page,
+    );
+    const read: { record: JsonRecord; key: string }[] = [];
+    for (const { id } of ordered) {
+      const record = await this.readOver(overlay, collection, id);
+      if (record?.status === status) read.push({ record, key: id });
+      if (read.length > page.limit) break;
+    }
+    return sliced(read, page.limit);
+  }
+
+  /** How many records the status's markers name (a crash may leave one too many until the journal's replay). */
+  async countWithStatus(collection: Collection, status: string, prefix = ''): Promise<number> {
+    const overlay = await this.statusIndexReady(collection);
+    let count = 0;
+    for (const id of await this.idsWithStatus(collection, status, overlay))
+      if (id.startsWith(prefix)) count++;
+    return count;
+  }
+
+  /** Recovers, and makes the collection's status markers again when its folder changed behind the store. */
+  private async statusIndexReady(collection: Collection): Promise<Overlay> {
     await this.recover();
     if (!this.index.isCurrent(collection))
       await withLock(
@@ -157,8 +189,28 @@ export class JsonFileStore implements Store {
         },
         () => this.replayLast(),
       );
-    const named = await this.readNamed(collection, () => this.index.markedNames(collection, status));
-    return named.filter((r) => r.status === status);
+    return this.pending.overlay(); // before the markers: see readOver
+  }
+
+  /** The ids the status's markers name, with the pending commit's records of the collection laid over them. */
+  private async idsWithStatus(
+    collection: Collection,
+    status: string,
+    overlay: Overlay,
+  ): Promise<Set<string>> {
+    const ids = new Set(
+      (await this.index.markedNames(collection, status))
+        .filter(isRecordName)
+        .map((n) => decodeURIComponent(n.slice(0, -'.json'.length))),
+    );
+    const prefix = `${collection}/`;
+    for (const [key, record] of overlay)
+      if (key.startsWith(prefix)) {
+        const id = key.slice(prefix.length);
+        if (record?.status === status) ids.add(id);
+        else ids.delete(id);
+      }
+    return ids;
   }
 
   /**

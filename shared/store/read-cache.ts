@@ -59,6 +59,8 @@ export class ReadCacheStore implements Store {
   readonly listByIdPrefix?: (collection: Collection, prefix: string) => Promise<JsonRecord[]>;
   readonly listNewest?: (collection: Collection, page: PageRequest) => Promise<Page>;
   readonly listPage?: (collection: Collection, prefix: string, page: PageRequest) => Promise<Page>;
+  readonly listStatusPage?: (collection: Collection, status: string, page: PageRequest) => Promise<Page>;
+  readonly countWithStatus?: (collection: Collection, status: string, prefix?: string) => Promise<number>;
   readonly exactStatusIndex?: boolean;
 
   constructor(
@@ -69,6 +71,8 @@ export class ReadCacheStore implements Store {
     if (inner.listByIdPrefix) this.listByIdPrefix = inner.listByIdPrefix.bind(inner);
     if (inner.listNewest) this.listNewest = inner.listNewest.bind(inner);
     if (inner.listPage) this.listPage = inner.listPage.bind(inner);
+    if (inner.listStatusPage) this.listStatusPage = inner.listStatusPage.bind(inner);
+    if (inner.countWithStatus) this.countWithStatus = inner.countWithStatus.bind(inner);
     if (inner.exactStatusIndex) this.exactStatusIndex = true;
   }
 

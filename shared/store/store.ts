@@ -156,6 +156,20 @@ export interface Store {
    */
   listPage?(collection: Collection, prefix: string, page: PageRequest): Promise<Page>;
   /**
+   * Optional: a page of the records in an indexed status (INDEXED_STATUSES), reading what it
+   * returns plus one: DynamoDB in the status index's order (when asked or started, then id);
+   * JSON files in id order (a run's question ids share its key, so a run's questions stay
+   * together either way). Without it, `listStatusPage` reads the status and slices by id.
+   */
+  listStatusPage?(collection: Collection, status: string, page: PageRequest): Promise<Page>;
+  /**
+   * Optional: how many records are in an indexed status (of them, those whose id starts with
+   * `prefix`), without returning them (DynamoDB: a COUNT Query of the status index, or of the
+   * prefix's keys; JSON files: the index's markers, never fewer than the truth). Without it,
+   * `countWithStatus` reads the status.
+   */
+  countWithStatus?(collection: Collection, status: string, prefix?: string): Promise<number>;
+  /**
    * Optional: moves records written by an earlier build to the layout this one reads by key
    * (JSON files: a keyed record into its parent's folder); resumable. Returns how many moved.
    * `handoff store migrate` runs it.
@@ -320,6 +334,34 @@ export async function listPage(
     key: record.id,
   }));
   return sliced(keyed, page.limit);
+}
+
+/** `store.listStatusPage` when the backend has it, else the records in the status, in id order, sliced after the cursor. */
+export async function listStatusPage(
+  store: Store,
+  collection: Collection,
+  status: string,
+  page: PageRequest,
+): Promise<Page> {
+  if (store.listStatusPage && isIndexed(collection, status))
+    return store.listStatusPage(collection, status, page);
+  const records = inIdOrder(await store.listWithStatus(collection, status), page);
+  return sliced(
+    records.map((record) => ({ record, key: record.id })),
+    page.limit,
+  );
+}
+
+/** `store.countWithStatus` when the backend has it, else the status read and counted (ids starting with `prefix`). */
+export async function countWithStatus(
+  store: Store,
+  collection: Collection,
+  status: string,
+  prefix = '',
+): Promise<number> {
+  if (store.countWithStatus && isIndexed(collection, status))
+    return store.countWithStatus(collection, status, prefix);
+  return (await store.listWithStatus(collection, status)).filter((r) => r.id.startsWith(prefix)).length;
 }
 
 /** `records` after the page's cursor, in its id order (ascending, or descending when asked). */

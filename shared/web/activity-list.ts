@@ -1,18 +1,30 @@
 /**
- * What Activity lists: the questions waiting in every workspace, filtered (`?workflow=&run=
- * &sender=`), grouped by run and then by sender domain, 50 to a page (`?page=`). The waiting
- * set is the one read of the status index the sidebar's badge already makes in the request
- * (waiting-everywhere.ts): what waits, never the history, so a page reads nothing more.
+ * What Activity lists: the questions waiting in the request's workspace, filtered (`?workflow=
+ * &run=&sender=`), 50 to a page, grouped within the page by run and then by sender domain.
+ * A page is read by key: its questions plus one from the status index (a run's from the run's
+ * key), after the cursor of the page before (`?after=`); what waits is counted from the index
+ * without reading it, and each run shown is counted by its key. Nothing reads every waiting
+ * question (docs/activity.md).
  */
 import { z } from 'zod';
+import { InvalidCursorError } from '../errors/index.ts';
 import { domainOf } from '../memory/match.ts';
-import type { Decision } from '../records/runs.ts';
+import { DecisionSchema, RunSchema, type Decision, type Run } from '../records/runs.ts';
 import { fromMatches } from '../runs/answer-many.ts';
 export { acceptableInBulk } from '../runs/answer-many.ts';
-import type { EngineDeps } from '../runs/deps.ts';
-import type { WorkspaceLabel } from './pages/layout.ts';
+import { runDecisionPrefix } from '../runs/decision-repository.ts';
+import { keyedPage, type StorePager } from '../store/keyed-page.ts';
+import { decodeCursor, encodeCursor } from '../store/list-cursor.ts';
+import { parseRecord } from '../store/records.ts';
+import {
+  countWithStatus,
+  getAll,
+  listPage,
+  listStatusPage,
+  type JsonRecord,
+  type Store,
+} from '../store/store.ts';
 import { parseQuery } from './parse-query.ts';
-import type { WaitingIn } from './waiting-everywhere.ts';
 
 /** Questions one Activity page shows. */
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -24,16 +36,17 @@ const filter = z
   .optional()
   .transform((v) => v || undefined);
 
-/** Activity's query: its filters and page. */
+/** Activity's query: its filters, and where the page starts (the `after` cursor a page gave). */
 export const ActivityQuerySchema = z.object({
   workflow: filter,
   run: filter,
   sender: filter,
-  page: z.coerce
-    .number({ error: 'must be a page number' })
-    .int({ error: 'must be a whole number' })
-    .min(1, { error: 'must be 1 or more' })
-    .default(1),
+  after: z
+    .string()
+    .trim()
+    .max(2000, { error: 'is too long' })
+    .optional()
+    .transform((v) => v || undefined),
 });
 export type ActivityQuery = z.infer<typeof ActivityQuerySchema>;
 
@@ -42,48 +55,48 @@ export function parseActivityQuery(query: Record<string, string>): ActivityQuery
   return parseQuery(ActivityQuerySchema, query);
 }
 
-/** One waiting question with where it waits. */
+/** One waiting question and its workflow's name as asked. */
 export interface WaitingQuestion {
   decision: Decision;
-  workspace: WorkspaceLabel | null;
-  engine: EngineDeps;
   workflowName: string;
 }
 
-/** A run's questions from one sender domain: those on this page, and counts over every page. */
+/** A run's questions on this page from one sender domain. */
 export interface DomainGroup {
   domain: string;
   shown: WaitingQuestion[];
-  /** Every matching question of the group, on any page. */
-  all: WaitingQuestion[];
 }
 
-/** A run's matching questions on this page, by sender domain. */
+/** A run's questions on this page, by sender domain. */
 export interface RunGroup {
-  workspace: WorkspaceLabel | null;
   runId: string;
   workflowName: string;
   domains: DomainGroup[];
-  /** Every matching question of the run, on any page. */
-  all: WaitingQuestion[];
+  shown: WaitingQuestion[];
+  /** The run's questions waiting on every page, counted by its key (null: a run from before keys). */
+  waiting: number | null;
 }
 
 export interface ActivityList {
   query: ActivityQuery;
   groups: RunGroup[];
-  /** Questions matching the filters, on every page. */
-  matching: number;
-  /** Questions waiting, unfiltered: what the sidebar's badge counts. */
+  /** Questions waiting in the workspace, unfiltered: what the sidebar's badge counts. */
   waiting: number;
-  pages: number;
-  /** What the filters can choose from: workflows and runs with questions waiting. */
+  /** Whether a filter is set (then `waiting` counts more than the filters match). */
+  filtered: boolean;
+  /** How many questions the pages before this one showed. */
+  offset: number;
+  /** How many this page shows. */
+  shown: number;
+  /** The next page's `after` (null: this is the last page). */
+  next: string | null;
+  /** What the filters can choose from: the workflows and runs that wait. */
   choices: { workflows: Choice[]; runs: Choice[] };
 }
 
 export interface Choice {
   value: string;
   text: string;
-  count: number;
 }
 
 /** The sender's domain a question is grouped under (its whole address when it has none). */
@@ -91,9 +104,9 @@ export function senderDomain(sender: string): string {
   return domainOf(sender.toLowerCase()) || sender.toLowerCase();
 }
 
-/** Whether a question passes the filters. */
-function matches(q: WaitingQuestion, query: ActivityQuery): boolean {
-  const d = q.decision;
+/** Whether a waiting question passes the filters. */
+function matches(d: Decision, query: ActivityQuery): boolean {
+  if (d.status !== 'pending') return false;
   if (query.workflow && d.workflow_id !== query.workflow) return false;
   if (query.run && d.run_id !== query.run) return false;
   if (query.sender) {
@@ -104,98 +117,116 @@ function matches(q: WaitingQuestion, query: ActivityQuery): boolean {
   return true;
 }
 
-/** The questions of every workspace, flattened, each with its workflow's name as asked. */
-export function waitingQuestions(everywhere: readonly WaitingIn[]): WaitingQuestion[] {
-  return everywhere.flatMap(({ workspace, engine, pending }) =>
-    pending.map((decision) => ({
-      decision,
-      workspace,
-      engine,
-      workflowName: decision.workflow_view?.name ?? decision.workflow_id,
-    })),
-  );
+const LIST = 'activity';
+
+/** Where a page starts: how many the pages before showed, and the store's cursor. */
+function startOf(after: string | undefined): { offset: number; cursor: string | null } {
+  if (after === undefined) return { offset: 0, cursor: null };
+  const { at } = decodeCursor([LIST], after);
+  const cut = at.indexOf('\n');
+  const offset = at.slice(0, cut);
+  if (cut < 0 || !/^\d{1,7}$/.test(offset))
+    throw new InvalidCursorError('after: not a page Activity gave; start again without it');
+  return { offset: Number(offset), cursor: at.slice(cut + 1) || null };
 }
 
-const runKey = (q: WaitingQuestion) => `${q.workspace?.id ?? ''}\u0000${q.decision.run_id}`;
-const oldestFirst = (a: WaitingQuestion, b: WaitingQuestion) =>
-  a.decision.created_at.localeCompare(b.decision.created_at) || a.decision.id.localeCompare(b.decision.id);
+const asDecision = (r: JsonRecord) => parseRecord(DecisionSchema, 'decisions', r);
+const asRun = (r: JsonRecord): Run => parseRecord(RunSchema, 'runs', r);
 
 /**
- * The questions in Activity's order: runs by their oldest question, within a run the sender
- * domains with the most questions first (the biggest bulk answers first), oldest first within.
+ * The store pages a page is read from: a keyed run's questions by its key when the run filter
+ * names one; else the status index (what waits, a page at a time).
  */
-export function inActivityOrder(questions: readonly WaitingQuestion[]): WaitingQuestion[][][] {
-  const runs = new Map<string, Map<string, WaitingQuestion[]>>();
-  for (const q of [...questions].sort(oldestFirst)) {
-    const byDomain = runs.get(runKey(q)) ?? new Map<string, WaitingQuestion[]>();
-    runs.set(runKey(q), byDomain);
-    const domain = senderDomain(q.decision.sender);
-    byDomain.set(domain, [...(byDomain.get(domain) ?? []), q]);
-  }
-  return [...runs.values()].map((byDomain) =>
-    [...byDomain.entries()]
-      .sort(([da, a], [db, b]) => b.length - a.length || da.localeCompare(db))
-      .map(([, qs]) => qs),
-  );
+function pagerFor(store: Store, run: Run | undefined): StorePager {
+  if (run?.keyed) return (p) => listPage(store, 'decisions', runDecisionPrefix(run.id), p);
+  return (p) => listStatusPage(store, 'decisions', 'pending', p);
 }
 
-/** One page of Activity from what waits everywhere. */
-export function activityList(everywhere: readonly WaitingIn[], query: ActivityQuery): ActivityList {
-  const all = waitingQuestions(everywhere);
-  const matching = all.filter((q) => matches(q, query));
-  const ordered = inActivityOrder(matching);
-  const flat = ordered.flat(2);
-  const pages = Math.max(1, Math.ceil(flat.length / ACTIVITY_PAGE_SIZE));
-  const start = (Math.min(query.page, pages) - 1) * ACTIVITY_PAGE_SIZE;
-  const onPage = new Set(flat.slice(start, start + ACTIVITY_PAGE_SIZE));
-  const groups: RunGroup[] = [];
-  for (const run of ordered) {
-    const domains = run
-      .map((qs) => ({
-        domain: senderDomain(qs[0]!.decision.sender),
-        all: qs,
-        shown: qs.filter((q) => onPage.has(q)),
-      }))
-      .filter((g) => g.shown.length > 0);
-    const first = run[0]![0]!;
-    if (domains.length > 0)
-      groups.push({
-        workspace: first.workspace,
-        runId: first.decision.run_id,
-        workflowName: first.workflowName,
-        domains,
-        all: run.flat(),
-      });
-  }
+/** One page of Activity in `store`'s workspace. */
+export async function readActivity(store: Store, query: ActivityQuery): Promise<ActivityList> {
+  const start = startOf(query.after);
+  const [waitingRuns, waiting] = await Promise.all([
+    store.listWithStatus('runs', 'waiting'),
+    countWithStatus(store, 'decisions', 'pending'),
+  ]);
+  const runs = waitingRuns.map(asRun);
+  const filteredRun = query.run
+    ? (runs.find((r) => r.id === query.run) ?? (await runNamed(store, query.run)))
+    : undefined;
+  const page = await keyedPage(pagerFor(store, filteredRun), ACTIVITY_PAGE_SIZE, start.cursor, (r) =>
+    matches(asDecision(r), query),
+  );
+  const shown = page.items.map(asDecision).map((decision) => ({
+    decision,
+    workflowName: decision.workflow_view?.name ?? decision.workflow_id,
+  }));
+  const keyed = new Set(runs.filter((r) => r.keyed).map((r) => r.id));
+  if (filteredRun?.keyed) keyed.add(filteredRun.id);
+  const groups = await Promise.all(
+    groupByRun(shown).map(async (g) => ({
+      ...g,
+      waiting: keyed.has(g.runId)
+        ? await countWithStatus(store, 'decisions', 'pending', runDecisionPrefix(g.runId))
+        : null,
+    })),
+  );
   return {
-    query: { ...query, page: Math.min(query.page, pages) },
+    query,
     groups,
-    matching: flat.length,
-    waiting: all.length,
-    pages,
-    choices: {
-      workflows: choicesOf(all, (q) => [q.decision.workflow_id, q.workflowName]),
-      runs: runChoices(all),
-    },
+    waiting,
+    filtered: Boolean(query.workflow || query.run || query.sender),
+    offset: start.offset,
+    shown: shown.length,
+    next:
+      page.next_cursor === null
+        ? null
+        : encodeCursor(LIST, `${start.offset + shown.length}\n${page.next_cursor}`),
+    choices: await choicesOf(store, runs),
   };
 }
 
-function choicesOf(
-  all: readonly WaitingQuestion[],
-  pick: (q: WaitingQuestion) => [string, string],
-): Choice[] {
-  const found = new Map<string, Choice>();
-  for (const q of all) {
-    const [value, text] = pick(q);
-    const choice = found.get(value) ?? { value, text, count: 0 };
-    choice.count += 1;
-    found.set(value, choice);
-  }
-  return [...found.values()].sort((a, b) => a.text.localeCompare(b.text));
+async function runNamed(store: Store, id: string): Promise<Run | undefined> {
+  const raw = await store.get('runs', id);
+  return raw ? asRun(raw) : undefined;
 }
 
-function runChoices(all: readonly WaitingQuestion[]): Choice[] {
-  return choicesOf(all, (q) => [q.decision.run_id, `${q.workflowName} · ${q.decision.run_id}`]);
+/**
+ * The page's questions by run (in the order the page reaches them), each run's by sender
+ * domain: the domains with the most questions first (the biggest bulk answers first).
+ */
+export function groupByRun(questions: readonly WaitingQuestion[]): Omit<RunGroup, 'waiting'>[] {
+  const runs = new Map<string, WaitingQuestion[]>();
+  for (const q of questions) runs.set(q.decision.run_id, [...(runs.get(q.decision.run_id) ?? []), q]);
+  return [...runs.entries()].map(([runId, shown]) => {
+    const byDomain = new Map<string, WaitingQuestion[]>();
+    for (const q of shown) {
+      const domain = senderDomain(q.decision.sender);
+      byDomain.set(domain, [...(byDomain.get(domain) ?? []), q]);
+    }
+    const domains = [...byDomain.entries()]
+      .sort(([da, a], [db, b]) => b.length - a.length || da.localeCompare(db))
+      .map(([domain, qs]) => ({ domain, shown: qs }));
+    return { runId, workflowName: shown[0]!.workflowName, domains, shown };
+  });
+}
+
+/** The filters' choices: the waiting runs (the status index of runs) and their workflows, by name. */
+async function choicesOf(store: Store, runs: readonly Run[]): Promise<ActivityList['choices']> {
+  const workflowIds = [...new Set(runs.map((r) => r.workflow_id))];
+  const records = await getAll(store, 'workflows', workflowIds);
+  const names = new Map(
+    workflowIds.map((id, i) => {
+      const name = records[i]?.name;
+      return [id, typeof name === 'string' ? name : id];
+    }),
+  );
+  const byText = (a: Choice, b: Choice) => a.text.localeCompare(b.text);
+  return {
+    workflows: workflowIds.map((id) => ({ value: id, text: names.get(id)! })).sort(byText),
+    runs: [...runs]
+      .sort((a, b) => a.started_at.localeCompare(b.started_at))
+      .map((r) => ({ value: r.id, text: `${names.get(r.workflow_id)!} · ${r.id}` })),
+  };
 }
 
 /**

@@ -16,13 +16,15 @@ import {
   type AnswerResult,
 } from '../runs/answer-many.ts';
 import { latestSettled } from '../runs/latest-answers.ts';
-import { activityList, isActivityPath, parseActivityQuery } from './activity-list.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
+import { getRecords } from '../store/records.ts';
+import { countWithStatus } from '../store/store.ts';
+import { isActivityPath, parseActivityQuery, readActivity } from './activity-list.ts';
 import { admit, admitForm } from './guard.ts';
 import type { AcceptPlan } from './pages/activity-confirm.ts';
-import { messagePage } from './pages/layout.ts';
+import { messagePage, type WorkspaceLabel } from './pages/layout.ts';
 import { label, plural } from './pages/ui.ts';
 import { answeredFrom } from './recorded-answer.ts';
-import { waitingEverywhere } from './waiting-everywhere.ts';
 import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 
@@ -96,25 +98,35 @@ function refused(c: Context, message: string): Response | Promise<Response> {
   return c.html(messagePage('Not answered', message, { href: '/activity', text: 'Back to Activity' }), 422);
 }
 
-/** Registers Activity's page and its two bulk answers. */
+/** The request's workspace as the pages label it (null: the app has no workspaces). */
+function workspaceOf(web: WebDeps): WorkspaceLabel | null {
+  return web.platform && web.workspace ? { id: web.workspace.id, name: web.workspace.name } : null;
+}
+
+/** Registers Activity's page and its two bulk answers (each in the request's workspace only). */
 export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
   app.get('/activity', async (c) => {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const query = parseActivityQuery(c.req.query());
-    const [recent, everywhere, recorded] = await Promise.all([
+    const [recent, list, recorded] = await Promise.all([
       latestSettled(web.engine.store, 10),
-      waitingEverywhere(web),
+      readActivity(web.engine.store, query),
       answeredFrom(c, web),
     ]);
-    const list = activityList(everywhere, query);
     const { activityPage } = await activityPages();
     return c.html(
-      activityPage(admitted.visitor, { list, recent, recorded, bulkNotice: bulkNotice(c.req.query()) }),
+      activityPage(admitted.visitor, {
+        list,
+        workspace: workspaceOf(web),
+        recent,
+        recorded,
+        bulkNotice: bulkNotice(c.req.query()),
+      }),
     );
   });
 
-  // A group's suggestions (a run, or one sender domain of it), in the request's workspace.
+  // A group's suggestions (a run, one sender domain of it, or the questions `ids` names of either), in the request's workspace.
   app.post('/activity/accept', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
@@ -130,23 +142,25 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
       if (error instanceof InvalidInputError) return refused(c, `${error.message}. Nothing was changed.`);
       throw error;
     }
+    const named = new Set((form.ids ?? '').split(',').filter(Boolean));
     if (form.confirm !== '1') {
-      const everywhere = await waitingEverywhere(web);
+      // A group of a page names its questions: the plan is those of them still waiting.
+      const inGroup = (d: Decision) => named.size === 0 || named.has(d.id);
+      const accepted = pick.accepted.filter(inGroup);
       const plan: AcceptPlan = {
-        workspace: web.workspace ? { id: web.workspace.id, name: web.workspace.name } : null,
+        workspace: workspaceOf(web),
         run,
         sender: sender ?? null,
-        accept: pick.accepted.slice(0, MAX_ANSWERS),
-        more: Math.max(0, pick.accepted.length - MAX_ANSWERS),
-        leftForYou: pick.leftForYou,
+        accept: accepted.slice(0, MAX_ANSWERS),
+        more: Math.max(0, accepted.length - MAX_ANSWERS),
+        leftForYou: pick.leftForYou.filter(inGroup),
         back,
       };
-      const pending = everywhere.reduce((n, w) => n + w.pending.length, 0);
+      const pending = await countWithStatus(web.engine.store, 'decisions', 'pending');
       const { acceptConfirmPage } = await confirmPages();
       return c.html(acceptConfirmPage(admitted.visitor, plan, pending));
     }
     // Exactly what the confirm step named, and of it only what may still be accepted.
-    const named = new Set((form.ids ?? '').split(',').filter(Boolean));
     const answers = pick.answers.filter((a) => named.has(a.id)).slice(0, MAX_ANSWERS);
     const results = await answerEach(web.engine, answers);
     return c.redirect(
@@ -155,7 +169,7 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
     );
   });
 
-  // The checked questions (of any workspace: each is answered in its own), one action for all.
+  // The checked questions of the request's workspace (read by id), one action for all.
   app.post('/activity/answer', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
@@ -168,25 +182,17 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
       .map((k) => k.slice('pick:'.length));
     if (picked.length > MAX_ANSWERS)
       return refused(c, `Select at most ${MAX_ANSWERS} questions at once. Nothing was changed.`);
-    const everywhere = await waitingEverywhere(web);
-    const results: AnswerResult[] = [];
-    let notWaiting = 0;
-    let left = 0;
-    for (const { workspace, engine, pending } of everywhere) {
-      const prefix = `${workspace?.id ?? ''}:`;
-      const ids = new Set(picked.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)));
-      if (ids.size === 0) continue;
-      const chosen = pending.filter((d) => ids.has(d.id));
-      notWaiting += ids.size - chosen.length;
-      // Accepting in bulk never takes an irreversible suggestion: that is answered on its own.
-      const taken = action === 'approve_suggested' ? chosen.filter(acceptableInBulk) : chosen;
-      left += chosen.length - taken.length;
-      const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action }));
-      results.push(...(await answerEach(engine, answers)));
-    }
-    notWaiting += picked.filter(
-      (p) => !everywhere.some((w) => p.startsWith(`${w.workspace?.id ?? ''}:`)),
-    ).length;
+    // A checkbox names its workspace: one of another workspace is not answered here.
+    const prefix = `${workspaceOf(web)?.id ?? ''}:`;
+    const ids = [...new Set(picked.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length)))];
+    const read = await getRecords(web.engine.store, 'decisions', DecisionSchema, ids);
+    const chosen = read.filter((d): d is Decision => d?.status === 'pending');
+    const notWaiting = picked.length - chosen.length;
+    // Accepting in bulk never takes an irreversible suggestion: that is answered on its own.
+    const taken = action === 'approve_suggested' ? chosen.filter(acceptableInBulk) : chosen;
+    const left = chosen.length - taken.length;
+    const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action }));
+    const results = await answerEach(web.engine, answers);
     return c.redirect(backTo(form.back, tally(results, action, notWaiting, left)), 303);
   });
 }

@@ -82,7 +82,7 @@ async function visitorOf(web: WebDeps, session: Session, path: string): Promise<
   const visitor: Visitor = { csrf: await web.sessions.csrfFor(session), canLogOut: web.sessions.passwordSet };
   const { platform, workspace } = web;
   if (platform && workspace) {
-    const all = (await waitingEverywhere(web)).map((w) => ({ ...w.workspace!, pending: w.pending.length }));
+    const all = (await waitingEverywhere(web)).map((w) => ({ ...w.workspace!, pending: w.waiting }));
     visitor.workspaces = { current: { id: workspace.id, name: workspace.name }, all, path };
   }
   return visitor;

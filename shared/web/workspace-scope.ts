@@ -31,7 +31,7 @@ declare module 'hono' {
 export interface RequestScope {
   workspace: Workspace;
   engine: EngineDeps;
-  /** Every workspace's waiting decisions, once read in this request (waiting-everywhere.ts). */
+  /** Every workspace's count of waiting decisions, once counted in this request (waiting-everywhere.ts). */
   waiting?: Promise<WaitingIn[]>;
 }
 

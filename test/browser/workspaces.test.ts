@@ -1,7 +1,8 @@
 /**
  * Workspaces in real headless Chromium, on the server as `handoff start` runs it: Activity
- * lists the questions of every workspace, amber and labelled with their workspace, and
- * answers one in its own workspace; the sidebar's switcher changes what the pages show.
+ * lists the selected workspace's questions (its badge counts exactly them) and names the
+ * other workspaces where questions wait, with a button that switches there; the sidebar's
+ * switcher changes what the pages show.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -60,22 +61,24 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-it("shows every workspace's questions on Activity, amber and labelled, and answers one where it belongs", async () => {
+it("lists the selected workspace's questions on Activity, and switches to another's from its line", async () => {
   await page.goto(`${server.url}/activity`);
-  expect(await page.locator('.question').count()).toBe(asked.length);
-  const labels = await page.locator('.question .workspace-label').allTextContents();
-  expect(labels).toEqual(asked.map(() => 'team-b'));
-  // Amber means waiting for you, and nothing else: the workspace chip is not amber.
-  const chip = page.locator('.question .workspace-label').first();
-  expect(await cssValue(chip, 'backgroundColor')).not.toBe('rgb(254, 243, 199)');
-  expect(await cssValue(page.locator('.question .pending').first(), 'borderTopColor')).toBe(AMBER);
-  // The badge counts the selected workspace (`default`: nothing waits); the switcher names team-b's.
+  // `default` has none waiting: no rows, no badge; one line names team-b's, and the switcher too.
+  expect(await page.locator('.question').count()).toBe(0);
   const badge = page.locator('#nav [data-pending-badge]');
   expect(await badge.count()).toBe(0);
   expect(await page.locator('#workspace-select').inputValue()).toBe('default');
   expect(await page.locator('#workspace-select option', { hasText: 'team-b' }).textContent()).toContain(
     `(${asked.length} waiting)`,
   );
+  const elsewhere = page.getByRole('button', { name: `${asked.length} in team-b` });
+  await Promise.all([page.waitForURL(/\/activity$/), elsewhere.click()]);
+
+  // team-b's Activity: its questions, amber, and a badge of exactly as many.
+  expect(await page.locator('#workspace-select').inputValue()).toBe('team-b');
+  expect(await page.locator('.question').count()).toBe(asked.length);
+  expect(await cssValue(page.locator('.question .pending').first(), 'borderTopColor')).toBe(AMBER);
+  expect(await badge.textContent()).toContain(String(asked.length));
   await screenshot(page, 'activity-workspaces');
 
   const first = asked.find((d) => d.suggested_action !== 'skip')!;
@@ -83,11 +86,17 @@ it("shows every workspace's questions on Activity, amber and labelled, and answe
   await row.getByRole('button', { name: 'skip', exact: true }).click();
   await page.waitForURL(/\/activity\?answered=/);
   expect(await page.locator('.question').count()).toBe(asked.length - 1);
+  expect(await badge.textContent()).toContain(String(asked.length - 1));
   const left = await listPending(teamB.store);
   expect(left.map((d) => d.id)).not.toContain(first.id);
   expect(left).toHaveLength(asked.length - 1);
 
   expect(await new A11yChecker(browser).seriousViolations(`${server.url}/activity`, context)).toEqual([]);
+  // Back to `default` for the next test.
+  await page.goto(`${server.url}/activity`);
+  await page.locator('#workspace-select').selectOption('default');
+  await page.waitForFunction("!document.querySelector('.question')");
+  expect(await page.locator('#workspace-select').inputValue()).toBe('default');
 });
 
 it('switches workspace as soon as one is picked in the sidebar: the pages show the chosen one', async () => {

@@ -28,6 +28,7 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import type { Store } from '../../shared/store/store.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
+import { seedWaiting } from '../../bench/waiting-seed.ts';
 import { createApp } from '../../shared/web/app.ts';
 import type { SentRequest } from '../support/dynamodb-requests.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
@@ -265,6 +266,32 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     for (const [list, ids] of Object.entries(seen)) {
       expect({ list, more_than_a_page: ids.length > 2 }).toEqual({ list, more_than_a_page: true });
       expect({ list, each_once: new Set(ids).size }).toEqual({ list, each_once: ids.length });
+    }
+  });
+  it('Activity with hundreds waiting reads one page of them (and one more), never every waiting question', async () => {
+    // Prepare: 400 more waiting, over four runs (the last test here: the others count what waits).
+    const template = (await listPending(spy.store))[0]!;
+    await seedWaiting(spy.store, await getRun(spy.store, template.run_id), template, 400, 4);
+    const waiting = (await listPending(spy.store)).length;
+    expect(waiting).toBeGreaterThan(400);
+    const rows = (body: string) => [...body.matchAll(/name="pick::(dec_\w+)"/g)].map((m) => m[1]!);
+
+    // Act and assess: the first page, the next one, and one run's.
+    for (const url of ['/activity', 'next', `/activity?run=${template.run_id}`]) {
+      let body = '';
+      const target =
+        url === 'next'
+          ? /rel="next" href="([^"]+)"/.exec(await page('/activity'))![1]!.replace(/&amp;/g, '&')
+          : url;
+      expect(await fullReadsOf(async () => (body = await page(target)))).toEqual([]);
+      expect({ url, statusReads: spy.statusReads.filter((r) => r.includes('decisions')) }).toEqual({
+        url,
+        statusReads: [],
+      });
+      expect(rows(body)).toHaveLength(50);
+      // The page's 50 and one more (read again at most once for the next page's cursor), and the 10 latest answers.
+      expect(spy.recordsRead.decisions ?? 0).toBeLessThanOrEqual(2 * 51 + 11);
+      expect(body).toMatch(new RegExp(`data-pending-badge\\s*>${waiting}<`));
     }
   });
 });

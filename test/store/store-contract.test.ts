@@ -15,7 +15,10 @@ import {
   commitAll,
   getAll,
   getEach,
+  countWithStatus,
   listByIdPrefix,
+  listStatusPage,
+  type Page,
   type Store,
   type Write,
 } from '../../shared/store/store.ts';
@@ -154,6 +157,45 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
         { id: 'dec_run2_a', status: 'pending', version: 1 },
       ]);
       expect(await ids('dec_run3_')).toEqual([]);
+    });
+
+    it('pages and counts a status without reading it whole: each pending record once, a page at a time', async () => {
+      const before = await countWithStatus(store(), 'decisions', 'pending');
+      for (let i = 0; i < 7; i++)
+        await store().create('decisions', {
+          id: `dec_pgrun_${i}`,
+          status: i === 3 ? 'answered' : 'pending',
+          created_at: `2026-11-30T08:00:0${i}.000Z`,
+        });
+      await store().create('decisions', {
+        id: 'dec_other_0',
+        status: 'pending',
+        created_at: '2026-11-30T09:00:00.000Z',
+      });
+      expect(await countWithStatus(store(), 'decisions', 'pending')).toBe(before + 7);
+      expect(await countWithStatus(store(), 'decisions', 'pending', 'dec_pgrun_')).toBe(6);
+      expect(await countWithStatus(store(), 'decisions', 'answered', 'dec_pgrun_')).toBe(1); // not indexed: still right
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 100; pages++) {
+        const page: Page = await listStatusPage(store(), 'decisions', 'pending', { limit: 2, cursor });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        for (const r of page.items) expect(r.status).toBe('pending');
+        seen.push(...page.items.map((r) => r.id));
+        cursor = page.next_cursor;
+        if (cursor === null) break;
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBe(before + 7);
+      expect(seen.filter((id) => id.startsWith('dec_pgrun_')).sort()).toEqual([
+        'dec_pgrun_0',
+        'dec_pgrun_1',
+        'dec_pgrun_2',
+        'dec_pgrun_4',
+        'dec_pgrun_5',
+        'dec_pgrun_6',
+      ]);
     });
 
     it('deletes, and deleting a missing record is fine', async () => {

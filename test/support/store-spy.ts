@@ -1,7 +1,9 @@
 /**
  * A store spy for "every read by key" tests: wraps any Store (JSON files or DynamoDB) and
  * notes each full read of a collection that has a key for the paths under test (its whole
- * `list`, or `listWithStatus` of a status the backends do not index). On DynamoDB,
+ * `list`, or `listWithStatus` of a status the backends do not index), each whole read of an
+ * indexed status (`statusReads`: every waiting question, say) and how many records each keyed
+ * read returned, per collection (`recordsRead`). On DynamoDB,
  * `fullQueries` also names every Query of a collection's partition with neither a key
  * condition on the sort key nor a Limit (a page), and every Scan, from the client's requests.
  */
@@ -24,6 +26,10 @@ export interface StoreSpy {
   store: Store;
   /** Each full read of a keyed collection, as `<method> <collection>`. */
   fullReads: string[];
+  /** Each read of everything in an indexed status, as `listWithStatus <collection> <status>`. */
+  statusReads: string[];
+  /** How many records the reads returned, per collection (whole reads, pages, prefixes, ids). */
+  recordsRead: Partial<Record<Collection, number>>;
   /** Forgets what was noted (after the seeding, before the path under test). */
   reset(): void;
 }
@@ -31,25 +37,69 @@ export interface StoreSpy {
 /** Wraps `store`; every call is passed through, full reads of KEYED_COLLECTIONS noted. */
 export function spyOnStore(store: Store): StoreSpy {
   const fullReads: string[] = [];
+  const statusReads: string[] = [];
+  const recordsRead: Partial<Record<Collection, number>> = {};
+  const counted = (collection: Collection, n: number) => {
+    recordsRead[collection] = (recordsRead[collection] ?? 0) + n;
+  };
+  // The reads that return records: each counts what it returned (its first argument is the collection).
+  const returnsRecords = new Set([
+    'get',
+    'getMany',
+    'listByIdPrefix',
+    'listNewest',
+    'listPage',
+    'listStatusPage',
+    'listRunsOf',
+  ]);
   const spied = new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver) as unknown;
       if (typeof value !== 'function') return value;
       if (name === 'list')
-        return (collection: Collection) => {
+        return async (collection: Collection) => {
           if (KEYED_COLLECTIONS.has(collection)) fullReads.push(`list ${collection}`);
-          return target.list(collection);
+          const records = await target.list(collection);
+          counted(collection, records.length);
+          return records;
         };
       if (name === 'listWithStatus')
-        return (collection: Collection, status: string) => {
+        return async (collection: Collection, status: string) => {
           if (KEYED_COLLECTIONS.has(collection) && !isIndexed(collection, status))
             fullReads.push(`listWithStatus ${collection} ${status}`);
-          return target.listWithStatus(collection, status);
+          else statusReads.push(`listWithStatus ${collection} ${status}`);
+          const records = await target.listWithStatus(collection, status);
+          counted(collection, records.length);
+          return records;
+        };
+      if (typeof name === 'string' && returnsRecords.has(name))
+        return async (...args: unknown[]) => {
+          const out = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          const collection = (name === 'listRunsOf' ? 'runs' : args[0]) as Collection;
+          const n = Array.isArray(out)
+            ? out.filter(Boolean).length
+            : out && typeof out === 'object' && 'items' in out
+              ? (out as { items: unknown[] }).items.length
+              : out
+                ? 1
+                : 0;
+          counted(collection, n);
+          return out;
         };
       return (value as (...args: unknown[]) => unknown).bind(target);
     },
   });
-  return { store: spied, fullReads, reset: () => void fullReads.splice(0) };
+  return {
+    store: spied,
+    fullReads,
+    statusReads,
+    recordsRead,
+    reset: () => {
+      fullReads.splice(0);
+      statusReads.splice(0);
+      for (const key of Object.keys(recordsRead)) delete recordsRead[key as Collection];
+    },
+  };
 }
 
 /** Notes the requests `client` sends (for `fullQueries`). */

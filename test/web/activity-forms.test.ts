@@ -1,9 +1,9 @@
 /**
- * Activity without JavaScript: plain GET and POST forms. Questions are grouped by run and
- * sender domain, 50 to a page, filtered by workflow, run and sender; a group's "Accept the N
- * suggestions" says what it will do and does it only when confirmed, leaving irreversible
- * suggestions for the person; checked questions are answered together. The badge counts
- * exactly what the list holds.
+ * Activity without JavaScript: plain GET and POST forms. Questions come 50 to a page (a
+ * cursor to the next), grouped on the page by run and sender domain, filtered by workflow,
+ * run and sender; a group's "Accept the N suggestions" says what it will do and does it only
+ * when confirmed, leaving irreversible suggestions for the person; checked questions are
+ * answered together. The badge counts exactly what the list holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { seedWaiting } from '../../bench/waiting-seed.ts';
@@ -47,23 +47,29 @@ const words = (page: string) =>
     .replace(/\s+/g, ' ');
 const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 const badgeOf = (page: string) => Number(/data-pending-badge\s*>(\d+)</.exec(page)?.[1] ?? 0);
+const nextOf = (page: string) => /rel="next" href="([^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
+
+/** Every page of `path`, following "Next page" to the last. */
+async function allPages(path: string): Promise<string[]> {
+  const pages = [await text(path)];
+  for (let next = nextOf(pages[0]!); next; next = nextOf(pages.at(-1)!)) pages.push(await text(next));
+  return pages;
+}
 
 describe('the list', () => {
   it('shows 50 questions a page, every waiting question on exactly one page, and a badge of all of them', async () => {
     const waiting = await listPending(h.engine.store);
     expect(waiting.length).toBeGreaterThan(SEEDED);
-    const first = await text('/activity');
-    expect(rowIds(first)).toHaveLength(50);
-    expect(badgeOf(first)).toBe(waiting.length);
-    const pages = Math.ceil(waiting.length / 50);
-    expect(words(first)).toContain(`Page 1 of ${pages}`);
-    const seen: string[] = [];
-    for (let p = 1; p <= pages; p++) seen.push(...rowIds(await text(`/activity?page=${p}`)));
+    const pages = await allPages('/activity');
+    expect(rowIds(pages[0]!)).toHaveLength(50);
+    expect(badgeOf(pages[0]!)).toBe(waiting.length);
+    expect(words(pages[0]!)).toContain(`Questions 1–50 of ${waiting.length}`);
+    expect(pages).toHaveLength(Math.ceil(waiting.length / 50));
+    expect(words(pages[1]!)).toContain(`Questions 51–100 of ${waiting.length}`);
+    expect(pages[1]).toContain('rel="first" href="/activity"');
+    const seen = pages.flatMap(rowIds);
     expect(seen.sort()).toEqual(waiting.map((d) => d.id).sort());
-    // Past the last page: the last page.
-    expect(rowIds(await text(`/activity?page=${pages + 5}`))).toEqual(
-      rowIds(await text(`/activity?page=${pages}`)),
-    );
+    for (const page of pages) expect(badgeOf(page)).toBe(waiting.length);
   });
 
   it('groups by run, then by sender domain, each group once per page', async () => {
@@ -93,29 +99,27 @@ describe('the list', () => {
     expect(badgeOf(byRun)).toBe(waiting.length); // the badge counts the unfiltered list
 
     const news = waiting.filter((d) => senderDomain(d.sender) === 'news.example');
-    const bySender = await text('/activity?sender=news.example');
-    expect(rowIds(bySender).sort()).toEqual(
-      news
-        .map((d) => d.id)
-        .slice(0, 50)
-        .sort()
-        .slice(0, rowIds(bySender).length),
-    );
-    expect(rowIds(bySender).every((id) => news.some((d) => d.id === id))).toBe(true);
-    expect(words(bySender)).toContain(`(${news.length} match the filters)`);
+    const senderPages = await allPages('/activity?sender=news.example');
+    const bySender = senderPages[0]!;
+    expect(rowIds(bySender)).toHaveLength(Math.min(50, news.length));
+    // Paging keeps the filters: every page matches, and together they are every match.
+    expect(senderPages.flatMap(rowIds).sort()).toEqual(news.map((d) => d.id).sort());
+    const runPages = await allPages(`/activity?run=${run}`);
+    expect(runPages.flatMap(rowIds).sort()).toEqual(ofRun.map((d) => d.id).sort());
+    if (runPages.length > 1)
+      expect(nextOf(runPages[0]!)).toMatch(new RegExp(`^/activity\\?run=${run}&after=`));
+    expect(words(bySender)).toContain('(those that match the filters below)');
 
     expect(rowIds(await text('/activity?workflow=inbox-triage'))).toHaveLength(50);
     const none = await text('/activity?workflow=no-such-workflow');
     expect(rowIds(none)).toEqual([]);
     expect(words(none)).toContain('Nothing waiting matches the filters.');
-    // Paging keeps the filters.
-    expect(bySender).not.toContain('href="/activity?page=2"');
   });
 
-  it('refuses a page that is not a page number, in one line', async () => {
-    const res = await b.get('/activity?page=0');
+  it('refuses a page cursor it never gave, in one line', async () => {
+    const res = await b.get('/activity?after=nonsense');
     expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/page: must be 1 or more/);
+    expect(await res.text()).toMatch(/not one this list gave; start again without it/);
   });
 });
 
@@ -144,7 +148,7 @@ describe('answering many without JavaScript', () => {
       _csrf: csrfOf(page),
       run,
       sender: domain,
-      back: '/activity?page=2',
+      back: '/activity?sender=example',
     });
     expect(asked.status).toBe(200);
     const confirm = words(await asked.text());
@@ -159,12 +163,12 @@ describe('answering many without JavaScript', () => {
       run,
       sender: domain,
       ids: acceptable.map((d) => d.id).join(','),
-      back: '/activity?page=2',
+      back: '/activity?sender=example',
       confirm: '1',
     });
     expect(done.status).toBe(303);
     const location = done.headers.get('Location')!;
-    expect(location).toMatch(/^\/activity\?page=2&done=\d+/);
+    expect(location).toMatch(/^\/activity\?sender=example&done=\d+/);
     for (const d of acceptable) {
       const now = await getDecision(h.engine.store, d.id);
       expect(now.status).toBe('answered');
@@ -175,6 +179,36 @@ describe('answering many without JavaScript', () => {
     expect(back).toContain(`Accepted ${acceptable.length} suggestions.`);
     expect(back).toContain(`${irreversible.length} question`);
     expect(back).toContain('left for you');
+  });
+
+  it("a sender group's button names the questions it shows, and the confirm step takes those alone", async () => {
+    const page = await text('/activity');
+    const forms = [...page.matchAll(/<form\s+class="inline-form accept"[\s\S]*?<\/form>/g)].map((m) => m[0]);
+    const form = forms.find((f) => f.includes('name="ids"'))!;
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(form)![1]!;
+    const ids = field('ids').split(',');
+    const n = Number(/Accept the\s+(\d+) suggestion/.exec(words(form))![1]);
+    const shown = await Promise.all(ids.map((id) => getDecision(h.engine.store, id)));
+    expect(n).toBe(shown.filter((d) => d.reason !== 'irreversible').length);
+    const ofDomain = (await listPending(h.engine.store)).filter(
+      (d) => d.run_id === field('run') && senderDomain(d.sender) === field('sender'),
+    );
+    expect(ofDomain.length).toBeGreaterThanOrEqual(ids.length);
+
+    const asked = await b.post('/activity/accept', {
+      _csrf: csrfOf(page),
+      run: field('run'),
+      sender: field('sender'),
+      ids: field('ids'),
+      back: '/activity',
+    });
+    const confirm = await asked.text();
+    expect(words(confirm)).toContain(
+      `Accept ${n} suggestion${n === 1 ? '' : 's'} from ${field('sender')} in this run?`,
+    );
+    const planned = /name="ids" value="([^"]+)"/.exec(confirm)![1]!.split(',');
+    expect(planned.every((id) => ids.includes(id))).toBe(true);
+    expect(planned).toHaveLength(n);
   });
 
   it('answers the selected questions together; one no longer waiting is counted, not answered twice', async () => {
@@ -230,7 +264,9 @@ describe('answering many without JavaScript', () => {
       expect(page).toContain(`action="/decide/${id}"`);
       expect(page).toMatch(new RegExp(`name="pick::${id}"[^>]*|form="pick"`));
     }
-    expect(page).toContain('<form id="pick" class="pick-bar" method="post" action="/activity/answer"');
+    expect(page).toMatch(
+      /<form\s+id="pick"\s+class="pick-bar"\s+method="post"\s+action="\/activity\/answer"/,
+    );
     expect(page).toMatch(/class="inline-form accept"\s+method="post"\s+action="\/activity\/accept"/);
     expect(page).toMatch(/<form class="filters" method="get" action="\/activity"/);
     expect(page).toContain('<script src="/assets/activity.js" defer></script>');

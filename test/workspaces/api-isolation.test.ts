@@ -1,8 +1,10 @@
 /**
  * The API keeps workspaces apart: `X-Handoff-Workspace` picks one (absent: `default`, or
  * the one a scoped key is limited to); a key scoped to A gets 404 for B's runs, decisions
- * and credentials, and changes nothing there. The pages: Activity lists the questions of
- * every workspace, labelled, and answers each in its own; the switcher remembers a choice.
+ * and credentials, and changes nothing there. The pages: Activity lists the selected
+ * workspace's questions only (its badge counts exactly those), says how many wait in each
+ * other workspace with a button that switches to it, and answers nothing of another workspace
+ * from its forms; the switcher remembers a choice.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -123,32 +125,59 @@ describe('the API across workspaces', () => {
 });
 
 describe('the pages across workspaces', () => {
-  it("lists every workspace's questions on Activity, labelled, each answered in its own workspace", async () => {
+  it("lists the selected workspace's questions on Activity only, and names the others' with a switch", async () => {
     const page = await app.request('/activity');
     expect(page.status).toBe(200);
     const text = await page.text();
-    for (const d of pendingB) {
-      expect(text).toContain(`action="/decide/${d.id}?workspace=team-b"`);
-    }
-    expect(text).toContain('<span class="workspace-label">team-b</span>');
-    // The badge counts the selected workspace's questions (`default`: none); the switcher names team-b's.
-    expect(text).not.toMatch(new RegExp(`class="badge" data-pending-badge\\s*>${pendingB.length}<`));
+    // `default` has none: none of team-b's are listed, and the badge (none) counts exactly that list.
+    for (const d of pendingB) expect(text).not.toContain(d.id);
+    expect(text).not.toMatch(/class="badge" data-pending-badge/);
+    expect(text).toContain('Nothing is waiting for you.');
     expect(text).toContain(`team-b (${pendingB.length} waiting)`);
     expect(text).toContain('<select id="workspace-select" name="workspace">');
+    // One line says how many wait in team-b; its button switches there and comes back to Activity.
+    const elsewhere = /<p class="muted small waiting-elsewhere"[\s\S]*?<\/p>/.exec(text)![0];
+    expect(elsewhere.replace(/\s+/g, ' ')).toContain(`${pendingB.length} in team-b`);
+    expect(elsewhere).toContain('name="workspace" value="team-b"');
+    expect(elsewhere).toContain('name="next" value="/activity"');
 
-    // Answering from Activity posts to the decision's own workspace.
     const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
-    const target = pendingB[0]!;
-    const answered = await app.request(`/decide/${target.id}?workspace=team-b`, {
+    const form = (fields: Record<string, string>) => ({
       method: 'POST',
       headers: {
         Cookie: cookie,
         'Content-Type': 'application/x-www-form-urlencoded',
         Origin: 'http://localhost',
       },
-      body: new URLSearchParams({ _csrf: csrf, action: 'skip', next: '/activity' }).toString(),
+      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
     });
+    // A selection naming team-b's questions, sent in `default`, answers none of them.
+    const picks = Object.fromEntries(pendingB.map((d) => [`pick:team-b:${d.id}`, '1']));
+    const refused = await app.request(
+      '/activity/answer',
+      form({ action: 'skip', back: '/activity', ...picks }),
+    );
+    expect(refused.status).toBe(303);
+    expect(refused.headers.get('location')).toContain(`refused=${pendingB.length}`);
+    expect(await listPending(platform.engineFor('team-b').store)).toHaveLength(pendingB.length);
+
+    const moved = await app.request('/workspace', form({ workspace: 'team-b', next: '/activity' }));
+    expect(moved.status).toBe(303);
+    expect(moved.headers.get('location')).toBe('/activity');
+    const inB = moved.headers.get('set-cookie')!.split(';')[0]!;
+    const activityB = await (
+      await app.request('/activity', { headers: { Cookie: `${cookie}; ${inB}` } })
+    ).text();
+    for (const d of pendingB) expect(activityB).toContain(`action="/decide/${d.id}?workspace=team-b"`);
+    expect(activityB).toMatch(new RegExp(`class="badge" data-pending-badge\\s*>${pendingB.length}<`));
+
+    // Answering from team-b's Activity answers in team-b.
+    const target = pendingB[0]!;
+    const answered = await app.request(
+      `/decide/${target.id}?workspace=team-b`,
+      form({ action: 'skip', next: '/activity' }),
+    );
     expect(answered.status).toBe(303);
     const left = await listPending(platform.engineFor('team-b').store);
     expect(left.map((d) => d.id)).not.toContain(target.id);

@@ -1,9 +1,11 @@
 /**
- * Activity (`/activity`): the questions waiting in every workspace (each labelled with its
- * workspace), grouped by run and sender domain, 50 to a page, with filters. Each group
- * accepts its suggestions (after saying what that does), rows answer one by one (a note and
- * every option under "More"), and checked rows are answered together. Every form works
- * without JavaScript; /assets/activity.js adds the keys and answers in place.
+ * Activity (`/activity`): the questions waiting in the selected workspace (a line names the
+ * other workspaces where some wait, and switches to them), 50 to a page, grouped on the page
+ * by run and sender domain, with filters. Each group accepts its suggestions (after saying
+ * what that does), rows answer one by one (a note and every option under "More"), and checked
+ * rows are answered together. Every form works without JavaScript; /assets/activity.js adds
+ * the keys and answers in place. The rows, the group's accept form and the selection bar are
+ * the run page's too (inspector.ts).
  */
 import { html } from 'hono/html';
 import type { Decision } from '../../records/runs.ts';
@@ -13,7 +15,6 @@ import {
   type ActivityList,
   type ActivityQuery,
   type Choice,
-  type DomainGroup,
   type RunGroup,
   type WaitingQuestion,
 } from '../activity-list.ts';
@@ -25,6 +26,8 @@ import { csrfField, label, plural, score, when, type Html } from './ui.ts';
 
 export interface ActivityData {
   list: ActivityList;
+  /** The workspace listed (null: the app has no workspaces). */
+  workspace: WorkspaceLabel | null;
   /** Recently answered or expired decisions, newest first. */
   recent: Decision[];
   recorded: RecordedAnswer | null;
@@ -32,35 +35,44 @@ export interface ActivityData {
   bulkNotice: string | null;
 }
 
-/** `/activity` with the query's filters and page (the page left out when it is the first). */
+/** `/activity` with the query's filters and page (its `after`; none on the first). */
 export function activityHref(query: Partial<ActivityQuery>, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
-  for (const key of ['workflow', 'run', 'sender'] as const) if (query[key]) params.set(key, query[key]);
-  if (query.page && query.page > 1) params.set('page', String(query.page));
+  for (const key of ['workflow', 'run', 'sender', 'after'] as const)
+    if (query[key]) params.set(key, query[key]);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
   const search = params.toString();
   return search ? `/activity?${search}` : '/activity';
 }
 
-const inWorkspace = (workspace: WorkspaceLabel | null) =>
+/** A form's or link's `?workspace=<id>`: it acts in the workspace the page showed, whatever the switcher says since. */
+export const inWorkspace = (workspace: WorkspaceLabel | null) =>
   workspace ? `?workspace=${encodeURIComponent(workspace.id)}` : '';
 
 /** The value of a row's checkbox name: `pick:<workspace>:<decision id>`. */
-export function pickName(q: Pick<WaitingQuestion, 'workspace' | 'decision'>): string {
-  return `pick:${q.workspace?.id ?? ''}:${q.decision.id}`;
+export function pickName(workspace: WorkspaceLabel | null, decisionId: string): string {
+  return `pick:${workspace?.id ?? ''}:${decisionId}`;
 }
 
-function row(q: WaitingQuestion, visitor: Visitor, back: string): Html {
+/** Where the shared parts of a list of questions answer: its workspace, and the page to return to. */
+export interface ListPlace {
+  workspace: WorkspaceLabel | null;
+  back: string;
+}
+
+/** One waiting question: its checkbox, its suggestion as one button, skip, and every option under "More". */
+export function questionRow(q: WaitingQuestion, visitor: Visitor, place: ListPlace): Html {
   const d = q.decision;
-  const where = inWorkspace(q.workspace);
-  const key = `${q.workspace?.id ?? ''}-${d.id}`;
+  const { back } = place;
+  const where = inWorkspace(place.workspace);
+  const key = `${place.workspace?.id ?? ''}-${d.id}`;
   const others = [...new Set([...d.options, 'skip'])].filter((o) => o !== d.suggested_action);
   return html`<li class="question" data-q id="q-${key}">
     <input
       class="pick"
       type="checkbox"
       form="pick"
-      name="${pickName(q)}"
+      name="${pickName(place.workspace, d.id)}"
       value="1"
       aria-label="Select “${d.subject || '(no subject)'}”"
       data-pick
@@ -68,7 +80,6 @@ function row(q: WaitingQuestion, visitor: Visitor, back: string): Html {
     <div class="q-body">
       <div class="question-head">
         <span class="pending">Waiting</span>
-        ${q.workspace ? html`<span class="workspace-label">${q.workspace.name}</span>` : ''}
         <a class="question-subject" href="/decide/${d.id}${where}" data-open
           >${d.subject || '(no subject)'}</a
         >
@@ -109,7 +120,8 @@ function row(q: WaitingQuestion, visitor: Visitor, back: string): Html {
           maxlength="2000"
           placeholder="Note (why — it teaches the next run)"
         />
-        ${draftFields(d, `${q.workspace?.id ?? ''}-`)} ${onceBox(`once-${key}`)} ${scopeBox(`scope-${key}`)}
+        ${draftFields(d, `${place.workspace?.id ?? ''}-`)} ${onceBox(`once-${key}`)}
+        ${scopeBox(`scope-${key}`)}
         <div class="options">
           <button class="button button-primary" type="submit" name="action" value="approve_suggested">
             ${label(d.suggested_action)} <span class="visually-hidden">(as suggested, with the note)</span>
@@ -126,67 +138,90 @@ function row(q: WaitingQuestion, visitor: Visitor, back: string): Html {
   </li>`;
 }
 
-/** "Accept the N suggestions" for a run, or one sender domain of it; nothing when none may be. */
-function acceptForm(
-  visitor: Visitor,
-  group: { workspace: WorkspaceLabel | null; runId: string; domain: string | null; all: WaitingQuestion[] },
-  back: string,
-): Html | string {
-  const n = group.all.filter((q) => acceptableInBulk(q.decision)).length;
-  if (n === 0) return '';
+/** A group that may accept its suggestions: a run, one sender domain of it, or some of its questions. */
+export interface AcceptGroup {
+  runId: string;
+  /** The sender domain; null: the whole run. */
+  domain: string | null;
+  /** The questions it names (absent: every waiting question of the run, or of its domain). */
+  ids?: string[];
+  /** How many suggestions it accepts, when known here (null: the confirm step counts them). */
+  n: number | null;
+}
+
+/** "Accept the N suggestions" for a group; the confirm step (activity-confirm.ts) comes first. Nothing when none may be. */
+export function acceptForm(visitor: Visitor, group: AcceptGroup, place: ListPlace): Html | string {
+  if (group.n === 0) return '';
+  const where = group.domain ? html`<span class="visually-hidden"> from ${group.domain}</span>` : '';
   return html`<form
     class="inline-form accept"
     method="post"
-    action="/activity/accept${inWorkspace(group.workspace)}"
+    action="/activity/accept${inWorkspace(place.workspace)}"
     data-inplace
   >
     ${csrfField(visitor)}<input type="hidden" name="run" value="${group.runId}" />
     ${group.domain ? html`<input type="hidden" name="sender" value="${group.domain}" />` : ''}
-    <input type="hidden" name="back" value="${back}" />
+    ${group.ids ? html`<input type="hidden" name="ids" value="${group.ids.join(',')}" />` : ''}
+    <input type="hidden" name="back" value="${place.back}" />
     <button class="button button-quiet" type="submit" data-accept-group>
-      Accept the
-      ${plural(n, 'suggestion')}${group.domain ? html`<span class="visually-hidden"> from ${group.domain}</span>` : ''}
+      ${
+        group.n === null
+          ? html`Accept all of this run's suggestions…`
+          : html`Accept the ${plural(group.n, 'suggestion')}${where}`
+      }
     </button>
   </form>`;
 }
 
-function domainGroup(run: RunGroup, g: DomainGroup, visitor: Visitor, back: string): Html {
-  const elsewhere = g.all.length - g.shown.length;
+const acceptable = (qs: readonly WaitingQuestion[]) => qs.filter((q) => acceptableInBulk(q.decision)).length;
+
+/** A run's questions on the page from one sender domain, with "Accept the N suggestions" for those. */
+function domainGroup(
+  run: RunGroup,
+  g: RunGroup['domains'][number],
+  visitor: Visitor,
+  place: ListPlace,
+): Html {
   return html`<div class="domain-group" data-group data-domain="${g.domain}">
     <h3 class="group-head">
-      <span
-        >${g.domain}
-        <span class="muted small"
-          >· ${plural(g.all.length, 'question')}${elsewhere > 0 ? ` (${elsewhere} on other pages)` : ''}</span
-        ></span
-      >
-      ${acceptForm(visitor, { workspace: run.workspace, runId: run.runId, domain: g.domain, all: g.all }, back)}
+      <span>${g.domain} <span class="muted small">· ${plural(g.shown.length, 'question')}</span></span>
+      ${acceptForm(
+        visitor,
+        {
+          runId: run.runId,
+          domain: g.domain,
+          ids: g.shown.map((q) => q.decision.id),
+          n: acceptable(g.shown),
+        },
+        place,
+      )}
     </h3>
     <ul class="questions">
-      ${g.shown.map((q) => row(q, visitor, back))}
+      ${g.shown.map((q) => questionRow(q, visitor, place))}
     </ul>
   </div>`;
 }
 
-function runGroup(run: RunGroup, visitor: Visitor, query: ActivityQuery, back: string): Html {
-  const where = inWorkspace(run.workspace);
+function runGroup(run: RunGroup, visitor: Visitor, query: ActivityQuery, place: ListPlace): Html {
+  const where = inWorkspace(place.workspace);
+  // Every question of the run is on this page: its count is exact here; else the confirm step counts.
+  const whole = run.waiting !== null && run.waiting <= run.shown.length;
+  const elsewhere =
+    run.waiting !== null && run.waiting > run.shown.length ? run.waiting - run.shown.length : 0;
   return html`<section class="run-group" data-group data-run="${run.runId}">
     <h2 class="group-head">
       <span
-        >${run.workspace ? html`<span class="workspace-label">${run.workspace.name}</span> ` : ''}<a
-          href="/runs/${run.runId}${where}"
-          >${run.workflowName}</a
-        >
+        ><a href="/runs/${run.runId}${where}">${run.workflowName}</a>
         <span class="muted small"
-          >· ${plural(run.all.length, 'question')}
+          >· ${plural(run.waiting ?? run.shown.length, 'question')}
           waiting${
-            query.run ? '' : html` · <a href="${activityHref({ run: run.runId })}">only this run</a>`
-          }</span
+            elsewhere > 0 ? ` (${elsewhere} on other pages)` : ''
+          }${query.run ? '' : html` · <a href="${activityHref({ run: run.runId })}">only this run</a>`}</span
         ></span
       >
-      ${acceptForm(visitor, { workspace: run.workspace, runId: run.runId, domain: null, all: run.all }, back)}
+      ${acceptForm(visitor, { runId: run.runId, domain: null, n: whole ? acceptable(run.shown) : null }, place)}
     </h2>
-    ${run.domains.map((g) => domainGroup(run, g, visitor, back))}
+    ${run.domains.map((g) => domainGroup(run, g, visitor, place))}
   </section>`;
 }
 
@@ -196,10 +231,7 @@ function select(name: string, text: string, choices: Choice[], chosen: string | 
     <select name="${name}">
       <option value="">All</option>
       ${choices.map(
-        (c) =>
-          html`<option value="${c.value}" ${c.value === chosen ? 'selected' : ''}>
-            ${c.text} (${c.count})
-          </option>`,
+        (c) => html`<option value="${c.value}" ${c.value === chosen ? 'selected' : ''}>${c.text}</option>`,
       )}
     </select></label
   >`;
@@ -208,34 +240,38 @@ function select(name: string, text: string, choices: Choice[], chosen: string | 
 function filters(list: ActivityList): Html {
   const q = list.query;
   return html`<form class="filters" method="get" action="/activity" role="search">
-    ${select('workflow', 'Workflow', list.choices.workflows, q.workflow)}
-    ${select('run', 'Run', list.choices.runs, q.run)}
-    <label class="filter"
-      >Sender <input type="text" name="sender" value="${q.sender ?? ''}" placeholder="address or domain"
-    /></label>
-    <button class="button" type="submit">Filter</button>
-    ${q.workflow || q.run || q.sender ? html`<a href="/activity">Clear</a>` : ''}
-  </form>
-  ${q.run ? html`<p class="run-filter" data-run-filter>The questions of run <a href="/runs/${q.run}">${q.run}</a> only.</p>` : ''}`;
+      ${select('workflow', 'Workflow', list.choices.workflows, q.workflow)}
+      ${select('run', 'Run', list.choices.runs, q.run)}
+      <label class="filter"
+        >Sender <input type="text" name="sender" value="${q.sender ?? ''}" placeholder="address or domain"
+      /></label>
+      <button class="button" type="submit">Filter</button>
+      ${q.workflow || q.run || q.sender ? html`<a href="/activity">Clear</a>` : ''}
+    </form>
+    ${q.run ? html`<p class="run-filter" data-run-filter>The questions of run <a href="/runs/${q.run}">${q.run}</a> only.</p>` : ''}`;
 }
 
 function pager(list: ActivityList): Html | string {
-  if (list.pages <= 1) return '';
-  const { page } = list.query;
+  if (list.offset === 0 && list.next === null) return '';
+  const first = list.offset + (list.shown > 0 ? 1 : 0);
+  const of = list.filtered ? '' : ` of ${list.waiting}`;
   return html`<nav class="pager" aria-label="Pages">
-    ${page > 1 ? html`<a rel="prev" href="${activityHref({ ...list.query, page: page - 1 })}">← Previous page</a>` : ''}
-    <span class="muted">Page ${page} of ${list.pages}</span>
-    ${
-      page < list.pages
-        ? html`<a rel="next" href="${activityHref({ ...list.query, page: page + 1 })}">Next page →</a>`
-        : ''
-    }
+    ${list.offset > 0 ? html`<a rel="first" href="${activityHref({ ...list.query, after: undefined })}">← First page</a>` : ''}
+    <span class="muted">Questions ${first}–${list.offset + list.shown}${of}</span>
+    ${list.next ? html`<a rel="next" href="${activityHref({ ...list.query, after: list.next })}">Next page →</a>` : ''}
   </nav>`;
 }
 
-function selectionBar(visitor: Visitor, back: string): Html {
-  return html`<form id="pick" class="pick-bar" method="post" action="/activity/answer" data-inplace>
-    ${csrfField(visitor)}<input type="hidden" name="back" value="${back}" />
+/** The checked questions' form: the rows' checkboxes belong to it (`form="pick"`). */
+export function selectionBar(visitor: Visitor, place: ListPlace): Html {
+  return html`<form
+    id="pick"
+    class="pick-bar"
+    method="post"
+    action="/activity/answer${inWorkspace(place.workspace)}"
+    data-inplace
+  >
+    ${csrfField(visitor)}<input type="hidden" name="back" value="${place.back}" />
     <span class="muted small">The selected:</span>
     <button class="button" type="submit" name="action" value="approve_suggested">
       Accept their suggestions
@@ -287,19 +323,37 @@ function recentList(recent: Decision[]): Html | string {
 
 function summary(list: ActivityList): Html {
   if (list.waiting === 0) return html`<p class="callout callout-calm">Nothing is waiting for you.</p>`;
-  const filtered = list.matching !== list.waiting ? ` (${list.matching} match the filters)` : '';
   return html`<p class="callout callout-amber">
     <span class="pending">${plural(list.waiting, 'pending decision')}</span>
     <span
-      >${filtered} Answer here, accept a group's suggestions, or select some and answer them together.</span
+      >${list.filtered ? ' (those that match the filters below)' : ''} Answer here, accept a group's
+      suggestions, or select some and answer them together.</span
     >
+  </p>`;
+}
+
+/** "Also waiting: 3 in team-b": each a button that switches to that workspace's Activity. */
+function elsewhere(visitor: Visitor): Html | string {
+  const workspaces = visitor.workspaces;
+  const others = workspaces?.all.filter((w) => w.id !== workspaces.current.id && w.pending > 0) ?? [];
+  if (others.length === 0) return '';
+  return html`<p class="muted small waiting-elsewhere" data-elsewhere>
+    Also waiting:
+    ${others.map(
+      (w) =>
+        html`<form class="inline-form" method="post" action="/workspace">
+          ${csrfField(visitor)}<input type="hidden" name="workspace" value="${w.name}" />
+          <input type="hidden" name="next" value="/activity" />
+          <button class="link-button" type="submit">${w.pending} in ${w.name}</button>
+        </form>`,
+    )}
   </p>`;
 }
 
 /** The list part of the page: what an answer in place replaces. */
 function listSection(data: ActivityData, visitor: Visitor): Html {
   const { list } = data;
-  const back = activityHref(list.query);
+  const place: ListPlace = { workspace: data.workspace, back: activityHref(list.query) };
   const recorded = data.recorded
     ? recordedNotice(
         data.recorded,
@@ -309,9 +363,10 @@ function listSection(data: ActivityData, visitor: Visitor): Html {
     : '';
   return html`<div id="activity" data-activity aria-live="polite">
     ${recorded}${data.bulkNotice ? html`<div class="flash flash-ok" role="status"><p>${data.bulkNotice}</p></div>` : ''}
-    ${summary(list)} ${list.waiting > 0 ? html`${filters(list)} ${selectionBar(visitor, back)}` : ''}
-    ${list.groups.map((g) => runGroup(g, visitor, list.query, back))}
-    ${list.waiting > 0 && list.matching === 0 ? html`<p>Nothing waiting matches the filters.</p>` : ''}
+    ${summary(list)} ${elsewhere(visitor)}
+    ${list.waiting > 0 ? html`${filters(list)} ${selectionBar(visitor, place)}` : ''}
+    ${list.groups.map((g) => runGroup(g, visitor, list.query, place))}
+    ${list.waiting > 0 && list.shown === 0 ? html`<p>Nothing waiting matches the filters.</p>` : ''}
     ${pager(list)}
   </div>`;
 }
