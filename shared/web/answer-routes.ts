@@ -1,19 +1,22 @@
 /**
- * Answering many questions over the API, each independently, one result per answer:
+ * The questions over the API: `GET /api/pending` (those waiting), `POST /api/decisions/:id`
+ * (answer one), and answering many, each independently, one result per answer:
  * `POST /api/decisions` (`{"answers": [{"id", "action", "note"?, "once"?, "body"?}]}`, up to
  * MAX_ANSWERS), `POST /api/runs/:id/accept-suggestions` (each of the run's waiting questions
  * with its own suggestion; an irreversible one is left for the person), and `POST
- * /api/rules/:id/undo` (revokes the rule an answer taught, that rule alone).
+ * /api/rules/:id/undo` (revokes the rule an answer taught, that rule alone). Loaded with the
+ * first request to one of them (api-modules.ts).
  */
-import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { revokeRule } from '../memory/rules-repository.ts';
 import { answerEach, AnswerInputSchema, MAX_ANSWERS, suggestedAnswers } from '../runs/answer-many.ts';
 import { recordAnswer } from '../runs/decide.ts';
+import { listPending } from '../runs/decision-repository.ts';
 import { learnedFrom, learnedRuleJson } from '../runs/learned.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { defineRoute, firstIssue, serveRoute } from './api-route.ts';
-import { AnswersBody, IdParams } from './api-schemas.ts';
+import { toPendingJson } from '../runs/views.ts';
+import { defineRoute, serveRoute } from './api-route.ts';
+import { AnswersBody, IdParams, pathParam } from './api-schemas.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 
 const SHAPE =
@@ -21,7 +24,37 @@ const SHAPE =
 
 const ONE_SHAPE =
   '{"action": string, "note"?: string, "once"?: boolean, "scope"?: "source" | "workflow", "body"?: string, "title"?: string}';
-const DecisionBody = AnswerInputSchema.omit({ id: true });
+const DecisionBody = AnswerInputSchema.omit({ id: true }).meta({ id: 'DecisionAnswer' });
+
+export const pendingRoute = defineRoute({
+  method: 'get',
+  path: '/api/pending',
+  operationId: 'listPending',
+  summary: 'Questions waiting for a person',
+  responses: {
+    200: { description: 'Every pending decision.', schema: 'PendingDecisions' },
+    401: 'Unauthorized',
+  },
+});
+
+export const decideRoute = defineRoute({
+  method: 'post',
+  path: '/api/decisions/{id}',
+  operationId: 'decide',
+  summary: 'Answer a decision',
+  description: 'Answers cannot be changed; the rule one taught can be undone (`POST /api/rules/{id}/undo`).',
+  params: pathParam('id', 'The decision id.'),
+  body: { schema: DecisionBody, shape: ONE_SHAPE },
+  responses: {
+    200: { description: 'Recorded.', schema: 'DecideResult' },
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    404: 'NotFound',
+    409: 'Conflict',
+    413: 'TooLarge',
+    422: 'Unprocessable',
+  },
+});
 
 export const answerManyRoute = defineRoute({
   method: 'post',
@@ -65,32 +98,26 @@ export const undoRuleRoute = defineRoute({
 });
 
 /** The answering routes, for the OpenAPI document. */
-export const ANSWER_ROUTES = [answerManyRoute, acceptSuggestionsRoute, undoRuleRoute];
+export const ANSWER_ROUTES = [
+  pendingRoute,
+  decideRoute,
+  answerManyRoute,
+  acceptSuggestionsRoute,
+  undoRuleRoute,
+];
 
-/** The body as JSON, or a 400 with one line. */
-async function jsonBody(c: Context, shape: string): Promise<unknown> {
-  try {
-    return JSON.parse(await c.req.text()) as unknown;
-  } catch {
-    throw new HTTPException(400, { message: `body must be JSON like ${shape}` });
-  }
-}
-
-/** Registers the routes; `limit` is the app's body limit. */
-export function registerAnswerRoutes(app: Hono, web: WebDeps, limit: MiddlewareHandler): void {
-  serveRoute(
-    app,
-    answerManyRoute,
-    async (c, { body }) => c.json(await answerEach(web.engine, body.answers)),
-    limit,
+/** Registers the routes' handlers (the app's body ceiling bounds every body). */
+export function registerAnswerRoutes(app: RouteSink, web: WebDeps): void {
+  serveRoute(app, pendingRoute, async (c) =>
+    c.json((await listPending(web.engine.store)).map(toPendingJson)),
   );
 
+  serveRoute(app, answerManyRoute, async (c, { body }) => c.json(await answerEach(web.engine, body.answers)));
+
   // One answer: 404 unknown, 409 answered already, 422 not an option (the app's error mapping).
-  app.post('/api/decisions/:id', limit, async (c) => {
-    const body = DecisionBody.safeParse(await jsonBody(c, ONE_SHAPE));
-    if (!body.success) throw new HTTPException(400, { message: firstIssue(body.error, ONE_SHAPE) });
-    const { action, note, once, scope, body: words, title } = body.data;
-    const decided = await recordAnswer(web.engine, c.req.param('id'), action, note ?? null, undefined, [], {
+  serveRoute(app, decideRoute, async (c, { params, body }) => {
+    const { action, note, once, scope, body: words, title } = body;
+    const decided = await recordAnswer(web.engine, params.id, action, note ?? null, undefined, [], {
       once: once ?? false,
       ...(scope ? { scope } : {}),
       edits: { body: words, title },

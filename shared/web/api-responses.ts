@@ -1,10 +1,13 @@
 /**
- * What the list and answer routes return, as zod schemas: only the OpenAPI document reads
- * them (it loads with its first request), so they stay off a cold start. A route names its
- * responses by their keys in RESPONSES.
+ * What the `/api` routes return, as zod schemas (the lists' and answers' here, the others' in
+ * api-responses-*.ts): only the OpenAPI document reads them (it loads with its first request),
+ * so they stay off a cold start. A route names its responses by their keys in RESPONSES.
  */
 import { z } from 'zod';
 import { RunStatusSchema } from '../records/runs.ts';
+import { CORE_RESPONSES, LearnedRule, PendingFields } from './api-responses-core.ts';
+import { PLATFORM_RESPONSES } from './api-responses-platform.ts';
+import { TALK_RESPONSES } from './api-responses-talk.ts';
 import { DecisionStatusSchema } from './list-queries.ts';
 
 const nullable = (schema: z.ZodType) => schema.nullable();
@@ -19,51 +22,23 @@ export const RunRow = z
   })
   .meta({ id: 'RunRow', description: 'As `handoff runs --json`.' });
 
-export const DecisionRow = z
-  .object({
-    decision_id: z.string(),
-    run_id: z.string(),
-    interrupt_id: z.string(),
-    workflow_id: z.string(),
-    item_id: z.string(),
-    sender: z.string(),
-    subject: z.string(),
-    suggested_action: z.string(),
-    confidence: z.number().min(0).max(1),
-    reasoning: z.string(),
-    options: z.array(z.string()),
-    agent: z
-      .string()
-      .optional()
-      .meta({ description: 'Only in runs with specialists: the specialist that asked.' }),
-    drafts: z
-      .array(
-        z.object({
-          action: z.string(),
-          title: nullable(z.string()),
-          body: z.string(),
-          by: z.enum(['model', 'offline', 'template', 'person']),
-        }),
-      )
-      .optional()
-      .meta({ description: 'Only when an option carries words: the words each would save.' }),
-    status: DecisionStatusSchema,
-    answer: z
-      .object({
-        action: z.string(),
-        note: nullable(z.string()),
-        once: z.boolean(),
-        by: z.enum(['human', 'expired', 'unreachable']),
-        at: z.string(),
-      })
-      .nullable()
-      .meta({ description: 'Null while it waits.' }),
-    created_at: z.string(),
-  })
-  .meta({
-    id: 'DecisionRow',
-    description: 'As `handoff pending --json`, with its status and answer (null while it waits).',
-  });
+export const DecisionRow = PendingFields.extend({
+  status: DecisionStatusSchema,
+  answer: z
+    .object({
+      action: z.string(),
+      note: nullable(z.string()),
+      once: z.boolean(),
+      by: z.enum(['human', 'expired', 'unreachable']),
+      at: z.string(),
+    })
+    .nullable()
+    .meta({ description: 'Null while it waits.' }),
+  created_at: z.string(),
+}).meta({
+  id: 'DecisionRow',
+  description: 'As `handoff pending --json`, with its status and answer (null while it waits).',
+});
 
 export const RuleRow = z
   .object({
@@ -106,16 +81,9 @@ export const pageOf = (item: z.ZodType) =>
       .meta({ description: 'Where the next page starts; null on the last page.' }),
   });
 
-export const Stats = z
-  .record(z.string(), z.unknown())
-  .meta({
-    id: 'Stats',
-    description: 'As `handoff stats --json`: today, this week and overall, and per run.',
-  });
-
-export const LearnedRule = z.object({ id: z.string(), pattern: z.string(), action: z.string() }).meta({
-  id: 'LearnedRule',
-  description: 'The rule an answer taught; `POST /api/rules/{id}/undo` revokes it alone.',
+export const Stats = z.record(z.string(), z.unknown()).meta({
+  id: 'Stats',
+  description: 'As `handoff stats --json`: today, this week and overall, and per run.',
 });
 
 export const AnswerResult = z
@@ -146,6 +114,9 @@ export const RESPONSES = {
   Stats,
   AnswerResults,
   Revoked,
+  ...CORE_RESPONSES,
+  ...PLATFORM_RESPONSES,
+  ...TALK_RESPONSES,
 };
 
 export type ResponseName = keyof typeof RESPONSES;

@@ -3,7 +3,8 @@
  * registers it on the app and validates each request against it (a one-line 400 naming the
  * first thing wrong); openapi-routes.ts gives the same definition to `@hono/zod-openapi`,
  * which writes `/api/openapi.json` from it (loaded on first use, so the library and the
- * response schemas stay off a cold start).
+ * response schemas stay off a cold start). Every `/api` route has one (api-modules.ts lists
+ * them; test/web/openapi-every-route.test.ts fails for a route without).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -12,14 +13,33 @@ import type { ResponseName } from './api-responses.ts';
 import type { RouteHandler, RouteSink } from './lazy-routes.ts';
 
 /** An error response of the document's components (`#/components/responses/<name>`). */
-export type ErrorResponse = 'BadRequest' | 'Unauthorized' | 'NotFound' | 'TooLarge';
+export type ErrorResponse =
+  'BadRequest' | 'Unauthorized' | 'NotFound' | 'Conflict' | 'TooLarge' | 'Unprocessable' | 'ServerError';
+
+/** A response: its description and, unless it has none (204), its schema (named in api-responses.ts) and media type (default JSON). */
+export interface Reply {
+  description: string;
+  schema?: ResponseName;
+  media?: string;
+}
+
+/** A JSON body `serveRoute` validates, and what a wrong one is told. */
+export interface JsonBody<B extends z.ZodType> {
+  schema: B;
+  /** The shape an error message shows: `body must be JSON like <shape>`. */
+  shape: string;
+  /** Said instead of the first issue when the JSON does not fit the schema. */
+  invalid?: string;
+  /** An empty body is read as none (the schema decides whether that is allowed). */
+  optional?: true;
+}
 
 export interface ApiRoute<
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
   P extends z.ZodObject = z.ZodObject,
 > {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** As OpenAPI writes it: `/api/runs/{id}/accept-suggestions`. */
   path: string;
   operationId: string;
@@ -29,10 +49,14 @@ export interface ApiRoute<
   params?: P;
   /** The query it takes; absent, it reads none. */
   query?: Q;
-  /** The JSON body it takes, and the shape an error message shows for it. */
-  body?: { schema: B; shape: string };
-  /** Each response: its description and schema (named in api-responses.ts), or an error response. */
-  responses: Record<string, { description: string; schema: ResponseName } | ErrorResponse>;
+  /** The JSON body it takes, validated before the handler. */
+  body?: JsonBody<B>;
+  /** Or a body the handler reads itself (YAML, Markdown, audio, a form): each media type with the zod schema its reader checks. */
+  content?: Record<string, z.ZodType>;
+  /** Open without a key (only the document itself). */
+  open?: true;
+  /** Each response: a Reply, or an error response. */
+  responses: Record<string, Reply | ErrorResponse>;
 }
 
 /** The route as written (the identity, for its types). */
@@ -49,7 +73,7 @@ export interface RouteInput<Q extends z.ZodType, B extends z.ZodType, P extends 
   body: z.output<B>;
 }
 
-/** Registers `route` on `app` (or a lazy module's sink; after `middleware`, on an app only), its query and body validated before `handler`. */
+/** Registers `route` on `app` (or a lazy module's sink), after `middleware`, its path, query and body validated before `handler`. */
 export function serveRoute<Q extends z.ZodType, B extends z.ZodType, P extends z.ZodObject>(
   app: Hono | RouteSink,
   route: ApiRoute<Q, B, P>,
@@ -67,9 +91,22 @@ export function serveRoute<Q extends z.ZodType, B extends z.ZodType, P extends z
       body: body as z.output<B>,
     });
   };
-  if (middleware.length === 0 || !('on' in app))
-    (app as RouteSink)[route.method](path, serve as RouteHandler);
-  else app.on(route.method.toUpperCase(), [path], ...middleware, serve);
+  if ('on' in app) app.on(route.method.toUpperCase(), [path], ...middleware, serve);
+  else app[route.method](path, afterMiddleware(middleware, serve));
+}
+
+/** `handler` run after `middleware` in turn, as Hono runs a route's handlers (one may answer instead). */
+function afterMiddleware(middleware: MiddlewareHandler[], handler: MiddlewareHandler): RouteHandler {
+  return async (c) => {
+    let answer: Response | undefined;
+    const step = async (i: number): Promise<void> => {
+      const next = middleware[i] ?? handler;
+      const res = await next(c, () => (next === handler ? Promise.resolve() : step(i + 1)));
+      if (res instanceof Response) answer ??= res;
+    };
+    await step(0);
+    return answer ?? c.res;
+  };
 }
 
 /** The query parsed by `schema`, or a 400 naming the first thing wrong, in one line. */
@@ -86,19 +123,17 @@ function validQuery<S extends z.ZodType>(
 }
 
 /** The body as JSON parsed by `schema`, or a 400 naming the first thing wrong, in one line. */
-async function validBody<S extends z.ZodType>(
-  c: Context,
-  { schema, shape }: { schema: S; shape: string },
-): Promise<z.output<S>> {
+async function validBody<S extends z.ZodType>(c: Context, body: JsonBody<S>): Promise<z.output<S>> {
+  const text = await c.req.text();
   let raw: unknown;
   try {
-    raw = JSON.parse(await c.req.text()) as unknown;
+    raw = body.optional && text.trim() === '' ? undefined : (JSON.parse(text) as unknown);
   } catch {
-    throw new HTTPException(400, { message: `body must be JSON like ${shape}` });
+    throw new HTTPException(400, { message: `body must be JSON like ${body.shape}` });
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = body.schema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  throw new HTTPException(400, { message: firstIssue(parsed.error, shape) });
+  throw new HTTPException(400, { message: body.invalid ?? firstIssue(parsed.error, body.shape) });
 }
 
 /** The first thing wrong with a body, in one line (with the shape expected, unless it is only too long). */

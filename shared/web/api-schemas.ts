@@ -1,5 +1,5 @@
 /**
- * The zod schemas of the answer routes' bodies and paths (validated by api-route.ts); the
+ * The zod schemas of the routes' paths, and of the answer routes' bodies (validated by api-route.ts); the
  * lists' queries are in list-queries.ts, what the routes return in api-responses.ts. A schema
  * with a `meta({ id })` is one component of `/api/openapi.json`.
  */
@@ -9,6 +9,10 @@ import { AnswerInputSchema, MAX_ANSWERS } from '../runs/answer-many.ts';
 const text = () => z.string().min(1);
 
 export const IdParams = z.object({ id: text().meta({ description: 'The id.' }) });
+
+/** A path's one parameter, `name` (a non-empty string), described. */
+export const pathParam = <K extends string>(name: K, description: string) =>
+  z.object({ [name]: text().meta({ description }) } as Record<K, z.ZodString>);
 
 export const AnswersBody = z.strictObject({
   answers: z

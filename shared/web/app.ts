@@ -22,29 +22,22 @@ import {
   NotFoundError,
   VersionConflictError,
 } from '../errors/index.ts';
-import { listPending } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { createRunFor } from '../runs/start-run.ts';
-import { summarise, toPendingJson } from '../runs/views.ts';
-import { listWorkflows } from '../workflows/repository.ts';
 import { FileLinkKey, type LinkKey } from '../links/link-key.ts';
 import { registerAssetRoutes } from './assets/routes.ts';
 import { bodyLimits, MAX_BODY_BYTES } from './body-limits.ts';
-import { registerChatApiRoutes, type ChatTurnSender } from './chat-api-routes.ts';
-import { registerCredentialApi } from './credential-api.ts';
-import { registerAnswerRoutes } from './answer-routes.ts';
+import type { ChatTurnSender } from './chat-api-routes.ts';
+import { registerApiModules, registerDocumentModule } from './api-modules.ts';
 import { lazyRoutes } from './lazy-routes.ts';
 import { registerDecideRoutes } from './decide-routes.ts';
 import { registerHookRoutes } from './hook-routes.ts';
 import { hostGuard, LOOPBACK_HOSTS, type HostRules } from './host-guard.ts';
-import { registerWorkflowRoutes, type WorkflowChangeListener } from './workflow-routes.ts';
-import { registerArtifactApi, registerArtifactPages } from './artifact-routes.ts';
-import { registerScheduleApi, registerSchedulePages } from './schedule-routes.ts';
-import { registerPlatformRoutes } from './platform-routes.ts';
+import type { WorkflowChangeListener } from './workflow-routes.ts';
+import { registerArtifactPages } from './artifact-routes.ts';
+import { registerSchedulePages } from './schedule-routes.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { registerLazyConversationPages, registerLazyManagePages, registerLazyPages } from './lazy-pages.ts';
-import { registerSpeechRoutes } from './speech-routes.ts';
 import { createSpeech, type Speech } from '../speech/speech.ts';
 import { pageApiCall } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
@@ -55,7 +48,7 @@ import { Sessions } from './session.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { currentScope, isApiPath, workspaceScope } from './workspace-scope.ts';
-import { registerWorkspaceApi, registerWorkspaceSwitch } from './workspace-routes.ts';
+import { registerWorkspaceSwitch } from './workspace-routes.ts';
 import { isStoredKeyShape, verifyApiKey } from '../workspaces/api-keys.ts';
 import type { Platform } from '../workspaces/platform.ts';
 
@@ -217,54 +210,19 @@ export function createApp(deps: AppDeps): Hono {
 
   registerLazyConversationPages(app, web, deps.sendChatTurn);
 
-  // The document loads with its first request, not with every cold start.
-  app.get('/api/openapi.json', async (c) => c.json((await import('./openapi.ts')).openApiDocument()));
+  // The document, like every `/api` route, loads with its first request (api-modules.ts).
+  registerDocumentModule(app);
   if (deps.iamApi) registerIamApi(app, fail);
   app.use('/api/*', bearer(env, deps.platform, false, web));
   app.use('/events/*', bearer(env, deps.platform, true));
   app.use('/api/*', inWorkspace);
   app.use('/events/*', inWorkspace);
-  registerWorkflowRoutes(app, {
-    web,
-    onChange: deps.onWorkflowChange ?? (async () => undefined),
-    inLambda: deps.inLambda ?? false,
-  });
-  registerArtifactApi(app, web);
-  registerScheduleApi(app, web, deps.onWorkflowChange ?? (async () => undefined));
-
-  registerWorkspaceApi(app, web);
-  registerPlatformRoutes(app, {
+  registerApiModules(app, {
     web,
     onWorkflowChange: deps.onWorkflowChange ?? (async () => undefined),
     inLambda: deps.inLambda ?? false,
-  });
-  registerChatApiRoutes(app, web, limit, deps.sendChatTurn);
-
-  app.get('/api/workflows', async (c) =>
-    c.json(
-      (await listWorkflows(web.engine.store)).map((w) => ({ id: w.id, name: w.name, trigger: w.trigger })),
-    ),
-  );
-
-  app.post('/api/workflows/:id/runs', async (c) => {
-    const run = await createRunFor(web.engine, c.req.param('id'), { kind: 'manual', detail: null });
-    runner.launch(run, web.engine);
-    return c.json({ run_id: run.id }, 202);
-  });
-
-  app.get('/api/runs/:id', async (c) => c.json(summarise(await getRun(web.engine.store, c.req.param('id')))));
-
-  // Names and when each was set, never values (as `handoff credentials --json`).
-  app.get('/api/credentials', async (c) => c.json(await web.engine.credentials.list()));
-  registerCredentialApi(app, web, limit, deps.onWorkflowChange ?? (async () => undefined));
-
-  app.get('/api/pending', async (c) => c.json((await listPending(web.engine.store)).map(toPendingJson)));
-
-  registerAnswerRoutes(app, web, limit);
-  // The lists (and their paging) load with their first request, not with every cold start.
-  lazyRoutes(app, LIST_ROUTES, async () => {
-    const { registerListRoutes } = await import('./list-routes.ts');
-    return (sink) => registerListRoutes(sink, web);
+    speech: deps.speech ?? createSpeech(env),
+    sendChatTurn: deps.sendChatTurn,
   });
 
   app.get('/events/:runId', async (c) => {
@@ -273,19 +231,9 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   registerHookRoutes(app, web, limit);
-  registerSpeechRoutes(app, web, deps.speech ?? createSpeech(env));
 
   return app;
 }
-
-/** The list routes (list-routes.ts), loaded with their first request. */
-const LIST_ROUTES = [
-  'GET /api/runs',
-  'GET /api/decisions',
-  'GET /api/rules',
-  'GET /api/audit',
-  'GET /api/stats',
-];
 
 /** Paths read by programs (the API, event streams, hooks, health): their errors are JSON. */
 function isMachinePath(path: string): boolean {

@@ -1,17 +1,9 @@
 /**
- * Artifacts over HTTP: the Artifacts page and each artifact's page and download (session),
- * and `GET /api/artifacts[?run=ID]`, `/api/artifacts/:id`, `/api/artifacts/:id/download`
- * (bearer key; registered after the API guard).
+ * Artifacts over HTTP: the Artifacts page and each artifact's page and download (session);
+ * the API's routes (`/api/artifacts*`) are in artifact-api.ts.
  */
 import type { Context, Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
-import {
-  artifactSummary,
-  downloadName,
-  getArtifact,
-  listArtifacts,
-  type Artifact,
-} from '../artifacts/artifacts.ts';
+import { downloadName, getArtifact, listArtifacts, type Artifact } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
@@ -24,7 +16,7 @@ const pages = () => import('./pages/artifacts.ts');
 import type { WebDeps } from './web-deps.ts';
 
 /** The artifacts of the workspace, or of one run (404 for a run that does not exist). */
-async function artifactsFor(store: Store, runId: string | undefined): Promise<Artifact[]> {
+export async function artifactsFor(store: Store, runId: string | undefined): Promise<Artifact[]> {
   if (runId !== undefined) await getRun(store, runId); // NotFoundError: 404
   return listArtifacts(store, runId === undefined ? {} : { runId });
 }
@@ -102,22 +94,4 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
       );
     return downloadResponse(c, artifact);
   });
-}
-
-/** Registers `/api/artifacts*`; errors become `{"error": ...}` through the app's handler. */
-export function registerArtifactApi(app: Hono, web: WebDeps): void {
-  app.get('/api/artifacts', async (c) => {
-    const runId = c.req.query('run');
-    if (runId === '') throw new HTTPException(400, { message: '?run= needs a run id (see `handoff runs`)' });
-    return c.json((await artifactsFor(web.engine.store, runId)).map(artifactSummary));
-  });
-
-  app.get('/api/artifacts/:id', async (c) => {
-    const { version: _version, ...artifact } = await getArtifact(web.engine.store, c.req.param('id'));
-    return c.json(artifact);
-  });
-
-  app.get('/api/artifacts/:id/download', async (c) =>
-    downloadResponse(c, await getArtifact(web.engine.store, c.req.param('id'))),
-  );
 }

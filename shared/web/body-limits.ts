@@ -11,7 +11,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { MAX_WORKSPACE_BYTES } from '../workspace/limits.ts';
 import { PAGE_API_PREFIX } from './page-api.ts';
 import { MAX_SPEECH_SECONDS } from '../speech/wav.ts';
-import { isSpeechUpload, MAX_SPEECH_BODY_BYTES } from './speech-routes.ts';
+import { isSpeechUpload, MAX_SPEECH_BODY_BYTES } from './speech-upload.ts';
 
 /** Largest request body accepted by a route without a larger ceiling of its own (decisions, webhooks, forms). */
 export const MAX_BODY_BYTES = 1024 * 1024;

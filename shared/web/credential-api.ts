@@ -1,41 +1,78 @@
 /**
- * Credentials over the API (bearer key; registered after the API guard), write-only like the
- * Credentials page: `PUT /api/credentials/:name` with `{"value"}` sets or replaces one and
- * resumes the workflows paused only until it was set; `DELETE /api/credentials/:name` forgets
- * one. No answer ever carries a value.
+ * Credentials over the API (bearer key), write-only like the Credentials page, one definition
+ * per route (api-route.ts): `GET /api/credentials` lists names and when each was set, never
+ * values (as `handoff credentials --json`); `PUT /api/credentials/:name` with `{"value"}` sets
+ * or replaces one and resumes the workflows paused only until it was set; `DELETE
+ * /api/credentials/:name` forgets one. Loaded with the first request to one of them.
  */
-import type { Hono, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { Secret } from '../credentials/secret.ts';
 import { resumeWhenSet } from '../schedules/resume-when-set.ts';
+import { defineRoute, serveRoute } from './api-route.ts';
+import { pathParam } from './api-schemas.ts';
+import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 
 const SHAPE = '{"value": "the secret"}';
-const CredentialBody = z.object({ value: z.string() });
+const CredentialBody = z.object({ value: z.string().meta({ writeOnly: true }) });
+const credentialName = pathParam('name', 'The credential name, UPPER_SNAKE_CASE (MAIL_PASSWORD).');
 
-/** Registers `PUT` and `DELETE /api/credentials/:name`; `limit` is the app's body limit. */
-export function registerCredentialApi(
-  app: Hono,
-  web: WebDeps,
-  limit: MiddlewareHandler,
-  onChange: WorkflowChangeListener,
-): void {
-  app.put('/api/credentials/:name', limit, async (c) => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      throw new HTTPException(400, { message: `body must be JSON like ${SHAPE}` });
-    }
-    const body = CredentialBody.safeParse(raw);
-    if (!body.success) throw new HTTPException(400, { message: `body must be JSON like ${SHAPE}` });
-    const name = c.req.param('name');
-    if (body.data.value.trim() === '')
+export const listCredentialsRoute = defineRoute({
+  method: 'get',
+  path: '/api/credentials',
+  operationId: 'listCredentials',
+  summary: "The workspace's credential names (never their values)",
+  responses: {
+    200: { description: 'Credentials, by name.', schema: 'Credentials' },
+    401: 'Unauthorized',
+    404: 'NotFound',
+  },
+});
+
+export const setCredentialRoute = defineRoute({
+  method: 'put',
+  path: '/api/credentials/{name}',
+  operationId: 'setCredential',
+  summary: 'Set or replace a credential (write-only), resuming what waited for it',
+  description:
+    'The value is sealed and never returned. Workflows paused only until their credentials were set, and that now have all they need, are resumed (on AWS their schedules are enabled again); those still missing some stay paused.',
+  params: credentialName,
+  body: { schema: CredentialBody, shape: SHAPE, invalid: `body must be JSON like ${SHAPE}` },
+  responses: {
+    200: { description: 'Set; what it resumed and what still waits.', schema: 'CredentialSet' },
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    422: 'Unprocessable',
+  },
+});
+
+export const deleteCredentialRoute = defineRoute({
+  method: 'delete',
+  path: '/api/credentials/{name}',
+  operationId: 'deleteCredential',
+  summary: 'Forget a credential',
+  params: credentialName,
+  responses: {
+    200: { description: 'Deleted.', schema: 'CredentialDeleted' },
+    401: 'Unauthorized',
+    404: 'NotFound',
+    422: 'Unprocessable',
+  },
+});
+
+export const CREDENTIAL_ROUTES = [listCredentialsRoute, setCredentialRoute, deleteCredentialRoute];
+
+/** Registers the routes' handlers (the app's body ceiling bounds every body). */
+export function registerCredentialApi(app: RouteSink, web: WebDeps, onChange: WorkflowChangeListener): void {
+  serveRoute(app, listCredentialsRoute, async (c) => c.json(await web.engine.credentials.list()));
+
+  serveRoute(app, setCredentialRoute, async (c, { params: { name }, body }) => {
+    if (body.value.trim() === '')
       throw new HTTPException(422, { message: `the value of ${name} is empty: send the secret itself` });
     const engine = web.engine;
-    const info = await engine.credentials.set(name, new Secret(body.data.value)); // 422 for a bad name
+    const info = await engine.credentials.set(name, new Secret(body.value)); // 422 for a bad name
     const changed = await resumeWhenSet({
       store: engine.store,
       credentials: engine.credentials,
@@ -45,8 +82,7 @@ export function registerCredentialApi(
     return c.json({ ...info, ...changed });
   });
 
-  app.delete('/api/credentials/:name', async (c) => {
-    const name = c.req.param('name');
+  serveRoute(app, deleteCredentialRoute, async (c, { params: { name } }) => {
     await web.engine.credentials.delete(name); // 404 when none is set, 422 for a bad name
     return c.json({ deleted: name });
   });

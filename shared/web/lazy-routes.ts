@@ -12,6 +12,8 @@ export type RouteHandler = (c: Context) => Response | Promise<Response>;
 export interface RouteSink {
   get(path: string, handler: RouteHandler): unknown;
   post(path: string, handler: RouteHandler): unknown;
+  put(path: string, handler: RouteHandler): unknown;
+  delete(path: string, handler: RouteHandler): unknown;
 }
 
 /** Registers `routes` (`"GET /path"`) on `app`; `load` gives the function that registers their handlers. */
@@ -27,6 +29,8 @@ export function lazyRoutes(
       register({
         get: (path, handler) => found.set(`GET ${path}`, handler),
         post: (path, handler) => found.set(`POST ${path}`, handler),
+        put: (path, handler) => found.set(`PUT ${path}`, handler),
+        delete: (path, handler) => found.set(`DELETE ${path}`, handler),
       });
       const extra = [...found.keys()].filter((r) => !routes.includes(r));
       const missing = routes.filter((r) => !found.has(r));

@@ -1,7 +1,6 @@
 /**
- * Schedules over HTTP: the Schedules page with its Pause / Resume forms (session + CSRF),
- * and `GET /api/schedules`, `POST /api/schedules/:workflow/pause|resume` (bearer key;
- * registered after the API guard). A change is announced like a saved workflow (on AWS:
+ * Schedules over HTTP: the Schedules page with its Pause / Resume forms (session + CSRF);
+ * the API's routes (`/api/schedules*`) are in schedule-api.ts. A change is announced like a saved workflow (on AWS:
  * a `handoff.workflow` event, whose sync sets the EventBridge schedule DISABLED or ENABLED).
  */
 import type { Hono } from 'hono';
@@ -15,10 +14,10 @@ import { messagePage } from './pages/layout.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 
-const OPS = ['pause', 'resume'] as const;
+export const OPS = ['pause', 'resume'] as const;
 
 /** Pauses or resumes, then tells the listener (AWS: the schedule follows the store). */
-async function change(
+export async function change(
   web: WebDeps,
   onChange: WorkflowChangeListener,
   workflowId: string,
@@ -96,13 +95,4 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
         303,
       );
     });
-}
-
-/** Registers `/api/schedules*`; errors become `{"error": ...}` (404 for an unknown or unscheduled workflow, 422 for a resume while a credential it needs is not set). */
-export function registerScheduleApi(app: Hono, web: WebDeps, onChange: WorkflowChangeListener): void {
-  app.get('/api/schedules', async (c) => c.json(await listSchedules(web.engine.store)));
-  for (const op of OPS)
-    app.post(`/api/schedules/:workflow/${op}`, async (c) =>
-      c.json(await change(web, onChange, c.req.param('workflow'), op)),
-    );
 }
