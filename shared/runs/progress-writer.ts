@@ -35,7 +35,7 @@ export function progressWriter(store: Store, runId: string, now: () => number = 
   const write = async (counts: RunCounts): Promise<void> => {
     try {
       const run = await getRun(store, runId);
-      if (run.status !== 'running' || stopped) return;
+      if (run.status !== 'running') return;
       await store.update('runs', RunSchema.parse({ ...run, counts }), run.version);
       holdPoint('run:progress-written'); // tests: a run seen mid-way, for sure
     } catch (error) {
