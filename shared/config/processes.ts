@@ -16,3 +16,16 @@ export function isAlive(pid: number): boolean {
 export function crashPoint(name: string): void {
   if (process.env.HANDOFF_CRASH_AT === name) process.kill(process.pid, 'SIGKILL');
 }
+
+const held = new Set<string>();
+
+/**
+ * For tests only: when `HANDOFF_HOLD_AT` names this point, the process stops itself
+ * (SIGSTOP) the first time it gets here, so a test sees the state at that precise moment
+ * (a run part-way through) and then lets it go on with SIGCONT. Unset, it does nothing.
+ */
+export function holdPoint(name: string): void {
+  if (process.env.HANDOFF_HOLD_AT !== name || held.has(name)) return;
+  held.add(name);
+  process.kill(process.pid, 'SIGSTOP');
+}

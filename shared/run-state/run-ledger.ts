@@ -69,6 +69,8 @@ export class RunLedger {
   private tally: RunCounts | undefined;
   private readonly ids = new Set<string>();
   private readonly owners = new Map<string, string>();
+  /** Told each change of the counts (the run's progress writer). */
+  private watcher: ((counts: RunCounts) => void) | undefined;
 
   /** A ledger over a run's persisted state, e.g. the executor's appState read back at the end of a step. */
   static of(state: StateStore): RunLedger {
@@ -151,9 +153,15 @@ export class RunLedger {
     this.writeCounts(counts);
   }
 
+  /** Tells `watcher` each change of the counts from now on (one watcher: the run's progress). */
+  watchCounts(watcher: (counts: RunCounts) => void): void {
+    this.watcher = watcher;
+  }
+
   private writeCounts(counts: RunCounts): void {
     this.persisted().set(COUNTS, counts);
     this.tally = { ...counts };
+    this.watcher?.({ ...counts });
   }
 
   /**

@@ -6,6 +6,7 @@ import type { DecisionLinks } from '../links/decision-links.ts';
 import type { Notifier } from '../notify/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatch.ts';
+import type { Run } from '../records/runs.ts';
 
 /** What the run engine needs from its host (CLI, local server, Lambda). Made once, passed in. */
 export interface EngineDeps {
@@ -23,6 +24,12 @@ export interface EngineDeps {
   /** Null: every node runs in this process. Else each node runs where the dispatcher sends it. */
   dispatcher: Dispatcher | null;
   emit: (channel: string, kind: FeedEvent['kind'], text: string, data?: Record<string, unknown>) => void;
+  /**
+   * Set where resumes are worked in another process (the local server's run children): a run
+   * taken for its resume (its last question answered or expired) is handed over, never driven
+   * here, so the answering request (and the server's thread) does not carry it. Absent: here.
+   */
+  resumeElsewhere?: (run: Run) => void;
   /**
    * Told after a workflow was saved, paused, resumed or removed outside the workflow routes
    * (the assistant), where schedules are kept apart from the store (AWS: a `handoff.workflow`

@@ -131,7 +131,7 @@ export async function takeForResume(
 }
 
 /**
- * Adopt: the process a launcher handed a created run to (a run child of the local server)
+ * Adopt: the process a launcher handed a created run, or one taken for its resume, to (a run child of the local server)
  * owns it from now on, so crash recovery judges the run by that process. Null when the run
  * is no longer a running run nobody else has taken.
  */

@@ -23,6 +23,7 @@ import {
 } from './lifecycle.ts';
 import { interpret, interpretThrown, type Outcome } from './outcome.ts';
 import { withPreparedRun } from './prepare.ts';
+import { progressWriter } from './progress-writer.ts';
 import type { Run } from '../records/runs.ts';
 import { getRun } from './run-repository.ts';
 import { foldRuleHits, type RuleHits } from '../memory/rule-fires.ts';
@@ -58,12 +59,17 @@ export async function drive(deps: EngineDeps, run: Run, entry: Entry): Promise<R
 /**
  * Resumes a waiting run once every decision of its interrupt is answered or expired.
  * Taking the run is a conditional write, so of two resumers only one acts. In dispatch
- * mode the resume itself is sent to its own process (the resume Lambda).
+ * mode the resume itself is sent to its own process (the resume Lambda); where the host
+ * works resumes elsewhere (`resumeElsewhere`: the local server's run child), handed to it.
  */
 export async function resumeIfReady(deps: EngineDeps, runId: string, known?: KnownSettled): Promise<Run> {
   const taken = await takeWhenSettled(deps, runId, known);
   if (!taken.took) return taken.run;
   if (deps.dispatcher) return sendResume(deps, taken.run);
+  if (deps.resumeElsewhere) {
+    deps.resumeElsewhere(taken.run); // taken (running, owned here) until its process adopts it
+    return taken.run;
+  }
   return drive(deps, taken.run, 'resume');
 }
 
@@ -179,8 +185,12 @@ async function pass(deps: EngineDeps, run: Run, entry: Entry): Promise<Applied> 
     run,
     workflow,
     { onSetupError, step },
-    async ({ graph, executor, snapshots, recorder }) => {
+    async ({ graph, executor, snapshots, recorder, ctx }) => {
+      // Its counts go onto the record as it runs (the page's live counts), never after it ends.
+      const progress = progressWriter(deps.store, run.id);
+      ctx.ledger.watchCounts((counts) => progress.saw(counts));
       const outcome = await invokeOnce(graph, input, entry);
+      await progress.stop();
       const left = { graph: snapshots.pending, traceTail: recorder.tail() };
       const applied = await apply(deps, run, workflow, executor, outcome, left, entry);
       resume = applied.resume;

@@ -17,7 +17,7 @@ import { getRun } from '../runs/run-repository.ts';
 import type { Run } from '../records/runs.ts';
 import { errorMessage } from '../errors/index.ts';
 import type { ChildMessage, RunOrder } from './run-child.ts';
-import { oneLine, type RunLauncher } from './run-launcher.ts';
+import { oneLine, type LaunchEntry, type RunLauncher } from './run-launcher.ts';
 
 /** The CLI entry (bin/handoff.js), from this module in the sources or in the bundle (dist/). */
 export function handoffBin(from = path.dirname(fileURLToPath(import.meta.url))): string {
@@ -36,14 +36,17 @@ export interface ChildLauncherOptions {
   onAdopted?: (run: Run, pid: number) => void;
 }
 
-/** A launcher that works each run in a child process. */
+/**
+ * A launcher that works each run in a child process: a created run from its trigger, and a
+ * run taken for its resume (its engine's `resumeElsewhere`, see {@link resumeInChildren}).
+ */
 export function createChildRunLauncher(engine: EngineDeps, opts: ChildLauncherOptions = {}): RunLauncher {
   const log = opts.log ?? logLine;
   const command = opts.command ?? { script: handoffBin(), args: ['__run-child'] };
   const inFlight = new Set<Promise<void>>();
   return {
-    launch(run, runEngine = engine) {
-      const work = workInChild(runEngine, run, command, log, opts.onAdopted)
+    launch(run, runEngine = engine, entry = 'trigger') {
+      const work = workInChild(runEngine, run, entry, command, log, opts.onAdopted)
         .catch((error: unknown) => log(`handoff: run ${run.id}: ${oneLine(errorMessage(error))}`))
         .finally(() => inFlight.delete(work));
       inFlight.add(work);
@@ -54,9 +57,15 @@ export function createChildRunLauncher(engine: EngineDeps, opts: ChildLauncherOp
   };
 }
 
+/** Makes `engine` hand each run it takes for its resume to `launcher` (a child), not drive it itself. */
+export function resumeInChildren(engine: EngineDeps, launcher: RunLauncher): void {
+  engine.resumeElsewhere = (run) => launcher.launch(run, engine, 'resume');
+}
+
 function workInChild(
   engine: EngineDeps,
   run: Run,
+  entry: LaunchEntry,
   command: { script: string; args: string[] },
   log: (line: string) => void,
   onAdopted: ChildLauncherOptions['onAdopted'],
@@ -85,6 +94,7 @@ function workInChild(
     const order: RunOrder = {
       type: 'run',
       run_id: run.id,
+      entry,
       workspace: engine.workspace,
       settings: { ...engine.settings },
     };

@@ -1,16 +1,18 @@
 /**
- * A run child: the process the local server hands one run to, so a 1,000-item run never holds
- * the server's thread. It builds its workspace's engine from the same environment (same store,
+ * A run child: the process the local server hands one run to (from its trigger, or from its
+ * resume once its last question is answered), so a 1,000-item run never holds the server's thread. It builds its workspace's engine from the same environment (same store,
  * model and notifier settings), takes the server's settings as they are now, owns the run (crash
  * recovery judges the run by this process), works it, and sends every feed event to the server,
  * whose feed the run page streams. Started by `handoff __run-child` (see child-run-launcher.ts).
  */
 import { z } from 'zod';
 import { loadEnv } from '../config/env.ts';
+import { holdPoint } from '../config/processes.ts';
 import { errorMessage } from '../errors/index.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { adoptRun, failRun } from '../runs/lifecycle.ts';
 import { getRun } from '../runs/run-repository.ts';
+import { drive } from '../runs/run-loop.ts';
 import { executeRun } from '../runs/start-run.ts';
 import { openPlatform } from '../workspaces/platform.ts';
 
@@ -18,6 +20,8 @@ import { openPlatform } from '../workspaces/platform.ts';
 export const RunOrderSchema = z.object({
   type: z.literal('run'),
   run_id: z.string().min(1),
+  /** Where the run's work starts: its trigger (a created run) or its resume (a run taken for it). */
+  entry: z.enum(['trigger', 'resume']).default('trigger'),
   workspace: z.string().min(1),
   settings: z.object({
     confidenceThreshold: z.number(),
@@ -26,7 +30,7 @@ export const RunOrderSchema = z.object({
     pageSize: z.number().int().positive(),
   }),
 });
-export type RunOrder = z.infer<typeof RunOrderSchema>;
+export type RunOrder = z.input<typeof RunOrderSchema>;
 
 /** What the child sends back: feed events as they happen, that it owns the run, and how it ended. */
 export type ChildMessage =
@@ -41,7 +45,7 @@ function send(message: ChildMessage): Promise<void> {
   });
 }
 
-function nextOrder(): Promise<RunOrder> {
+function nextOrder(): Promise<z.infer<typeof RunOrderSchema>> {
   return new Promise((resolve, reject) => {
     process.once('message', (message) => {
       const parsed = RunOrderSchema.safeParse(message);
@@ -71,9 +75,12 @@ export async function runChild(): Promise<void> {
     return;
   }
   await send({ type: 'adopted', pid: process.pid });
+  holdPoint('run-child:adopted'); // tests: a child seen owning its run, before it works it
   let status: string;
   try {
-    status = (await executeRun(engine, run)).status;
+    const worked =
+      order.entry === 'resume' ? await drive(engine, run, 'resume') : await executeRun(engine, run);
+    status = worked.status;
   } catch (error) {
     // The run could not settle itself: say why once, as the in-thread launcher does.
     const reason = errorMessage(error).replace(/\s+/g, ' ').trim();

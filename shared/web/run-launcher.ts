@@ -2,13 +2,20 @@ import type { EngineDeps } from '../runs/deps.ts';
 import { logLine } from '../logging/log.ts';
 import type { Run } from '../records/runs.ts';
 import { failRun } from '../runs/lifecycle.ts';
+import { drive } from '../runs/run-loop.ts';
 import { executeRun } from '../runs/start-run.ts';
 import { errorMessage } from '../errors/index.ts';
 
-/** Executes created runs after the HTTP answer has gone out. */
+/** Where a launched run's work starts: a created run's trigger, or a run taken for its resume. */
+export type LaunchEntry = 'trigger' | 'resume';
+
+/** Executes created runs (and taken resumes) after the HTTP answer has gone out. */
 export interface RunLauncher {
-  /** Starts working the run in the background (in `engine`'s workspace, default the launcher's); never throws. */
-  launch(run: Run, engine?: EngineDeps): void;
+  /**
+   * Starts working the run in the background (in `engine`'s workspace, default the
+   * launcher's), from its trigger or, for a run taken for its resume, from its resume; never throws.
+   */
+  launch(run: Run, engine?: EngineDeps, entry?: LaunchEntry): void;
   /** Resolves once no launched run is in flight (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -20,8 +27,10 @@ export interface RunLauncher {
 export function createRunLauncher(engine: EngineDeps, log: (line: string) => void = logLine): RunLauncher {
   const inFlight = new Set<Promise<void>>();
   return {
-    launch(run, runEngine = engine) {
-      const work: Promise<void> = executeRun(runEngine, run)
+    launch(run, runEngine = engine, entry = 'trigger') {
+      const work: Promise<void> = (
+        entry === 'resume' ? drive(runEngine, run, 'resume') : executeRun(runEngine, run)
+      )
         .then(() => undefined)
         .catch((error: unknown) => giveUp(runEngine, run, error, log))
         .finally(() => inFlight.delete(work));

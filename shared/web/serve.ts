@@ -14,7 +14,7 @@ import { readStoredSettings } from '../settings/settings.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import { createApp } from './app.ts';
-import { createChildRunLauncher } from './child-run-launcher.ts';
+import { createChildRunLauncher, resumeInChildren } from './child-run-launcher.ts';
 import { createRunLauncher } from './run-launcher.ts';
 import { startScheduler } from './scheduler.ts';
 import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
@@ -64,6 +64,11 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
 
   const launcher =
     opts.runs === 'child' ? createChildRunLauncher(opts.engine) : createRunLauncher(opts.engine);
+  if (opts.runs === 'child') {
+    // A run resumed by an answer (or the sweep) is worked in a child too, not in the request.
+    resumeInChildren(opts.engine, launcher);
+    opts.platform?.configure((engine) => resumeInChildren(engine, launcher));
+  }
   let url = '';
   const uiBaseUrlDefault = () => opts.env.UI_BASE_URL ?? url;
   const app = createApp({

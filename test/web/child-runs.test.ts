@@ -63,6 +63,32 @@ const api = (p: string, init: RequestInit = {}) =>
 
 const store = () => engineFromEnv(loadEnv({ HANDOFF_STATE_DIR: path.join(dir, 'state') })).store;
 
+/** The run, read again until `ready` says it is as wanted (`what`: what is waited for). */
+async function runWhen(
+  runId: string,
+  ready: (run: Run) => boolean | Promise<boolean>,
+  what: string,
+  ms = 60_000,
+): Promise<Run> {
+  return waitFor(
+    async () => {
+      const run = await getRun(store(), runId);
+      return (await ready(run)) ? run : undefined;
+    },
+    ms,
+    what,
+  );
+}
+
+/** Whether a process is stopped (SIGSTOP): its state in /proc is T. */
+async function isStopped(pid: number): Promise<boolean> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return /^\d+ \(.*\) T /.test(stat);
+}
+
+/** Items a run has dealt with so far, by its counts. */
+const dealtWith = (c: Run['counts']) => c.acted + c.deferred + c.declined + c.failed;
+
 async function runNow(): Promise<string> {
   const res = await api('/api/workflows/inbox-triage/runs', { method: 'POST' });
   expect(res.status).toBe(202);
@@ -88,12 +114,9 @@ describe('runs in a child process of the local server', () => {
     await startServer();
     await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
     const runId = await runNow();
-    const owned = await waitFor(
-      async () => {
-        const run = await getRun(store(), runId);
-        return run.owner && run.owner.pid !== server!.pid ? run : undefined;
-      },
-      60_000,
+    const owned = await runWhen(
+      runId,
+      (r) => !!r.owner && r.owner.pid !== server!.pid,
       'a child to own the run',
     );
     expect(isAlive(owned.owner!.pid)).toBe(true);
@@ -125,42 +148,143 @@ describe('runs in a child process of the local server', () => {
     await startServer();
     await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
     const runId = await runNow();
-    const owned = await waitFor(
-      async () => {
-        const run = await getRun(store(), runId);
-        if (!run.owner || run.owner.pid === server!.pid) return undefined;
-        const acted = (await auditOfRun(store(), run)).some((e) => e.outcome === 'acted');
-        return acted ? run : undefined;
-      },
-      60_000,
+    const owned = await runWhen(
+      runId,
+      async (r) =>
+        !!r.owner &&
+        r.owner.pid !== server!.pid &&
+        (await auditOfRun(store(), r)).some((e) => e.outcome === 'acted'),
       'a child to own the run and act',
     );
     process.kill(owned.owner!.pid, 'SIGKILL');
-    const failed = await waitFor(
-      async () => {
-        const run = await getRun(store(), runId);
-        return run.status === 'failed' ? run : undefined;
-      },
-      20_000,
-      'the run to be recovered',
-    );
+    const failed = await runWhen(runId, (r) => r.status === 'failed', 'the run to be recovered', 20_000);
     expect(failed.error).toContain('the process running it stopped before it finished');
     expect(failed.error).toMatch(/[1-9]\d* item\(s\) had been acted on/);
     expect(stderr).toMatch(new RegExp(`the process working run ${runId} .* was stopped \\(SIGKILL\\)`));
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   }, 180_000);
 
+  it("shows a running run's counts moving while its child works it", async () => {
+    // The child stops itself right after its first progress write: the run is seen mid-way, for sure.
+    await startServer({ HANDOFF_HOLD_AT: 'run:progress-written' });
+    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
+    const runId = await runNow();
+    const owned = await runWhen(
+      runId,
+      (r) => !!r.owner && r.owner.pid !== server!.pid,
+      'a child to own the run',
+    );
+    const child = owned.owner!.pid;
+    await waitFor(
+      async () => ((await isStopped(child)) ? true : undefined),
+      60_000,
+      'the first progress write',
+    );
+
+    const progress = (await (await fetch(`${url}/runs/${runId}/progress`)).json()) as {
+      status: string;
+      counts: Run['counts'];
+      summary: string;
+    };
+    expect(progress.status).toBe('running');
+    expect(dealtWith(progress.counts)).toBeGreaterThan(0);
+    expect(dealtWith(progress.counts)).toBeLessThan(1000);
+    // What the page's live line says: not the zeros it said before the run began.
+    expect(progress.summary).not.toMatch(/^0 acted .*, 0 asked, 0 left alone$/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    process.kill(child, 'SIGCONT');
+    const settled = await runWhen(runId, (r) => r.status !== 'running', 'the run to settle', 120_000);
+    expect(dealtWith(settled.counts)).toBeGreaterThan(dealtWith(progress.counts));
+  }, 180_000);
+
+  it('resumes a run in a child when its last question is answered, while the server answers', async () => {
+    await startServer();
+    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
+    const runId = await runNow();
+    const paused = await runWhen(runId, (r) => r.status !== 'running', 'the run to pause', 120_000);
+    expect(paused.status).toBe('waiting');
+    const asked = paused.counts.deferred;
+    expect(asked).toBeGreaterThan(0);
+
+    // Every question answered at once: the last answer hands the resume to a child.
+    const res = await fetch(`${url}/api/runs/${runId}/accept-suggestions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${API_KEY}` },
+    });
+    expect(res.status).toBe(200);
+    const results = (await res.json()) as { ok: boolean; run_status?: string }[];
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.at(-1)!.run_status).toBe('running'); // handed over, not worked in the request
+
+    let answeredWhileResuming = 0;
+    let run = await getRun(store(), runId);
+    const pids = new Set<number>();
+    while (run.status === 'running') {
+      if (run.owner) pids.add(run.owner.pid);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      answeredWhileResuming += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      run = await getRun(store(), runId);
+    }
+    expect(run.status).toBe('completed');
+    // Every answer carried out (acted on, or left alone as answered), each once.
+    const byYou = (await auditOfRun(store(), run)).filter((e) => e.decided_by === 'human' && e.item_id);
+    expect(new Set(byYou.map((e) => e.item_id)).size).toBe(asked);
+    expect(run.counts.by_you).toBeGreaterThan(0);
+    expect(answeredWhileResuming).toBeGreaterThan(0);
+    // Worked by another process than the server (a resume child adopts the run it is handed).
+    expect([...pids].some((pid) => pid !== server!.pid)).toBe(true);
+    expect(stderr).not.toContain('the process working run');
+    const page = await (await fetch(`${url}/runs/${runId}`)).text();
+    expect(page).not.toContain('The live feed of this run is gone');
+  }, 240_000);
+
+  it('recovers a run whose resume child was killed', async () => {
+    // Each child stops itself once it owns its run: the resume's child is caught owning it, for sure.
+    await startServer({ HANDOFF_HOLD_AT: 'run-child:adopted' });
+    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
+    const runId = await runNow();
+    const first = await runWhen(
+      runId,
+      (r) => !!r.owner && r.owner.pid !== server!.pid,
+      'a child to own the run',
+    );
+    await waitFor(
+      async () => ((await isStopped(first.owner!.pid)) ? true : undefined),
+      30_000,
+      'the child to hold',
+    );
+    process.kill(first.owner!.pid, 'SIGCONT');
+    await runWhen(runId, (r) => r.status === 'waiting', 'the run to pause', 120_000);
+
+    const accepted = await fetch(`${url}/api/runs/${runId}/accept-suggestions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${API_KEY}` },
+    });
+    expect(accepted.status).toBe(200);
+    const resuming = await runWhen(
+      runId,
+      (r) => r.status === 'running' && !!r.owner && r.owner.pid !== server!.pid,
+      'a child to own the resumed run',
+    );
+    const child = resuming.owner!.pid;
+    await waitFor(
+      async () => ((await isStopped(child)) ? true : undefined),
+      30_000,
+      'the resume child to hold',
+    );
+    process.kill(child, 'SIGKILL');
+    const failed = await runWhen(runId, (r) => r.status === 'failed', 'the run to be recovered', 20_000);
+    expect(failed.error).toContain('the process running it stopped before it finished');
+    expect(stderr).toMatch(new RegExp(`the process working run ${runId} .* was stopped \\(SIGKILL\\)`));
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 240_000);
+
   it('with HANDOFF_RUNS_IN_THREAD=1 works the run in the server itself', async () => {
     await startServer({ HANDOFF_RUNS_IN_THREAD: '1' });
     const runId = await runNow();
-    const run = await waitFor(
-      async () => {
-        const r = await getRun(store(), runId);
-        return r.status === 'running' ? undefined : r;
-      },
-      60_000,
-      'the run to settle',
-    );
+    const run = await runWhen(runId, (r) => r.status !== 'running', 'the run to settle');
     expect(run.status).toBe('waiting'); // the demo asks
     // Never handed to another process: the owner was the server until the run paused.
     const page = await (await fetch(`${url}/runs/${runId}`)).text();
