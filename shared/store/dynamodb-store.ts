@@ -46,6 +46,7 @@ import {
   DEFAULT_WORKSPACE,
   checkWorkspace,
   partitionKeys,
+  prefixRange,
   statusPartition,
   timePartition,
   workflowPartition,
@@ -172,19 +173,14 @@ export class DynamoDbStore implements Store {
     });
   }
 
-  /** The records whose id starts with `prefix`: one Query per partition, `begins_with` on the sort key. */
+  /** The records whose id starts with `prefix`: one Query per partition on the prefix's sort-key range. */
   async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
     const pages = await Promise.all(
       partitionKeys(this.workspace, collection).map((pk) =>
-        this.queryAll({
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ConsistentRead: true,
-        }),
+        this.queryAll({ ...prefixQuery(pk, prefix), ConsistentRead: true }),
       ),
     );
-    return pages.flat();
+    return pages.flat().filter((record) => record.id.startsWith(prefix));
   }
 
   /** A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index. */
@@ -244,21 +240,21 @@ export class DynamoDbStore implements Store {
    */
   async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
     const cursor = page.cursor ?? null;
+    // Newest first, the range's upper end (an id equal to it, not of the prefix) comes first: one more read.
+    const limit = page.limit + (page.descending && prefixRange(prefix) ? 2 : 1);
     const parts = await Promise.all(
       partitionKeys(this.workspace, collection).map(async (pk) => {
         const out = await this.client.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': 'pk', ...(prefix ? { '#sk': 'sk' } : {}) },
-            ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}) },
+            ...prefixQuery(pk, prefix),
             ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
             ...(page.descending ? { ScanIndexForward: false } : {}),
             ConsistentRead: true,
-            Limit: page.limit + 1,
+            Limit: limit,
           }),
         );
-        return (out.Items ?? []).map(fromItem);
+        return (out.Items ?? []).map(fromItem).filter((record) => record.id.startsWith(prefix));
       }),
     );
     const all = inIdOrder(parts.flat(), { ...page, cursor: null }).map((record) => ({
@@ -434,6 +430,29 @@ export async function tableStatus(client: DynamoDBClient, tableName: string): Pr
     if (errorName(err) === 'ResourceNotFoundException') return undefined;
     throw err;
   }
+}
+
+/**
+ * The key condition of a Query for the ids of partition `pk` starting with `prefix`: the
+ * prefix's sort-key range with `BETWEEN` (prefixRange in dynamodb-keys.ts: why not
+ * `begins_with`), the whole partition for an empty prefix. The caller drops ids not of the prefix.
+ */
+function prefixQuery(
+  pk: string,
+  prefix: string,
+): Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const range = prefixRange(prefix);
+  if (!range)
+    return {
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.partitionKey },
+      ExpressionAttributeValues: { ':pk': pk },
+    };
+  return {
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :after',
+    ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.partitionKey, '#sk': TABLE_SCHEMA.sortKey },
+    ExpressionAttributeValues: { ':pk': pk, ':from': range.from, ':after': range.after },
+  };
 }
 
 /** A Query on an index the table does not have (made before it). */

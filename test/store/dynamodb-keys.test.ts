@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { openStore } from '../../shared/store/open-store.ts';
-import { SHARDS, partitionKeys, shardOf } from '../../shared/store/dynamodb-keys.ts';
+import { SHARDS, partitionKeys, prefixRange, shardOf } from '../../shared/store/dynamodb-keys.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 
@@ -162,6 +162,17 @@ describe('DynamoDB key layout by workspace', () => {
     expect(await a.store.get('workflows', 'inbox')).toBeUndefined();
     expect(await b.store.get('workflows', 'inbox')).toEqual({ id: 'inbox', owner: 'b2', version: 2 });
     expect(await b.store.getMany('outcomes', ['inbox:m-1'])).toEqual([undefined]);
+  });
+
+  it("reads an id prefix as a sort-key range ending at the prefix's next string", () => {
+    expect(prefixRange('aud_1a2b3c4d_')).toEqual({ from: 'aud_1a2b3c4d_', after: 'aud_1a2b3c4d`' });
+    expect(prefixRange('run_b1.')).toEqual({ from: 'run_b1.', after: 'run_b1/' });
+    expect(prefixRange('x✓')).toEqual({ from: 'x✓', after: 'x✔' });
+    expect(prefixRange('x\u{1F600}')).toEqual({ from: 'x\u{1F600}', after: 'x\u{1F601}' });
+    expect(prefixRange('x\uD7FF')).toEqual({ from: 'x\uD7FF', after: 'x\uE000' }); // over the surrogates
+    expect(prefixRange('ab\u{10FFFF}')).toEqual({ from: 'ab\u{10FFFF}', after: 'ac' });
+    expect(prefixRange('\u{10FFFF}')).toBeNull();
+    expect(prefixRange('')).toBeNull();
   });
 
   it('spreads ids evenly over the shards', () => {
