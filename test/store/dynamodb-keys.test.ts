@@ -151,6 +151,30 @@ describe('DynamoDB key layout by workspace', () => {
     );
   });
 
+  it("reads a run's audit by its id prefix with one key-range Query per shard (BETWEEN, not begins_with)", async () => {
+    const { a } = await twoWorkspaces();
+    const ids = Array.from({ length: 20 }, (_, i) => `aud_0000beef_${i}`);
+    for (const id of [...ids, 'aud_0000bee_x', 'aud_0000beef`', 'aud_0000bef0_1'])
+      await a.store.put('audit', { id });
+    a.sent.length = 0;
+
+    expect((await a.store.listByIdPrefix('audit', 'aud_0000beef_')).map((r) => r.id).sort()).toEqual(
+      [...ids].sort(),
+    );
+    const page = await a.store.listPage('audit', 'aud_0000beef_', { limit: 5, descending: true });
+    expect(page.items.map((r) => r.id)).toEqual([...ids].sort().reverse().slice(0, 5));
+    // DynamoDB Local answers begins_with by reading the whole partition (docs/history.md).
+    expect(a.sent).toHaveLength(2 * SHARDS);
+    for (const { name, input } of a.sent) {
+      expect(name).toBe('QueryCommand');
+      expect(input.KeyConditionExpression).toBe('#pk = :pk AND #sk BETWEEN :from AND :after');
+      expect(input.ExpressionAttributeValues).toMatchObject({
+        ':from': 'aud_0000beef_',
+        ':after': 'aud_0000beef`',
+      });
+    }
+  });
+
   it('isolates the same id in two workspaces: create, update, delete and commit touch only their own', async () => {
     const { a, b } = await twoWorkspaces();
     await a.store.create('workflows', { id: 'inbox', owner: 'a' });
