@@ -1,6 +1,7 @@
 /**
  * A year of history, written straight into a workspace's store: settled runs of 100 items
- * each (every item acted, one in ten asked and answered), their outcomes, audit entries,
+ * each (every item acted, one in ten asked and answered; at least MIN_RUNS runs, the older
+ * ones empty where the items make fewer), their outcomes, audit entries,
  * questions and interrupts, all with the ids the product gives them (a child's id carries its
  * run's key), and 5,000 learned rules, each under the key of what it matches (rule_keys, with
  * the marker that says the rules are indexed). Written through the store's own commit, so every
@@ -12,6 +13,7 @@ import { RULE_KEYS_MIGRATED_ID, ruleKeyOf } from '../shared/memory/rule-keys.ts'
 import { RuleSchema } from '../shared/records/rule.ts';
 import { EMPTY_COUNTS } from '../shared/records/runs.ts';
 import { decisionIdFor } from '../shared/runs/decision-repository.ts';
+import { STATS_RUNS } from '../shared/runs/read-stats.ts';
 import { stableId } from '../shared/store/ids.ts';
 import { commitAll, type JsonRecord, type Store, type Write } from '../shared/store/store.ts';
 
@@ -26,8 +28,11 @@ export interface Seeded {
   sampleRunId: string;
 }
 
-/** The records of the `r`-th settled run of `workflowId`, started `r` hours before `now`. */
-function runRecords(workflowId: string, r: number, now: number): Write[] {
+/**
+ * The records of the `r`-th settled run of `workflowId`, started `r` hours before `now`, with
+ * `items` items (ITEMS_PER_RUN, or none: a scheduled run that found no new mail).
+ */
+function runRecords(workflowId: string, r: number, now: number, items = ITEMS_PER_RUN): Write[] {
   const id = stableId('run', 'history', String(r));
   const started = new Date(now - (r + 1) * 3_600_000).toISOString();
   const at = (i: number) => new Date(Date.parse(started) + i * 10).toISOString();
@@ -51,7 +56,7 @@ function runRecords(workflowId: string, r: number, now: number): Write[] {
     detail: 'schedule trigger',
     at: started,
   });
-  for (let i = 0; i < ITEMS_PER_RUN; i++) {
+  for (let i = 0; i < items; i++) {
     const itemId = `<h${r}.${i}@history.example>`;
     const asked = i % ASKED_EVERY === 0;
     const outcome = {
@@ -101,16 +106,17 @@ function runRecords(workflowId: string, r: number, now: number): Write[] {
       expires_at: new Date(Date.parse(started) + 72 * 3_600_000).toISOString(),
     });
   }
-  put('interrupts', {
-    id: interruptId,
-    version: 2,
-    run_id: id,
-    workflow_id: workflowId,
-    strands_interrupt_id: 'history',
-    decision_ids: decisionIds,
-    status: 'resumed',
-    created_at: at(ITEMS_PER_RUN),
-  });
+  if (decisionIds.length > 0)
+    put('interrupts', {
+      id: interruptId,
+      version: 2,
+      run_id: id,
+      workflow_id: workflowId,
+      strands_interrupt_id: 'history',
+      decision_ids: decisionIds,
+      status: 'resumed',
+      created_at: at(ITEMS_PER_RUN),
+    });
   put('audit', {
     id: auditIdFor(id, id, 'run_finished'),
     run_id: id,
@@ -134,12 +140,12 @@ function runRecords(workflowId: string, r: number, now: number): Write[] {
     trigger: { kind: 'schedule', detail: '0 8 * * *' },
     counts: {
       ...EMPTY_COUNTS,
-      acted: ITEMS_PER_RUN,
-      confident: ITEMS_PER_RUN - decisionIds.length,
+      acted: items,
+      confident: items - decisionIds.length,
       by_you: decisionIds.length,
       deferred: decisionIds.length,
     },
-    interrupt_id: interruptId,
+    interrupt_id: decisionIds.length > 0 ? interruptId : null,
     dispatch: null,
     snapshot: null,
     error: null,
@@ -172,7 +178,18 @@ function ruleRecord(workflowId: string, k: number, now: number): JsonRecord {
   };
 }
 
-/** Writes `items` settled items of history (in runs of ITEMS_PER_RUN) and `rules` rules into `store`. */
+/**
+ * At least this many runs in every workspace, the runs a workspace of few items lacks being
+ * older runs that found no new mail: `stats` lists the newest STATS_RUNS (100) runs and says
+ * whether more follow, so with fewer runs at 1,000 items (ten) than at 10,000 (a hundred) it
+ * read less there, and the sizes were not compared on the same work.
+ */
+export const MIN_RUNS = STATS_RUNS + 1;
+
+/**
+ * Writes `items` settled items of history (in runs of ITEMS_PER_RUN, and empty runs up to
+ * MIN_RUNS) and `rules` rules into `store`.
+ */
 export async function seedHistory(
   store: Store,
   workflowId: string,
@@ -181,7 +198,8 @@ export async function seedHistory(
   progress: (done: number, total: number) => void = () => {},
 ): Promise<Seeded> {
   const now = Date.now();
-  const runs = Math.max(1, Math.round(items / ITEMS_PER_RUN));
+  const fullRuns = Math.max(1, Math.round(items / ITEMS_PER_RUN));
+  const runs = Math.max(MIN_RUNS, fullRuns);
   const counts: Record<string, number> = {};
   const batches: Write[][] = [];
   let pending: Write[] = [];
@@ -195,7 +213,7 @@ export async function seedHistory(
       }
     }
   };
-  for (let r = 0; r < runs; r++) add(runRecords(workflowId, r, now));
+  for (let r = 0; r < runs; r++) add(runRecords(workflowId, r, now, r < fullRuns ? ITEMS_PER_RUN : 0));
   for (let k = 0; k < rules; k++) {
     const rule = ruleRecord(workflowId, k, now);
     const key = ruleKeyOf(RuleSchema.parse(rule));
@@ -222,5 +240,5 @@ export async function seedHistory(
     done += Math.min(PARALLEL, batches.length - i);
     progress(done, batches.length);
   }
-  return { counts, sampleRunId: stableId('run', 'history', String(Math.floor(runs / 2))) };
+  return { counts, sampleRunId: stableId('run', 'history', String(Math.floor(fullRuns / 2))) };
 }

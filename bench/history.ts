@@ -154,7 +154,7 @@ async function sample(w: Workspace, seed: number): Promise<Sample> {
 }
 
 const USAGE = `npm run bench:history -- [options]
-  --sizes 1000,10000,100000   settled items in each workspace (runs of 100)
+  --sizes 1000,10000,100000   settled items in each workspace (runs of 100; at least 101 runs)
   --rules 5000                learned rules in each workspace
   --stores json,dynamodb      the stores (dynamodb: DynamoDB Local, in a private network namespace)
   --repeats 5                 samples of every operation per workspace, the sizes interleaved

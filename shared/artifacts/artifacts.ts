@@ -4,7 +4,7 @@
  *
  * Ids are `<run id>.<kind>-<12 hex>` (the digest: `<run id>.digest`): stable for a retry
  * of the same thing, and prefixed by the run, so one run's artifacts are one keyed read
- * (`listByIdPrefix`; DynamoDB: a Query with `begins_with` on the sort key), never a scan.
+ * (`listByIdPrefix`; DynamoDB: a Query of the prefix's sort-key range), never a scan.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';

@@ -59,7 +59,7 @@ export async function listAudit(store: Store, filter: { runId?: string } = {}): 
 
 /**
  * One run's audit entries, oldest first: one read by the run's key (a folder listing by
- * prefix on JSON files, a Query with `begins_with` on DynamoDB). A run written before audit
+ * prefix on JSON files, a Query of the prefix's sort-key range on DynamoDB). A run written before audit
  * ids carried their run's key (not `keyed`) is read from the whole log, filtered, until
  * `handoff store migrate` rewrites its entries.
  */

@@ -73,3 +73,24 @@ export function workflowPartition(workspace: string, workflowId: string): string
 export function timePartition(workspace: string, collection: Collection): string {
   return `${workspace}#${collection}#time`;
 }
+
+/**
+ * The sort-key range holding every id that starts with `prefix`: `[prefix, after]`, `after`
+ * the least string greater than all of them (the prefix with its last character moved on by
+ * one; DynamoDB orders strings by their UTF-8 bytes, which is code point order). A Query reads
+ * it with `BETWEEN`, inclusive, so the caller drops an id equal to `after` (it does not start
+ * with the prefix). `BETWEEN` rather than `begins_with`: both are one key range on DynamoDB,
+ * but DynamoDB Local (the benches, the tests) answers `begins_with` by reading the whole
+ * partition, so a run's audit cost more as the workspace's history grew (docs/history.md).
+ * Null for an empty prefix, or one of U+10FFFF only: every id of the partition.
+ */
+export function prefixRange(prefix: string): { from: string; after: string } | null {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last === 0x10ffff) continue;
+    const next = last === 0xd7ff ? 0xe000 : last + 1; // over the surrogates, never valid alone
+    return { from: prefix, after: points.join('') + String.fromCodePoint(next) };
+  }
+  return null;
+}

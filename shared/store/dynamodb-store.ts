@@ -46,6 +46,7 @@ import {
   DEFAULT_WORKSPACE,
   checkWorkspace,
   partitionKeys,
+  prefixRange,
   statusPartition,
   timePartition,
   workflowPartition,
@@ -197,7 +198,7 @@ export class DynamoDbStore implements Store {
 
   /**
    * How many records are in the status: a COUNT Query of the status index (no record is
-   * returned); with `prefix`, a COUNT Query of those keys filtered by status, per partition.
+   * returned); with `prefix`, a COUNT Query of those keys' range filtered by status, per partition.
    */
   async countWithStatus(collection: Collection, status: string, prefix = ''): Promise<number> {
     if (prefix === '')
@@ -209,11 +210,9 @@ export class DynamoDbStore implements Store {
       });
     const counts = await Promise.all(
       partitionKeys(this.workspace, collection).map((pk) =>
+        // The prefix's key range (an id equal to its upper bound, which no id of ours is, would count too).
         this.countAll({
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          FilterExpression: '#st = :st',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#st': 'status' },
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ':st': status },
+          ...withStatusFilter(prefixQuery(pk, prefix), status),
           ConsistentRead: true,
         }),
       ),
@@ -242,19 +241,14 @@ export class DynamoDbStore implements Store {
     return count;
   }
 
-  /** The records whose id starts with `prefix`: one Query per partition, `begins_with` on the sort key. */
+  /** The records whose id starts with `prefix`: one Query per partition on the prefix's sort-key range. */
   async listByIdPrefix(collection: Collection, prefix: string): Promise<JsonRecord[]> {
     const pages = await Promise.all(
       partitionKeys(this.workspace, collection).map((pk) =>
-        this.queryAll({
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ConsistentRead: true,
-        }),
+        this.queryAll({ ...prefixQuery(pk, prefix), ConsistentRead: true }),
       ),
     );
-    return pages.flat();
+    return pages.flat().filter((record) => record.id.startsWith(prefix));
   }
 
   /** A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index. */
@@ -314,21 +308,21 @@ export class DynamoDbStore implements Store {
    */
   async listPage(collection: Collection, prefix: string, page: PageRequest): Promise<Page> {
     const cursor = page.cursor ?? null;
+    // Newest first, the range's upper end (an id equal to it, not of the prefix) comes first: one more read.
+    const limit = page.limit + (page.descending && prefixRange(prefix) ? 2 : 1);
     const parts = await Promise.all(
       partitionKeys(this.workspace, collection).map(async (pk) => {
         const out = await this.client.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': 'pk', ...(prefix ? { '#sk': 'sk' } : {}) },
-            ExpressionAttributeValues: { ':pk': pk, ...(prefix ? { ':prefix': prefix } : {}) },
+            ...prefixQuery(pk, prefix),
             ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
             ...(page.descending ? { ScanIndexForward: false } : {}),
             ConsistentRead: true,
-            Limit: page.limit + 1,
+            Limit: limit,
           }),
         );
-        return (out.Items ?? []).map(fromItem);
+        return (out.Items ?? []).map(fromItem).filter((record) => record.id.startsWith(prefix));
       }),
     );
     const all = inIdOrder(parts.flat(), { ...page, cursor: null }).map((record) => ({
@@ -504,6 +498,42 @@ export async function tableStatus(client: DynamoDBClient, tableName: string): Pr
     if (errorName(err) === 'ResourceNotFoundException') return undefined;
     throw err;
   }
+}
+
+/**
+ * The key condition of a Query for the ids of partition `pk` starting with `prefix`: the
+ * prefix's sort-key range with `BETWEEN` (prefixRange in dynamodb-keys.ts: why not
+ * `begins_with`), the whole partition for an empty prefix. The caller drops ids not of the prefix.
+ */
+function prefixQuery(
+  pk: string,
+  prefix: string,
+): Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const range = prefixRange(prefix);
+  if (!range)
+    return {
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.partitionKey },
+      ExpressionAttributeValues: { ':pk': pk },
+    };
+  return {
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :after',
+    ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.partitionKey, '#sk': TABLE_SCHEMA.sortKey },
+    ExpressionAttributeValues: { ':pk': pk, ':from': range.from, ':after': range.after },
+  };
+}
+
+/** `query` keeping only the records in `status` (a filter: read, not returned or counted). */
+function withStatusFilter(
+  query: ReturnType<typeof prefixQuery>,
+  status: string,
+): ReturnType<typeof prefixQuery> & Pick<QueryCommandInput, 'FilterExpression'> {
+  return {
+    ...query,
+    FilterExpression: '#st = :st',
+    ExpressionAttributeNames: { ...query.ExpressionAttributeNames, '#st': 'status' },
+    ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':st': status },
+  };
 }
 
 /** A Query on an index the table does not have (made before it). */

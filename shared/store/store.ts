@@ -139,7 +139,7 @@ export interface Store {
   listRunsOf?(workflowId: string): Promise<JsonRecord[]>;
   /**
    * Optional: the records of the collection whose id starts with `prefix`, where the backend
-   * can read just those (DynamoDB: one Query with `begins_with` on the sort key). Without it,
+   * can read just those (DynamoDB: one Query on the prefix's sort-key range). Without it,
    * `listByIdPrefix` lists and filters.
    */
   listByIdPrefix?(collection: Collection, prefix: string): Promise<JsonRecord[]>;

@@ -174,8 +174,8 @@ describe('on DynamoDB', () => {
     expect(list.map((a) => a.run_id)).toEqual(['run_b1', 'run_b1', 'run_b1', 'run_b1']);
     expect(sent).toEqual([
       expect.objectContaining({
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': 'default#artifacts', ':prefix': 'run_b1.' },
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :after',
+        ExpressionAttributeValues: { ':pk': 'default#artifacts', ':from': 'run_b1.', ':after': 'run_b1/' },
       }),
     ]);
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { InvalidInputError } from '../../shared/errors/index.ts';
 import { openStore } from '../../shared/store/open-store.ts';
-import { SHARDS, partitionKeys, shardOf } from '../../shared/store/dynamodb-keys.ts';
+import { SHARDS, partitionKeys, prefixRange, shardOf } from '../../shared/store/dynamodb-keys.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 
@@ -151,6 +151,30 @@ describe('DynamoDB key layout by workspace', () => {
     );
   });
 
+  it("reads a run's audit by its id prefix with one key-range Query per shard (BETWEEN, not begins_with)", async () => {
+    const { a } = await twoWorkspaces();
+    const ids = Array.from({ length: 20 }, (_, i) => `aud_0000beef_${i}`);
+    for (const id of [...ids, 'aud_0000bee_x', 'aud_0000beef`', 'aud_0000bef0_1'])
+      await a.store.put('audit', { id });
+    a.sent.length = 0;
+
+    expect((await a.store.listByIdPrefix('audit', 'aud_0000beef_')).map((r) => r.id).sort()).toEqual(
+      [...ids].sort(),
+    );
+    const page = await a.store.listPage('audit', 'aud_0000beef_', { limit: 5, descending: true });
+    expect(page.items.map((r) => r.id)).toEqual([...ids].sort().reverse().slice(0, 5));
+    // DynamoDB Local answers begins_with by reading the whole partition (docs/history.md).
+    expect(a.sent).toHaveLength(2 * SHARDS);
+    for (const { name, input } of a.sent) {
+      expect(name).toBe('QueryCommand');
+      expect(input.KeyConditionExpression).toBe('#pk = :pk AND #sk BETWEEN :from AND :after');
+      expect(input.ExpressionAttributeValues).toMatchObject({
+        ':from': 'aud_0000beef_',
+        ':after': 'aud_0000beef`',
+      });
+    }
+  });
+
   it('isolates the same id in two workspaces: create, update, delete and commit touch only their own', async () => {
     const { a, b } = await twoWorkspaces();
     await a.store.create('workflows', { id: 'inbox', owner: 'a' });
@@ -162,6 +186,17 @@ describe('DynamoDB key layout by workspace', () => {
     expect(await a.store.get('workflows', 'inbox')).toBeUndefined();
     expect(await b.store.get('workflows', 'inbox')).toEqual({ id: 'inbox', owner: 'b2', version: 2 });
     expect(await b.store.getMany('outcomes', ['inbox:m-1'])).toEqual([undefined]);
+  });
+
+  it("reads an id prefix as a sort-key range ending at the prefix's next string", () => {
+    expect(prefixRange('aud_1a2b3c4d_')).toEqual({ from: 'aud_1a2b3c4d_', after: 'aud_1a2b3c4d`' });
+    expect(prefixRange('run_b1.')).toEqual({ from: 'run_b1.', after: 'run_b1/' });
+    expect(prefixRange('x✓')).toEqual({ from: 'x✓', after: 'x✔' });
+    expect(prefixRange('x\u{1F600}')).toEqual({ from: 'x\u{1F600}', after: 'x\u{1F601}' });
+    expect(prefixRange('x\uD7FF')).toEqual({ from: 'x\uD7FF', after: 'x\uE000' }); // over the surrogates
+    expect(prefixRange('ab\u{10FFFF}')).toEqual({ from: 'ab\u{10FFFF}', after: 'ac' });
+    expect(prefixRange('\u{10FFFF}')).toBeNull();
+    expect(prefixRange('')).toBeNull();
   });
 
   it('spreads ids evenly over the shards', () => {

@@ -49,6 +49,9 @@ describe.each(['JSON files', 'dynalite'])('pages with a cursor on %s', (backend)
     const artifacts = [
       ...Array.from({ length: 23 }, (_, i) => ({ id: `run_a.${String(i).padStart(2, '0')}`, n: i })),
       ...Array.from({ length: 5 }, (_, i) => ({ id: `run_b.${i}`, n: i })),
+      // Just outside the prefix `run_a.` on either side: DynamoDB reads the range up to `run_a/`.
+      { id: 'run_a-', n: -1 },
+      { id: 'run_a/', n: -1 },
     ];
     const decisions = Array.from({ length: 14 }, (_, i) =>
       answeredDecision({

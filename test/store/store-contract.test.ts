@@ -149,6 +149,12 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
       await store().put('decisions', { id: 'dec_run1_b', status: 'answered' });
       await store().create('decisions', { id: 'dec_run2_a', status: 'pending' });
       await store().create('outcomes', { id: 'dec_run1_c' });
+      // Next to the prefix `dec_run1_` on either side (DynamoDB reads the range up to `dec_run1\``).
+      await store().create('decisions', { id: 'dec_run1^' });
+      await store().create('decisions', { id: 'dec_run1`' });
+      await store().create('decisions', { id: 'dec_run1`a' });
+      await store().create('decisions', { id: 'dec_ü✓_a' });
+      await store().create('decisions', { id: 'dec_ü✔' });
       const ids = async (prefix: string) =>
         (await listByIdPrefix(store(), 'decisions', prefix)).map((r) => r.id).sort();
 
@@ -157,6 +163,8 @@ function describeStoreContract(name: string, makeStore: () => Promise<Fixture>):
         { id: 'dec_run2_a', status: 'pending', version: 1 },
       ]);
       expect(await ids('dec_run3_')).toEqual([]);
+      expect(await ids('dec_ü✓')).toEqual(['dec_ü✓_a']);
+      expect(await ids('dec_run1')).toEqual(['dec_run1^', 'dec_run1_a', 'dec_run1_b', 'dec_run1`', 'dec_run1`a']);
     });
 
     it('pages and counts a status without reading it whole: each pending record once, a page at a time', async () => {

@@ -39,7 +39,7 @@ export function recordRequests(client: DynamoDBClient, sent: SentRequest[]): voi
         pk,
         ...(batch.length > 0 ? { keys: batch.map((k) => `${k.pk?.S}/${k.sk?.S}`) } : {}),
         ...(input.KeyConditionExpression
-          ? { prefix: input.KeyConditionExpression.includes('begins_with') }
+          ? { prefix: /begins_with|BETWEEN/.test(input.KeyConditionExpression) }
           : {}),
         ...(input.Limit !== undefined ? { limit: input.Limit } : {}),
       });
