@@ -67,7 +67,7 @@ export function isIndexed(collection: Collection, status: unknown): status is st
 /**
  * The collections each backend also indexes by time (newest first: `listNewest`), and the
  * time a record is indexed at: settled decisions (answered or expired) by when they were
- * settled, runs by their start. Undefined: the record is not in the time index.
+ * settled, runs by their start, artifacts by when they were made. Undefined: the record is not in the time index.
  */
 export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => string | undefined>> = {
   decisions: (r) => {
@@ -77,6 +77,8 @@ export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => st
     return typeof at === 'string' ? at : undefined;
   },
   runs: (r) => (typeof r.started_at === 'string' ? r.started_at : undefined),
+  // What runs produced, by when: the Artifacts list of a whole workspace (artifacts/artifact-list.ts).
+  artifacts: (r) => (typeof r.created_at === 'string' ? r.created_at : undefined),
 };
 
 /** The time `record` of `collection` is indexed at (TIME_INDEXED), or undefined. */

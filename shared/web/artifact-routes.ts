@@ -1,18 +1,15 @@
 /**
  * Artifacts over HTTP: the Artifacts page and each artifact's page and download (session),
- * and `GET /api/artifacts[?run=ID]`, `/api/artifacts/:id`, `/api/artifacts/:id/download`
- * (bearer key; registered after the API guard).
+ * and `GET /api/artifacts[?run=ID][&limit=N&cursor=C]`, `/api/artifacts/:id`,
+ * `/api/artifacts/:id/download` (bearer key; registered after the API guard). The lists page
+ * by key (artifacts/artifact-list.ts): the API keeps its bare array and says where the next
+ * page starts in `X-Next-Cursor`; the page links to "Older artifacts".
  */
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import {
-  artifactSummary,
-  downloadName,
-  getArtifact,
-  listArtifacts,
-  type Artifact,
-} from '../artifacts/artifacts.ts';
+import { artifactSummary, downloadName, getArtifact, type Artifact } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
+import type { ListPage } from '../runs/list-pages.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { Store } from '../store/store.ts';
@@ -23,10 +20,31 @@ import { messagePage } from './pages/layout.ts';
 const pages = () => import('./pages/artifacts.ts');
 import type { WebDeps } from './web-deps.ts';
 
-/** The artifacts of the workspace, or of one run (404 for a run that does not exist). */
-async function artifactsFor(store: Store, runId: string | undefined): Promise<Artifact[]> {
-  if (runId !== undefined) await getRun(store, runId); // NotFoundError: 404
-  return listArtifacts(store, runId === undefined ? {} : { runId });
+/** Artifacts the page shows at a time (the next page by its cursor). */
+const ARTIFACTS_PER_PAGE = 100;
+/** The paging of lists (by key: artifact-list.ts, list-pages.ts), loaded with the first list request. */
+const paging = () => import('../artifacts/artifact-list.ts');
+
+/**
+ * A page of the artifacts of the workspace, or of one run (404 for a run that does not
+ * exist), newest first; the paging loads with the first list request.
+ */
+async function artifactsFor(
+  store: Store,
+  ask: { run: string | undefined; limit: number; cursor: string | undefined },
+): Promise<ListPage<Artifact>> {
+  if (ask.run !== undefined) await getRun(store, ask.run); // NotFoundError: 404
+  return (await paging()).pageOfArtifacts(store, ask);
+}
+
+/** `?limit=` as a page size (the lists' default and maximum: docs/lists.md), or a one-line 400. */
+async function limitOf(value: string | undefined): Promise<number> {
+  const { DEFAULT_PAGE, MAX_PAGE } = await paging();
+  if (value === undefined) return DEFAULT_PAGE;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_PAGE)
+    throw new HTTPException(400, { message: `limit: must be a whole number from 1 to ${MAX_PAGE}` });
+  return n;
 }
 
 /**
@@ -56,19 +74,24 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const store = web.engine.store;
     const runId = c.req.query('run') || undefined;
-    const artifacts = await artifactsFor(store, runId).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    });
-    if (!artifacts) return missing(c, `There is no run "${runId}".`);
+    const cursor = c.req.query('cursor') || undefined;
+    const page = await artifactsFor(store, { run: runId, limit: ARTIFACTS_PER_PAGE, cursor }).catch(
+      (error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      },
+    );
+    if (!page) return missing(c, `There is no run "${runId}".`);
     const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     return c.html(
       (await pages()).artifactsPage(admitted.visitor, {
-        artifacts,
+        artifacts: page.items,
         names,
         runId: runId ?? null,
         pending: pending.length,
+        older: page.next_cursor,
+        isFirstPage: cursor === undefined,
       }),
     );
   });
@@ -109,7 +132,11 @@ export function registerArtifactApi(app: Hono, web: WebDeps): void {
   app.get('/api/artifacts', async (c) => {
     const runId = c.req.query('run');
     if (runId === '') throw new HTTPException(400, { message: '?run= needs a run id (see `handoff runs`)' });
-    return c.json((await artifactsFor(web.engine.store, runId)).map(artifactSummary));
+    const limit = await limitOf(c.req.query('limit'));
+    const page = await artifactsFor(web.engine.store, { run: runId, limit, cursor: c.req.query('cursor') });
+    // The list stays a bare array (its contract); where the next page starts is a header.
+    if (page.next_cursor !== null) c.header('X-Next-Cursor', page.next_cursor);
+    return c.json(page.items.map(artifactSummary));
   });
 
   app.get('/api/artifacts/:id', async (c) => {

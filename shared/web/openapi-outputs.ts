@@ -111,9 +111,34 @@ export const OUTPUT_PATHS: Record<string, Json> = {
           description: 'Only this run.',
           schema: { type: 'string' },
         },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: 'Artifacts per page (default 50, at most 500).',
+          schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: "The previous page's `X-Next-Cursor`.",
+          schema: { type: 'string' },
+        },
       ],
       responses: {
-        '200': ok('The artifacts, without their content.', { type: 'array', items: ref('ArtifactSummary') }),
+        '200': {
+          ...ok('A page of the artifacts, without their content.', {
+            type: 'array',
+            items: ref('ArtifactSummary'),
+          }),
+          headers: {
+            'X-Next-Cursor': {
+              description: 'Where the next page starts (pass it as `cursor`); absent on the last page.',
+              schema: { type: 'string' },
+            },
+          },
+        },
         '400': error('BadRequest'),
         '401': error('Unauthorized'),
         '404': error('NotFound'),

@@ -12,6 +12,9 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pageOfArtifacts } from '../../shared/artifacts/artifact-list.ts';
+import { artifactTimesIndexed } from '../../shared/artifacts/artifact-times.ts';
+import { artifactOf, saveArtifact } from '../../shared/artifacts/artifacts.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
@@ -229,6 +232,41 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(ruleKeysRead.filter((k) => !scopes.test(k))).toEqual([]);
     expect(ruleKeysRead).toContain(`src:maildir:${fixture.maildir}|k`);
     expect(ruleKeysRead).toContain('inbox|s|shop0@vendorc.example');
+  });
+
+  it("the artifacts list (the API's, the page's, `handoff artifacts`') pages from the by-time index", async () => {
+    for (let n = 0; n < 5; n++)
+      await saveArtifact(
+        spy.store,
+        artifactOf(
+          { kind: 'ticket', title: `Ticket ${n}`, contentType: 'text/plain; charset=utf-8', body: `${n}` },
+          { workflowId: 'inbox', runId, itemId: `<t${n}@x>`, decisionId: null },
+        ),
+      );
+    // A workspace this build wrote: its first list marks every artifact indexed (artifact-times.ts).
+    expect(await artifactTimesIndexed(spy.store)).toBe(true);
+    const ids: string[] = [];
+    let body = '';
+    const reads = await fullReadsOf(async () => {
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 50; pages++) {
+        const res = await app.request(`/api/artifacts?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: { Authorization: 'Bearer keyed-reads-key' },
+        });
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as { id: string }[];
+        expect(page.length).toBeLessThanOrEqual(2);
+        ids.push(...page.map((a) => a.id));
+        cursor = res.headers.get('x-next-cursor');
+        if (!cursor) break;
+      }
+      body = await page('/artifacts');
+      await pageOfArtifacts(spy.store, { limit: 2 });
+    });
+    expect(reads).toEqual([]);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(body).toContain('Ticket 4');
   });
 
   it('the API lists (runs, questions, rules, audit) page by key, a cursor at a time, through more than a page', async () => {
