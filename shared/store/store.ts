@@ -95,6 +95,7 @@ export interface Page {
 /** Which page to read: how many, and the `next_cursor` of the page before (absent: the first). */
 export interface PageRequest {
   limit: number;
+  /** `listNewest` also takes a time (ISO, UTC) here: the page starts just before it, on every backend. */
   cursor?: string | null | undefined;
   /** `listPage` only: from the greatest id down (ids made by `newId` sort by time: newest first). */
   descending?: boolean | undefined;

@@ -15,7 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pageOfArtifacts } from '../../shared/artifacts/artifact-list.ts';
 import { artifactTimesIndexed } from '../../shared/artifacts/artifact-times.ts';
 import { artifactOf, saveArtifact } from '../../shared/artifacts/artifacts.ts';
+import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/workspace-facts.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { answeredByPerson } from '../../shared/runs/answered.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -232,6 +234,35 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(ruleKeysRead.filter((k) => !scopes.test(k))).toEqual([]);
     expect(ruleKeysRead).toContain(`src:maildir:${fixture.maildir}|k`);
     expect(ruleKeysRead).toContain('inbox|s|shop0@vendorc.example');
+  });
+
+  it("the assistant's facts (a question by id or by words, a day's audit, the rules in words) read by key", async () => {
+    const [waiting] = await listPending(spy.store);
+    let byId: Awaited<ReturnType<typeof findDecision>> = null;
+    let byWords: Awaited<ReturnType<typeof findDecision>> = null;
+    let today: Awaited<ReturnType<typeof activityOn>> | undefined;
+    let rules: Awaited<ReturnType<typeof rulesInWords>> = [];
+    const reads = await fullReadsOf(async () => {
+      byId = await findDecision(spy.store, `why did you ask about ${waiting!.id}?`);
+      byWords = await findDecision(spy.store, 'why did you ask about shop3@vendora.example');
+      today = await activityOn(spy.store, 'today');
+      rules = await rulesInWords(spy.store);
+    });
+    expect(reads).toEqual([]);
+    expect(byId).toMatchObject({ decision_id: waiting!.id, status: 'pending' });
+    expect(byWords).toMatchObject({ sender: 'shop3@vendora.example', status: 'answered' });
+    // Every run of the workspace ran today: the day's audit holds each of them and their items.
+    const everyEntry = await listAudit(spy.store); // outside the spy's watch
+    expect(today!.runs).toBe(new Set(everyEntry.map((e) => e.run_id)).size);
+    expect(today!.counts.archive).toBe(everyEntry.filter((e) => e.outcome === 'acted').length);
+    expect(rules.length).toBeGreaterThan(0);
+  });
+
+  it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {
+    let answered: Awaited<ReturnType<typeof answeredByPerson>> = [];
+    expect(await fullReadsOf(async () => (answered = await answeredByPerson(spy.store)))).toEqual([]);
+    expect(answered.map((d) => d.subject)).toContain('Question a0');
+    expect(answered.every((d) => d.status === 'answered' && d.answer?.by === 'human')).toBe(true);
   });
 
   it("the artifacts list (the API's, the page's, `handoff artifacts`') pages from the by-time index", async () => {
