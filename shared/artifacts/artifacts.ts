@@ -115,15 +115,11 @@ export async function getArtifact(store: Store, id: string): Promise<Artifact> {
 }
 
 /**
- * The artifacts of the workspace, or of one run (a keyed read by the run's id prefix),
- * newest first.
+ * One run's artifacts (a keyed read by the run's id prefix), newest first. The workspace's
+ * are read a page at a time: `pageOfArtifacts` (artifact-list.ts).
  */
-export async function listArtifacts(store: Store, filter: { runId?: string } = {}): Promise<Artifact[]> {
-  const raw =
-    filter.runId === undefined
-      ? await store.list('artifacts')
-      : await listByIdPrefix(store, 'artifacts', `${filter.runId}.`);
-  return raw
+export async function listArtifacts(store: Store, filter: { runId: string }): Promise<Artifact[]> {
+  return (await listByIdPrefix(store, 'artifacts', `${filter.runId}.`))
     .map((r) => parseRecord(ArtifactSchema, 'artifacts', r))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
 }

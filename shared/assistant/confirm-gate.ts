@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { updateChat } from '../chats/chat-repository.ts';
 import { ConfirmSchema, type Confirm, type ConfirmTool } from '../chats/chat-records.ts';
-import { listRules } from '../memory/rules-repository.ts';
 import { approvedWords, wordsFor } from '../actions/words.ts';
 import { InvalidInputError } from '../errors/index.ts';
 import { allowedActions } from '../runs/decide.ts';
@@ -158,7 +157,8 @@ async function describe(
     case 'add_rule':
       return { summary: `Add a rule: ${JSON.stringify(input.match)} → ${str('action')}`, input };
     case 'revoke_rule': {
-      const known = (await listRules(turn.engine.store)).some((r) => r.id === str('rule_id'));
+      const known =
+        str('rule_id') !== '' && (await turn.engine.store.get('rules', str('rule_id'))) !== undefined; // by key
       if (!known) return { refused: `there is no rule "${str('rule_id')}" (see list_rules)` };
       return { summary: `Revoke rule ${str('rule_id')}`, input };
     }

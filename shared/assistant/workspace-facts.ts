@@ -3,14 +3,20 @@
  * reasoning as the run recorded it), what was done on a day (the audit log), the rules and
  * where each came from. Nothing here is written by a model.
  */
-import { listAudit } from '../audit/audit.ts';
-import { listRules } from '../memory/rules-repository.ts';
-import { isLive } from '../records/rule.ts';
+import { auditBetween } from '../audit/audit-between.ts';
 import { readProfile } from '../profile/profile.ts';
 import type { AuditEntry } from '../records/audit.ts';
-import type { Decision } from '../records/runs.ts';
-import { listDecisions } from '../runs/decision-repository.ts';
-import type { Store } from '../store/store.ts';
+import { isLive, RuleSchema } from '../records/rule.ts';
+import { DecisionSchema, type Decision } from '../records/runs.ts';
+import { listPending } from '../runs/decision-repository.ts';
+import { keyedPage } from '../store/keyed-page.ts';
+import { parseRecord } from '../store/records.ts';
+import { getAll, listNewest, listPage, type Store } from '../store/store.ts';
+
+/** Settled questions a phrase is matched against by words (the newest; by id, any). */
+export const RECENT_DECISIONS = 500;
+/** Live rules "what rules have you learned" lists (the newest). */
+export const RULES_IN_WORDS = 100;
 
 /** A decision as "why did you ask me about X" is answered. */
 export interface DecisionWhy {
@@ -28,19 +34,30 @@ export interface DecisionWhy {
   answer: string | null;
 }
 
-/** The decision a phrase names: by id, else the newest whose subject or sender holds its words. */
+/**
+ * The decision a phrase names: by id (read by key), else the newest whose subject or sender
+ * holds its words, among the waiting ones and the newest RECENT_DECISIONS settled.
+ */
 export async function findDecision(store: Store, query: string): Promise<DecisionWhy | null> {
-  const decisions = (await listDecisions(store)).sort((a, b) => b.created_at.localeCompare(a.created_at));
   const lower = query.toLowerCase();
-  const byId = decisions.find((d) => lower.includes(d.id.toLowerCase()));
+  const named = [...new Set(lower.match(/dec_[0-9a-z_]+/g) ?? [])];
+  const byId = (await getAll(store, 'decisions', named)).find((d) => d !== undefined);
+  if (byId) return whyOf(parseRecord(DecisionSchema, 'decisions', byId));
+  const settled = await listNewest(store, 'decisions', { limit: RECENT_DECISIONS });
+  const decisions = [
+    ...(await listPending(store)),
+    ...settled.items.map((r) => parseRecord(DecisionSchema, 'decisions', r)),
+  ].sort((a, b) => b.created_at.localeCompare(a.created_at));
   const words = lower.match(/[a-z0-9@.]{3,}/g)?.filter((w) => !STOP.has(w)) ?? [];
   const score = (d: Decision) => {
     const hay = `${d.subject} ${d.sender}`.toLowerCase();
     return words.filter((w) => hay.includes(w)).length;
   };
   const scored = decisions.map((d) => ({ d, score: score(d) })).sort((a, b) => b.score - a.score)[0];
-  const found = byId ?? (scored && scored.score > 0 ? scored.d : undefined);
-  if (!found) return null;
+  return scored && scored.score > 0 ? whyOf(scored.d) : null;
+}
+
+function whyOf(found: Decision): DecisionWhy {
   return {
     decision_id: found.id,
     subject: found.subject,
@@ -85,7 +102,12 @@ export interface DayActivity {
 export async function activityOn(store: Store, day: string, now = new Date()): Promise<DayActivity> {
   const timeZone = (await readProfile(store)).time_zone;
   const date = dayOf(day, now, timeZone);
-  const entries = (await listAudit(store)).filter((e) => localDate(new Date(e.at), timeZone) === date);
+  // Every time zone's day lies within the UTC day before, the day and the day after.
+  const noon = Date.parse(`${date}T12:00:00Z`);
+  const span = [noon - 36 * 3_600_000, noon + 36 * 3_600_000].map((t) => new Date(t).toISOString());
+  const entries = (await auditBetween(store, span[0]!, span[1]!)).filter(
+    (e) => localDate(new Date(e.at), timeZone) === date,
+  );
   const counts: Record<string, number> = {};
   const lines: string[] = [];
   for (const e of entries) {
@@ -132,7 +154,10 @@ function localDate(at: Date, timeZone: string): string {
   }).format(at);
 }
 
-/** The live rules with where each came from, as "what rules have you learned" is answered. */
+/**
+ * The newest RULES_IN_WORDS live rules (oldest first) with where each came from, as "what
+ * rules have you learned" is answered: a page of rules read newest first, never every rule.
+ */
 export async function rulesInWords(store: Store): Promise<
   {
     rule_id: string;
@@ -143,8 +168,15 @@ export async function rulesInWords(store: Store): Promise<
     from: string;
   }[]
 > {
-  return (await listRules(store))
-    .filter((r) => isLive(r))
+  const page = await keyedPage(
+    (p) => listPage(store, 'rules', '', { ...p, descending: true }),
+    RULES_IN_WORDS,
+    null,
+    (r) => isLive(parseRecord(RuleSchema, 'rules', r)),
+  );
+  return page.items
+    .map((r) => parseRecord(RuleSchema, 'rules', r))
+    .reverse()
     .map((r) => ({
       rule_id: r.id,
       reads: r.pattern ?? matchInWords(r.match),

@@ -16,11 +16,14 @@
  *   their own, so a workspace keyed before rules were is indexed too.
  * - The finished runs are summed into the running totals `stats` reads (run-totals.ts), with a
  *   marker of their own.
+ * - Every artifact is written again so the by-time index holds it (artifacts/artifact-times.ts),
+ *   with a marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
  * so a second migration writes nothing new, and one killed in the middle is simply run again.
  */
+import { ARTIFACT_TIMES_MIGRATED_ID, migrateArtifactTimes } from '../artifacts/artifact-times.ts';
 import { isKeyedAuditId, migratedAuditId } from '../audit/audit-ids.ts';
 import { crashPoint } from '../config/processes.ts';
 import { VersionConflictError } from '../errors/index.ts';
@@ -57,6 +60,8 @@ export interface KeyMigrationReport {
   rule_keys: number;
   /** Finished runs summed into the running totals `stats` reads (run-totals.ts). */
   run_totals: number;
+  /** Artifacts written again into the by-time index (artifacts/artifact-times.ts). */
+  artifacts_indexed: number;
 }
 
 /** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
@@ -65,6 +70,7 @@ export async function keysMigrated(store: Store): Promise<boolean> {
     KEYS_MIGRATED_ID,
     RULE_KEYS_MIGRATED_ID,
     RUN_TOTALS_MIGRATED_ID,
+    ARTIFACT_TIMES_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -80,13 +86,19 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     relaid: 0,
     rule_keys: 0,
     run_totals: 0,
+    artifacts_indexed: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
   const totals = await backfillRunTotals(store);
   report.run_totals = totals.runs;
+  const artifacts = await migrateArtifactTimes(store);
+  report.artifacts_indexed = artifacts.artifacts;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
-    return { ...report, already_done: rules.already_done && totals.already_done };
+    return {
+      ...report,
+      already_done: rules.already_done && totals.already_done && artifacts.already_done,
+    };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
   const todo = runs.filter((r) => !r.keyed);

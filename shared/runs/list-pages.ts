@@ -179,17 +179,17 @@ export async function auditPage(
 const SETTLED_AFTER_WAITING = ['decisions-waiting', 'decisions-settled'];
 
 /** Where a list's cursor resumes, checked against the lists that may have given it. */
-function atOf(lists: readonly string[], cursor: string | undefined) {
+export function atOf(lists: readonly string[], cursor: string | undefined) {
   return cursor === undefined ? undefined : decodeCursor(lists, cursor);
 }
 
-const cursorOf = (list: string, at: string | null) => (at === null ? null : encodeCursor(list, at));
+export const cursorOf = (list: string, at: string | null) => (at === null ? null : encodeCursor(list, at));
 
 /**
  * A page of a set the read already bounds (what is moving, one run's records), sorted by `key`
  * and taken after the cursor; the cursor is the last shown's key.
  */
-function inMemory<T>(
+export function inMemory<T>(
   list: string,
   records: readonly T[],
   key: (record: T) => string,

@@ -69,7 +69,7 @@ export function isIndexed(collection: Collection, status: unknown): status is st
 /**
  * The collections each backend also indexes by time (newest first: `listNewest`), and the
  * time a record is indexed at: settled decisions (answered or expired) by when they were
- * settled, runs by their start. Undefined: the record is not in the time index.
+ * settled, runs by their start, artifacts by when they were made. Undefined: the record is not in the time index.
  */
 export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => string | undefined>> = {
   decisions: (r) => {
@@ -79,6 +79,8 @@ export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => st
     return typeof at === 'string' ? at : undefined;
   },
   runs: (r) => (typeof r.started_at === 'string' ? r.started_at : undefined),
+  // What runs produced, by when: the Artifacts list of a whole workspace (artifacts/artifact-list.ts).
+  artifacts: (r) => (typeof r.created_at === 'string' ? r.created_at : undefined),
 };
 
 /** The time `record` of `collection` is indexed at (TIME_INDEXED), or undefined. */
@@ -95,6 +97,7 @@ export interface Page {
 /** Which page to read: how many, and the `next_cursor` of the page before (absent: the first). */
 export interface PageRequest {
   limit: number;
+  /** `listNewest` also takes a time (ISO, UTC) here: the page starts just before it, on every backend. */
   cursor?: string | null | undefined;
   /** `listPage` only: from the greatest id down (ids made by `newId` sort by time: newest first). */
   descending?: boolean | undefined;

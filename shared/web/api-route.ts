@@ -21,6 +21,8 @@ export interface Reply {
   description: string;
   schema?: ResponseName;
   media?: string;
+  /** Headers it may carry: each name with what it says. */
+  headers?: Record<string, string>;
 }
 
 /** A JSON body `serveRoute` validates, and what a wrong one is told. */

@@ -1,10 +1,14 @@
 /**
+/**
  * Artifacts over HTTP: the Artifacts page and each artifact's page and download (session);
- * the API's routes (`/api/artifacts*`) are in artifact-api.ts.
+ * the API's routes (`/api/artifacts*`) are in artifact-api.ts. The lists page by key
+ * (artifacts/artifact-list.ts): the API keeps its bare array and says where the next page
+ * starts in `X-Next-Cursor`; the page links to "Older artifacts".
  */
 import type { Context, Hono } from 'hono';
-import { downloadName, getArtifact, listArtifacts, type Artifact } from '../artifacts/artifacts.ts';
+import { downloadName, getArtifact, type Artifact } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
+import type { ListPage } from '../runs/list-pages.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { Store } from '../store/store.ts';
@@ -15,10 +19,21 @@ import { messagePage } from './pages/layout.ts';
 const pages = () => import('./pages/artifacts.ts');
 import type { WebDeps } from './web-deps.ts';
 
-/** The artifacts of the workspace, or of one run (404 for a run that does not exist). */
-export async function artifactsFor(store: Store, runId: string | undefined): Promise<Artifact[]> {
-  if (runId !== undefined) await getRun(store, runId); // NotFoundError: 404
-  return listArtifacts(store, runId === undefined ? {} : { runId });
+/** Artifacts the page shows at a time (the next page by its cursor). */
+const ARTIFACTS_PER_PAGE = 100;
+/** The paging of lists (by key: artifact-list.ts, list-pages.ts), loaded with the first list request. */
+const paging = () => import('../artifacts/artifact-list.ts');
+
+/**
+ * A page of the artifacts of the workspace, or of one run (404 for a run that does not
+ * exist), newest first; the paging loads with the first list request.
+ */
+export async function artifactsFor(
+  store: Store,
+  ask: { run: string | undefined; limit: number; cursor: string | undefined },
+): Promise<ListPage<Artifact>> {
+  if (ask.run !== undefined) await getRun(store, ask.run); // NotFoundError: 404
+  return (await paging()).pageOfArtifacts(store, ask);
 }
 
 /**
@@ -48,19 +63,24 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
     if (!admitted.ok) return admitted.response;
     const store = web.engine.store;
     const runId = c.req.query('run') || undefined;
-    const artifacts = await artifactsFor(store, runId).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    });
-    if (!artifacts) return missing(c, `There is no run "${runId}".`);
+    const cursor = c.req.query('cursor') || undefined;
+    const page = await artifactsFor(store, { run: runId, limit: ARTIFACTS_PER_PAGE, cursor }).catch(
+      (error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      },
+    );
+    if (!page) return missing(c, `There is no run "${runId}".`);
     const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     return c.html(
       (await pages()).artifactsPage(admitted.visitor, {
-        artifacts,
+        artifacts: page.items,
         names,
         runId: runId ?? null,
         pending: pending.length,
+        older: page.next_cursor,
+        isFirstPage: cursor === undefined,
       }),
     );
   });

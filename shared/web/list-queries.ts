@@ -7,7 +7,7 @@ const text = () => z.string().min(1);
 const filter = (description: string) => text().optional().meta({ description });
 
 /** `?limit=&cursor=`, the part of every list's query that pages. */
-const Paging = {
+export const Paging = {
   limit: z.coerce
     .number({ error: 'must be a number' })
     .int({ error: 'must be a whole number' })

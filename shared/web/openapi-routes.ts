@@ -102,6 +102,16 @@ function openApiRoute(route: AnyRoute): RouteConfig {
                     },
                   }
                 : {}),
+              ...(response.headers
+                ? {
+                    headers: Object.fromEntries(
+                      Object.entries(response.headers).map(([name, description]) => [
+                        name,
+                        { description, schema: { type: 'string' } },
+                      ]),
+                    ),
+                  }
+                : {}),
             },
       ]),
     ),

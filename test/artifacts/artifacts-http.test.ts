@@ -153,6 +153,85 @@ describe('the pages', () => {
   });
 });
 
+describe('the API list, a page at a time', () => {
+  it('keeps its bare array and says where the next page starts in X-Next-Cursor; each artifact once, newest first', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await h.app.request(`/api/artifacts?limit=1${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: h.auth(),
+      });
+      expect(res.status).toBe(200);
+      const list = (await res.json()) as { id: string; created_at: string }[];
+      expect(Array.isArray(list)).toBe(true);
+      expect(list).toHaveLength(1);
+      seen.push(list[0]!.id);
+      cursor = res.headers.get('x-next-cursor');
+      if (!cursor) break;
+    }
+    const everyOne = (await (await h.app.request('/api/artifacts', { headers: h.auth() })).json()) as {
+      id: string;
+    }[];
+    expect(seen).toEqual(everyOne.map((a) => a.id));
+    expect(seen).toHaveLength(3);
+    expect(seen.indexOf(hostile.id)).toBeLessThan(seen.indexOf(digest.id)); // 08:01 before 08:00
+    // One run's list pages the same way.
+    const first = await h.app.request(`/api/artifacts?run=${run.id}&limit=1`, { headers: h.auth() });
+    expect(((await first.json()) as { id: string }[]).map((a) => a.id)).toEqual([hostile.id]);
+    const next = first.headers.get('x-next-cursor')!;
+    const second = await h.app.request(`/api/artifacts?run=${run.id}&limit=1&cursor=${next}`, {
+      headers: h.auth(),
+    });
+    expect(((await second.json()) as { id: string }[]).map((a) => a.id)).toEqual([digest.id]);
+    expect(second.headers.get('x-next-cursor')).toBeNull();
+  });
+
+  it('refuses a bad limit, and a cursor it never gave or one of another list, in one line', async () => {
+    const runs = await h.app.request('/api/runs?limit=1', { headers: h.auth() });
+    const runsCursor = ((await runs.json()) as { next_cursor: string }).next_cursor;
+    for (const [query, message] of [
+      // The same words as every list's (list-queries.ts Paging).
+      ['limit=0', 'query limit: must be at least 1'],
+      ['limit=501', 'query limit: must be at most 500'],
+      ['limit=two', 'query limit: must be a number'],
+      ['cursor=nonsense', 'cursor: not one this list gave; start again without it'],
+      [`cursor=${runsCursor}`, 'cursor: not one this list gave; start again without it'],
+    ] as const) {
+      const res = await h.app.request(`/api/artifacts?${query}`, { headers: h.auth() });
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect(((await res.json()) as { error: string }).error).toBe(message);
+    }
+  });
+
+  it('the Artifacts page links to the older ones, and that page back to the newest', async () => {
+    // A workspace page holds 100: make more than that (a run of 101 tickets).
+    const many = await createRunFor(h.engine, 'inbox-triage', { kind: 'manual', detail: null });
+    for (let i = 0; i < 101; i++)
+      await saveArtifact(
+        h.engine.store,
+        artifactOf(
+          { kind: 'ticket', title: `Ticket ${i}`, contentType: 'text/plain; charset=utf-8', body: `${i}` },
+          { workflowId: 'inbox-triage', runId: many.id, itemId: `<t${i}@x>`, decisionId: null },
+          new Date(Date.UTC(2026, 10, 30, 9, 0, i)),
+        ),
+      );
+    const first = await (await h.app.request('/artifacts')).text();
+    expect(first.match(/data-artifact-id=/g)).toHaveLength(100);
+    expect(first).toContain('Ticket 100');
+    const older = /href="\/artifacts\?cursor=([^"]+)">Older artifacts</.exec(first);
+    expect(older).not.toBeNull();
+    const second = await (await h.app.request(`/artifacts?cursor=${older![1]}`)).text();
+    // The 104 artifacts: 100 on the first page, the other 4 (the oldest ticket and the three above) here.
+    expect(second.match(/data-artifact-id=/g)).toHaveLength(4);
+    expect(second).toContain('Ticket 0<');
+    expect(second).not.toContain('Older artifacts');
+    expect(second).toMatch(/<a href="\/artifacts">Newest<\/a>/);
+    // One run's page pages within the run.
+    const ofRun = await (await h.app.request(`/artifacts?run=${many.id}`)).text();
+    expect(ofRun).toMatch(new RegExp(`href="/artifacts\\?run=${many.id}&amp;cursor=[^"]+">Older artifacts<`));
+  });
+});
+
 describe('on DynamoDB', () => {
   const newStore = dynaliteTables('handoff-artifacts');
   it("reads one run's artifacts with one Query on the run's id prefix, never the whole collection", async () => {

@@ -104,7 +104,23 @@ it('a draft and a ticket a person decided are artifacts of the run, with the ite
   expect(text.stdout).toContain(`decision  ${drafted.decision_id}`);
   expect(text.stdout).toContain('In-Reply-To:');
 
-  expect(await cliJson<ArtifactJson[]>(['artifacts'], env)).toHaveLength(3); // the workspace's: this run's three
+  const every = await cliJson<ArtifactJson[]>(['artifacts'], env);
+  expect(every).toHaveLength(3); // the workspace's: this run's three
+
+  // A page at a time: `--json` stays an array of the page; the next page's command is on stderr.
+  const first = await runCli(['artifacts', '--limit', '2', '--json'], env);
+  expect(first.code).toBe(0);
+  expect((JSON.parse(first.stdout) as ArtifactJson[]).map((a) => a.id)).toEqual(
+    every.slice(0, 2).map((a) => a.id),
+  );
+  const more = /^More: handoff artifacts --limit 2 --cursor (\S+)\n$/.exec(first.stderr);
+  expect(more).not.toBeNull();
+  const rest = await runCli(['artifacts', '--limit', '2', '--cursor', more![1]!, '--json'], env);
+  expect((JSON.parse(rest.stdout) as ArtifactJson[]).map((a) => a.id)).toEqual([every[2]!.id]);
+  expect(rest.stderr).toBe('');
+  const badCursor = await runCli(['artifacts', '--cursor', 'nonsense'], env);
+  expect(badCursor.code).toBe(2);
+  expect(badCursor.stderr).toBe('handoff: cursor: not one this list gave; start again without it\n');
 
   // Bad input: one line, exit 1, nothing changed.
   const unknownRun = await runCli(['artifacts', '--run', 'run_nope'], env);

@@ -5,6 +5,8 @@ import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { saveProfile } from '../../shared/profile/profile.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
+import { runAuditPrefix } from '../../shared/audit/audit-ids.ts';
+import { EMPTY_COUNTS } from '../../shared/records/runs.ts';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { listSchedules } from '../../shared/schedules/schedules.ts';
 import { WorkflowSchema } from '../../shared/workflows/schema.ts';
@@ -202,8 +204,25 @@ describe('the Operator over saved workflows (offline model)', () => {
     expect(told.at(-1)).toBe(`removed ${id}`);
 
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    // A run of yesterday (its audit is read by the run's key) and what it did.
+    await fx.store.put('runs', {
+      id: 'run_yesterday',
+      workflow_id: id,
+      status: 'completed',
+      trigger: { kind: 'manual', detail: null },
+      counts: { ...EMPTY_COUNTS, acted: 1 },
+      interrupt_id: null,
+      dispatch: null,
+      snapshot: null,
+      error: null,
+      owner: null,
+      started_at: yesterday,
+      finished_at: yesterday,
+      keyed: true,
+      version: 1,
+    });
     await fx.store.put('audit', {
-      id: 'aud_yesterday_1',
+      id: `${runAuditPrefix('run_yesterday')}1`,
       run_id: 'run_yesterday',
       workflow_id: id,
       item_id: 'm1',

@@ -12,7 +12,12 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { pageOfArtifacts } from '../../shared/artifacts/artifact-list.ts';
+import { artifactTimesIndexed } from '../../shared/artifacts/artifact-times.ts';
+import { artifactOf, saveArtifact } from '../../shared/artifacts/artifacts.ts';
+import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/workspace-facts.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { answeredByPerson } from '../../shared/runs/answered.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -230,6 +235,70 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(ruleKeysRead.filter((k) => !scopes.test(k))).toEqual([]);
     expect(ruleKeysRead).toContain(`src:maildir:${fixture.maildir}|k`);
     expect(ruleKeysRead).toContain('inbox|s|shop0@vendorc.example');
+  });
+
+  it("the assistant's facts (a question by id or by words, a day's audit, the rules in words) read by key", async () => {
+    const [waiting] = await listPending(spy.store);
+    let byId: Awaited<ReturnType<typeof findDecision>> = null;
+    let byWords: Awaited<ReturnType<typeof findDecision>> = null;
+    let today: Awaited<ReturnType<typeof activityOn>> | undefined;
+    let rules: Awaited<ReturnType<typeof rulesInWords>> = [];
+    const reads = await fullReadsOf(async () => {
+      byId = await findDecision(spy.store, `why did you ask about ${waiting!.id}?`);
+      byWords = await findDecision(spy.store, 'why did you ask about shop3@vendora.example');
+      today = await activityOn(spy.store, 'today');
+      rules = await rulesInWords(spy.store);
+    });
+    expect(reads).toEqual([]);
+    expect(byId).toMatchObject({ decision_id: waiting!.id, status: 'pending' });
+    expect(byWords).toMatchObject({ sender: 'shop3@vendora.example', status: 'answered' });
+    // Every run of the workspace ran today: the day's audit holds each of them and their items.
+    const everyEntry = await listAudit(spy.store); // outside the spy's watch
+    expect(today!.runs).toBe(new Set(everyEntry.map((e) => e.run_id)).size);
+    expect(today!.counts.archive).toBe(everyEntry.filter((e) => e.outcome === 'acted').length);
+    expect(rules.length).toBeGreaterThan(0);
+  });
+
+  it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {
+    let answered: Awaited<ReturnType<typeof answeredByPerson>> = [];
+    expect(await fullReadsOf(async () => (answered = await answeredByPerson(spy.store)))).toEqual([]);
+    expect(answered.map((d) => d.subject)).toContain('Question a0');
+    expect(answered.every((d) => d.status === 'answered' && d.answer?.by === 'human')).toBe(true);
+  });
+
+  it("the artifacts list (the API's, the page's, `handoff artifacts`') pages from the by-time index", async () => {
+    for (let n = 0; n < 5; n++)
+      await saveArtifact(
+        spy.store,
+        artifactOf(
+          { kind: 'ticket', title: `Ticket ${n}`, contentType: 'text/plain; charset=utf-8', body: `${n}` },
+          { workflowId: 'inbox', runId, itemId: `<t${n}@x>`, decisionId: null },
+        ),
+      );
+    // A workspace this build wrote: its first list marks every artifact indexed (artifact-times.ts).
+    expect(await artifactTimesIndexed(spy.store)).toBe(true);
+    const ids: string[] = [];
+    let body = '';
+    const reads = await fullReadsOf(async () => {
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 50; pages++) {
+        const res = await app.request(`/api/artifacts?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: { Authorization: 'Bearer keyed-reads-key' },
+        });
+        expect(res.status).toBe(200);
+        const page = (await res.json()) as { id: string }[];
+        expect(page.length).toBeLessThanOrEqual(2);
+        ids.push(...page.map((a) => a.id));
+        cursor = res.headers.get('x-next-cursor');
+        if (!cursor) break;
+      }
+      body = await page('/artifacts');
+      await pageOfArtifacts(spy.store, { limit: 2 });
+    });
+    expect(reads).toEqual([]);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(body).toContain('Ticket 4');
   });
 
   it('the API lists (runs, questions, rules, audit) page by key, a cursor at a time, through more than a page', async () => {

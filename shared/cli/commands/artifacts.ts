@@ -1,21 +1,30 @@
 import type { Command } from 'commander';
-import { artifactSummary, getArtifact, listArtifacts } from '../../artifacts/artifacts.ts';
+import { pageOfArtifacts } from '../../artifacts/artifact-list.ts';
+import { artifactSummary, getArtifact } from '../../artifacts/artifacts.ts';
 import { getRun } from '../../runs/run-repository.ts';
 import { cliContext } from '../context.ts';
+import { flags, printNextPage, withPaging } from '../paging.ts';
 import { printJson, printTable } from '../output.ts';
 
-/** `handoff artifacts [--run ID] [--json]` and `handoff artifacts show ID [--json]`. */
+/**
+ * `handoff artifacts [--run ID] [--limit N] [--cursor C] [--json]` (newest first, a page at a
+ * time: docs/lists.md) and `handoff artifacts show ID [--json]`.
+ */
 export function registerArtifactCommands(program: Command): void {
-  const artifacts = program
-    .command('artifacts')
-    .description('what runs produced: drafts, tickets, digests, reports')
-    .enablePositionalOptions()
-    .option('--run <ID>', "only this run's artifacts")
+  const artifacts = withPaging(
+    program
+      .command('artifacts')
+      .description('what runs produced: drafts, tickets, digests, reports (newest first)')
+      .enablePositionalOptions()
+      .option('--run <ID>', "only this run's artifacts"),
+  )
     .option('--json', 'print JSON')
-    .action(async (options: { run?: string; json?: boolean }) => {
+    .action(async (options: { run?: string; json?: boolean; limit: number; cursor?: string }) => {
       const { engine } = await cliContext();
       if (options.run !== undefined) await getRun(engine.store, options.run); // an unknown run: one line, exit 1
-      const list = await listArtifacts(engine.store, options.run === undefined ? {} : { runId: options.run });
+      const page = await pageOfArtifacts(engine.store, options);
+      const list = page.items;
+      printNextPage(`handoff artifacts${flags(options)}`, page.next_cursor);
       if (options.json) return printJson(list.map(artifactSummary));
       if (list.length === 0)
         return void console.log('No artifacts yet: a run records its drafts, tickets and report.');

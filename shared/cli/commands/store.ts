@@ -45,7 +45,7 @@ export function registerStoreCommands(program: Command): void {
         );
       for (const k of keys.filter((k) => !k.already_done))
         console.log(
-          `Workspace ${k.workspace}: ${k.runs} run(s) keyed, ${k.audit_moved} audit entries moved, ${k.legacy_decisions} older question(s) noted on their runs, ${k.reindexed} record(s) indexed by time, ${k.rule_keys} rule key(s) written, ${k.run_totals} finished run(s) summed into the totals.`,
+          `Workspace ${k.workspace}: ${k.runs} run(s) keyed, ${k.audit_moved} audit entries moved, ${k.legacy_decisions} older question(s) noted on their runs, ${k.reindexed} record(s) indexed by time, ${k.rule_keys} rule key(s) written, ${k.run_totals} finished run(s) summed into the totals, ${k.artifacts_indexed} artifact(s) indexed by time.`,
         );
     });
 }

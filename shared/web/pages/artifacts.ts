@@ -14,6 +14,10 @@ export interface ArtifactsData {
   /** Listing one run's artifacts. */
   runId: string | null;
   pending: number;
+  /** Where the next (older) page starts, when there is one. */
+  older: string | null;
+  /** False on a page reached by "Older artifacts". */
+  isFirstPage: boolean;
 }
 
 /** `1.2 KB`-style sizes. */
@@ -74,6 +78,7 @@ export function artifactsTable(artifacts: Artifact[], names: Map<string, string>
 /** The Artifacts page: the workspace's artifacts, or one run's (`?run=`). */
 export function artifactsPage(visitor: Visitor, data: ArtifactsData): Html {
   const { artifacts, runId } = data;
+  const run = runId ? `run=${encodeURIComponent(runId)}&` : '';
   return shell({
     title: 'Artifacts',
     nav: 'artifacts',
@@ -95,8 +100,19 @@ export function artifactsPage(visitor: Visitor, data: ArtifactsData): Html {
           ? html`<p class="muted">
               Nothing yet. A run's drafts, tickets and report appear here when it acts.
             </p>`
-          : html`<p class="muted small">${plural(artifacts.length, 'artifact')}, newest first.</p>
+          : html`<p class="muted small">
+                ${plural(artifacts.length, 'artifact')}, newest
+                first${data.isFirstPage ? '' : ' (older ones)'}.
+                ${data.isFirstPage ? '' : html`<a href="/artifacts${run ? `?${run.slice(0, -1)}` : ''}">Newest</a>`}
+              </p>
               ${artifactsTable(artifacts, data.names, runId === null)}`
+      }
+      ${
+        data.older
+          ? html`<p>
+              <a href="/artifacts?${run}cursor=${encodeURIComponent(data.older)}">Older artifacts</a>
+            </p>`
+          : ''
       }`,
   });
 }
