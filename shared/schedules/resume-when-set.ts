@@ -3,14 +3,16 @@
  * lacked it, see pauseUntilSet) start again once they have everything they need. The one
  * place every way of setting a credential goes through: `handoff credentials set`, the web's
  * Credentials page, the chat card's credential field and `PUT /api/credentials/:name`.
+ * And the other way: a credential deleted pauses the workflows that need it until it is set
+ * again (pauseWhenDeleted), so none fires on a schedule only to fail.
  */
 import type { Credentials } from '../credentials/credentials.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
-import { getWorkflow } from '../workflows/repository.ts';
+import { getWorkflow, listWorkflows } from '../workflows/repository.ts';
 import { credentialsNeeded } from '../workflows/credentials-needed.ts';
-import { ScheduleStateSchema } from './schedules.ts';
+import { getScheduleState, pauseUntilSet, ScheduleStateSchema } from './schedules.ts';
 
 /** Told of each workflow whose schedule changed (on AWS: its EventBridge schedule follows). */
 export type ScheduleChangeListener = (
@@ -76,6 +78,38 @@ export async function resumeWhenSet(deps: ResumeDeps, now = new Date()): Promise
     result.resumed.push({ workflow_id: workflow.id, name: workflow.name });
   }
   return result;
+}
+
+/**
+ * Pauses each workflow that needs `name` (just deleted) until it is set again: its schedule
+ * says so and resumeWhenSet lifts it. A workflow the person paused is left as they paused it;
+ * one already waiting for other credentials waits for this one too. Each newly paused
+ * workflow is announced to `onWorkflowChange` (on AWS its schedule is disabled).
+ */
+export async function pauseWhenDeleted(
+  deps: Omit<ResumeDeps, 'credentials'>,
+  name: string,
+  now = new Date(),
+): Promise<{ workflow_id: string; name: string }[]> {
+  const paused: { workflow_id: string; name: string }[] = [];
+  for (const workflow of await listWorkflows(deps.store)) {
+    if (!credentialsNeeded(workflow).includes(name)) continue;
+    const state = await getScheduleState(deps.store, workflow.id);
+    const waitsFor = state?.paused ? (state.needs ?? []) : [];
+    if (state?.paused && waitsFor.length === 0) continue; // the person's own pause stays theirs
+    if (waitsFor.includes(name)) continue;
+    await pauseUntilSet(deps.store, workflow.id, [...waitsFor, name], now);
+    await deps.onWorkflowChange?.(workflow.id, 'saved', deps.workspace);
+    paused.push({ workflow_id: workflow.id, name: workflow.name });
+  }
+  return paused;
+}
+
+/** The sentence after "Deleted NAME.": which workflows now wait for it (empty when none). */
+export function describePaused(paused: { workflow_id: string; name: string }[]): string {
+  if (paused.length === 0) return '';
+  const ids = paused.map((w) => `${w.workflow_id} ("${w.name}")`).join(', ');
+  return `Paused ${ids} until it is set again.`;
 }
 
 /** The sentence after "Set NAME.": what resumed and what still waits (empty when nothing waited). */

@@ -189,7 +189,12 @@ export const CORE_RESPONSES = {
   Workspaces,
   Credentials: z.array(CredentialInfo),
   CredentialSet,
-  CredentialDeleted: z.object({ deleted: z.string() }),
+  CredentialDeleted: z.object({
+    deleted: z.string(),
+    paused: z
+      .array(z.object({ workflow_id: z.string(), name: z.string() }))
+      .meta({ description: 'The workflows that need it, now paused until it is set again.' }),
+  }),
   ArtifactSummaries: z.array(ArtifactSummary),
   Artifact,
   FileBody,

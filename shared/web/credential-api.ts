@@ -8,7 +8,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { Secret } from '../credentials/secret.ts';
-import { resumeWhenSet } from '../schedules/resume-when-set.ts';
+import { pauseWhenDeleted, resumeWhenSet } from '../schedules/resume-when-set.ts';
 import { defineRoute, serveRoute } from './api-route.ts';
 import { pathParam } from './api-schemas.ts';
 import type { RouteSink } from './lazy-routes.ts';
@@ -52,7 +52,9 @@ export const deleteCredentialRoute = defineRoute({
   method: 'delete',
   path: '/api/credentials/{name}',
   operationId: 'deleteCredential',
-  summary: 'Forget a credential',
+  summary: 'Forget a credential, pausing what needs it',
+  description:
+    'The workflows that need it are paused until it is set again (on AWS their schedules are disabled); a workflow the person paused stays as it was.',
   params: credentialName,
   responses: {
     200: { description: 'Deleted.', schema: 'CredentialDeleted' },
@@ -84,6 +86,11 @@ export function registerCredentialApi(app: RouteSink, web: WebDeps, onChange: Wo
 
   serveRoute(app, deleteCredentialRoute, async (c, { params: { name } }) => {
     await web.engine.credentials.delete(name); // 404 when none is set, 422 for a bad name
-    return c.json({ deleted: name });
+    const engine = web.engine;
+    const paused = await pauseWhenDeleted(
+      { store: engine.store, workspace: engine.workspace, onWorkflowChange: onChange },
+      name,
+    );
+    return c.json({ deleted: name, paused });
   });
 }

@@ -10,7 +10,7 @@ import type { CheckResult } from '../doctor/check.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { credentialsOf } from '../workflows/readiness.ts';
 import { listWorkflows } from '../workflows/repository.ts';
-import { resumeWhenSet } from '../schedules/resume-when-set.ts';
+import { pauseWhenDeleted, resumeWhenSet } from '../schedules/resume-when-set.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
 import { messagePage } from './pages/layout.ts';
@@ -57,11 +57,11 @@ export function registerCredentialPages(
     const rows = [...needed.values()].sort(
       (a, b) => Number(a.info !== null) - Number(b.info !== null) || a.name.localeCompare(b.name),
     );
-    const [set, deleted, resumed] = [c.req.query('set'), c.req.query('deleted'), c.req.query('resumed')];
+    const [set, deleted, resumed, paused] = ['set', 'deleted', 'resumed', 'paused'].map((k) => c.req.query(k));
     const notice = set
       ? `Saved ${set}. Its value is not shown again.${resumed ? ` Resumed ${resumed.split(',').join(', ')}: nothing ${resumed.includes(',') ? 'they need' : 'it needs'} is missing now.` : ''}`
       : deleted
-        ? `Deleted ${deleted}.`
+        ? `Deleted ${deleted}.${paused ? ` Paused ${paused.split(',').join(', ')} until it is set again.` : ''}`
         : null;
     const data = {
       needed: rows,
@@ -139,6 +139,14 @@ export function registerCredentialPages(
     if (!CREDENTIAL_NAME.test(name) || !(await web.engine.credentials.names()).has(name))
       return c.redirect(`/credentials?deleted=${encodeURIComponent(name)}`, 303); // already gone: same outcome
     await web.engine.credentials.delete(name);
-    return c.redirect(`/credentials?deleted=${encodeURIComponent(name)}`, 303);
+    const paused = await pauseWhenDeleted(
+      { store: web.engine.store, workspace: web.engine.workspace, onWorkflowChange: onChange },
+      name,
+    );
+    const ids = paused.map((w) => w.workflow_id).join(',');
+    return c.redirect(
+      `/credentials?deleted=${encodeURIComponent(name)}${ids ? `&paused=${encodeURIComponent(ids)}` : ''}`,
+      303,
+    );
   });
 }

@@ -240,7 +240,10 @@ describe('a chat over HTTP and `handoff chat` on the same chat id', () => {
       method: 'DELETE',
       headers: auth,
     });
-    expect(await forgot.json()).toEqual({ deleted: 'MAIL_PASSWORD' });
+    expect(await forgot.json()).toEqual({
+      deleted: 'MAIL_PASSWORD',
+      paused: [{ workflow_id: id, name: expect.any(String) }], // waits for it again
+    });
   });
 
   it("the card's write-only field sets the credential on the web; the card then says it is set and saves it active", async () => {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { setDraftCredential } from '../../shared/assistant/card-actions.ts';
 import { createChat, updateChat } from '../../shared/chats/chat-repository.ts';
 import { Secret } from '../../shared/credentials/secret.ts';
-import { resumeWhenSet } from '../../shared/schedules/resume-when-set.ts';
+import { pauseWhenDeleted, resumeWhenSet } from '../../shared/schedules/resume-when-set.ts';
 import {
   getScheduleState,
   listSchedules,
@@ -79,6 +79,23 @@ async function expectOnlyMailResumed(): Promise<void> {
   expect(await getScheduleState(h.engine.store, 'held')).toMatchObject({ paused: true });
   const mail = (await listSchedules(h.engine.store)).find((s) => s.workflow_id === 'mail');
   expect(mail?.next.length).toBeGreaterThan(0); // it fires again
+}
+
+/** After MAIL_PASSWORD (set) is deleted: `mail` and `tickets` wait for it, `held` stays as the person left it. */
+async function expectWaitingForMailPasswordAgain(): Promise<void> {
+  expect(await getScheduleState(h.engine.store, 'mail')).toMatchObject({
+    paused: true,
+    needs: ['MAIL_PASSWORD'],
+  });
+  expect((await getScheduleState(h.engine.store, 'tickets'))?.needs?.sort()).toEqual([
+    'LINEAR_API_KEY',
+    'MAIL_PASSWORD',
+  ]);
+  const held = await getScheduleState(h.engine.store, 'held');
+  expect(held).toMatchObject({ paused: true });
+  expect(held?.needs).toBeUndefined();
+  const mail = (await listSchedules(h.engine.store)).find((s) => s.workflow_id === 'mail');
+  expect(mail?.next).toEqual([]); // it no longer fires
 }
 
 describe('setting a credential resumes what waited only for it', () => {
@@ -184,7 +201,14 @@ describe('setting a credential resumes what waited only for it', () => {
       h.app.request(`/api/credentials/${name}`, { method: 'DELETE', headers: h.auth() });
     const deleted = await del('MAIL_PASSWORD');
     expect(deleted.status).toBe(200);
-    expect(await deleted.json()).toEqual({ deleted: 'MAIL_PASSWORD' });
+    expect(await deleted.json()).toEqual({
+      deleted: 'MAIL_PASSWORD',
+      paused: [
+        { workflow_id: 'mail', name: 'Mail' },
+        { workflow_id: 'tickets', name: 'Tickets' },
+      ],
+    });
+    await expectWaitingForMailPasswordAgain();
     expect(await h.engine.credentials.get('MAIL_PASSWORD')).toBeUndefined();
     const again = await del('MAIL_PASSWORD');
     expect(again.status).toBe(404);
@@ -201,5 +225,60 @@ describe('setting a credential resumes what waited only for it', () => {
     expect(reply.text).toContain('Resumed mail ("Mail"): it has every credential it needs now.');
     expect(JSON.stringify(reply)).not.toContain(SECRET);
     await expectOnlyMailResumed();
+  });
+});
+
+describe('deleting a credential pauses what needs it until it is set again', () => {
+  beforeEach(async () => {
+    await h.engine.credentials.set('MAIL_PASSWORD', new Secret(SECRET));
+    await resumeWhenSet(h.engine);
+    await expectOnlyMailResumed();
+  });
+
+  it('the shared function pauses each workflow once, announces it, and setting it again resumes', async () => {
+    const announced: string[] = [];
+    const onWorkflowChange = async (id: string, change: string, workspace: string) => {
+      announced.push(`${id} ${change} ${workspace}`);
+    };
+    await h.engine.credentials.delete('MAIL_PASSWORD');
+    expect(await pauseWhenDeleted({ ...h.engine, onWorkflowChange }, 'MAIL_PASSWORD')).toEqual([
+      { workflow_id: 'mail', name: 'Mail' },
+      { workflow_id: 'tickets', name: 'Tickets' },
+    ]);
+    expect(announced.sort()).toEqual(['mail saved default', 'tickets saved default']);
+    await expectWaitingForMailPasswordAgain();
+    // Said twice, nothing more; set again, `mail` runs again as before.
+    expect(await pauseWhenDeleted({ ...h.engine, onWorkflowChange }, 'MAIL_PASSWORD')).toEqual([]);
+    await h.engine.credentials.set('MAIL_PASSWORD', new Secret(SECRET));
+    await resumeWhenSet(h.engine);
+    await expectOnlyMailResumed();
+  });
+
+  it('`handoff credentials delete` pauses and says so', async () => {
+    const deleted = await runCli(['credentials', 'delete', 'MAIL_PASSWORD'], {
+      HANDOFF_STATE_DIR: h.env.HANDOFF_STATE_DIR,
+    });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toContain('Deleted MAIL_PASSWORD.');
+    expect(deleted.stdout).toContain('Paused mail ("Mail"), tickets ("Tickets") until it is set again.');
+    await expectWaitingForMailPasswordAgain();
+  });
+
+  it('the Credentials page says which workflows stop before, and which were paused after', async () => {
+    const page = pageClient(h.app);
+    const confirm = await (await page.get('/credentials/MAIL_PASSWORD/delete')).text();
+    expect(confirm).toMatch(
+      /Held, Mail, Tickets cannot run without it:\s+they are paused until it is set again\./,
+    );
+    const posted = await page.submit(
+      '/credentials/MAIL_PASSWORD/delete',
+      {},
+      '/credentials/MAIL_PASSWORD/delete',
+    );
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get('location')).toBe('/credentials?deleted=MAIL_PASSWORD&paused=mail%2Ctickets');
+    const shown = await (await page.get(posted.headers.get('location')!)).text();
+    expect(shown).toContain('Deleted MAIL_PASSWORD. Paused mail, tickets until it is set again.');
+    await expectWaitingForMailPasswordAgain();
   });
 });

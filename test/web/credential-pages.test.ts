@@ -60,7 +60,7 @@ it('lists the credentials workflows need first, sets one write-only, tests it wi
   expect(confirm).toMatch(/Team inbox\s*cannot run without it/);
   expect(await h.engine.credentials.get('MAIL_PASSWORD')).toBeDefined();
   const deleted = await page.submit('/credentials/MAIL_PASSWORD/delete', {}, '/credentials');
-  expect(deleted.headers.get('location')).toBe('/credentials?deleted=MAIL_PASSWORD');
+  expect(deleted.headers.get('location')).toBe('/credentials?deleted=MAIL_PASSWORD&paused=team-inbox');
   expect(await h.engine.credentials.get('MAIL_PASSWORD')).toBeUndefined();
 });
 

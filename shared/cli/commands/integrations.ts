@@ -12,7 +12,12 @@ import {
   type RegistryEntry,
 } from '../../integrations/registry.ts';
 import { requiredCredentials, type ServerEntryInput } from '../../integrations/servers.ts';
-import { describeResumed, resumeWhenSet } from '../../schedules/resume-when-set.ts';
+import {
+  describePaused,
+  describeResumed,
+  pauseWhenDeleted,
+  resumeWhenSet,
+} from '../../schedules/resume-when-set.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 
@@ -257,5 +262,8 @@ export function registerIntegrationCommands(
       const { engine } = await cliContext();
       await engine.credentials.delete(name);
       console.log(`Deleted ${name}.`);
+      // A workflow that needs it waits until it is set again (see docs/integrations.md).
+      const paused = describePaused(await pauseWhenDeleted(engine, name));
+      if (paused) console.log(paused);
     });
 }

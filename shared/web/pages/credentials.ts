@@ -181,7 +181,8 @@ export function deleteCredentialPage(
       ${
         users.length > 0
           ? html`<p class="cannot-run">
-              ${users.map((w, i) => html`${i > 0 ? ', ' : ''}${w.name}`)} cannot run without it.
+              ${users.map((w, i) => html`${i > 0 ? ', ' : ''}${w.name}`)} cannot run without it:
+              ${users.length > 1 ? 'they are' : 'it is'} paused until it is set again.
             </p>`
           : html`<p>No workflow uses it.</p>`
       }
