@@ -30,7 +30,9 @@ export const listArtifactsRoute = defineRoute({
     200: {
       description: 'A page of the artifacts, without their content.',
       schema: 'ArtifactSummaries',
-      headers: { 'X-Next-Cursor': 'Where the next page starts (pass it as `cursor`); absent on the last page.' },
+      headers: {
+        'X-Next-Cursor': 'Where the next page starts (pass it as `cursor`); absent on the last page.',
+      },
     },
     400: 'BadRequest',
     401: 'Unauthorized',

@@ -57,7 +57,9 @@ export function registerCredentialPages(
     const rows = [...needed.values()].sort(
       (a, b) => Number(a.info !== null) - Number(b.info !== null) || a.name.localeCompare(b.name),
     );
-    const [set, deleted, resumed, paused] = ['set', 'deleted', 'resumed', 'paused'].map((k) => c.req.query(k));
+    const [set, deleted, resumed, paused] = ['set', 'deleted', 'resumed', 'paused'].map((k) =>
+      c.req.query(k),
+    );
     const notice = set
       ? `Saved ${set}. Its value is not shown again.${resumed ? ` Resumed ${resumed.split(',').join(', ')}: nothing ${resumed.includes(',') ? 'they need' : 'it needs'} is missing now.` : ''}`
       : deleted
