@@ -76,13 +76,11 @@ export const ApplyResult = z
 export const Problems = z
   .object({
     error: z.string(),
-    problems: z
-      .array(z.string())
-      .meta({
-        description: 'One line per problem (a workspace file: `workspace.yml: <path>: <what is wrong>`).',
-      }),
+    problems: z.array(z.string()).meta({
+      description: 'One line per problem (a workspace file: `workspace.yml: <path>: <what is wrong>`).',
+    }),
   })
-  .meta({ id: 'Problems' });
+  .meta({ id: 'ApplyProblems' });
 
 export const PLATFORM_RESPONSES = {
   Profile,

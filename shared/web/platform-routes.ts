@@ -53,7 +53,12 @@ export const putProfileRoute = defineRoute({
   summary: 'Change your profile',
   description:
     'Only the fields given change. A changed time zone re-reads every schedule (on AWS: each schedule is updated).',
-  content: { 'application/json': ProfileInputSchema },
+  content: {
+    'application/json': ProfileInputSchema.meta({
+      id: 'ProfileChange',
+      description: 'Only the fields given change.',
+    }),
+  },
   responses: { 200: { description: 'Saved.', schema: 'Profile' }, ...SAVE_REFUSED },
 });
 

@@ -24,6 +24,10 @@ import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener, WorkflowSummary } from './workflow-routes.ts';
 
 const workflowId = pathParam('id', 'The workflow id (a slug).');
+const Workflow = WorkflowSchema.meta({
+  id: 'Workflow',
+  description: 'A workflow definition (the same as a workflow file), as JSON or YAML.',
+});
 
 export const listWorkflowsRoute = defineRoute({
   method: 'get',
@@ -45,7 +49,7 @@ export const putWorkflowRoute = defineRoute({
     'The body is validated like a workflow file; its `id` must match the path. Schedules follow. ' +
     'On AWS, a source that needs local folders (maildir) is refused with 400.',
   params: workflowId,
-  content: { 'application/json': WorkflowSchema, 'application/yaml': WorkflowSchema },
+  content: { 'application/json': Workflow, 'application/yaml': Workflow },
   responses: {
     200: { description: 'Replaced.', schema: 'WorkflowSummary' },
     201: { description: 'Added.', schema: 'WorkflowSummary' },

@@ -143,4 +143,20 @@ describe('the platform API', () => {
     expect((await put({ time_zone: 'Asia/Tokyo' })).status).toBe(200);
     expect(announced).toEqual(['morning saved']); // the manual workflow has no schedule
   });
+
+  it("keeps each route's own body limit though its handler loads on first use (profile 16 KiB, skills 64 KiB)", async () => {
+    const send = (path: string, bytes: number) =>
+      h.app.request(path, {
+        method: 'PUT',
+        headers: h.auth({ 'Content-Type': 'application/json' }),
+        body: JSON.stringify({ name: 'x'.repeat(bytes) }),
+      });
+    const profile = await send('/api/profile', 17 * 1024);
+    expect(profile.status).toBe(413);
+    expect(await profile.json()).toEqual({ error: 'request body larger than 16 KiB' });
+    const skill = await send('/api/skills/triage', 65 * 1024);
+    expect(skill.status).toBe(413);
+    expect(await skill.json()).toEqual({ error: 'request body larger than 64 KiB' });
+    expect((await h.app.request('/api/profile', { headers: h.auth() })).status).toBe(200);
+  });
 });
