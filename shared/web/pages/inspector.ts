@@ -119,7 +119,7 @@ function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor):
   const { run } = data;
   const place: ListPlace = { workspace: data.workspace ?? null, back: `/runs/${run.id}` };
   const n = waiting.filter(acceptableInBulk).length;
-  return html`<div class="run-answers" data-run-answers>
+  return html`<div class="run-group run-answers" data-run-answers>
     ${data.bulkNotice ? html`<div class="flash flash-ok" role="status"><p>${data.bulkNotice}</p></div>` : ''}
     <div class="group-head">
       <span>${plural(waiting.length, 'question')} waiting</span>
