@@ -259,3 +259,8 @@ function suggestionWords(action: string, n: number): string {
 export function isActivityPath(path: string | undefined): path is string {
   return path !== undefined && /^\/activity(\?[\w%=&.@+-]*)?$/.test(path);
 }
+
+/** Whether `path` is a page a bulk answer or a row's answer may return to: Activity, or a run's page. */
+export function isReturnPath(path: string | undefined): path is string {
+  return isActivityPath(path) || (path !== undefined && /^\/runs\/[\w-]{1,120}(\?[\w%=&.@+-]*)?$/.test(path));
+}

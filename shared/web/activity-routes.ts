@@ -19,11 +19,11 @@ import { latestSettled } from '../runs/latest-answers.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { getRecords } from '../store/records.ts';
 import { countWithStatus } from '../store/store.ts';
-import { isActivityPath, parseActivityQuery, readActivity } from './activity-list.ts';
+import { isReturnPath, parseActivityQuery, readActivity } from './activity-list.ts';
+import { bulkNotice } from './bulk-notice.ts';
 import { admit, admitForm } from './guard.ts';
 import type { AcceptPlan } from './pages/activity-confirm.ts';
 import { messagePage, type WorkspaceLabel } from './pages/layout.ts';
-import { label, plural } from './pages/ui.ts';
 import { answeredFrom } from './recorded-answer.ts';
 import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -32,7 +32,7 @@ import type { WebDeps } from './web-deps.ts';
 const activityPages = () => import('./pages/activity.ts');
 const confirmPages = () => import('./pages/activity-confirm.ts');
 
-/** What a bulk answer did, carried on its redirect back to Activity. */
+/** What a bulk answer did, carried on its redirect back to Activity or the run page (bulk-notice.ts words it). */
 interface BulkOutcome {
   done: number;
   how: string;
@@ -42,7 +42,7 @@ interface BulkOutcome {
 }
 
 function backTo(path: string | undefined, outcome: BulkOutcome): string {
-  const back = isActivityPath(path) ? path : '/activity';
+  const back = isReturnPath(path) ? path : '/activity';
   const params = new URLSearchParams({
     done: String(outcome.done),
     how: outcome.how,
@@ -51,36 +51,6 @@ function backTo(path: string | undefined, outcome: BulkOutcome): string {
     learned: String(outcome.learned),
   });
   return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
-}
-
-const count = (v: string | undefined) => (v && /^\d{1,6}$/.test(v) ? Number(v) : 0);
-
-/** The words of a bulk answer's notice, from its redirect's query (null: there was none). */
-export function bulkNotice(query: Record<string, string>): string | null {
-  if (query.done === undefined) return null;
-  const how = /^[a-z][a-z0-9_]{0,60}$/.test(query.how ?? '') ? query.how! : 'approve_suggested';
-  const [done, refused, left, learned] = [query.done, query.refused, query.left, query.learned].map(
-    count,
-  ) as [number, number, number, number];
-  const words: string[] = [];
-  if (done === 0 && refused === 0 && left === 0)
-    words.push('Nothing was selected: tick the questions first.');
-  if (done > 0)
-    words.push(
-      how === 'approve_suggested'
-        ? `Accepted ${plural(done, 'suggestion')}.`
-        : `Answered ${plural(done, 'question')}: ${label(how)}.`,
-    );
-  if (learned > 0) words.push(`Learned ${plural(learned, 'rule')} from them (see Memory).`);
-  if (refused > 0)
-    words.push(
-      `${refused} could not be taken: answered elsewhere, expired, or not an option for that question.`,
-    );
-  if (left > 0)
-    words.push(
-      `${plural(left, 'question')} left for you: a suggestion that cannot be undone is answered on its own.`,
-    );
-  return words.join(' ');
 }
 
 function tally(results: readonly AnswerResult[], how: string, notTaken: number, left: number): BulkOutcome {
@@ -134,7 +104,7 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
     const run = form.run?.trim();
     if (!run) return refused(c, 'Say which run: the form names its run. Nothing was changed.');
     const sender = form.sender?.trim() || undefined;
-    const back = isActivityPath(form.back) ? form.back : '/activity';
+    const back = isReturnPath(form.back) ? form.back : '/activity';
     let pick;
     try {
       pick = await suggestedAnswers(web.engine, { run, from: sender });

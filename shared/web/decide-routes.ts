@@ -37,7 +37,7 @@ import { answeredFrom } from './recorded-answer.ts';
 import { learnedFrom } from '../runs/learned.ts';
 import { decisionPath } from '../links/decision-links.ts';
 import { editsFromFields } from '../runs/edited-words.ts';
-import { isActivityPath } from './activity-list.ts';
+import { isReturnPath } from './activity-list.ts';
 
 export interface DecideRouteDeps {
   readonly engine: EngineDeps;
@@ -172,8 +172,8 @@ export function registerDecideRoutes(app: Hono, web: WebDeps): void {
 /** Where a logged-in visitor goes after answering: back to Activity, the next question, or the run. */
 async function afterAnswer(web: WebDeps, decided: Decision, next: string | undefined): Promise<string> {
   const done = `answered=${encodeURIComponent(decided.id)}`;
-  // Back to Activity as it was (its filters and page), the answer's notice added.
-  if (isActivityPath(next)) return `${next}${next.includes('?') ? '&' : '?'}${done}`;
+  // Back to Activity as it was (its filters and page), or to the run's page, the answer's notice added.
+  if (isReturnPath(next)) return `${next}${next.includes('?') ? '&' : '?'}${done}`;
   const following = (await listPending(web.engine.store))[0];
   if (following) return `/decide/${encodeURIComponent(following.id)}?${done}`;
   return `/runs/${encodeURIComponent(decided.run_id)}?${done}`;

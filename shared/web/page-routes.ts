@@ -24,6 +24,7 @@ const runPages = () => import('./pages/inspector.ts');
 const runReads = async () => ({
   ...(await import('../runs/what-it-did.ts')),
   ...(await import('./run-progress.ts')),
+  ...(await import('./bulk-notice.ts')),
 });
 import { messagePage } from './pages/layout.ts';
 /** The Overview's markup loads with the first Overview, not with every cold start. */
@@ -34,6 +35,7 @@ import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { answeredFrom } from './recorded-answer.ts';
+import { countWithStatus } from '../store/store.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
@@ -137,13 +139,13 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       getWorkflow(web.engine.store, run.workflow_id).catch(() => null),
       auditOfRun(web.engine.store, run),
       decisionsOfRun(web.engine.store, run),
-      listPending(web.engine.store),
+      countWithStatus(web.engine.store, 'decisions', 'pending'),
       answeredFrom(c, web),
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const { handoffPairs, inspectorPage } = await runPages();
-    const { whatItDid } = await runReads();
+    const { whatItDid, bulkNotice } = await runReads();
     const did = await whatItDid(web.engine.store, audit, pageNumber(c.req.query('did')) ?? 0);
     const data = {
       run,
@@ -151,8 +153,10 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       events,
       audit,
       decisions,
-      pending: pending.length,
+      pending,
       recorded,
+      workspace: web.platform && web.workspace ? { id: web.workspace.id, name: web.workspace.name } : null,
+      bulkNotice: bulkNotice(c.req.query()),
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),
       artifacts,

@@ -166,7 +166,7 @@ export function acceptForm(visitor: Visitor, group: AcceptGroup, place: ListPlac
     <button class="button button-quiet" type="submit" data-accept-group>
       ${
         group.n === null
-          ? html`Accept all of this run's suggestions…`
+          ? html`Accept the run's suggestions…`
           : html`Accept the ${plural(group.n, 'suggestion')}${where}`
       }
     </button>

@@ -1,6 +1,7 @@
 /**
  * The run inspector (`/runs/:id`): the graph (trigger → executor → completer),
- * the questions of the pause and their answers, the handoffs to specialists, and one
+ * the questions of the pause and their answers (a waiting run's answered here as on
+ * Activity: its suggestions at once, or the checked ones), the handoffs to specialists, and one
  * trace of everything that happened. /assets/inspector.js fills it in live from
  * `/runs/:id/events`.
  */
@@ -11,7 +12,9 @@ import type { HandoffCallEntry, HandoffOutputEntry, TraceEntry } from '../../rec
 import type { Decision, Run } from '../../records/runs.ts';
 import { describeCounts } from '../../runs/counts.ts';
 import { describeAnswer } from '../../runs/views.ts';
-import { shell, type Visitor } from './layout.ts';
+import { acceptForm, questionRow, selectionBar, type ListPlace } from './activity.ts';
+import { acceptableInBulk } from '../activity-list.ts';
+import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import type { Artifact } from '../../artifacts/artifacts.ts';
 import { artifactsTable } from './artifacts.ts';
 import { runsTable } from './overview.ts';
@@ -36,6 +39,10 @@ export interface InspectorData {
   decisions: Decision[];
   pending: number;
   recorded: RecordedAnswer | null;
+  /** The workspace the page shows (null: the app has no workspaces): its forms answer there. */
+  workspace?: WorkspaceLabel | null;
+  /** What a bulk answer just did, in words (from its redirect: bulk-notice.ts). */
+  bulkNotice?: string | null;
   /** How the page follows a running run: the SSE feed of this process, or re-reading the page. */
   live: 'sse' | 'poll';
   /** Each handoff of an item to a specialist, from the run's recorded trace. */
@@ -103,31 +110,55 @@ function graph(data: InspectorData): Html {
     }`;
 }
 
-function questions(decisions: Decision[], runId: string): Html | string {
+/**
+ * A waiting run's questions to answer here: "Accept the N suggestions" for all of them (the
+ * confirm step first), the first QUESTIONS_SHOWN as Activity's rows with checkboxes, and the
+ * selection bar. The forms are Activity's, returning to this page.
+ */
+function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor): Html {
+  const { run } = data;
+  const place: ListPlace = { workspace: data.workspace ?? null, back: `/runs/${run.id}` };
+  const n = waiting.filter(acceptableInBulk).length;
+  return html`<div class="run-group run-answers" data-run-answers>
+    ${data.bulkNotice ? html`<div class="flash flash-ok" role="status"><p>${data.bulkNotice}</p></div>` : ''}
+    <div class="group-head">
+      <span>${plural(waiting.length, 'question')} waiting</span>
+      ${acceptForm(visitor, { runId: run.id, domain: null, n }, place)}
+    </div>
+    ${selectionBar(visitor, place)}
+    <ul class="questions">
+      ${waiting
+        .slice(0, QUESTIONS_SHOWN)
+        .map((decision) => questionRow({ decision, workflowName: data.workflowName }, visitor, place))}
+    </ul>
+  </div>`;
+}
+
+function questions(data: InspectorData, visitor: Visitor): Html | string {
+  const { decisions, run } = data;
   if (decisions.length === 0) return '';
-  const waiting = decisions.filter((d) => d.status === 'pending').length;
+  const waiting = decisions.filter((d) => d.status === 'pending');
+  const settled = decisions.filter((d) => d.status !== 'pending');
+  const more = waiting.length > QUESTIONS_SHOWN || settled.length > QUESTIONS_SHOWN;
   return html`<section aria-labelledby="questions-title" data-questions>
     <h2 id="questions-title">
-      The pause: ${plural(decisions.length, 'question')} ${waiting > 0 ? 'for you' : '— none waiting'}
+      The pause: ${plural(decisions.length, 'question')} ${waiting.length > 0 ? 'for you' : '— none waiting'}
     </h2>
     ${
-      decisions.length > QUESTIONS_SHOWN || waiting > 0
+      more || waiting.length > 0
         ? html`<p class="small">
-            <a href="/activity?run=${encodeURIComponent(runId)}" data-questions-all
-              >${waiting > 0 ? `Answer the ${plural(waiting, 'waiting question')} in Activity` : 'All of them in Activity'}</a
-            >${decisions.length > QUESTIONS_SHOWN ? ` (the first ${QUESTIONS_SHOWN} are below)` : ''}
+            <a href="/activity?run=${encodeURIComponent(run.id)}" data-questions-all
+              >${waiting.length > 0 ? `Answer the ${plural(waiting.length, 'waiting question')} in Activity` : 'All of them in Activity'}</a
+            >${more ? ` (the first ${QUESTIONS_SHOWN} are below)` : ''}
           </p>`
         : ''
     }
+    ${waiting.length > 0 ? answerHere(data, waiting, visitor) : ''}
     <ul class="plain-list">
-      ${decisions.slice(0, QUESTIONS_SHOWN).map(
+      ${settled.slice(0, QUESTIONS_SHOWN).map(
         (d) =>
           html`<li>
-            ${
-              d.status === 'pending'
-                ? html`<span class="pending">Waiting</span>`
-                : html`<span class="status status-answered">${d.status}</span>`
-            }
+            <span class="status status-answered">${d.status}</span>
             <a href="/decide/${d.id}">${d.subject || '(no subject)'}</a>
             <span class="muted"
               >— suggested ${label(d.suggested_action)}
@@ -304,7 +335,7 @@ export function inspectorPage(visitor: Visitor, data: InspectorData): Html {
             : describeCounts(run.counts)
         }${run.error ? html` — ${run.error}` : ''}
       </p>
-      ${questions(data.decisions, run.id)} ${data.did ? whatItDidSection(data.did, base(data)) : ''}
+      ${questions(data, visitor)} ${data.did ? whatItDidSection(data.did, base(data)) : ''}
       ${produced(data.artifacts ?? [], data.workflowName, run.id)}
       ${handoffs(data.handoffs ?? [], run.started_at)} ${trace(data, base(data))}
     </div>`,
