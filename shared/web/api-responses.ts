@@ -78,6 +78,8 @@ export const RuleRow = z
     decision_id: nullable(z.string()),
     item_id: nullable(z.string()),
     superseded_by: nullable(z.string()),
+    fired: z.number().int().meta({ description: 'How many items it decided, in every run so far.' }),
+    last_fired_at: nullable(z.string()).meta({ description: 'When it last decided one; null: never.' }),
   })
   .meta({ id: 'RuleRow', description: 'As `handoff rules --json`.' });
 
@@ -106,12 +108,10 @@ export const pageOf = (item: z.ZodType) =>
       .meta({ description: 'Where the next page starts; null on the last page.' }),
   });
 
-export const Stats = z
-  .record(z.string(), z.unknown())
-  .meta({
-    id: 'Stats',
-    description: 'As `handoff stats --json`: today, this week and overall, and per run.',
-  });
+export const Stats = z.record(z.string(), z.unknown()).meta({
+  id: 'Stats',
+  description: 'As `handoff stats --json`: today, this week and overall, and per run.',
+});
 
 export const LearnedRule = z.object({ id: z.string(), pattern: z.string(), action: z.string() }).meta({
   id: 'LearnedRule',
