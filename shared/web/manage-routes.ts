@@ -3,7 +3,8 @@ import type { Context } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError, UndoExpiredError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
-import { restorableUntil, restoreRule, revokeRule, rulesPage } from '../memory/rules-repository.ts';
+import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
+import { restorableUntil, restoreRule } from '../memory/rule-undo.ts';
 import { firesOf, NEVER_FIRED } from '../memory/rule-fires.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { getRecord } from '../store/records.ts';
@@ -196,7 +197,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
     return c.redirect(`/memory?deleted=${encodeURIComponent(id)}`, 303);
   });
 
-  // Undo of a deletion, while it may be undone (memory/rules-repository.ts, UNDO_WINDOW_MS).
+  // Undo of a deletion, while it may be undone (memory/rule-undo.ts, UNDO_WINDOW_MS).
   app.post('/memory/:id/restore', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;

@@ -13,13 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UndoExpiredError } from '../../shared/errors/index.ts';
 import { firesOf } from '../../shared/memory/rule-fires.ts';
 import { rulesUnder, ruleKeyOf } from '../../shared/memory/rule-keys.ts';
-import {
-  addRule,
-  listRules,
-  restoreRule,
-  revokeRule,
-  UNDO_WINDOW_MS,
-} from '../../shared/memory/rules-repository.ts';
+import { addRule, listRules, revokeRule } from '../../shared/memory/rules-repository.ts';
+import { restoreRule, UNDO_WINDOW_MS } from '../../shared/memory/rule-undo.ts';
 import { noMirror } from '../../shared/memory/mirror.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import type { Rule } from '../../shared/records/rule.ts';

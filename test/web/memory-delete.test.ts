@@ -4,7 +4,8 @@
  */
 import { afterEach, expect, it } from '@jest/globals';
 import { foldRuleHits } from '../../shared/memory/rule-fires.ts';
-import { addRule, listRules, UNDO_WINDOW_MS } from '../../shared/memory/rules-repository.ts';
+import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
+import { UNDO_WINDOW_MS } from '../../shared/memory/rule-undo.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;

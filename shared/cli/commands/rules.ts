@@ -2,15 +2,8 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
 import { RuleMatchSchema, type Rule, type RuleMatch } from '../../records/rule.ts';
-import {
-  addRule,
-  listRules,
-  restorableUntil,
-  restoreRule,
-  revokeRule,
-  ruleFound,
-  UNDO_WINDOW_MS,
-} from '../../memory/rules-repository.ts';
+import { addRule, listRules, revokeRule, ruleFound } from '../../memory/rules-repository.ts';
+import { restorableUntil, restoreRule, UNDO_WINDOW_MS } from '../../memory/rule-undo.ts';
 import { firesOf, NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { listProposals } from '../../runs/domain-proposals.ts';

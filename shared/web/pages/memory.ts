@@ -9,11 +9,12 @@ import { MAX_LEARN_ATTEMPTS } from '../../runs/learning.ts';
 import type { DomainProposal } from '../../records/proposals.ts';
 import { isLive, type Rule, type RuleMatch } from '../../records/rule.ts';
 import { reachOf } from '../../memory/source-key.ts';
-import { restorableUntil, ruleFound, UNDO_WINDOW_MS } from '../../memory/rules-repository.ts';
+import { ruleFound } from '../../memory/rules-repository.ts';
+import { restorableUntil, UNDO_WINDOW_MS } from '../../memory/rule-undo.ts';
 import { NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
-import { csrfField, flash, label, plural, shortWhen, when, type Html } from './ui.ts';
+import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
 
 const UNDO_MINUTES = UNDO_WINDOW_MS / 60_000;
 
@@ -30,6 +31,19 @@ export function matchText(match: RuleMatch): string {
   if ('sender' in match) return `mail from ${match.sender}`;
   if ('domain' in match) return `anything from ${match.domain.startsWith('@') ? '' : '@'}${match.domain}`;
   return `mentions ${match.keywords.map((k) => `“${k}”`).join(' and ')}`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A time said briefly, `3 Dec 08:00` (UTC; the year when it is not this one's). */
+function shortWhen(iso: string, now: Date = new Date()): Html | string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const year = d.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`;
+  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year} ${d.toISOString().slice(11, 16)}`;
+  return html`<time datetime="${iso}" title="${d.toISOString().slice(0, 16).replace('T', ' ')} UTC"
+    >${text}</time
+  >`;
 }
 
 /** A rule named in words: its pattern (which says its action), else its match and action. */

@@ -51,19 +51,6 @@ export function when(iso: string | null): Html | string {
   return html`<time datetime="${iso}">${text}</time>`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** A time said briefly, `3 Dec 08:00` (UTC; the year when it is not this one's). */
-export function shortWhen(iso: string, now: Date = new Date()): Html | string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const year = d.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`;
-  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year} ${d.toISOString().slice(11, 16)}`;
-  return html`<time datetime="${iso}" title="${d.toISOString().slice(0, 16).replace('T', ' ')} UTC"
-    >${text}</time
-  >`;
-}
-
 /** `0.3` → `0.30`. */
 export function score(value: number): string {
   return Number.isFinite(value) ? value.toFixed(2) : '0.00';
