@@ -1,8 +1,12 @@
 import type { Rule } from '../records/rule.ts';
+import { NEVER_FIRED, type RuleFires } from './rule-fires.ts';
 import { reachOf } from './source-key.ts';
 
-/** A rule as `handoff rules --json` prints it: every field on every rule, null where it does not apply. */
-export function ruleJson(rule: Rule) {
+/**
+ * A rule as `handoff rules --json` prints it: every field on every rule, null where it does not
+ * apply; `fires`: how often it fired and when last (memory/rule-fires.ts).
+ */
+export function ruleJson(rule: Rule, fires: RuleFires = NEVER_FIRED) {
   return {
     id: rule.id,
     match: rule.match,
@@ -19,5 +23,9 @@ export function ruleJson(rule: Rule) {
     decision_id: rule.decision_id,
     item_id: rule.item_id,
     superseded_by: rule.superseded_by,
+    /** How many items it decided, in every run so far. */
+    fired: fires.fired,
+    /** When it last decided one (null: never). */
+    last_fired_at: fires.last_fired_at,
   };
 }

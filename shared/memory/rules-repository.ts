@@ -1,4 +1,4 @@
-import { InvalidInputError, NotFoundError, UndoExpiredError } from '../errors/index.ts';
+import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { newId } from '../store/ids.ts';
 import { getRecord, listRecords, parseRecord } from '../store/records.ts';
 import { listPage, type Store } from '../store/store.ts';
@@ -35,9 +35,6 @@ export async function addRule(store: Store, input: NewRule): Promise<Rule> {
   return created;
 }
 
-/** How long a deleted rule can be restored: after this it is gone for good (and may be purged). */
-export const UNDO_WINDOW_MS = 10 * 60_000;
-
 /**
  * Every rule, oldest first (superseded ones included: they are history); deleted ones only
  * when asked (`withDeleted`: a workspace file applied over them).
@@ -70,15 +67,13 @@ export async function liveRulesFor(
   workflowId: string,
   sourceKey: string | null = null,
 ): Promise<Rule[]> {
-  return (await listRules(store)).filter(
-    (r) => isLive(r) && ruleApplies(r, workflowId, sourceKey),
-  );
+  return (await listRules(store)).filter((r) => isLive(r) && ruleApplies(r, workflowId, sourceKey));
 }
 
 /**
  * Deletes a rule (from Memory, the CLI, an answer's Undo): it stops firing at once (out of its
- * key and its scope's copy) and leaves the lists, and for UNDO_WINDOW_MS `restoreRule` brings
- * it back as it was. The record stays, marked `deleted_at`; the memory mirror forgets it now.
+ * key and its scope's copy) and leaves the lists, and for a while `restoreRule` (rule-undo.ts)
+ * brings it back as it was. The record stays, marked `deleted_at`; the memory mirror forgets it now.
  */
 export async function revokeRule(
   store: Store,
@@ -95,51 +90,14 @@ export async function revokeRule(
 export async function deleteRule(store: Store, id: string, now: Date = new Date()): Promise<Rule> {
   const rule = await getRecord(store, 'rules', RuleSchema, id);
   if (!rule || rule.deleted_at !== null) throw new NotFoundError(`no rule "${id}": see \`handoff rules\``);
-  const deleted = await rewrite(store, rule, { deleted_at: now.toISOString() });
+  const deleted = await rewriteRule(store, rule, { deleted_at: now.toISOString() });
   await indexRules(store, [], [rule]);
   await invalidateRuleSet(store, rule.workflow_id);
   return deleted;
 }
 
-/** Until when a deleted rule can be restored (null: it is not deleted). */
-export function restorableUntil(rule: Pick<Rule, 'deleted_at'>): Date | null {
-  return rule.deleted_at === null ? null : new Date(Date.parse(rule.deleted_at) + UNDO_WINDOW_MS);
-}
-
-/**
- * Brings a deleted rule back within UNDO_WINDOW_MS of its deletion: it fires again (in its key
- * and its scope's copy) and is listed again. A rule not deleted is returned as it is. After
- * the window: UndoExpiredError, and the record is purged.
- */
-export async function restoreRule(
-  store: Store,
-  mirror: MemoryMirror,
-  id: string,
-  now: Date = new Date(),
-): Promise<Rule> {
-  const rule = await getRecord(store, 'rules', RuleSchema, id);
-  if (!rule) throw new NotFoundError(`no rule "${id}": see \`handoff rules\``);
-  const until = restorableUntil(rule);
-  if (until === null) return rule;
-  if (now > until) {
-    await store.delete('rules', id);
-    throw new UndoExpiredError(
-      `the rule "${rule.pattern ?? id}" was deleted more than ${UNDO_WINDOW_MS / 60_000} minutes ago and can no longer be restored; add it again instead`,
-    );
-  }
-  const restored = await rewrite(store, rule, { deleted_at: null });
-  await indexRules(store, [restored], []);
-  await invalidateRuleSet(store, restored.workflow_id);
-  if (restored.source === 'learned') {
-    const mirrorIds = await mirror.ruleLearned(restored).catch(() => restored.mirror_ids);
-    if (mirrorIds.length > 0 && mirrorIds.join() !== restored.mirror_ids.join())
-      return rewrite(store, restored, { mirror_ids: mirrorIds });
-  }
-  return restored;
-}
-
 /** The rule with `change`, written on the condition that nobody moved it since it was read. */
-async function rewrite(store: Store, rule: Rule, change: Partial<Rule>): Promise<Rule> {
+export async function rewriteRule(store: Store, rule: Rule, change: Partial<Rule>): Promise<Rule> {
   const { version, ...fields } = { ...rule, ...change };
   if (version === undefined) throw new InvalidInputError(`rule "${rule.id}" has no version`);
   return RuleSchema.parse(await store.update('rules', fields, version));

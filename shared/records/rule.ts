@@ -35,7 +35,7 @@ export const RuleSchema = z.object({
   created_at: z.string(),
   /**
    * When it was deleted (null: it was not). A deleted rule no longer fires nor is listed; it
-   * can be restored for a while (memory/rules-repository.ts, UNDO_WINDOW_MS).
+   * can be restored for a while (memory/rule-undo.ts, UNDO_WINDOW_MS).
    */
   deleted_at: z.string().nullable().default(null),
 });

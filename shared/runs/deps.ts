@@ -36,6 +36,8 @@ export interface EngineDeps {
    * event for the schedule-sync function). Absent: schedules read the store (the local scheduler).
    */
   onWorkflowChange?: (workflowId: string, change: 'saved' | 'removed', workspace: string) => Promise<void>;
+  /** The time now, where a test sets it (a deleted rule's undo window); absent: the system clock. */
+  clock?: () => Date;
   settings: {
     confidenceThreshold: number;
     decisionTtlHours: number;

@@ -117,7 +117,7 @@ export async function decisionsPage(
   return { items: [...waiting.items, ...rest.items], next_cursor: rest.next_cursor };
 }
 
-/** Rules, oldest first (rule ids sort by when they were made), superseded ones included. */
+/** Rules, oldest first (rule ids sort by when they were made), superseded ones included, deleted ones not. */
 export async function rulesPage(
   store: Store,
   ask: PageAsk & { workflow?: string | undefined; source?: Rule['source'] | undefined },
@@ -127,7 +127,10 @@ export async function rulesPage(
     (p) => listPage(store, 'rules', '', p),
     ask.limit,
     at?.at ?? null,
-    (r) => (!ask.workflow || r.workflow_id === ask.workflow) && (!ask.source || r.source === ask.source),
+    (r) =>
+      (r.deleted_at ?? null) === null &&
+      (!ask.workflow || r.workflow_id === ask.workflow) &&
+      (!ask.source || r.source === ask.source),
   );
   return {
     items: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)),

@@ -26,7 +26,7 @@ import { withPreparedRun } from './prepare.ts';
 import { progressWriter } from './progress-writer.ts';
 import type { Run } from '../records/runs.ts';
 import { getRun } from './run-repository.ts';
-import { foldRuleHits, type RuleHits } from '../memory/rule-fires.ts';
+import type { RuleHits } from '../memory/rule-fires.ts';
 import { readGraph } from './graph-state.ts';
 
 /** Where a pass of the graph starts: a fresh run's trigger, or a step resumed from a pause. */
@@ -239,6 +239,8 @@ async function apply(
 async function foldFirings(deps: EngineDeps, runId: string, hits: RuleHits): Promise<void> {
   if (Object.keys(hits).length === 0) return;
   try {
+    // Loaded when a rule fired: a run (or an API process) where none did never loads it.
+    const { foldRuleHits } = await import('../memory/rule-fires.ts');
     await foldRuleHits(deps.store, runId, hits);
   } catch (error) {
     log.warn(`run ${runId}: the rules' firings were not counted (${errorMessage(error)})`);

@@ -53,6 +53,8 @@ export const RuleRow = z
     decision_id: nullable(z.string()),
     item_id: nullable(z.string()),
     superseded_by: nullable(z.string()),
+    fired: z.number().int().meta({ description: 'How many items it decided, in every run so far.' }),
+    last_fired_at: nullable(z.string()).meta({ description: 'When it last decided one; null: never.' }),
   })
   .meta({ id: 'RuleRow', description: 'As `handoff rules --json`.' });
 

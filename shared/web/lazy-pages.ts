@@ -41,7 +41,9 @@ const WORKSPACE_ROUTES = [
 const MANAGE_ROUTES = [
   'GET /memory',
   'POST /memory/proposals/:id/:choice{accept|dismiss}',
+  'GET /memory/:id/delete',
   'POST /memory/:id/delete',
+  'POST /memory/:id/restore',
   'POST /rules/:id/undo',
   'GET /settings',
   'POST /settings',

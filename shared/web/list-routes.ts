@@ -4,6 +4,7 @@
  * `GET /api/runs`, `GET /api/decisions` (waiting and answered), `GET /api/rules`,
  * `GET /api/audit?run=`, and `GET /api/stats`. One definition per route (api-route.ts).
  */
+import { firesOf } from '../memory/rule-fires.ts';
 import { ruleJson } from '../memory/rule-json.ts';
 import { auditRowJson, decisionRowJson, runRowJson } from '../runs/list-json.ts';
 import { auditPage, decisionsPage, rulesPage, runsPage } from '../runs/list-pages.ts';
@@ -87,7 +88,14 @@ export function registerListRoutes(app: RouteSink, web: WebDeps): void {
 
   serveRoute(app, rulesRoute, async (c, { query }) => {
     const page = await rulesPage(web.engine.store, query);
-    return c.json({ items: page.items.map(ruleJson), next_cursor: page.next_cursor });
+    const fires = await firesOf(
+      web.engine.store,
+      page.items.map((r) => r.id),
+    );
+    return c.json({
+      items: page.items.map((r) => ruleJson(r, fires.get(r.id))),
+      next_cursor: page.next_cursor,
+    });
   });
 
   serveRoute(app, auditRoute, async (c, { query }) => {

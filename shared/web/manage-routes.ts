@@ -1,9 +1,14 @@
 /** Memory (list and delete rules), Settings (stored in the store), login and logout. */
 import type { Context } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
-import { InvalidInputError, NotFoundError } from '../errors/index.ts';
+import { InvalidInputError, NotFoundError, UndoExpiredError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
 import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
+import { restorableUntil, restoreRule } from '../memory/rule-undo.ts';
+import { firesOf, NEVER_FIRED } from '../memory/rule-fires.ts';
+import { RuleSchema, type Rule } from '../records/rule.ts';
+import { getRecord } from '../store/records.ts';
+import { messagePage } from './pages/layout.ts';
 import { safeBack } from './pages/recorded-notice.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
@@ -14,7 +19,7 @@ import { slackSource } from '../notify/slack-source.ts';
 import type { Store } from '../store/store.ts';
 import { admit, admitForm, formFields } from './guard.ts';
 import { loginPage } from './pages/login.ts';
-import { memoryPage, passesFilter } from './pages/memory.ts';
+import { deleteConfirmPage, memoryPage, passesFilter, ruleText } from './pages/memory.ts';
 import { settingsPage } from './pages/settings.ts';
 import { safeNext } from './session.ts';
 import type { RouteSink } from './lazy-routes.ts';
@@ -65,7 +70,6 @@ async function clearWorkflowThresholds(store: Store): Promise<number> {
 }
 
 const MEMORY_NOTICES: Record<string, string> = {
-  deleted: 'Deleted the rule: it no longer fires.',
   accepted: 'Accepted: it is now a rule you set, applied from the next run.',
   dismissed: 'Dismissed: no rule, and it will not be proposed again.',
   undecided: 'That proposal was already decided; nothing changed.',
@@ -73,6 +77,26 @@ const MEMORY_NOTICES: Record<string, string> = {
 
 /** Rules Memory shows at a time, newest first (the next page by its cursor). */
 const RULES_PER_PAGE = 100;
+
+/** The time now, as the engine tells it (a test's clock), else the system's. */
+const nowOf = (web: WebDeps) => web.engine.clock?.() ?? new Date();
+
+/** The rule `id`, or undefined when there is none. */
+const ruleOf = (store: Store, id: string) => getRecord(store, 'rules', RuleSchema, id);
+
+/**
+ * The rules deleted a moment ago that may still be restored: those among the page read, and
+ * the one just deleted (`?deleted=ID`) wherever it is.
+ */
+async function restorable(store: Store, page: readonly Rule[], justDeleted: string | undefined, now: Date) {
+  const within = (r: Rule) => r.deleted_at !== null && restorableUntil(r)! >= now;
+  const found = page.filter(within);
+  if (justDeleted && !found.some((r) => r.id === justDeleted)) {
+    const rule = await ruleOf(store, justDeleted);
+    if (rule && within(rule)) found.unshift(rule);
+  }
+  return found;
+}
 
 /** Registers Memory, Settings, login and logout. */
 export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
@@ -87,6 +111,15 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
       learningFailures(web.engine),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
+    const now = nowOf(web);
+    const shown = rules.rules.filter((r) => r.deleted_at === null);
+    const [fires, deleted] = await Promise.all([
+      firesOf(
+        web.engine.store,
+        shown.map((r) => r.id),
+      ),
+      restorable(web.engine.store, rules.rules, c.req.query('deleted'), now),
+    ]);
     const filter = {
       q: c.req.query('q') ?? '',
       action: c.req.query('action')?.trim() ?? '',
@@ -94,11 +127,15 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
         ? c.req.query('scope')!
         : '',
     };
-    const notice = MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null;
+    const restored = c.req.query('restored');
+    const back = restored ? shown.find((r) => r.id === restored) : undefined;
+    const notice = back
+      ? `Restored the rule: ${ruleText(back)}. It fires again.`
+      : (MEMORY_NOTICES[Object.keys(c.req.query()).find((k) => k in MEMORY_NOTICES) ?? ''] ?? null);
     return c.html(
       memoryPage(
         admitted.visitor,
-        rules.rules.filter((r) => passesFilter(r, filter)),
+        shown.filter((r) => passesFilter(r, filter)),
         names,
         pending.length,
         notice,
@@ -106,8 +143,30 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
         unlearned,
         rules.next_cursor,
         filter,
+        { fires, deleted, now },
       ),
     );
+  });
+
+  // Deleting asks first: the rule in words, Delete or Cancel (a page of its own, no script needed).
+  app.get('/memory/:id/delete', async (c) => {
+    const admitted = await admit(c, web);
+    if (!admitted.ok) return admitted.response;
+    const rule = await ruleOf(web.engine.store, c.req.param('id') ?? '');
+    const back = { href: '/memory', text: 'Back to Memory' };
+    if (!rule || rule.deleted_at !== null)
+      return c.html(
+        messagePage('No such rule', 'That rule does not exist, or was deleted already.', back),
+        404,
+      );
+    const [workflows, pending, fires] = await Promise.all([
+      listWorkflows(web.engine.store),
+      listPending(web.engine.store),
+      firesOf(web.engine.store, [rule.id]),
+    ]);
+    const names = new Map(workflows.map((w) => [w.id, w.name]));
+    const fired = fires.get(rule.id) ?? NEVER_FIRED;
+    return c.html(deleteConfirmPage(admitted.visitor, rule, names, pending.length, fired, nowOf(web)));
   });
 
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
@@ -128,12 +187,32 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
   app.post('/memory/:id/delete', async (c) => {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
+    const id = c.req.param('id') ?? '';
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
+      await revokeRule(web.engine.store, web.engine.mirror, id, nowOf(web));
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
+      return c.redirect('/memory', 303);
     }
-    return c.redirect('/memory?deleted=1', 303);
+    return c.redirect(`/memory?deleted=${encodeURIComponent(id)}`, 303);
+  });
+
+  // Undo of a deletion, while it may be undone (memory/rule-undo.ts, UNDO_WINDOW_MS).
+  app.post('/memory/:id/restore', async (c) => {
+    const admitted = await admitForm(c, web);
+    if (!admitted.ok) return admitted.response;
+    const id = c.req.param('id') ?? '';
+    const back = { href: '/memory', text: 'Back to Memory' };
+    try {
+      await restoreRule(web.engine.store, web.engine.mirror, id, nowOf(web));
+    } catch (error) {
+      if (error instanceof UndoExpiredError)
+        return c.html(messagePage('Too late to undo', error.message, back), 410);
+      if (error instanceof NotFoundError)
+        return c.html(messagePage('No such rule', error.message, back), 404);
+      throw error;
+    }
+    return c.redirect(`/memory?restored=${encodeURIComponent(id)}#${encodeURIComponent(id)}`, 303);
   });
 
   // Undo beside an answer: revokes the rule that answer taught, that rule alone.
@@ -141,7 +220,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
     const admitted = await admitForm(c, web);
     if (!admitted.ok) return admitted.response;
     try {
-      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '');
+      await revokeRule(web.engine.store, web.engine.mirror, c.req.param('id') ?? '', nowOf(web));
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error; // already gone: the outcome is the same
     }

@@ -173,7 +173,7 @@ describe('the web app, as a new user meets it', () => {
     await watcher.close();
   });
 
-  it('lists what it learned, where from, and deletes a rule', async () => {
+  it('lists what it learned, where from, and deletes a rule after asking, with an Undo', async () => {
     const before = await listRules(served.engine.store);
     expect(before.length).toBeGreaterThan(0);
     await page.goto(`${served.url}/memory`);
@@ -181,14 +181,24 @@ describe('the web app, as a new user meets it', () => {
     expect(await page.locator('main').textContent()).toContain('newsletters from tools we pay for can go');
     await screenshot(page, 'memory');
     await expectAccessible(`${served.url}/memory`);
-    await page
-      .locator('.rule')
-      .first()
-      .getByRole('button', { name: /Delete/ })
-      .click();
-    await page.waitForURL(/deleted=1/);
-    expect(await page.locator('.flash-ok').textContent()).toContain('Deleted');
+    const first = page.locator('.rule').first();
+    const named = (await first.locator('.rule-pattern').textContent())!.trim();
+    expect(await first.locator('[data-fired]').textContent()).toMatch(/never fired|fired \d+ times? · last/);
+    await first.getByRole('link', { name: /Delete/ }).click();
+    // Delete asks first, naming the rule; nothing is deleted yet.
+    await page.waitForURL(/\/memory\/[^/]+\/delete$/);
+    expect((await page.locator('[data-rule]').textContent())!.trim()).toBe(named);
+    expect((await listRules(served.engine.store)).length).toBe(before.length);
+    await expectAccessible(page.url());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/deleted=/);
+    expect(await page.locator('[data-deleted]').textContent()).toContain(`Deleted the rule: ${named}`);
     expect((await listRules(served.engine.store)).length).toBe(before.length - 1);
+    // Undo brings it back.
+    await page.locator('[data-deleted]').getByRole('button', { name: 'Undo' }).click();
+    await page.waitForURL(/restored=/);
+    expect(await page.locator('.flash-ok').first().textContent()).toContain(`Restored the rule: ${named}`);
+    expect((await listRules(served.engine.store)).length).toBe(before.length);
   });
 
   it('changes the threshold from Settings, stored without editing a file', async () => {

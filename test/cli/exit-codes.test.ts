@@ -96,6 +96,7 @@ describe('exit codes are the same with and without --json', () => {
     expect(again.plain.stderr).toMatch(/already exists; add --replace/);
     await bothWays(['decide', 'dec_nope', 'archive'], 1);
     await bothWays(['rules', 'delete', 'rule_nope'], 1);
+    await bothWays(['rules', 'restore', 'rule_nope'], 1);
     await bothWays(['rules', 'add', '--keywords', 'invoice', '--action', 'archive'], 1);
     await bothWays(['templates', 'no-such-template'], 1);
     await bothWays(['inspect', 'run_nope'], 1);

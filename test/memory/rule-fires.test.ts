@@ -11,24 +11,21 @@ import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UndoExpiredError } from '../../shared/errors/index.ts';
-import { firesOf } from '../../shared/memory/rule-fires.ts';
+import { firesOf, foldRuleHits } from '../../shared/memory/rule-fires.ts';
 import { rulesUnder, ruleKeyOf } from '../../shared/memory/rule-keys.ts';
-import {
-  addRule,
-  listRules,
-  restoreRule,
-  revokeRule,
-  UNDO_WINDOW_MS,
-} from '../../shared/memory/rules-repository.ts';
+import { addRule, listRules, revokeRule } from '../../shared/memory/rules-repository.ts';
+import { restoreRule, UNDO_WINDOW_MS } from '../../shared/memory/rule-undo.ts';
 import { noMirror } from '../../shared/memory/mirror.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import type { Rule } from '../../shared/records/rule.ts';
 import type { Run } from '../../shared/records/runs.ts';
+import { runStep } from '../../shared/runs/run-loop.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import type { Store, Write } from '../../shared/store/store.ts';
+import { dispatchFixture } from '../support/dispatch-fixture.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 
@@ -179,5 +176,33 @@ describe.each(['JSON files', 'dynalite'])('rule firings on %s', (backend) => {
     await expect(restoreRule(spy.store, noMirror, bo.id, late)).rejects.toThrow(/no rule/);
     expect((await rulesUnder(spy.store, [ruleKeyOf(bo)])).map((r) => r.id)).toEqual([]);
     expect((await listRules(spy.store, { withDeleted: true })).map((r) => r.id)).toEqual([ana.id]);
+  });
+});
+
+describe('rule firings in dispatch mode (each step in its own process)', () => {
+  it('the executor step folds its hits when it ends; folding the same run again adds only what is new', async () => {
+    const { fixture, sent } = await dispatchFixture();
+    try {
+      const rule = await addRule(fixture.store, {
+        workflowId: null,
+        match: { sender: 'a@x.example' },
+        action: 'archive',
+        note: null,
+      });
+      const run = await startRun(fixture.deps, 'inbox', { kind: 'manual', detail: null });
+      expect(sent.map((s) => s.node)).toEqual(['executor']);
+      expect((await firesOf(fixture.store, [rule.id])).size).toBe(0); // the trigger step ran no rule
+      expect(await runStep(fixture.deps, run.id, 'executor')).toMatchObject({ status: 'waiting' });
+      expect((await firesOf(fixture.store, [rule.id])).get(rule.id)?.fired).toBe(1);
+
+      // A step of the same run folded again (a retry, a later step) brings only its new hits.
+      const at = new Date().toISOString();
+      await foldRuleHits(fixture.store, run.id, { [rule.id]: { n: 1, last: at } });
+      expect((await firesOf(fixture.store, [rule.id])).get(rule.id)?.fired).toBe(1);
+      await foldRuleHits(fixture.store, run.id, { [rule.id]: { n: 3, last: at } });
+      expect((await firesOf(fixture.store, [rule.id])).get(rule.id)).toEqual({ fired: 3, last_fired_at: at });
+    } finally {
+      await fixture.cleanup();
+    }
   });
 });

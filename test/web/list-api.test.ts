@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, expect, it } from '@jest/globals';
 import { listAudit } from '../../shared/audit/audit.ts';
+import { firesOf } from '../../shared/memory/rule-fires.ts';
 import { ruleJson } from '../../shared/memory/rule-json.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -78,7 +79,12 @@ it('lists runs, decisions, rules and the audit in the CLI shapes, filtered and p
   const fromOne = await get(`/api/decisions?from=${encodeURIComponent(waiting[0]!.sender)}`);
   expect(fromOne.items.every((d) => d.sender === waiting[0]!.sender)).toBe(true);
 
-  expect(await all('/api/rules', 1)).toEqual((await listRules(h.engine.store)).map(ruleJson));
+  const rules = await listRules(h.engine.store);
+  const fires = await firesOf(
+    h.engine.store,
+    rules.map((r) => r.id),
+  );
+  expect(await all('/api/rules', 1)).toEqual(rules.map((r) => ruleJson(r, fires.get(r.id))));
   expect((await get('/api/rules?source=you')).items).toEqual([]);
 
   const audit = (await listAudit(h.engine.store, { runId: first.id })).map(auditRowJson);

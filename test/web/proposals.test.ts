@@ -43,7 +43,8 @@ async function memoryPage(cookie: string) {
   return {
     html,
     cookie: set ? set.split(';')[0]! : cookie,
-    csrf: /name="_csrf" value="([^"]+)"/.exec(html)![1]!,
+    // A page with no form that posts (no proposal, no Undo: a rule's Delete is a link) has no token.
+    csrf: /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '',
   };
 }
 

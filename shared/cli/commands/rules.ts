@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
-import { RuleMatchSchema, type RuleMatch } from '../../records/rule.ts';
+import { RuleMatchSchema, type Rule, type RuleMatch } from '../../records/rule.ts';
 import { addRule, listRules, revokeRule, ruleFound } from '../../memory/rules-repository.ts';
+import { restorableUntil, restoreRule, UNDO_WINDOW_MS } from '../../memory/rule-undo.ts';
+import { firesOf, NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { listProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
@@ -55,6 +57,8 @@ export function matchFromOptions(options: Pick<AddOptions, 'sender' | 'domain' |
   return parsed.data;
 }
 
+const UNDO_MINUTES = UNDO_WINDOW_MS / 60_000;
+
 function describeMatch(match: RuleMatch): string {
   if ('sender' in match) return `sender ${match.sender}`;
   if ('domain' in match) return `domain @${match.domain}`;
@@ -74,13 +78,17 @@ export function registerRuleCommands(program: Command): void {
     .action(async (options: { json?: boolean; search?: string }) => {
       const { engine } = await cliContext();
       const list = (await listRules(engine.store)).filter((r) => ruleFound(r, options.search ?? ''));
-      if (options.json) return printJson(list.map(ruleJson));
+      const fires = await firesOf(
+        engine.store,
+        list.map((r) => r.id),
+      );
+      if (options.json) return printJson(list.map((r) => ruleJson(r, fires.get(r.id))));
       if (list.length === 0 && options.search)
         return console.log(`No rule holds "${options.search}". See them all: handoff rules`);
       if (list.length === 0)
         console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
       printTable(
-        ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'note'],
+        ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'fired', 'note'],
         list.map((r) => [
           r.id,
           describeMatch(r.match),
@@ -88,6 +96,7 @@ export function registerRuleCommands(program: Command): void {
           r.superseded_by ? `${r.source}, superseded by ${r.superseded_by}` : r.source,
           r.workflow_id ?? 'all',
           r.decision_id ? `${r.decision_id} (${r.item_id ?? '?'})` : null,
+          firedWords(fires.get(r.id) ?? NEVER_FIRED),
           r.note,
         ]),
       );
@@ -132,12 +141,47 @@ export function registerRuleCommands(program: Command): void {
 
   rules
     .command('delete ID')
-    .description('revoke a rule')
+    .description(
+      `delete a rule: it stops firing at once; \`rules restore ID\` undoes it for ${UNDO_MINUTES} minutes`,
+    )
     .option('--json', 'print JSON')
     .action(async (id: string, options: { json?: boolean }) => {
       const { engine } = await cliContext();
       const rule = await revokeRule(engine.store, engine.mirror, id);
-      if (options.json) return printJson({ id: rule.id, deleted: true });
-      console.log(`Deleted ${rule.id} (${describeMatch(rule.match)} → ${rule.action}).`);
+      const until = restorableUntil(rule)!.toISOString();
+      if (options.json)
+        return printJson({
+          id: rule.id,
+          deleted: true,
+          pattern: ruleWords(rule),
+          deleted_at: rule.deleted_at,
+          restorable_until: until,
+        });
+      console.log(`Deleted the rule ${rule.id}: ${ruleWords(rule)}. It no longer fires.`);
+      console.log(`Undo until ${until}: handoff rules restore ${rule.id}`);
     });
+
+  rules
+    .command('restore ID')
+    .description(`bring back a rule deleted less than ${UNDO_MINUTES} minutes ago`)
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const { engine } = await cliContext();
+      const rule = await restoreRule(engine.store, engine.mirror, id);
+      if (options.json)
+        return printJson(ruleJson(rule, (await firesOf(engine.store, [rule.id])).get(rule.id)));
+      console.log(`Restored the rule ${rule.id}: ${ruleWords(rule)}. It fires again.`);
+    });
+}
+
+/** The rule in words: its pattern, else its match and action. */
+function ruleWords(rule: Rule): string {
+  return rule.pattern ?? `${describeMatch(rule.match)} → ${rule.action}`;
+}
+
+/** "3 times, last 2026-12-03 08:00 UTC", or "never". */
+function firedWords(fires: RuleFires): string {
+  if (fires.fired === 0 || !fires.last_fired_at) return 'never';
+  const at = fires.last_fired_at;
+  return `${fires.fired === 1 ? 'once' : `${fires.fired} times`}, last ${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
 }

@@ -10,9 +10,13 @@ import type { DomainProposal } from '../../records/proposals.ts';
 import { isLive, type Rule, type RuleMatch } from '../../records/rule.ts';
 import { reachOf } from '../../memory/source-key.ts';
 import { ruleFound } from '../../memory/rules-repository.ts';
+import { restorableUntil, UNDO_WINDOW_MS } from '../../memory/rule-undo.ts';
+import { NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
 import { shell, type Visitor } from './layout.ts';
 import { proposalsSection } from './proposals.ts';
 import { csrfField, flash, label, plural, when, type Html } from './ui.ts';
+
+const UNDO_MINUTES = UNDO_WINDOW_MS / 60_000;
 
 /** Where a rule applies, as the person reads it: the mailbox, one workflow, or every workflow. */
 function reachText(rule: Rule, names: ReadonlyMap<string, string>): string {
@@ -29,6 +33,30 @@ export function matchText(match: RuleMatch): string {
   return `mentions ${match.keywords.map((k) => `“${k}”`).join(' and ')}`;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A time said briefly, `3 Dec 08:00` (UTC; the year when it is not this one's). */
+function shortWhen(iso: string, now: Date = new Date()): Html | string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const year = d.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${d.getUTCFullYear()}`;
+  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}${year} ${d.toISOString().slice(11, 16)}`;
+  return html`<time datetime="${iso}" title="${d.toISOString().slice(0, 16).replace('T', ' ')} UTC"
+    >${text}</time
+  >`;
+}
+
+/** A rule named in words: its pattern (which says its action), else its match and action. */
+export function ruleText(rule: Rule): string {
+  return rule.pattern ?? `${matchText(rule.match)} → ${label(rule.action)}`;
+}
+
+/** How often a rule fired and when last: "fired 3 times · last 3 Dec 08:00", or "never fired". */
+function firedText(fires: RuleFires, now: Date): Html | string {
+  if (fires.fired === 0 || fires.last_fired_at === null) return 'never fired';
+  return html`fired ${plural(fires.fired, 'time')} · last ${shortWhen(fires.last_fired_at, now)}`;
+}
+
 function origin(rule: Rule): Html {
   if (rule.source === 'you')
     return html`<span>A rule you set${rule.note ? html`: “${rule.note}”` : ''}</span>`;
@@ -42,13 +70,22 @@ function origin(rule: Rule): Html {
   </span>`;
 }
 
-function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Map<string, Rule>): Html {
-  const superseded = rule.superseded_by ? byId.get(rule.superseded_by) : undefined;
+interface CardContext {
+  names: Map<string, string>;
+  byId: Map<string, Rule>;
+  fires: ReadonlyMap<string, RuleFires>;
+  now: Date;
+}
+
+function card(rule: Rule, ctx: CardContext): Html {
+  const superseded = rule.superseded_by ? ctx.byId.get(rule.superseded_by) : undefined;
+  const names = ctx.names;
   return html`<li class="rule ${rule.superseded_by ? 'rule-old' : ''}" id="${rule.id}">
     <div class="rule-main">
       <p class="rule-pattern">
-        <strong>${rule.pattern ?? `${matchText(rule.match)} → ${label(rule.action)}`}</strong>
+        <strong>${ruleText(rule)}</strong>
       </p>
+      <p class="small" data-fired>${firedText(ctx.fires.get(rule.id) ?? NEVER_FIRED, ctx.now)}</p>
       <p class="small">
         When ${matchText(rule.match)}: <strong>${label(rule.action)}</strong>
         <span class="muted"
@@ -67,13 +104,60 @@ function card(rule: Rule, visitor: Visitor, names: Map<string, string>, byId: Ma
           : ''
       }
     </div>
-    <form method="post" action="/memory/${rule.id}/delete">
-      ${csrfField(visitor)}
-      <button class="button button-danger" type="submit">
-        Delete<span class="visually-hidden"> the rule ${rule.pattern ?? matchText(rule.match)}</span>
-      </button>
-    </form>
+    <a class="button button-danger" href="/memory/${rule.id}/delete">
+      Delete<span class="visually-hidden"> the rule ${ruleText(rule)}</span>
+    </a>
   </li>`;
+}
+
+/** A rule deleted a moment ago, with the Undo that restores it while it may be. */
+function deletedNotice(rule: Rule, visitor: Visitor, now: Date): Html {
+  const until = restorableUntil(rule);
+  return html`<div class="flash flash-ok" role="status" data-deleted="${rule.id}">
+    <p class="learned">
+      <span>Deleted the rule: <strong>${ruleText(rule)}</strong>.</span>
+      <form class="inline-form undo" method="post" action="/memory/${rule.id}/restore">
+        ${csrfField(visitor)}
+        <button class="button button-quiet" type="submit">Undo</button>
+      </form>
+      ${until ? html`<span class="muted small">until ${shortWhen(until.toISOString(), now)}</span>` : ''}
+    </p>
+  </div>`;
+}
+
+/** The step before deleting a rule: which rule, in words, and Delete or Cancel. */
+export function deleteConfirmPage(
+  visitor: Visitor,
+  rule: Rule,
+  names: Map<string, string>,
+  pending: number,
+  fires: RuleFires,
+  now: Date,
+): Html {
+  return shell({
+    title: 'Delete a rule?',
+    nav: 'memory',
+    visitor,
+    pending,
+    body: html`<h1>Delete this rule?</h1>
+      <section class="confirm" data-confirm aria-labelledby="confirm-title">
+        <h2 id="confirm-title" data-rule>${ruleText(rule)}</h2>
+        <p>
+          When ${matchText(rule.match)}: <strong>${label(rule.action)}</strong> · ${reachText(rule, names)}
+        </p>
+        <p class="small">${origin(rule)} · ${firedText(fires, now)}</p>
+        <p class="muted">
+          It stops firing at once. You can undo this from Memory for ${UNDO_MINUTES} minutes.
+        </p>
+        <div class="options">
+          <form class="inline-form" method="post" action="/memory/${rule.id}/delete">
+            ${csrfField(visitor)}
+            <button class="button button-danger" type="submit">Delete</button>
+          </form>
+          <a class="button" href="/memory#${rule.id}">Cancel</a>
+        </div>
+      </section>`,
+  });
 }
 
 /** Answers the learner could not learn from (yet), and why: never dropped silently. */
@@ -110,16 +194,25 @@ export function memoryPage(
   olderRules: string | null = null,
   /** What the list is filtered by (`?q=&action=&scope=`); the rules given are already filtered. */
   filter: MemoryFilter = { q: '', action: '', scope: '' },
+  /** How often the rules fired, by id, and the rules deleted a moment ago (restorable). */
+  extra: { fires?: ReadonlyMap<string, RuleFires>; deleted?: Rule[]; now?: Date } = {},
 ): Html {
-  const live = rules.filter((r) => isLive(r));
-  const history = rules.filter((r) => r.superseded_by !== null);
-  const byId = new Map(rules.map((r) => [r.id, r]));
+  const shown = rules.filter((r) => r.deleted_at === null);
+  const live = shown.filter((r) => isLive(r));
+  const history = shown.filter((r) => r.superseded_by !== null);
+  const now = extra.now ?? new Date();
+  const ctx: CardContext = {
+    names,
+    byId: new Map(rules.map((r) => [r.id, r])),
+    fires: extra.fires ?? new Map(),
+    now,
+  };
   return shell({
     title: 'Memory',
     nav: 'memory',
     visitor,
     pending,
-    notice: flash(notice),
+    notice: html`${flash(notice)}${(extra.deleted ?? []).map((r) => deletedNotice(r, visitor, now))}`,
     body: html`<h1>Memory</h1>
       <p class="lede">
         Rules are applied before the gate decides, so a matching item is not asked about again. A rule fires
@@ -133,7 +226,7 @@ export function memoryPage(
           live.length === 0
             ? html`<p class="muted">No rules yet. Every answer you give teaches one narrow rule.</p>`
             : html`<ul class="rules">
-                ${live.map((r) => card(r, visitor, names, byId))}
+                ${live.map((r) => card(r, ctx))}
               </ul>`
         }
       </section>
@@ -143,7 +236,7 @@ export function memoryPage(
           : html`<section aria-labelledby="history-title">
               <h2 id="history-title">History: ${plural(history.length, 'replaced rule')}</h2>
               <ul class="rules">
-                ${history.map((r) => card(r, visitor, names, byId))}
+                ${history.map((r) => card(r, ctx))}
               </ul>
             </section>`
       }
