@@ -187,15 +187,23 @@ export class DynamoDbStore implements Store {
     return pages.flat();
   }
 
-  /** A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index. */
-  async listRunsOf(workflowId: string): Promise<JsonRecord[]> {
-    return this.queryAll({
+  /**
+   * A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index
+   * (every page of it, or one Query with a Limit when `limit` is given).
+   */
+  async listRunsOf(workflowId: string, limit?: number): Promise<JsonRecord[]> {
+    const query = {
       IndexName: RUNS_BY_WORKFLOW_INDEX.name,
       KeyConditionExpression: '#g = :g',
       ExpressionAttributeNames: { '#g': RUNS_BY_WORKFLOW_INDEX.partitionKey },
       ExpressionAttributeValues: { ':g': workflowPartition(this.workspace, workflowId) },
       ScanIndexForward: false,
-    });
+    };
+    if (limit === undefined) return this.queryAll(query);
+    const out = await this.client.send(
+      new QueryCommand({ ...query, TableName: this.tableName, Limit: limit }),
+    );
+    return (out.Items ?? []).map(fromItem);
   }
 
   /**

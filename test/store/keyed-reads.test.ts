@@ -18,6 +18,7 @@ import { artifactOf, saveArtifact } from '../../shared/artifacts/artifacts.ts';
 import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/workspace-facts.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { answeredByPerson } from '../../shared/runs/answered.ts';
+import { rulesPage } from '../../shared/runs/list-pages.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -256,6 +257,23 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(today!.runs).toBe(new Set(everyEntry.map((e) => e.run_id)).size);
     expect(today!.counts.archive).toBe(everyEntry.filter((e) => e.outcome === 'acted').length);
     expect(rules.length).toBeGreaterThan(0);
+  });
+
+  it("the Workflows pages (each one's last run, its rules) and `handoff rules --search` read a page at a time", async () => {
+    let body = '';
+    let list = '';
+    let found: Awaited<ReturnType<typeof rulesPage>> | undefined;
+    const reads = await fullReadsOf(async () => {
+      list = await page('/workflows');
+      body = await page('/workflows/inbox');
+      found = await rulesPage(spy.store, { limit: 50, search: 'elsewhere.example' });
+    });
+    expect(reads).toEqual([]);
+    expect(list).toContain('inbox');
+    expect(body).toContain('data-rules');
+    // The rules an earlier case added: 20 of 30 match a sender at elsewhere.example.
+    expect(found!.items).toHaveLength(20);
+    expect(found!.items.every((r) => JSON.stringify(r.match).includes('elsewhere.example'))).toBe(true);
   });
 
   it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {
