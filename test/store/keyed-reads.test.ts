@@ -19,6 +19,8 @@ import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/w
 import { listAudit } from '../../shared/audit/audit.ts';
 import { answeredByPerson } from '../../shared/runs/answered.ts';
 import { rulesPage } from '../../shared/runs/list-pages.ts';
+import { previewWorkflow } from '../../shared/assistant/preview.ts';
+import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -274,6 +276,28 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     // The rules an earlier case added: 20 of 30 match a sender at elsewhere.example.
     expect(found!.items).toHaveLength(20);
     expect(found!.items.every((r) => JSON.stringify(r.match).includes('elsewhere.example'))).toBe(true);
+  });
+
+  it("the assistant's preview of a workflow reads the rules of its items' senders by key", async () => {
+    // New mail from a sender a rule covers (shop0@vendorc.example, added above), and another.
+    await writeMaildir(fixture.maildir, [
+      mail({ from: 'shop0@vendorc.example', subject: 'Preview me' }),
+      mail({ from: 'new@nowhere.example', subject: 'Question preview' }),
+    ]);
+    const workflow = await getWorkflow(spy.store, 'inbox');
+    let preview: Awaited<ReturnType<typeof previewWorkflow>> | undefined;
+    const reads = await fullReadsOf(async () => {
+      preview = await previewWorkflow(
+        { store: spy.store, credentials: fixture.deps.credentials, threshold: 0.7 },
+        workflow,
+        30,
+      );
+    });
+    expect(reads).toEqual([]);
+    expect(preview).toMatchObject({ ok: true });
+    const rows = preview!.ok ? preview!.rows : [];
+    expect(rows.find((r) => r.subject === 'Preview me')).toMatchObject({ verdict: 'rule' });
+    expect(rows.find((r) => r.subject === 'Question preview')?.verdict).not.toBe('rule');
   });
 
   it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {
