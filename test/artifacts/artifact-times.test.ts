@@ -98,6 +98,38 @@ describe('on DynamoDB (dynalite)', () => {
   });
 });
 
+describe('large artifacts on DynamoDB (dynalite)', () => {
+  const newStore = dynaliteTables('handoff-artifact-large');
+
+  it('a page of artifacts of 60 KB each is whole: a Query cut at 1 MB is followed to the page size', async () => {
+    const store = await newStore();
+    const big = 'x'.repeat(60 * 1024);
+    for (let n = 0; n < 40; n++)
+      await saveArtifact(
+        store,
+        artifactOf(
+          { kind: 'report', title: `Report ${n}`, contentType: 'text/plain; charset=utf-8', body: big },
+          { workflowId: 'inbox', runId: `run_big${n}`, itemId: null, decisionId: null },
+          new Date(Date.UTC(2026, 10, 1, 8, n)),
+        ),
+      );
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 5; pages++) {
+      const page = await pageOfArtifacts(store, { limit: 30, cursor });
+      seen.push(...page.items.map((a) => a.title));
+      if (pages === 0) expect(page.items).toHaveLength(30); // 1.8 MB: more than one Query page
+      if (page.next_cursor === null) break;
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, n) => `Report ${39 - n}`));
+    // The first list found every artifact in the index (2.4 MB of it) and marked the workspace.
+    expect(await store.get('settings', ARTIFACT_TIMES_MIGRATED_ID)).toBeDefined();
+    const again = await everyPage(store, 30);
+    expect(again).toEqual({ titles: seen, fullReads: [] });
+  });
+});
+
 describe('on JSON files', () => {
   const dirs: string[] = [];
   afterAll(async () => {
