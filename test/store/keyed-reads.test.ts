@@ -19,6 +19,7 @@ import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/w
 import { listAudit } from '../../shared/audit/audit.ts';
 import { answeredByPerson } from '../../shared/runs/answered.ts';
 import { rulesPage } from '../../shared/runs/list-pages.ts';
+import { inspectRun } from '../../shared/recorder/views.ts';
 import { previewWorkflow } from '../../shared/assistant/preview.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
@@ -298,6 +299,13 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     const rows = preview!.ok ? preview!.rows : [];
     expect(rows.find((r) => r.subject === 'Preview me')).toMatchObject({ verdict: 'rule' });
     expect(rows.find((r) => r.subject === 'Question preview')?.verdict).not.toBe('rule');
+  });
+
+  it("`handoff inspect RUN` reads the run's pauses by the ids its questions name", async () => {
+    let trace: Awaited<ReturnType<typeof inspectRun>> | undefined;
+    expect(await fullReadsOf(async () => (trace = await inspectRun(spy.store, runId)))).toEqual([]);
+    // The run's three questions (one answered since) are placed in its trace after its pause.
+    expect(trace!.entries.filter((e) => e.kind === 'answer')).toHaveLength(3);
   });
 
   it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {

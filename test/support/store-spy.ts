@@ -18,6 +18,7 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'outcomes',
   'rules',
   'artifacts',
+  'interrupts',
 ]);
 
 export interface StoreSpy {
