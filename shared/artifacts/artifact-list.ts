@@ -8,7 +8,7 @@
 import { parseRecord } from '../store/records.ts';
 import { listByIdPrefix, listNewest, newestOf, type Store } from '../store/store.ts';
 import { atOf, cursorOf, inMemory, type ListPage, type PageAsk } from '../runs/list-pages.ts';
-import { artifactTimesIndexed } from './artifact-times.ts';
+import { artifactsUnlessIndexed } from './artifact-times.ts';
 
 export { DEFAULT_PAGE, MAX_PAGE } from '../runs/list-pages.ts';
 import { ArtifactSchema, type Artifact } from './artifacts.ts';
@@ -28,9 +28,11 @@ export async function pageOfArtifacts(
     return inMemory('artifacts-of-run', ofRun, newestFirst, 'newest', ask.limit, at);
   }
   const at = atOf(['artifacts', 'artifacts-listed'], ask.cursor);
-  if (at?.list === 'artifacts-listed' || !(await artifactTimesIndexed(store))) {
+  const listed =
+    at?.list === 'artifacts-listed' ? await store.list('artifacts') : await artifactsUnlessIndexed(store);
+  if (listed !== null) {
     // Written before the index and not migrated yet: every artifact read, as before.
-    const page = newestOf(await store.list('artifacts'), 'artifacts', {
+    const page = newestOf(listed, 'artifacts', {
       limit: ask.limit,
       cursor: at?.at ?? null,
     });

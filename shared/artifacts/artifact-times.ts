@@ -6,7 +6,7 @@
  */
 import { crashPoint } from '../config/processes.ts';
 import { markStepDone } from '../settings/settings.ts';
-import { commitAll, listNewest, type Store, type Write } from '../store/store.ts';
+import { commitAll, listNewest, type JsonRecord, type Store, type Write } from '../store/store.ts';
 
 /** The marker that says every artifact of the workspace is in the by-time index (in `settings`). */
 export const ARTIFACT_TIMES_MIGRATED_ID = 'migration:artifact-times';
@@ -18,12 +18,17 @@ const BATCH = 100;
  * marker is written, and later pages read the index only.
  */
 export async function artifactTimesIndexed(store: Store): Promise<boolean> {
-  if ((await store.get('settings', ARTIFACT_TIMES_MIGRATED_ID)) !== undefined) return true;
+  return (await artifactsUnlessIndexed(store)) === null;
+}
+
+/** Null when every artifact is in the by-time index (`artifactTimesIndexed`), else every artifact, as listed. */
+export async function artifactsUnlessIndexed(store: Store): Promise<JsonRecord[] | null> {
+  if ((await store.get('settings', ARTIFACT_TIMES_MIGRATED_ID)) !== undefined) return null;
   const listed = await store.list('artifacts');
   const indexed = await listNewest(store, 'artifacts', { limit: Math.max(listed.length, 1) });
-  if (indexed.items.length !== listed.length || indexed.next_cursor !== null) return false;
+  if (indexed.items.length !== listed.length || indexed.next_cursor !== null) return listed;
   await markStepDone(store, ARTIFACT_TIMES_MIGRATED_ID); // kept if another process marked it first
-  return true;
+  return null;
 }
 
 /**

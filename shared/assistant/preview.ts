@@ -9,6 +9,7 @@ import { judge, type GatePolicy } from '../gate/verdict.ts';
 import { findCoveringRule } from '../memory/match.ts';
 import { sourceKeyOf } from '../memory/source-key.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
+import { keysForSender, ruleKeysReady, rulesUnder } from '../memory/rule-keys.ts';
 import { classify, readInstructions } from '../models/offline/classify.ts';
 import { compactView } from '../agents/executor/tools.ts';
 import type { PreviewRow } from '../chats/chat-records.ts';
@@ -54,7 +55,6 @@ export async function previewWorkflow(
   const fallback = names.find((a) => a !== 'delete') ?? 'skip';
   let source: ItemSource | undefined;
   try {
-    const rules = await liveRulesFor(deps.store, workflow.id, sourceKeyOf(workflow));
     source = deps.open
       ? deps.open(workflow)
       : openSource(workflow, {
@@ -64,7 +64,14 @@ export async function previewWorkflow(
     const refs = await source.listRefs();
     const rows: PreviewRow[] = [];
     // One round trip for a remote source (IMAP: one UID FETCH of the first `limit`).
-    for await (const read of readInBatches(source, refs.slice(0, limit), limit)) {
+    const reads = [];
+    for await (const read of readInBatches(source, refs.slice(0, limit), limit)) reads.push(read);
+    const rules = await rulesForItems(
+      deps.store,
+      workflow,
+      reads.flatMap((r) => (r.ok ? [r.item.sender.address] : [])),
+    );
+    for (const read of reads) {
       if (!read.ok) {
         rows.push({
           item_id: read.ref,
@@ -113,6 +120,20 @@ export async function previewWorkflow(
   } finally {
     await source?.close?.().catch(() => undefined);
   }
+}
+
+/**
+ * The live rules that can fire on items from `senders`: by the keys of what they match (one
+ * batched read, as a run reads them), or every rule of the workflow in a workspace whose rules
+ * are not indexed yet (until `handoff store migrate`).
+ */
+async function rulesForItems(store: Store, workflow: Workflow, senders: readonly string[]) {
+  const sourceKey = sourceKeyOf(workflow);
+  if (!(await ruleKeysReady(store))) return liveRulesFor(store, workflow.id, sourceKey);
+  return rulesUnder(
+    store,
+    senders.flatMap((sender) => keysForSender(workflow.id, sender, sourceKey)),
+  );
 }
 
 function describeMatch(match: Record<string, unknown>): string {

@@ -6,7 +6,7 @@
 import { tool, type Tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { errorMessage } from '../errors/index.ts';
-import { listRunsOf } from '../runs/run-repository.ts';
+import { newestRunsOf } from '../runs/run-repository.ts';
 import { getScheduleState, setPaused, pausedFor } from '../schedules/schedules.ts';
 import { getWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
@@ -34,7 +34,7 @@ export function workflowTools(turn: ChatTurn): Tool[] {
         const card = await workflowCard(cardDeps(turn), workflow);
         const state = await stateOf(turn, workflow);
         turn.log.card({ kind: 'workflow', state: state.paused ? 'paused' : 'active', card, changed: [] });
-        const runs = (await listRunsOf(store, workflow.id)).slice(0, 3);
+        const runs = await newestRunsOf(store, workflow.id, 3);
         return {
           ok: true,
           workflow_id: workflow.id,

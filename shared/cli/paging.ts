@@ -1,5 +1,5 @@
 /**
- * `--limit N --cursor C` for the CLI's lists (`runs`, `audit`, `pending`): the page the API
+ * `--limit N --cursor C` for the CLI's lists (`runs`, `audit`, `pending`, `rules`, `artifacts`): the page the API
  * would return. `--json` stays an array; when more follow, the next page's command is one line
  * on stderr (docs/lists.md).
  */
@@ -35,7 +35,7 @@ export function flags(options: Record<string, unknown>): string {
   return (
     Object.entries(options)
       .filter(([k, v]) => typeof v === 'string' && k !== 'cursor')
-      .map(([k, v]) => ` --${k} ${String(v)}`)
+      .map(([k, v]) => ` --${k} ${/[\s"'$]/.test(String(v)) ? JSON.stringify(v) : String(v)}`)
       .join('') +
     ((options.limit as number | undefined) !== DEFAULT_PAGE ? ` --limit ${String(options.limit)}` : '')
   );

@@ -94,12 +94,19 @@ export class EmbeddedGate implements Plugin {
     );
     if (uses.length === 0) return;
     const turn = `${this.scope}:${uses[0]!.toolUseId}`;
-    const rules = await rulesOf(this.options.store, this.scope);
+    const subjects = uses.map((use) =>
+      recallSubject(use.name, this.options.tools[use.name]!, inputOf(use.input)),
+    );
+    const rules = await rulesOf(
+      this.options.store,
+      this.scope,
+      subjects.map((s) => s.senderAddress),
+    );
     const questions: GateQuestion[] = [];
-    for (const use of uses) {
+    for (const [i, use] of uses.entries()) {
       const input = inputOf(use.input);
       const policy = this.options.tools[use.name]!;
-      const rule = coveringRule(rules, this.scope, use.name, recallSubject(use.name, policy, input));
+      const rule = coveringRule(rules, this.scope, use.name, subjects[i]!);
       const gatePolicy: GatePolicy = {
         threshold: this.threshold,
         actions: new Map([[use.name, { irreversible: policy.irreversible === true }]]),

@@ -5,7 +5,7 @@ import { appendAudit } from '../audit/audit.ts';
 import { findCoveringRule, type RecallSubject } from '../memory/match.ts';
 import { liveRulesFor } from '../memory/rules-repository.ts';
 import { invalidateRuleSet } from '../memory/rule-sets.ts';
-import { indexRules } from '../memory/rule-keys.ts';
+import { indexRules, keysForSender, ruleKeysReady, rulesUnder } from '../memory/rule-keys.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { newId } from '../store/ids.ts';
 import type { Store } from '../store/store.ts';
@@ -32,9 +32,22 @@ export function recallSubject(
   };
 }
 
-/** The live rules of the scope (none without a store). */
-export async function rulesOf(store: Store | undefined, scope: string): Promise<Rule[]> {
-  return store ? liveRulesFor(store, scope) : [];
+/**
+ * The live rules of the scope that can cover calls about `senders` (none without a store): by
+ * the keys of what they match (one batched read, as a run reads them), or every rule of the
+ * scope in a store whose rules are not indexed yet (until `handoff store migrate`).
+ */
+export async function rulesOf(
+  store: Store | undefined,
+  scope: string,
+  senders: readonly string[],
+): Promise<Rule[]> {
+  if (!store) return [];
+  if (!(await ruleKeysReady(store))) return liveRulesFor(store, scope);
+  return rulesUnder(
+    store,
+    senders.flatMap((sender) => keysForSender(scope, sender, null)),
+  );
 }
 
 /** The rule that covers a call, if any; only a rule for this very tool, or `skip`, can apply to it. */

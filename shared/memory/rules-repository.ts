@@ -1,5 +1,6 @@
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { newId } from '../store/ids.ts';
+import { keyedPage } from '../store/keyed-page.ts';
 import { getRecord, listRecords, parseRecord } from '../store/records.ts';
 import { listPage, type Store } from '../store/store.ts';
 import type { MemoryMirror } from './mirror.ts';
@@ -56,6 +57,30 @@ export async function rulesPage(
 ): Promise<{ rules: Rule[]; next_cursor: string | null }> {
   const page = await listPage(store, 'rules', '', { limit, cursor, descending: true });
   return { rules: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)), next_cursor: page.next_cursor };
+}
+
+/**
+ * The newest `limit` live rules a workflow's page shows (its own and every workflow's), oldest
+ * first, read newest first a page at a time (never every rule); `more` when older ones follow.
+ */
+export async function liveRulesOfWorkflow(
+  store: Store,
+  workflowId: string,
+  limit: number,
+): Promise<{ rules: Rule[]; more: boolean }> {
+  const page = await keyedPage(
+    (p) => listPage(store, 'rules', '', { ...p, descending: true }),
+    limit,
+    null,
+    (r) =>
+      r.superseded_by === null &&
+      (r.deleted_at ?? null) === null &&
+      (r.workflow_id === null || r.workflow_id === workflowId),
+  );
+  return {
+    rules: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)).reverse(),
+    more: page.next_cursor !== null,
+  };
 }
 
 /**

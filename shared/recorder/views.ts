@@ -1,10 +1,14 @@
+import type { z } from 'zod';
 import { DecisionSchema, InterruptSchema, type Decision, type Run } from '../records/runs.ts';
+import { decisionsOfRun } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
 import { getRecords, listRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
 import { costParts, USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
+
+type Interrupt = z.infer<typeof InterruptSchema>;
 
 /** A person's answer to one question of a pause, placed in the trace after that pause. */
 export interface AnswerEntry {
@@ -46,9 +50,14 @@ export async function inspectRun(store: Store, runId: string): Promise<RunTrace>
   const run = await getRun(store, runId);
   const session = await readSession(store, runId);
   const entries: InspectEntry[] = [...(session?.entries ?? [])];
-  const interrupts = (await listRecords(store, 'interrupts', InterruptSchema)).filter(
-    (i) => i.run_id === runId,
-  );
+  // The run's pauses, read by id: those its questions name (read by the run's key) and its last.
+  const asked = await decisionsOfRun(store, run);
+  const ids = [
+    ...new Set([...asked.map((d) => d.interrupt_id), ...(run.interrupt_id ? [run.interrupt_id] : [])]),
+  ];
+  const interrupts = (await getRecords(store, 'interrupts', InterruptSchema, ids))
+    .filter((i): i is Interrupt => i !== undefined && i.run_id === runId)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   for (const interrupt of interrupts) {
     const answers: InspectEntry[] = [];
     // The interrupt's own questions, read by id (a question dropped since is left out).

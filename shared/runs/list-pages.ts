@@ -7,6 +7,7 @@
 import { auditOfRun } from '../audit/audit.ts';
 import { NotFoundError } from '../errors/index.ts';
 import type { AuditEntry } from '../records/audit.ts';
+import { ruleFound } from '../memory/rules-repository.ts';
 import { RuleSchema, type Rule } from '../records/rule.ts';
 import { DecisionSchema, RunSchema, type Decision, type Run, type RunStatus } from '../records/runs.ts';
 import { keyedPage } from '../store/keyed-page.ts';
@@ -117,10 +118,17 @@ export async function decisionsPage(
   return { items: [...waiting.items, ...rest.items], next_cursor: rest.next_cursor };
 }
 
-/** Rules, oldest first (rule ids sort by when they were made), superseded ones included, deleted ones not. */
+/**
+ * Rules, oldest first (rule ids sort by when they were made), superseded ones included,
+ * deleted ones not; filtered by workflow, source and words (`search`: ruleFound).
+ */
 export async function rulesPage(
   store: Store,
-  ask: PageAsk & { workflow?: string | undefined; source?: Rule['source'] | undefined },
+  ask: PageAsk & {
+    workflow?: string | undefined;
+    source?: Rule['source'] | undefined;
+    search?: string | undefined;
+  },
 ): Promise<ListPage<Rule>> {
   const at = atOf(['rules'] as const, ask.cursor);
   const page = await keyedPage(
@@ -130,7 +138,8 @@ export async function rulesPage(
     (r) =>
       (r.deleted_at ?? null) === null &&
       (!ask.workflow || r.workflow_id === ask.workflow) &&
-      (!ask.source || r.source === ask.source),
+      (!ask.source || r.source === ask.source) &&
+      (!ask.search || ruleFound(parseRecord(RuleSchema, 'rules', r), ask.search)),
   );
   return {
     items: page.items.map((r) => parseRecord(RuleSchema, 'rules', r)),

@@ -5,7 +5,10 @@
 import type { Run } from '../records/runs.ts';
 import type { Store } from '../store/store.ts';
 import type { Workflow } from '../workflows/schema.ts';
-import { listRunsOf } from './run-repository.ts';
+import { newestRunsOf } from './run-repository.ts';
+
+/** How many of the workflow's newest runs are looked at for the one before. */
+const RUNS_LOOKED_AT = 20;
 
 /** `no new mail since 08:00 UTC` (or `since 2026-12-04 08:00 UTC`, or `no new mail` on a first run). */
 export async function quietReason(
@@ -15,7 +18,8 @@ export async function quietReason(
   now = new Date(),
 ): Promise<string> {
   const noun = workflow.source.type === 'event' ? 'events' : 'mail';
-  const before = (await listRunsOf(store, workflow.id)).find(
+  // The run before this one, among the workflow's newest (a run of failures in between is rare).
+  const before = (await newestRunsOf(store, workflow.id, RUNS_LOOKED_AT)).find(
     (r) => r.id !== run.id && r.status !== 'failed' && r.started_at < run.started_at,
   );
   if (!before) return `no new ${noun} in the source`;

@@ -2,6 +2,7 @@ import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import os from 'node:os';
 import { NotFoundError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
+import { keyedPage } from '../store/keyed-page.ts';
 import { getRecord, listRecords, parseRecord } from '../store/records.ts';
 import { listNewest, type Store } from '../store/store.ts';
 import { RunSchema, type Run } from '../records/runs.ts';
@@ -56,6 +57,22 @@ const PAGE = 50;
 export async function listRunsOf(store: Store, workflowId: string): Promise<Run[]> {
   if (!store.listRunsOf) return (await listRuns(store)).filter((r) => r.workflow_id === workflowId);
   return (await store.listRunsOf(workflowId)).map((r) => RunSchema.parse(r));
+}
+
+/**
+ * A workflow's newest `limit` runs, newest first: the backend's runs-by-workflow index with a
+ * Limit, else the by-time index walked with the workflow as a filter; never every run.
+ */
+export async function newestRunsOf(store: Store, workflowId: string, limit: number): Promise<Run[]> {
+  if (store.listRunsOf)
+    return (await store.listRunsOf(workflowId, limit)).slice(0, limit).map((r) => RunSchema.parse(r));
+  const page = await keyedPage(
+    (p) => listNewest(store, 'runs', p),
+    limit,
+    null,
+    (r) => r.workflow_id === workflowId,
+  );
+  return page.items.map((r) => RunSchema.parse(r));
 }
 
 /** The runs in one status (indexed for running and waiting runs). */

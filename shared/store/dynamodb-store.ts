@@ -251,15 +251,23 @@ export class DynamoDbStore implements Store {
     return pages.flat().filter((record) => record.id.startsWith(prefix));
   }
 
-  /** A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index. */
-  async listRunsOf(workflowId: string): Promise<JsonRecord[]> {
-    return this.queryAll({
+  /**
+   * A workflow's runs in this workspace, newest first: one Query on the runs-by-workflow index
+   * (every page of it, or one Query with a Limit when `limit` is given).
+   */
+  async listRunsOf(workflowId: string, limit?: number): Promise<JsonRecord[]> {
+    const query = {
       IndexName: RUNS_BY_WORKFLOW_INDEX.name,
       KeyConditionExpression: '#g = :g',
       ExpressionAttributeNames: { '#g': RUNS_BY_WORKFLOW_INDEX.partitionKey },
       ExpressionAttributeValues: { ':g': workflowPartition(this.workspace, workflowId) },
       ScanIndexForward: false,
-    });
+    };
+    if (limit === undefined) return this.queryAll(query);
+    const out = await this.client.send(
+      new QueryCommand({ ...query, TableName: this.tableName, Limit: limit }),
+    );
+    return (out.Items ?? []).map(fromItem);
   }
 
   /**
@@ -269,25 +277,21 @@ export class DynamoDbStore implements Store {
    */
   async listNewest(collection: Collection, page: PageRequest): Promise<Page> {
     const cursor = page.cursor ?? null;
-    let out;
+    let items;
     try {
-      out = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: TIME_INDEX.name,
-          KeyConditionExpression: cursor ? '#g = :g AND #s < :cursor' : '#g = :g',
-          ExpressionAttributeNames: {
-            '#g': TIME_INDEX.partitionKey,
-            ...(cursor ? { '#s': TIME_INDEX.sortKey } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':g': timePartition(this.workspace, collection),
-            ...(cursor ? { ':cursor': cursor } : {}),
-          },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-        }),
-      );
+      items = await this.queryUpTo(page.limit + 1, {
+        IndexName: TIME_INDEX.name,
+        KeyConditionExpression: cursor ? '#g = :g AND #s < :cursor' : '#g = :g',
+        ExpressionAttributeNames: {
+          '#g': TIME_INDEX.partitionKey,
+          ...(cursor ? { '#s': TIME_INDEX.sortKey } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':g': timePartition(this.workspace, collection),
+          ...(cursor ? { ':cursor': cursor } : {}),
+        },
+        ScanIndexForward: false,
+      });
     } catch (err) {
       if (!isMissingIndex(err)) throw err;
       log.warn(
@@ -295,11 +299,10 @@ export class DynamoDbStore implements Store {
       );
       return newestOf(await this.list(collection), collection, page);
     }
-    const items = (out.Items ?? []).map((item) => ({
-      record: fromItem(item),
-      key: String(item[TIME_INDEX.sortKey]),
-    }));
-    return sliced(items, page.limit);
+    return sliced(
+      items.map((item) => ({ record: fromItem(item), key: String(item[TIME_INDEX.sortKey]) })),
+      page.limit,
+    );
   }
 
   /**
@@ -312,17 +315,16 @@ export class DynamoDbStore implements Store {
     const limit = page.limit + (page.descending && prefixRange(prefix) ? 2 : 1);
     const parts = await Promise.all(
       partitionKeys(this.workspace, collection).map(async (pk) => {
-        const out = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
+        const items = await this.queryUpTo(
+          limit,
+          {
             ...prefixQuery(pk, prefix),
-            ...(cursor ? { ExclusiveStartKey: { pk, sk: cursor } } : {}),
             ...(page.descending ? { ScanIndexForward: false } : {}),
             ConsistentRead: true,
-            Limit: limit,
-          }),
+          },
+          cursor ? { pk, sk: cursor } : undefined,
         );
-        return (out.Items ?? []).map(fromItem).filter((record) => record.id.startsWith(prefix));
+        return items.map(fromItem).filter((record) => record.id.startsWith(prefix));
       }),
     );
     const all = inIdOrder(parts.flat(), { ...page, cursor: null }).map((record) => ({
@@ -330,6 +332,32 @@ export class DynamoDbStore implements Store {
       key: record.id,
     }));
     return sliced(all, page.limit);
+  }
+
+  /**
+   * The first `limit` items a Query gives, following its pages (DynamoDB ends a page at 1 MB,
+   * before its Limit when items are large: an artifact may carry 64 KB), each with that Limit.
+   */
+  private async queryUpTo(
+    limit: number,
+    query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+    startKey?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start = startKey;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          ...query,
+          TableName: this.tableName,
+          Limit: limit - items.length,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start && items.length < limit);
+    return items;
   }
 
   /** Every page of a Query on the table. */

@@ -55,7 +55,7 @@ export class ReadCacheStore implements Store {
   private readonly lists = new Map<Collection, Map<string, JsonRecord>>();
 
   /** The backend's own keyed lists, when it has them (never cached). */
-  readonly listRunsOf?: (workflowId: string) => Promise<JsonRecord[]>;
+  readonly listRunsOf?: (workflowId: string, limit?: number) => Promise<JsonRecord[]>;
   readonly listByIdPrefix?: (collection: Collection, prefix: string) => Promise<JsonRecord[]>;
   readonly listNewest?: (collection: Collection, page: PageRequest) => Promise<Page>;
   readonly listPage?: (collection: Collection, prefix: string, page: PageRequest) => Promise<Page>;

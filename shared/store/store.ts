@@ -137,9 +137,10 @@ export interface Store {
   readonly exactStatusIndex?: boolean;
   /**
    * Optional: the runs of one workflow, newest first, where the backend indexes them
-   * (DynamoDB: the runs-by-workflow index). Without it, callers list and filter.
+   * (DynamoDB: the runs-by-workflow index); the newest `limit` only when it is given (one
+   * Query with that Limit). Without it, callers walk the by-time index (`newestRunsOf`).
    */
-  listRunsOf?(workflowId: string): Promise<JsonRecord[]>;
+  listRunsOf?(workflowId: string, limit?: number): Promise<JsonRecord[]>;
   /**
    * Optional: the records of the collection whose id starts with `prefix`, where the backend
    * can read just those (DynamoDB: one Query on the prefix's sort-key range). Without it,

@@ -7,8 +7,7 @@
 import type { Context } from 'hono';
 import type { RouteSink } from './lazy-routes.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { listRules } from '../memory/rules-repository.ts';
-import { isLive } from '../records/rule.ts';
+import { liveRulesOfWorkflow } from '../memory/rules-repository.ts';
 import { listPending } from '../runs/decision-repository.ts';
 import { setPaused } from '../schedules/schedules.ts';
 import { readStoredSettings } from '../settings/settings.ts';
@@ -21,6 +20,9 @@ import type { WorkflowForm } from './pages/workflow.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
 import { workflowStatuses, type WorkflowStatus } from './workflow-status.ts';
+
+/** The rules a workflow's page lists (the newest that apply; Memory has every one). */
+const RULES_SHOWN = 100;
 
 /** The YAML reader and writer load with the first workflow page, not with every cold start. */
 const yamlTools = async () => {
@@ -140,13 +142,14 @@ export function registerWorkflowPages(
   ) => {
     const [status, rules, stored, pending] = await Promise.all([
       statusOf(workflow),
-      listRules(web.engine.store),
+      liveRulesOfWorkflow(web.engine.store, workflow.id, RULES_SHOWN),
       readStoredSettings(web.engine.store),
       pendingCount(),
     ]);
     const data = {
       status,
-      rules: rules.filter((r) => isLive(r) && (r.workflow_id === null || r.workflow_id === workflow.id)),
+      rules: rules.rules,
+      moreRules: rules.more,
       threshold: stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold,
       form: refused?.form ?? formOf(workflow),
       yaml: refused?.yaml ?? (await yamlTools()).stringify(workflow),

@@ -6,7 +6,7 @@
 import { readProfile } from '../profile/profile.ts';
 import type { Run } from '../records/runs.ts';
 import type { EngineDeps } from '../runs/deps.ts';
-import { listRunsOf } from '../runs/run-repository.ts';
+import { newestRunsOf } from '../runs/run-repository.ts';
 import { describeCounts } from '../runs/counts.ts';
 import { getScheduleState, nextFirings, type Firing } from '../schedules/schedules.ts';
 import { scheduleInWords } from '../schedules/words.ts';
@@ -52,7 +52,7 @@ export async function workflowStatuses(
   return Promise.all(
     workflows.map(async (workflow) => {
       const [runs, state, readiness] = await Promise.all([
-        listRunsOf(engine.store, workflow.id),
+        newestRunsOf(engine.store, workflow.id, 1),
         workflow.trigger.schedule !== undefined ? getScheduleState(engine.store, workflow.id) : undefined,
         readinessOf(workflow, names),
       ]);

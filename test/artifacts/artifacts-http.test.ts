@@ -226,6 +226,10 @@ describe('the API list, a page at a time', () => {
     expect(second).toContain('Ticket 0<');
     expect(second).not.toContain('Older artifacts');
     expect(second).toMatch(/<a href="\/artifacts">Newest<\/a>/);
+    // A cursor the page never gave: one line, 400.
+    const bad = await h.app.request('/artifacts?cursor=nonsense');
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('cursor: not one this list gave; start again without it');
     // One run's page pages within the run.
     const ofRun = await (await h.app.request(`/artifacts?run=${many.id}`)).text();
     expect(ofRun).toMatch(new RegExp(`href="/artifacts\\?run=${many.id}&amp;cursor=[^"]+">Older artifacts<`));

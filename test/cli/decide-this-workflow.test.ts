@@ -58,3 +58,21 @@ it('handoff rules --search TEXT lists only the rules that hold TEXT', async () =
   const words = await runCli(['rules', '--search', 'nobody-here'], env);
   expect(words.stdout.trim()).toBe('No rule holds "nobody-here". See them all: handoff rules');
 });
+
+it('handoff rules pages with --limit and --cursor: --json stays the page, the next command on stderr', async () => {
+  const env = { HANDOFF_STATE_DIR: path.join(dir, 'state') };
+  const every = await cliJson<{ rule_id?: string; id?: string }[]>(['rules'], env);
+  expect(every).toHaveLength(2);
+  const first = await runCli(['rules', '--limit', '1', '--json'], env);
+  expect(first.code).toBe(0);
+  expect(JSON.parse(first.stdout)).toEqual([every[0]]);
+  const more = /^More: handoff rules --limit 1 --cursor (\S+)\n$/.exec(first.stderr);
+  expect(more).not.toBeNull();
+  const rest = await runCli(['rules', '--limit', '1', '--cursor', more![1]!, '--json'], env);
+  expect(JSON.parse(rest.stdout)).toEqual([every[1]]);
+  expect(rest.stderr).toBe('');
+  // A search pages the same way, and its next command keeps the words.
+  const searched = await runCli(['rules', '--search', 'mail from', '--limit', '1', '--json'], env);
+  expect(JSON.parse(searched.stdout)).toHaveLength(1);
+  expect(searched.stderr).toMatch(/^More: handoff rules --search "mail from" --limit 1 --cursor \S+\n$/);
+});

@@ -10,6 +10,7 @@ import {
   type GateQuestion,
 } from '../../shared/embedded/index.ts';
 import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
+import { spyOnStore } from '../support/store-spy.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
 import { deletion, hostAgent, ticket, toolResults } from './host-agent.ts';
 
@@ -276,12 +277,14 @@ describe("rules in the host's store", () => {
       note: null,
     });
     const ask = jest.fn(async (_questions: readonly GateQuestion[]) => [] as GateAnswer[]);
+    const spy = spyOnStore(store);
     const { agent, bodies, gate } = hostAgent(
       [ticket('Broken login page', 0.3), ticket('Broken checkout', 0.3), deletion('archive repo', 0.99)],
-      { ask, store },
+      { ask, store: spy.store },
     );
 
     await agent.invoke('go');
+    expect(spy.fullReads).toEqual([]); // the rules are read by the keys of what they match, never all
 
     expect(ask.mock.calls[0]![0].map((q) => q.input.title ?? q.input.repo)).toEqual([
       'Broken checkout',

@@ -18,6 +18,10 @@ import { artifactOf, saveArtifact } from '../../shared/artifacts/artifacts.ts';
 import { activityOn, findDecision, rulesInWords } from '../../shared/assistant/workspace-facts.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { answeredByPerson } from '../../shared/runs/answered.ts';
+import { rulesPage } from '../../shared/runs/list-pages.ts';
+import { inspectRun } from '../../shared/recorder/views.ts';
+import { previewWorkflow } from '../../shared/assistant/preview.ts';
+import { getWorkflow } from '../../shared/workflows/repository.ts';
 import { addRule } from '../../shared/memory/rules-repository.ts';
 import { recordRunReport } from '../../shared/artifacts/report.ts';
 import { loadEnv } from '../../shared/config/env.ts';
@@ -257,6 +261,52 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     expect(today!.runs).toBe(new Set(everyEntry.map((e) => e.run_id)).size);
     expect(today!.counts.archive).toBe(everyEntry.filter((e) => e.outcome === 'acted').length);
     expect(rules.length).toBeGreaterThan(0);
+  });
+
+  it("the Workflows pages (each one's last run, its rules) and `handoff rules --search` read a page at a time", async () => {
+    let body = '';
+    let list = '';
+    let found: Awaited<ReturnType<typeof rulesPage>> | undefined;
+    const reads = await fullReadsOf(async () => {
+      list = await page('/workflows');
+      body = await page('/workflows/inbox');
+      found = await rulesPage(spy.store, { limit: 50, search: 'elsewhere.example' });
+    });
+    expect(reads).toEqual([]);
+    expect(list).toContain('inbox');
+    expect(body).toContain('data-rules');
+    // The rules an earlier case added: 20 of 30 match a sender at elsewhere.example.
+    expect(found!.items).toHaveLength(20);
+    expect(found!.items.every((r) => JSON.stringify(r.match).includes('elsewhere.example'))).toBe(true);
+  });
+
+  it("the assistant's preview of a workflow reads the rules of its items' senders by key", async () => {
+    // New mail from a sender a rule covers (shop0@vendorc.example, added above), and another.
+    await writeMaildir(fixture.maildir, [
+      mail({ from: 'shop0@vendorc.example', subject: 'Preview me' }),
+      mail({ from: 'new@nowhere.example', subject: 'Question preview' }),
+    ]);
+    const workflow = await getWorkflow(spy.store, 'inbox');
+    let preview: Awaited<ReturnType<typeof previewWorkflow>> | undefined;
+    const reads = await fullReadsOf(async () => {
+      preview = await previewWorkflow(
+        { store: spy.store, credentials: fixture.deps.credentials, threshold: 0.7 },
+        workflow,
+        30,
+      );
+    });
+    expect(reads).toEqual([]);
+    expect(preview).toMatchObject({ ok: true });
+    const rows = preview!.ok ? preview!.rows : [];
+    expect(rows.find((r) => r.subject === 'Preview me')).toMatchObject({ verdict: 'rule' });
+    expect(rows.find((r) => r.subject === 'Question preview')?.verdict).not.toBe('rule');
+  });
+
+  it("`handoff inspect RUN` reads the run's pauses by the ids its questions name", async () => {
+    let trace: Awaited<ReturnType<typeof inspectRun>> | undefined;
+    expect(await fullReadsOf(async () => (trace = await inspectRun(spy.store, runId)))).toEqual([]);
+    // The run's three questions (one answered since) are placed in its trace after its pause.
+    expect(trace!.entries.filter((e) => e.kind === 'answer')).toHaveLength(3);
   });
 
   it("the demo's 'more mail' reads the newest settled questions for the answers a person gave", async () => {

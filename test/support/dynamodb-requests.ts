@@ -6,7 +6,15 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** One request as sent. `keys`: `<pk>/<sk>` of each key it names (none for a Query or a write). */
-export type SentRequest = { command: string; pk: string; keys?: string[]; prefix?: boolean; limit?: number };
+export type SentRequest = {
+  command: string;
+  pk: string;
+  keys?: string[];
+  prefix?: boolean;
+  limit?: number;
+  /** The global index a Query reads, when it reads one. */
+  index?: string;
+};
 
 /** The commands that only read. */
 export const READ_COMMANDS: ReadonlySet<string> = new Set([
@@ -29,6 +37,7 @@ export function recordRequests(client: DynamoDBClient, sent: SentRequest[]): voi
         KeyConditionExpression?: string;
         ExpressionAttributeValues?: Record<string, { S?: string }>;
         Limit?: number;
+        IndexName?: string;
       };
       const values = input.ExpressionAttributeValues ?? {};
       const pk = input.Key?.pk?.S ?? input.Item?.pk?.S ?? values[':pk']?.S ?? values[':g']?.S ?? '';
@@ -42,6 +51,7 @@ export function recordRequests(client: DynamoDBClient, sent: SentRequest[]): voi
           ? { prefix: /begins_with|BETWEEN/.test(input.KeyConditionExpression) }
           : {}),
         ...(input.Limit !== undefined ? { limit: input.Limit } : {}),
+        ...(input.IndexName !== undefined ? { index: input.IndexName } : {}),
       });
       return next(args);
     },

@@ -9,6 +9,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { isIndexed, type Collection, type Store } from '../../shared/store/store.ts';
+import { RUNS_BY_WORKFLOW_INDEX } from '../../shared/store/table-schema.ts';
 import { recordRequests, type SentRequest } from './dynamodb-requests.ts';
 
 /** Collections every history read must reach by key: a full read of one is a bug. */
@@ -19,6 +20,7 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'outcomes',
   'rules',
   'artifacts',
+  'interrupts',
 ]);
 
 export interface StoreSpy {
@@ -110,8 +112,9 @@ export function watchRequests(client: DynamoDBClient): SentRequest[] {
 }
 
 /**
- * The requests that read a whole keyed collection: a Scan, or a Query of a collection's own
- * partition (`<workspace>#<collection>[#<shard>]`) with no condition on the sort key.
+ * The requests that read a whole keyed collection: a Scan, a Query of a collection's own
+ * partition (`<workspace>#<collection>[#<shard>]`) with no condition on the sort key, or a
+ * Query of every run of a workflow (the runs-by-workflow index) without a Limit.
  */
 export function fullQueries(sent: readonly SentRequest[]): string[] {
   const whole = new RegExp(`#(${[...KEYED_COLLECTIONS].join('|')})(#\\d+)?$`);
@@ -119,7 +122,8 @@ export function fullQueries(sent: readonly SentRequest[]): string[] {
     .filter(
       (r) =>
         r.command === 'ScanCommand' ||
-        (r.command === 'QueryCommand' && whole.test(r.pk) && !r.prefix && r.limit === undefined),
+        (r.command === 'QueryCommand' && whole.test(r.pk) && !r.prefix && r.limit === undefined) ||
+        (r.command === 'QueryCommand' && r.index === RUNS_BY_WORKFLOW_INDEX.name && r.limit === undefined),
     )
     .map((r) => `${r.command} ${r.pk}`);
 }

@@ -2,13 +2,15 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../errors/index.ts';
 import { domainOf, normaliseDomain } from '../../memory/match.ts';
 import { RuleMatchSchema, type Rule, type RuleMatch } from '../../records/rule.ts';
-import { addRule, listRules, revokeRule, ruleFound } from '../../memory/rules-repository.ts';
+import { addRule, revokeRule } from '../../memory/rules-repository.ts';
 import { restorableUntil, restoreRule, UNDO_WINDOW_MS } from '../../memory/rule-undo.ts';
 import { firesOf, NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
+import { rulesPage } from '../../runs/list-pages.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
 import { listProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
+import { flags, printNextPage, withPaging } from '../paging.ts';
 import { printOpenProposals, registerProposalCommands } from './proposals.ts';
 import { ruleJson } from './rule-json.ts';
 
@@ -66,42 +68,45 @@ function describeMatch(match: RuleMatch): string {
 }
 
 export function registerRuleCommands(program: Command): void {
-  const rules = program
-    .command('rules')
-    .description('the rules the gate applies first: yours and learned ones')
-    .enablePositionalOptions()
-    .option('--json', 'print JSON')
-    .option(
-      '--search <TEXT>',
-      'only the rules whose match, action, pattern, note, workflow or mailbox holds TEXT',
-    )
-    .action(async (options: { json?: boolean; search?: string }) => {
-      const { engine } = await cliContext();
-      const list = (await listRules(engine.store)).filter((r) => ruleFound(r, options.search ?? ''));
-      const fires = await firesOf(
-        engine.store,
-        list.map((r) => r.id),
-      );
-      if (options.json) return printJson(list.map((r) => ruleJson(r, fires.get(r.id))));
-      if (list.length === 0 && options.search)
-        return console.log(`No rule holds "${options.search}". See them all: handoff rules`);
-      if (list.length === 0)
-        console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
-      printTable(
-        ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'fired', 'note'],
-        list.map((r) => [
-          r.id,
-          describeMatch(r.match),
-          r.action,
-          r.superseded_by ? `${r.source}, superseded by ${r.superseded_by}` : r.source,
-          r.workflow_id ?? 'all',
-          r.decision_id ? `${r.decision_id} (${r.item_id ?? '?'})` : null,
-          firedWords(fires.get(r.id) ?? NEVER_FIRED),
-          r.note,
-        ]),
-      );
-      printOpenProposals(await listProposals(engine.store));
-    });
+  const rules = withPaging(
+    program
+      .command('rules')
+      .description('the rules the gate applies first: yours and learned ones (oldest first)')
+      .enablePositionalOptions()
+      .option('--json', 'print JSON')
+      .option(
+        '--search <TEXT>',
+        'only the rules whose match, action, pattern, note, workflow or mailbox holds TEXT',
+      ),
+  ).action(async (options: { json?: boolean; search?: string; limit: number; cursor?: string }) => {
+    const { engine } = await cliContext();
+    const page = await rulesPage(engine.store, options);
+    const list = page.items;
+    const fires = await firesOf(
+      engine.store,
+      list.map((r) => r.id),
+    );
+    printNextPage(`handoff rules${flags(options)}`, page.next_cursor);
+    if (options.json) return printJson(list.map((r) => ruleJson(r, fires.get(r.id))));
+    if (list.length === 0 && options.search)
+      return console.log(`No rule holds "${options.search}". See them all: handoff rules`);
+    if (list.length === 0)
+      console.log('No rules yet. Add one: handoff rules add --domain vendor.com --action archive');
+    printTable(
+      ['id', 'match', 'action', 'source', 'workflow', 'learned from', 'fired', 'note'],
+      list.map((r) => [
+        r.id,
+        describeMatch(r.match),
+        r.action,
+        r.superseded_by ? `${r.source}, superseded by ${r.superseded_by}` : r.source,
+        r.workflow_id ?? 'all',
+        r.decision_id ? `${r.decision_id} (${r.item_id ?? '?'})` : null,
+        firedWords(fires.get(r.id) ?? NEVER_FIRED),
+        r.note,
+      ]),
+    );
+    printOpenProposals(await listProposals(engine.store));
+  });
 
   registerProposalCommands(rules);
 

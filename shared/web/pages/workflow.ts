@@ -21,7 +21,9 @@ export interface WorkflowForm {
 
 export interface WorkflowPageData {
   status: WorkflowStatus;
+  /** The newest live rules that apply (oldest first); `moreRules` when older ones apply too. */
   rules: Rule[];
+  moreRules?: boolean;
   /** The threshold in force when the workflow sets none. */
   threshold: number;
   form: WorkflowForm;
@@ -85,7 +87,7 @@ function matchText(r: Rule): string {
   return `mail about ${m.keywords.join(' + ')}`;
 }
 
-function rulesUsed(rules: Rule[]): Html {
+function rulesUsed(rules: Rule[], more = false): Html {
   if (rules.length === 0) return html`none yet: each answer you give teaches one`;
   return html`<ul class="plain-list" data-rules>
       ${rules.map(
@@ -98,7 +100,11 @@ function rulesUsed(rules: Rule[]): Html {
           </li>`,
       )}
     </ul>
-    <p class="small"><a href="/memory">See or remove them in Memory</a></p>`;
+    <p class="small">
+      ${more ? html`The newest ${rules.length} shown. ` : ''}<a href="/memory"
+        >See or remove them in Memory</a
+      >
+    </p>`;
 }
 
 function editForm(visitor: Visitor, data: WorkflowPageData): Html {
@@ -221,7 +227,7 @@ export function workflowPage(visitor: Visitor, data: WorkflowPageData): Html {
         <dt>Credentials</dt>
         <dd>${credentials(s)}</dd>
         <dt>Rules it uses</dt>
-        <dd>${rulesUsed(data.rules)}</dd>
+        <dd>${rulesUsed(data.rules, data.moreRules)}</dd>
       </dl>
       <section aria-labelledby="instructions-title">
         <h2 id="instructions-title">Instructions</h2>
