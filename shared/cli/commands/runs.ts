@@ -35,7 +35,12 @@ export function registerRunCommands(program: Command): void {
       bar.end();
       process.exitCode = exitCodeForRun(finished.status); // the format never changes the exit code
       if (options.json) return printJson(summarise(finished));
-      console.log(`Run ${finished.id}: ${finished.status} — ${describeCounts(finished.counts)}`);
+      // A skipped run says why ("no new mail since 08:00 UTC"), as the run page and Overview do.
+      const what =
+        finished.status === 'skipped' && finished.skip_reason
+          ? finished.skip_reason
+          : describeCounts(finished.counts);
+      console.log(`Run ${finished.id}: ${finished.status} — ${what}`);
       if (finished.status === 'waiting')
         console.log('Answer the questions: handoff pending, then handoff decide ID ACTION');
       if (finished.error) console.log(`Reason: ${finished.error}`);
