@@ -10,6 +10,7 @@ import {
   type AnswerResult,
 } from '../../runs/answer-many.ts';
 import { getDecision } from '../../runs/decision-repository.ts';
+import { getRun } from '../../runs/run-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
 import type { WordEdits } from '../../actions/words.ts';
 import { InvalidInputError } from '../../errors/index.ts';
@@ -166,6 +167,7 @@ async function answersFrom(
     if (args.length > 0)
       command.error('error: --all-suggested answers with each suggestion: give no ids or action');
     const { engine } = await cliContext();
+    if (options.run !== undefined) await getRun(engine.store, options.run); // an unknown run: one line, exit 1
     const picked = await suggestedAnswers(engine, options);
     if (picked.answers.length === 0 && picked.leftForYou.length === 0) {
       if (options.json) printJson([]);
