@@ -28,3 +28,15 @@ it('a run that finds nothing new says why, in words and in --json', async () => 
   expect(summary.status).toBe('skipped');
   expect(summary.skip_reason).toMatch(/^no new mail since \d\d:\d\d UTC$/);
 });
+
+it('the assistant says why too, when asked to run it in chat', async () => {
+  const asked = JSON.parse((await runCli(['chat', '--message', 'run inbox', '--json'], env)).stdout) as {
+    chat_id: string;
+    confirm?: { tool: string };
+  };
+  expect(asked.confirm?.tool).toBe('start_run');
+  const done = await runCli(['chat', '--chat', asked.chat_id, '--message', 'yes', '--json'], env);
+  expect((JSON.parse(done.stdout) as { text: string }).text).toMatch(
+    /^Run run_\S+: skipped — no new mail since \d\d:\d\d UTC\.$/,
+  );
+});
