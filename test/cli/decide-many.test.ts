@@ -157,6 +157,9 @@ it('refuses a wrong command line with exit 2', async () => {
     ['decide', 'dec_only'],
     ['decide', '--all-suggested', 'dec_x', 'archive'],
     ['decide', 'dec_x', 'archive', '--run', 'run_x'],
+    // The action forgotten, or put first: the last word is an id.
+    ['decide', 'dec_46777dd6_02e11df179aa', 'dec_46777dd6_4855910cf6e0'],
+    ['decide', 'archive', 'dec_46777dd6_02e11df179aa'],
   ]) {
     const result = await runCli(args, env);
     expect({ args, code: result.code }).toEqual({ args, code: 2 });
