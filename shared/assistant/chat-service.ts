@@ -22,7 +22,7 @@ import { editsFromFields } from '../runs/edited-words.ts';
 import { learnedFrom } from '../runs/learned.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { describeCounts } from '../runs/counts.ts';
+import { describeOutcome } from '../runs/counts.ts';
 import { buildAssistant } from './assistant.ts';
 import type { ChatTurn } from './chat-turn.ts';
 import { carryOut } from './steps.ts';
@@ -161,7 +161,7 @@ export async function answerInChat(
   let reply = `Recorded: ${action} for this item. ${learned}. Run ${result.run_id} is ${result.run_status}.`;
   if (result.run_status !== 'waiting') {
     const run = await getRun(engine.store, result.run_id);
-    const summary = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
+    const summary = `Run ${run.id}: ${run.status} — ${describeOutcome(run)}`;
     log.card({ kind: 'run', run_id: run.id, status: run.status, text: summary });
     reply = `Recorded: ${action}. ${learned}. ${summary}.`;
   }

@@ -12,7 +12,7 @@ import { decide } from '../runs/decide.ts';
 import { pendingOfRun } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import { createRunFor, executeRun } from '../runs/start-run.ts';
-import { describeCounts } from '../runs/counts.ts';
+import { describeOutcome } from '../runs/counts.ts';
 import type { Confirm } from '../chats/chat-records.ts';
 import { deleteWorkflow, saveWorkflow } from '../workflows/repository.ts';
 import { WorkflowSchema, type Workflow } from '../workflows/schema.ts';
@@ -119,7 +119,7 @@ async function startRun(engine: EngineDeps, workflowId: string, log: TurnLog): P
     workflow_id: workflowId,
   });
   const run = await executeRun(engine, created);
-  const text = `Run ${run.id}: ${run.status} — ${describeCounts(run.counts)}`;
+  const text = `Run ${run.id}: ${run.status} — ${describeOutcome(run)}`;
   log.card({ kind: 'run', run_id: run.id, status: run.status, text });
   if (run.status !== 'waiting') return `${text}.`;
   const waiting = await pendingOfRun(engine.store, run.id);

@@ -10,6 +10,7 @@ import { readProfile } from '../profile/profile.ts';
 import type { Store } from '../store/store.ts';
 import { credentialsNeeded } from '../workflows/credentials-needed.ts';
 import type { Workflow } from '../workflows/schema.ts';
+import { plural } from '../text/plural.ts';
 
 export interface CardDeps {
   store: Store;
@@ -125,7 +126,7 @@ export function cardLines(card: WorkflowCard): string[] {
         ? `could not read the source: ${preview.error}`
         : preview.rows.length === 0
           ? 'the source has nothing to preview right now'
-          : `${preview.rows.length} of ${preview.count} item(s): ${count(preview.rows, 'act')} it would handle, ${count(preview.rows, 'ask')} it would ask you about, ${count(preview.rows, 'rule')} a rule decides`;
+          : `${preview.rows.length} of ${plural(preview.count, 'item')}: ${count(preview.rows, 'act')} it would handle, ${count(preview.rows, 'ask')} it would ask you about, ${count(preview.rows, 'rule')} a rule decides`;
   const missing = card.credentials.filter((c) => !c.set).map((c) => c.name);
   return [
     `Workflow "${card.name}" (${card.workflow_id})`,

@@ -11,6 +11,7 @@ import {
 } from './lambda-events.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import { needs } from '../config/needs.ts';
+import { plural } from '../text/plural.ts';
 
 needs('bus'); // events:PutEvents on EVENT_BUS_NAME
 
@@ -26,7 +27,7 @@ export async function putEntries(
   if ((out.FailedEntryCount ?? 0) > 0) {
     const failed = out.Entries?.find((e) => e.ErrorCode !== undefined);
     throw new HandoffError(
-      `EventBridge refused ${out.FailedEntryCount} event(s) on ${entries[0]?.EventBusName ?? 'the bus'}: ${failed?.ErrorCode ?? 'unknown'} ${failed?.ErrorMessage ?? ''}`.trim(),
+      `EventBridge refused ${plural(out.FailedEntryCount ?? 0, 'event')} on ${entries[0]?.EventBusName ?? 'the bus'}: ${failed?.ErrorCode ?? 'unknown'} ${failed?.ErrorMessage ?? ''}`.trim(),
     );
   }
 }

@@ -4,6 +4,7 @@ import { callSlack, type SlackConfig } from '../notify/slack-api.ts';
 import { learningFailures } from '../runs/learning.ts';
 import type { Store } from '../store/store.ts';
 import { broken, ok, type Check } from './check.ts';
+import { plural } from '../text/plural.ts';
 
 const MODEL_TIMEOUT_MS = 20_000;
 
@@ -94,7 +95,7 @@ export function learningCheck(store: Store): Check {
         .map((f) => `${f.id} (${f.subject}, tried ${f.attempts}x): ${f.error}`)
         .join('; ');
       const more = failures.length > 3 ? `; and ${failures.length - 3} more (see Memory)` : '';
-      return broken(`${failures.length} answer(s) could not be learned from: ${shown}${more}`);
+      return broken(`${plural(failures.length, 'answer')} could not be learned from: ${shown}${more}`);
     },
   };
 }

@@ -8,6 +8,7 @@ import { NotifyError } from '../notify/notifier.ts';
 import { callSlack } from '../notify/slack-api.ts';
 import { broken, ok, type Check, type CheckOutcome } from './check.ts';
 import { errorMessage } from '../errors/index.ts';
+import { plural } from '../text/plural.ts';
 
 /** A live call for an entry's transport, or undefined when there is none yet. */
 export type IntegrationProbe = (reg: RegistryEntry) => Promise<CheckOutcome> | undefined;
@@ -100,7 +101,7 @@ async function connectionProbe(
     const tools = connection.tools.length;
     const reads = connection.tools.filter((tool) => !changesWorld(reg.entry, tool)).length;
     return ok(
-      `connected over ${reg.entry.transport.kind}: ${tools} tool(s), ${reads} read-only for the model, ` +
+      `connected over ${reg.entry.transport.kind}: ${plural(tools, 'tool')}, ${reads} read-only for the model, ` +
         `${tools - reads} only through the gate`,
     );
   } finally {

@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { pausedFor } from '../schedules/schedules.ts';
 import { broken, ok, type Check } from './check.ts';
+import { plural } from '../text/plural.ts';
 
 /**
  * One check per saved workflow: its source answers and how many items it holds (as
@@ -39,7 +40,7 @@ export async function sourceChecks(
         ...(credentials ? { credentials } : {}),
       });
       if (!check.ok) return broken(`${workflow.source.type}: ${check.error}`);
-      return ok(`${workflow.source.type}: ${check.note ?? `${check.count} item(s)`}`);
+      return ok(`${workflow.source.type}: ${check.note ?? `${plural(check.count, 'item')}`}`);
     },
   }));
 }

@@ -18,6 +18,7 @@ import { listWorkflows } from '../workflows/repository.ts';
 import { askHost } from './ask-host.ts';
 import { settle } from './settle.ts';
 import { pendingOfRun } from '../runs/decision-repository.ts';
+import { plural } from '../text/plural.ts';
 
 /** How long the person has to answer one question set in the host, by default. */
 export const DEFAULT_ASK_TIMEOUT_MS = 300_000;
@@ -79,7 +80,7 @@ export function buildMcpServer(engine: EngineDeps, options: McpServerOptions = {
         let run = await executeRun(engine, created);
         const asked = run.status === 'waiting' ? await pendingOfRun(engine.store, run.id) : [];
         if (asked.length === 0) return reply({ run: summarise(run), questions: [] });
-        const intro = `Handoff's run of ${workflow_id} set aside ${asked.length} item(s) it is not sure about. Choose what to do with each; one left empty is skipped.`;
+        const intro = `Handoff's run of ${workflow_id} set aside ${plural(asked.length, 'item')} it is not sure about. Choose what to do with each; one left empty is skipped.`;
         const answer = await askHost(server.server, asked, intro, {
           timeoutMs,
           relatedRequestId: extra.requestId,

@@ -34,6 +34,7 @@ import {
 } from './model-events.ts';
 import { classifyProviderError, type ProviderFailure } from './provider-errors.ts';
 import { recoverToolCalls, repairArguments, type RecoveredCall } from './tool-call-repair.ts';
+import { plural } from '../text/plural.ts';
 
 export interface ResilienceOptions {
   /** A label for events and errors (`groq`, `openai`, ...). */
@@ -324,7 +325,7 @@ export class ResilientModel<T extends BaseModelConfig = BaseModelConfig> extends
     const resampleOrGiveUp = (raw: string, why: string): void => {
       resamples += 1;
       if (resamples > s.maxResamples) {
-        const detail = `Gave up: the model's tool call could not be repaired after ${requests} sample(s) (${why})${
+        const detail = `Gave up: the model's tool call could not be repaired after ${plural(requests, 'sample')} (${why})${
           raw.trim() !== '' ? `: ${clip(raw, 200)}` : ''
         }`;
         this.report({
@@ -427,7 +428,7 @@ export class ResilientModel<T extends BaseModelConfig = BaseModelConfig> extends
             failure.retryAfterMs !== undefined ? 'the endpoint asked to wait' : 'the next wait would be';
           const why =
             transientFailures >= s.maxAttempts
-              ? `${requests} request(s)`
+              ? `${plural(requests, 'request')}`
               : `${asked} ${seconds(waitMs)}, more than the ${seconds(left)} left of ${seconds(s.maxTotalWaitMs)}`;
           const detail = `Gave up after ${why}, ${seconds(waitedMs)} waited: ${statusText(failure)} (${reason})`;
           this.report({

@@ -9,7 +9,7 @@
  * (`left_alone_by_rules`, part of `left_alone`). `asked` counts the items set aside for a
  * person; once answered they are also in `by_you`, `left_alone` or `failed`.
  */
-import type { RunCounts } from '../records/runs.ts';
+import type { Run, RunCounts } from '../records/runs.ts';
 
 export interface Counts {
   acted: number;
@@ -100,4 +100,12 @@ export function describeCounts(counts: RunCounts | Counts): string {
   return `${c.acted} acted (${deciders.join(', ')}), ${c.asked} asked, ${c.left_alone} left alone${leftByRules}${
     c.failed ? `, ${c.failed} failed` : ''
   }`;
+}
+
+/**
+ * What one run did, in words: its counts, or for a skipped run why it had nothing to do
+ * ("no new mail since 08:00 UTC"), as the run page and the Overview say it.
+ */
+export function describeOutcome(run: Pick<Run, 'status' | 'counts' | 'skip_reason'>): string {
+  return run.status === 'skipped' && run.skip_reason ? run.skip_reason : describeCounts(run.counts);
 }

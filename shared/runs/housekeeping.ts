@@ -9,6 +9,7 @@ import { sendDueNotices } from './quiet-notices.ts';
 import { UnreadableSnapshotError } from './graph-state.ts';
 import { log } from '../logging/log.ts';
 import { runsWithStatus, thisProcess } from './run-repository.ts';
+import { plural } from '../text/plural.ts';
 
 /**
  * Marks decisions past their deadline as expired (their items are skipped, never
@@ -61,7 +62,7 @@ export async function recoverCrashedRuns(deps: EngineDeps): Promise<string[]> {
     for (const decision of await pendingOfRun(deps.store, run.id))
       await deps.store.delete('decisions', decision.id); // never asked: the next run asks again
     const acted = (await auditOfRun(deps.store, run)).filter((e) => e.outcome === 'acted').length;
-    const reason = `the process running it stopped before it finished; ${acted} item(s) had been acted on, the rest are picked up by the next run`;
+    const reason = `the process running it stopped before it finished; ${plural(acted, 'item')} had been acted on, the rest are picked up by the next run`;
     if ((await failRun(deps, run.id, reason)).marked) recovered.push(run.id);
   }
   return recovered;

@@ -51,6 +51,8 @@ export interface RunSummary {
   interrupt_id: string | null;
   /** Only for a failed run: why it failed. */
   error?: string;
+  /** Only for a skipped run: why there was nothing to do ("no new mail since 08:00 UTC"). */
+  skip_reason?: string;
   /** What the run did, as every surface counts it (runs/counts.ts). */
   counts: Counts;
 }
@@ -66,6 +68,7 @@ export function summarise(run: Run): RunSummary {
     interrupt_id: run.interrupt_id,
     counts: countsOf(run.counts),
     ...(run.status === 'failed' ? { error: run.error ?? 'the run failed (no reason was recorded)' } : {}),
+    ...(run.status === 'skipped' && run.skip_reason ? { skip_reason: run.skip_reason } : {}),
   };
 }
 

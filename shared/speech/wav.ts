@@ -3,6 +3,7 @@
  * server reads and writes only this, so it never needs ffmpeg.
  */
 import { InvalidInputError } from '../errors/index.ts';
+import { plural } from '../text/plural.ts';
 
 /** The one audio format speech works in: 16 kHz, mono, 16-bit PCM. */
 export const SPEECH_SAMPLE_RATE = 16_000;
@@ -87,7 +88,7 @@ export function decodeWav(file: Buffer): Wav {
 export function checkSpeechWav(wav: Wav, maxSeconds: number = MAX_SPEECH_SECONDS): Wav {
   if (wav.sampleRate !== SPEECH_SAMPLE_RATE || wav.channels !== 1 || wav.bitsPerSample !== 16)
     throw new InvalidInputError(
-      `the audio is ${wav.sampleRate} Hz, ${wav.channels} channel(s), ${wav.bitsPerSample}-bit; send 16000 Hz mono 16-bit PCM`,
+      `the audio is ${wav.sampleRate} Hz, ${plural(wav.channels, 'channel')}, ${wav.bitsPerSample}-bit; send 16000 Hz mono 16-bit PCM`,
     );
   if (wav.pcm.length === 0)
     throw new InvalidInputError('the recording is empty: hold the talk button while you speak');

@@ -41,6 +41,9 @@ export const RunSummary = z
     deferred: count().meta({ description: 'Set aside for a person.' }),
     interrupt_id: nullable(z.string()).meta({ description: 'The open set of questions, while waiting.' }),
     error: z.string().optional().meta({ description: 'Only for a failed run: why it failed.' }),
+    skip_reason: z.string().optional().meta({
+      description: 'Only for a skipped run: why there was nothing to do ("no new mail since 08:00 UTC").',
+    }),
     counts: z.object(Object.fromEntries(COUNT_KEYS.map((k) => [k, count()]))).meta({
       description:
         'What the run did, counted as every surface counts it (docs/counts.md): acted = confident + by_rules + by_you; left_alone includes left_alone_by_rules.',

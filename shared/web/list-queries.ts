@@ -27,7 +27,10 @@ export const RunsQuery = z.strictObject({
 export const DecisionStatusSchema = z.enum(['pending', 'answered', 'expired']);
 
 export const DecisionsQuery = z.strictObject({
-  status: DecisionStatusSchema.optional().meta({ description: 'Only decisions in this state.' }),
+  status: z
+    .enum([...DecisionStatusSchema.options, 'waiting'])
+    .optional()
+    .meta({ description: 'Only decisions in this state (`waiting` is the same as `pending`).' }),
   run: filter("Only this run's."),
   workflow: filter("Only this workflow's."),
   from: filter('Only mail from this address, or from this domain.'),

@@ -82,7 +82,8 @@ export function registerListRoutes(app: RouteSink, web: WebDeps): void {
   });
 
   serveRoute(app, decisionsRoute, async (c, { query }) => {
-    const page = await decisionsPage(web.engine.store, query);
+    const status = query.status === 'waiting' ? 'pending' : query.status;
+    const page = await decisionsPage(web.engine.store, { ...query, status });
     return c.json({ items: page.items.map(decisionRowJson), next_cursor: page.next_cursor });
   });
 

@@ -21,6 +21,7 @@ import { defineRoute, serveRoute, type ErrorResponse } from './api-route.ts';
 import { pathParam } from './api-schemas.ts';
 import type { RouteSink } from './lazy-routes.ts';
 import type { WorkflowChangeListener } from './workflow-routes.ts';
+import { plural } from '../text/plural.ts';
 
 const flag = (description: string) =>
   z
@@ -341,7 +342,10 @@ export function registerPlatformRoutes(app: RouteSink, deps: PlatformRouteDeps):
       } catch (error) {
         if (!(error instanceof WorkspaceFileError)) throw error;
         return c.json(
-          { error: `${error.problems.length} problem(s); nothing was applied`, problems: error.problems },
+          {
+            error: `${plural(error.problems.length, 'problem')}; nothing was applied`,
+            problems: error.problems,
+          },
           422,
         );
       }

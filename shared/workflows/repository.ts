@@ -15,8 +15,11 @@ import { WorkflowSchema, type Workflow } from './schema.ts';
  */
 export async function saveWorkflow(store: Store, workflow: Workflow): Promise<void> {
   await refuseAdministratorSettings((member) => workflowProblems(workflow, member));
-  await checkIntegrationActions(store, workflow);
-  const problems = await libraryProblems(store, workflow);
+  // Every problem at once, so one edit can fix them all.
+  const problems = [
+    ...(await integrationProblems(store, workflow)),
+    ...(await libraryProblems(store, workflow)),
+  ];
   if (problems.length > 0) throw new InvalidInputError(problems.join('; '));
   await store.put('workflows', { ...workflow });
 }
@@ -61,15 +64,16 @@ export async function libraryProblems(
   return problems;
 }
 
-async function checkIntegrationActions(store: Store, workflow: Workflow): Promise<void> {
+/** Each `<entry>__<tool>` action whose entry is not in the integration registry, one line each. */
+async function integrationProblems(store: Store, workflow: Workflow): Promise<string[]> {
   const wanted = workflow.actions.map((a, i) => ({ i, name: a.name, server: serverOf(a.name) }));
-  if (wanted.every((a) => a.server === null)) return;
+  if (wanted.every((a) => a.server === null)) return [];
   const known = new Set((await listEntries(store)).map((r) => r.entry.name));
-  const unknown = wanted.find((a) => a.server !== null && !known.has(a.server));
-  if (unknown)
-    throw new InvalidInputError(
-      `actions.${unknown.i}.name: "${unknown.name}" names no integration "${unknown.server}" ` +
-        '(see `handoff integrations`)',
+  return wanted
+    .filter((a) => a.server !== null && !known.has(a.server))
+    .map(
+      (a) =>
+        `actions.${a.i}.name: "${a.name}" names no integration "${a.server}" (see \`handoff integrations\`)`,
     );
 }
 

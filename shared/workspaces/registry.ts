@@ -11,7 +11,7 @@ import { InvalidInputError, NotFoundError, RecordExistsError } from '../errors/i
 import { parseRecord } from '../store/records.ts';
 import { COLLECTIONS, type Collection, type Store } from '../store/store.ts';
 import { revokeWorkspaceKeys } from './api-keys.ts';
-import { checkWorkspaceName, DEFAULT_WORKSPACE } from './names.ts';
+import { checkWorkspaceName, DEFAULT_WORKSPACE, suggestWorkspaceName } from './names.ts';
 
 export const WorkspaceSchema = z.object({
   id: z.string().min(1),
@@ -65,8 +65,12 @@ export class WorkspaceRegistry {
   async resolve(name: string): Promise<Workspace> {
     const all = await this.list();
     const found = all.find((w) => w.name === name) ?? all.find((w) => w.id === name);
-    if (!found) throw new NotFoundError(`no workspace "${name}" (see: handoff workspaces)`);
-    return found;
+    if (found) return found;
+    // "Team Ops" for the workspace team-ops: say which one was meant.
+    const meant = suggestWorkspaceName(name);
+    const near =
+      meant && meant !== name && all.some((w) => w.name === meant) ? `; did you mean "${meant}"?` : '';
+    throw new NotFoundError(`no workspace "${name}" (see: handoff workspaces)${near}`);
   }
 
   /** Adds a workspace; its id is its first name (or that name plus a suffix when taken). */

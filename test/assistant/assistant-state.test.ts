@@ -238,7 +238,7 @@ describe('the Operator over saved workflows (offline model)', () => {
       at: yesterday,
     });
     const day = await sendMessage(fx.deps, chat, 'what did you do yesterday?');
-    expect(day.text).toMatch(/^On \d{4}-\d{2}-\d{2} \(UTC\): 1 run\(s\); archive 1\./);
+    expect(day.text).toMatch(/^On \d{4}-\d{2}-\d{2} \(UTC\): 1 run; archive 1\./);
     expect(day.text).toContain(`- archive "Weekly digest" (on its own, ${id})`);
     const today = await sendMessage(fx.deps, chat, 'what did you do today?');
     expect(today.text).toMatch(/^Nothing ran on/);

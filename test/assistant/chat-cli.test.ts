@@ -203,7 +203,7 @@ describe('handoff chat --message --json: a description in words', () => {
     expect(out).toContain('  Schedule: every day at 08:00 (UTC)\n');
     expect(out).toContain('Changed schedule: every day at 08:00 (UTC) → every day at 09:00 (UTC).');
     expect(out).toContain('  Schedule: every day at 09:00 (UTC)\n');
-    expect(out).toMatch(/ {2}Credentials: none\n {2}Preview: \d+ of \d+ item\(s\)/);
+    expect(out).toMatch(/ {2}Credentials: none\n {2}Preview: \d+ of \d+ items?\b/);
     expect(out).toContain('yes: do it · no: drop it · edit: change its fields');
     // The draft's fields shown to change, then every problem of the bad edit, one a line.
     expect(out).toContain('  schedule: cron(0 9 * * ? *)\n');

@@ -152,7 +152,7 @@ describe('a chat over HTTP and `handoff chat` on the same chat id', () => {
     expect(rules.text).not.toMatch(/question\(s\) wait for you/);
 
     const today = await web(chat, 'what did you do today?');
-    expect(today.text).toMatch(/^On \d{4}-\d{2}-\d{2} \(UTC\): \d+ run\(s\)/);
+    expect(today.text).toMatch(/^On \d{4}-\d{2}-\d{2} \(UTC\): (1 run|\d+ runs)[;.]/);
 
     const del = await cli(chat, `delete the workflow ${id}`);
     expect(del.confirm?.tool).toBe('delete_workflow');

@@ -107,6 +107,24 @@ it('answers each independently: one refused answer does not stop the others, and
   });
 });
 
+it('--all-suggested --run with a run that does not exist says so and exits 1, answering nothing', async () => {
+  const before = await cliJson<Pending[]>(['pending'], env);
+  for (const args of [
+    ['decide', '--all-suggested', '--run', 'run_nope'],
+    ['decide', '--all-suggested', '--run', 'run_nope', '--json'],
+  ]) {
+    const result = await runCli(args, env);
+    expect({ args, code: result.code }).toEqual({ args, code: 1 });
+    expect(result.stderr.trim()).toMatch(/^handoff: no run "run_nope"/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  }
+  expect(await cliJson<Pending[]>(['pending'], env)).toEqual(before);
+  // The run's own id still works (and answering is left to the next test).
+  expect(
+    (await runCli(['decide', '--all-suggested', '--run', runId, '--from', 'nobody.example'], env)).code,
+  ).toBe(0);
+});
+
 it('--all-suggested answers each matching question with its own suggestion and the run completes', async () => {
   const none = await cliJson<Result[]>(['decide', '--all-suggested', '--from', 'nobody.example'], env);
   expect(none).toEqual([]);
@@ -139,6 +157,9 @@ it('refuses a wrong command line with exit 2', async () => {
     ['decide', 'dec_only'],
     ['decide', '--all-suggested', 'dec_x', 'archive'],
     ['decide', 'dec_x', 'archive', '--run', 'run_x'],
+    // The action forgotten, or put first: the last word is an id.
+    ['decide', 'dec_46777dd6_02e11df179aa', 'dec_46777dd6_4855910cf6e0'],
+    ['decide', 'archive', 'dec_46777dd6_02e11df179aa'],
   ]) {
     const result = await runCli(args, env);
     expect({ args, code: result.code }).toEqual({ args, code: 2 });

@@ -212,7 +212,7 @@ describe("each workflow's source", () => {
         ok: false,
         reason: `maildir: ${path.join(dir, 'gone')}: not a Maildir (no new/ or cur/ folder)`,
       },
-      { check: 'source (inbox)', ok: true, detail: `maildir: ${total} item(s)` },
+      { check: 'source (inbox)', ok: true, detail: `maildir: ${total} ${total === 1 ? 'item' : 'items'}` },
     ]);
     expect(results.at(-1)?.check).toBe('notify (console)');
     expect(exitCodeFor(results)).toBe(1);

@@ -129,7 +129,7 @@ describe('the doctor’s one real call per MCP integration', () => {
         check: 'integration everything',
         ok: true,
         detail: expect.stringMatching(
-          /^connected over stdio: \d+ tool\(s\), \d+ read-only for the model, \d+ only through the gate$/,
+          /^connected over stdio: \d+ tools?, \d+ read-only for the model, \d+ only through the gate$/,
         ),
       },
     ]);
@@ -242,7 +242,7 @@ describe('the doctor’s one real call for the AgentCore Code Interpreter', () =
       {
         check: 'integration agentcore_code_interpreter',
         ok: true,
-        detail: 'connected over agentcore: 1 tool(s), 1 read-only for the model, 0 only through the gate',
+        detail: 'connected over agentcore: 1 tool, 1 read-only for the model, 0 only through the gate',
       },
     ]);
     expect(agentcore).toHaveReceivedCommandWith(StartCodeInterpreterSessionCommand, {

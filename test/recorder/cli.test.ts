@@ -111,7 +111,7 @@ describe('handoff inspect', () => {
     expect(out).toContain('out: {"items":[{"id":"m1","subject":"Invoice"}]}');
     expect(out).toContain('⏸ paused at executor: handoff_decisions {"item_ids":["m1"]}');
     expect(out).toContain('⏵ resumed executor');
-    expect(out).toContain('1 model turn(s) · 1 tool call(s) · 200 tokens in / 10 out · $0.000036');
+    expect(out).toContain('1 model turn · 1 tool call · 200 tokens in / 10 out · $0.000036');
   });
 
   it('says so for a run with no trace, and names an unknown run', async () => {

@@ -86,7 +86,7 @@ describe('learning that fails', () => {
     expect(page).toContain(`Could not learn (tried 1 time): ${DOWN}`);
     expect(await learningCheck(up.store).run()).toMatchObject({
       ok: false,
-      reason: `1 answer(s) could not be learned from: ${decision.id} (${decision.subject}, tried 1x): ${DOWN}`,
+      reason: `1 answer could not be learned from: ${decision.id} (${decision.subject}, tried 1x): ${DOWN}`,
     });
   });
 

@@ -89,7 +89,7 @@ describe('handoff sources check', () => {
   it('prints the count and a table for people, and takes --limit', async () => {
     const plain = await runCli(['sources', 'check', 'inbox', '--limit', '2'], env);
     expect(plain).toMatchObject({ code: 0, stderr: '' });
-    expect(plain.stdout).toContain(`Source of inbox (maildir): ${total} item(s)`);
+    expect(plain.stdout).toContain(`Source of inbox (maildir): ${total} ${total === 1 ? 'item' : 'items'}`);
     expect(plain.stdout).toMatch(/^ID\s+SENDER\s+SUBJECT\s+DATE$/m);
     expect(plain.stdout).toContain(`… and ${total - 2} more`);
     expect(plain.stdout).toContain('Nothing was acted on.');

@@ -75,9 +75,9 @@ describe('WAV framing', () => {
     compressed.writeUInt16LE(85, 20);
     expect(() => readSpeechWav(compressed)).toThrow('compressed');
     expect(() => readSpeechWav(encodeWav(tone(4410), 44100))).toThrow(
-      'the audio is 44100 Hz, 1 channel(s), 16-bit; send 16000 Hz mono 16-bit PCM',
+      'the audio is 44100 Hz, 1 channel, 16-bit; send 16000 Hz mono 16-bit PCM',
     );
-    expect(() => readSpeechWav(encodeWav(tone(3200), 16000, 2))).toThrow('2 channel(s)');
+    expect(() => readSpeechWav(encodeWav(tone(3200), 16000, 2))).toThrow('2 channels');
     expect(() => readSpeechWav(encodeWav(Buffer.alloc(0)))).toThrow('the recording is empty');
     expect(() => readSpeechWav(encodeWav(Buffer.alloc(31 * 32000)))).toThrow(
       'the recording is 31 s long; speech takes at most 30 s',

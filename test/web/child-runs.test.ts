@@ -159,7 +159,7 @@ describe('runs in a child process of the local server', () => {
     process.kill(owned.owner!.pid, 'SIGKILL');
     const failed = await runWhen(runId, (r) => r.status === 'failed', 'the run to be recovered', 20_000);
     expect(failed.error).toContain('the process running it stopped before it finished');
-    expect(failed.error).toMatch(/[1-9]\d* item\(s\) had been acted on/);
+    expect(failed.error).toMatch(/[1-9]\d* items? had been acted on/);
     expect(stderr).toMatch(new RegExp(`the process working run ${runId} .* was stopped \\(SIGKILL\\)`));
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   }, 180_000);

@@ -68,6 +68,8 @@ it('lists runs, decisions, rules and the audit in the CLI shapes, filtered and p
     (await listPending(h.engine.store)).map((d) => d.id).sort(),
   );
   expect(pendingNow.next_cursor).toBeNull();
+  // "waiting" is the word people use (and runs use) for a question not yet answered.
+  expect(await get('/api/decisions?status=waiting&limit=500')).toEqual(pendingNow);
   const mine = await get(`/api/decisions?status=answered&run=${first.id}`);
   expect(mine.items).toEqual([
     expect.objectContaining({

@@ -94,4 +94,20 @@ describe('workflow actions are what the source or a named integration can do', (
     await saveWorkflow(store, workflow);
     expect((await listWorkflows(store)).map((w) => w.id)).toEqual(['acts']);
   });
+
+  it('lists every problem a save finds at once: each unknown integration and each missing skill', async () => {
+    const store = new JsonFileStore(dir);
+    const workflow = {
+      ...parseWorkflow(withActions(['archive', 'ledger__add_line', 'crm__add_lead']), 'a.yaml'),
+      skills: ['tone-of-voice'],
+    };
+    await expect(saveWorkflow(store, workflow)).rejects.toThrow(
+      new InvalidInputError(
+        'actions.1.name: "ledger__add_line" names no integration "ledger" (see `handoff integrations`); ' +
+          'actions.2.name: "crm__add_lead" names no integration "crm" (see `handoff integrations`); ' +
+          'skills.0: no skill "tone-of-voice" (add it: handoff skills add tone-of-voice --file FILE)',
+      ),
+    );
+    expect(await listWorkflows(store)).toEqual([]);
+  });
 });

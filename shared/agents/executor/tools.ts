@@ -9,6 +9,7 @@ import type { RunContext } from '../../run-state/run-context.ts';
 import { submitDecided } from '../../gate/act-queue.ts';
 import { keysForSender, rulesUnder } from '../../memory/rule-keys.ts';
 import { sourceKeyOf } from '../../memory/source-key.ts';
+import { plural } from '../../text/plural.ts';
 
 const SNIPPET = 280;
 
@@ -164,7 +165,7 @@ function fetchItemsTool(ctx: RunContext) {
               });
         throw ctx.sourceLost;
       }
-      ctx.emit('fetched', `Fetched ${page.length} item(s)`, { count: page.length });
+      ctx.emit('fetched', `Fetched ${plural(page.length, 'item')}`, { count: page.length });
       return { items: page.map(compactView), done: page.length === 0 };
     },
   });

@@ -10,6 +10,7 @@ import {
   type AnswerResult,
 } from '../../runs/answer-many.ts';
 import { getDecision } from '../../runs/decision-repository.ts';
+import { getRun } from '../../runs/run-repository.ts';
 import { describeAnswer, toPendingJson } from '../../runs/views.ts';
 import type { WordEdits } from '../../actions/words.ts';
 import { InvalidInputError } from '../../errors/index.ts';
@@ -153,6 +154,9 @@ interface DecideOptions {
 /** `--this-workflow`: what the answers teach is kept to their workflow. */
 const scopeOf = (options: DecideOptions) => (options.thisWorkflow ? { scope: 'workflow' as const } : {});
 
+/** A decision id as `decisionIdFor` makes them (`dec_46777dd6_02e11df179aa`): never an action. */
+const DECISION_ID = /^dec_[0-9a-f]{8}_[0-9a-f]{12}$/;
+
 /** The answers the command line asks for (null: nothing to answer, already said). */
 async function answersFrom(
   args: string[],
@@ -166,6 +170,7 @@ async function answersFrom(
     if (args.length > 0)
       command.error('error: --all-suggested answers with each suggestion: give no ids or action');
     const { engine } = await cliContext();
+    if (options.run !== undefined) await getRun(engine.store, options.run); // an unknown run: one line, exit 1
     const picked = await suggestedAnswers(engine, options);
     if (picked.answers.length === 0 && picked.leftForYou.length === 0) {
       if (options.json) printJson([]);
@@ -185,6 +190,10 @@ async function answersFrom(
     command.error('error: --run, --workflow and --from go with --all-suggested');
   if (args.length < 2) command.error('error: give one or more decision ids, then the action');
   const action = args.at(-1)!;
+  if (DECISION_ID.test(action))
+    command.error(
+      `error: the action goes last: handoff decide ID [ID ...] ACTION (got the id "${action}" there)`,
+    );
   const ids = [...new Set(args.slice(0, -1))];
   const note = options.note ?? null;
   return {

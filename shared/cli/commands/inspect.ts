@@ -3,6 +3,7 @@ import { costText, inspectRun, type InspectEntry, type RunTrace } from '../../re
 import type { Store } from '../../store/store.ts';
 import { cliContext } from '../context.ts';
 import { printJson } from '../output.ts';
+import { plural } from '../../text/plural.ts';
 
 const PAYLOAD_CHARS = 160;
 
@@ -52,9 +53,10 @@ export function traceLines(trace: RunTrace): string[] {
   const cost = costText(totals.known_cost_usd, totals.unknown_cost_calls, usd);
   lines.push(
     '',
-    `${totals.model_calls} model turn(s) · ${totals.tool_calls} tool call(s) · ${totals.input_tokens} tokens in / ${totals.output_tokens} out · ${cost}`,
+    `${plural(totals.model_calls, 'model turn')} · ${plural(totals.tool_calls, 'tool call')} · ${totals.input_tokens} tokens in / ${totals.output_tokens} out · ${cost}`,
   );
-  if (trace.dropped > 0) lines.push(`${trace.dropped} step(s) did not fit the trace and were not kept.`);
+  if (trace.dropped > 0)
+    lines.push(`${plural(trace.dropped, 'step')} did not fit the trace and were not kept.`);
   return lines;
 }
 

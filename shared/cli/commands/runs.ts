@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import { RunStatusSchema, type RunStatus } from '../../records/runs.ts';
 import { auditPage, runsPage } from '../../runs/list-pages.ts';
 import { readStats } from '../../runs/read-stats.ts';
-import { describeCounts } from '../../runs/counts.ts';
+import { describeOutcome } from '../../runs/counts.ts';
 import { summarise } from '../../runs/views.ts';
 import { auditRowJson, runRowJson } from '../../runs/list-json.ts';
 import { cliContext } from '../context.ts';
@@ -35,7 +35,7 @@ export function registerRunCommands(program: Command): void {
       bar.end();
       process.exitCode = exitCodeForRun(finished.status); // the format never changes the exit code
       if (options.json) return printJson(summarise(finished));
-      console.log(`Run ${finished.id}: ${finished.status} — ${describeCounts(finished.counts)}`);
+      console.log(`Run ${finished.id}: ${finished.status} — ${describeOutcome(finished)}`);
       if (finished.status === 'waiting')
         console.log('Answer the questions: handoff pending, then handoff decide ID ACTION');
       if (finished.error) console.log(`Reason: ${finished.error}`);

@@ -4,6 +4,7 @@ import { checkSource, DEFAULT_CHECK_LIMIT, type SourceCheck } from '../../source
 import { getWorkflow } from '../../workflows/repository.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
+import { plural } from '../../text/plural.ts';
 
 /** `handoff sources check WORKFLOW`: what the workflow's source holds now, acting on nothing. */
 export function registerSourceCommands(program: Command): void {
@@ -34,7 +35,7 @@ export function registerSourceCommands(program: Command): void {
 }
 
 function printCheck(check: Extract<SourceCheck, { ok: true }>): void {
-  console.log(`Source of ${check.workflow_id} (${sourceType(check)}): ${check.count} item(s)`);
+  console.log(`Source of ${check.workflow_id} (${sourceType(check)}): ${plural(check.count, 'item')}`);
   if (check.note) console.log(check.note);
   if (check.items.length === 0) return;
   printTable(

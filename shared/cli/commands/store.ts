@@ -4,6 +4,7 @@ import { migrateKeys, type KeyMigrationReport } from '../../runs/key-migration.t
 import { initStore, migrateStore } from '../../store/open-store.ts';
 import { openPlatform } from '../../workspaces/platform.ts';
 import { printJson } from '../output.ts';
+import { plural } from '../../text/plural.ts';
 
 export function registerStoreCommands(program: Command): void {
   const store = program
@@ -45,7 +46,7 @@ export function registerStoreCommands(program: Command): void {
         );
       for (const k of keys.filter((k) => !k.already_done))
         console.log(
-          `Workspace ${k.workspace}: ${k.runs} run(s) keyed, ${k.audit_moved} audit entries moved, ${k.legacy_decisions} older question(s) noted on their runs, ${k.reindexed} record(s) indexed by time, ${k.rule_keys} rule key(s) written, ${k.run_totals} finished run(s) summed into the totals, ${k.artifacts_indexed} artifact(s) indexed by time.`,
+          `Workspace ${k.workspace}: ${plural(k.runs, 'run')} keyed, ${k.audit_moved} audit entries moved, ${plural(k.legacy_decisions, 'older question')} noted on their runs, ${plural(k.reindexed, 'record')} indexed by time, ${plural(k.rule_keys, 'rule key')} written, ${plural(k.run_totals, 'finished run')} summed into the totals, ${plural(k.artifacts_indexed, 'artifact')} indexed by time.`,
         );
     });
 }

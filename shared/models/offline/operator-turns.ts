@@ -131,7 +131,7 @@ function rulesText(result: unknown): string {
   if (rules.length === 0)
     return 'I have no rules yet: none learned, none set by you. Each answer you give to a question teaches one.';
   const learned = rules.filter((r) => r.source === 'learned').length;
-  return `${rules.length} rule(s), ${learned} learned from your answers:\n${rules
+  return `${plural(rules.length, 'rule')}, ${learned} learned from your answers:\n${rules
     .map((r) => `- ${r.reads} → ${r.action} (${r.rule_id}; ${r.from})`)
     .join('\n')}`;
 }
@@ -157,5 +157,5 @@ function activityText(result: unknown): string {
   };
   const counts = Object.entries(a.counts ?? {});
   if (!a.runs) return `Nothing ran on ${String(a.day)} (${String(a.time_zone)}).`;
-  return `On ${String(a.day)} (${String(a.time_zone)}): ${a.runs} run(s); ${counts.map(([k, n]) => `${k} ${n}`).join(', ') || 'no items'}.\n${(a.lines ?? []).map((l) => `- ${l}`).join('\n')}`;
+  return `On ${String(a.day)} (${String(a.time_zone)}): ${plural(a.runs, 'run')}; ${counts.map(([k, n]) => `${k} ${n}`).join(', ') || 'no items'}.\n${(a.lines ?? []).map((l) => `- ${l}`).join('\n')}`;
 }

@@ -12,6 +12,7 @@ import { draftFields } from './drafts.ts';
 import { shell, type Visitor } from './layout.ts';
 import { csrfField, label, scrollable, withInlineCode, type Html } from './ui.ts';
 import { waitingCard, workflowDetails } from './workflow-card-view.ts';
+import { plural } from '../../text/plural.ts';
 
 /** The step waiting for the person's yes, as the page shows it. */
 export interface WaitingStep {
@@ -166,7 +167,8 @@ function cardView(
     case 'preview':
       return html`<div class="chat-card" data-preview="${card.workflow_id}">
         <p>
-          Preview of ${card.workflow_id}: ${card.rows.length} of ${card.count} item(s). Nothing was touched.
+          Preview of ${card.workflow_id}: ${card.rows.length} of ${plural(card.count, 'item')}. Nothing was
+          touched.
         </p>
         ${scrollable(
           'Preview',

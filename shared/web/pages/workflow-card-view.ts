@@ -6,6 +6,7 @@ import { html } from 'hono/html';
 import type { PreviewRow, WorkflowCard } from '../../chats/chat-records.ts';
 import type { Visitor } from './layout.ts';
 import { csrfField, label, scrollable, type Html } from './ui.ts';
+import { plural } from '../../text/plural.ts';
 
 /** The card's details as a definition list. */
 export function workflowDetails(card: WorkflowCard): Html {
@@ -42,7 +43,7 @@ function previewView(preview: WorkflowCard['preview']): Html | string {
   if (preview === null) return 'not made';
   if (preview.error !== undefined) return `could not read the source: ${preview.error}`;
   if (preview.rows.length === 0) return 'the source has nothing to preview right now';
-  return html`${preview.rows.length} of ${preview.count} item(s), nothing touched:
+  return html`${preview.rows.length} of ${plural(preview.count, 'item')}, nothing touched:
   ${scrollable(
     'Preview',
     html`<table>

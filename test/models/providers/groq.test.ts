@@ -155,7 +155,7 @@ describe('groq: a tool call the endpoint refused (tool_use_failed)', () => {
 
     expect(error).toBeInstanceOf(ProviderGaveUpError);
     expect((error as Error).message).toBe(
-      "groq: Gave up: the model's tool call could not be repaired after 3 sample(s) (no tool call to recover): Tool use failed: JSON does not match the expected schema for tool calls",
+      "groq: Gave up: the model's tool call could not be repaired after 3 samples (no tool call to recover): Tool use failed: JSON does not match the expected schema for tool calls",
     );
     expect(server.requests).toHaveLength(3);
     expect(events.map((e) => [e.kind, 'reason' in e ? e.reason : undefined])).toEqual([
@@ -244,7 +244,7 @@ describe('groq: throttling and server errors', () => {
     const error = await turn(model).catch((e: unknown) => e);
 
     expect((error as Error).message).toBe(
-      'groq: Gave up after 3 request(s), 0.3 s waited: HTTP 503 (server_error)',
+      'groq: Gave up after 3 requests, 0.3 s waited: HTTP 503 (server_error)',
     );
     expect(server.requests).toHaveLength(3);
     expect(time.slept).toEqual([100, 200]);
@@ -324,7 +324,7 @@ describe('groq: a whole workflow run', () => {
 
     expect(run.status).toBe('failed');
     expect(run.error).toContain(
-      'could not be repaired after 2 sample(s) (the endpoint handed back no generation)',
+      'could not be repaired after 2 samples (the endpoint handed back no generation)',
     );
     expect(await fixture.inbox()).toHaveLength(3);
     expect(await fixture.folder('.Archive')).toHaveLength(0);
