@@ -5,7 +5,7 @@ import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
 import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
 import { safeBack } from './pages/recorded-notice.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
@@ -33,7 +33,7 @@ async function renderSettings(
   const [settings, workflows, pending, profile] = await Promise.all([
     getSettings(web.engine.store, defaults),
     listWorkflows(web.engine.store),
-    listPending(web.engine.store),
+    waitingCount(web.engine.store),
     readProfile(web.engine.store),
   ]);
   const data = {
@@ -41,7 +41,7 @@ async function renderSettings(
     defaults,
     stored: settings.stored,
     workflows,
-    pending: pending.length,
+    pending,
     errors,
     profile,
     profileErrors,
@@ -82,7 +82,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
     const [rules, workflows, pending, proposals, unlearned] = await Promise.all([
       rulesPage(web.engine.store, RULES_PER_PAGE, c.req.query('cursor') ?? null),
       listWorkflows(web.engine.store),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
       listProposals(web.engine.store),
       learningFailures(web.engine),
     ]);
@@ -100,7 +100,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
         admitted.visitor,
         rules.rules.filter((r) => passesFilter(r, filter)),
         names,
-        pending.length,
+        pending,
         notice,
         proposals,
         unlearned,
