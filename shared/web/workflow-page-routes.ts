@@ -146,9 +146,7 @@ export function registerWorkflowPages(
     ]);
     const data = {
       status,
-      rules: rules.filter(
-        (r) => isLive(r) && (r.workflow_id === null || r.workflow_id === workflow.id),
-      ),
+      rules: rules.filter((r) => isLive(r) && (r.workflow_id === null || r.workflow_id === workflow.id)),
       threshold: stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold,
       form: refused?.form ?? formOf(workflow),
       yaml: refused?.yaml ?? (await yamlTools()).stringify(workflow),
