@@ -2,7 +2,13 @@ import { sourceKeyOf } from '../memory/source-key.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { createHash } from 'node:crypto';
 import { getRecord, getRecords, listRecords, parseRecord } from '../store/records.ts';
-import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
+import {
+  countWithStatus,
+  listByIdPrefix,
+  listStatusPage,
+  type JsonRecord,
+  type Store,
+} from '../store/store.ts';
 import {
   DecisionSchema,
   InterruptSchema,
@@ -145,6 +151,24 @@ export async function listPending(store: Store): Promise<Decision[]> {
   return (await store.listWithStatus('decisions', 'pending'))
     .map((r) => DecisionSchema.parse(r))
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/**
+ * How many questions wait in the workspace: the sidebar's badge and every "N waiting". Counted
+ * from the status index without reading a question (DynamoDB: a COUNT Query; JSON files: the
+ * index's markers). Use this, not `listPending(...).length`.
+ */
+export function waitingCount(store: Store): Promise<number> {
+  return countWithStatus(store, 'decisions', 'pending');
+}
+
+/**
+ * The first `limit` waiting questions in the status index's order (docs/lists.md): one keyed
+ * page, for "the next question" without reading what waits behind it.
+ */
+export async function firstWaiting(store: Store, limit: number): Promise<Decision[]> {
+  const page = await listStatusPage(store, 'decisions', 'pending', { limit });
+  return page.items.map((r) => parseRecord(DecisionSchema, 'decisions', r));
 }
 
 /** The interrupt's decisions, in its order, read in one request where the store can. */

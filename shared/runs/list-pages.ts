@@ -13,7 +13,14 @@ import { DecisionSchema, RunSchema, type Decision, type Run, type RunStatus } fr
 import { keyedPage } from '../store/keyed-page.ts';
 import { decodeCursor, encodeCursor } from '../store/list-cursor.ts';
 import { parseRecord } from '../store/records.ts';
-import { isIndexed, listNewest, listPage, type JsonRecord, type Store } from '../store/store.ts';
+import {
+  isIndexed,
+  listNewest,
+  listPage,
+  listStatusPage,
+  type JsonRecord,
+  type Store,
+} from '../store/store.ts';
 import { fromMatches } from './answer-many.ts';
 import { decisionsOfRun } from './decision-repository.ts';
 
@@ -55,7 +62,8 @@ export type DecisionStatus = Decision['status'];
 
 /**
  * Questions, waiting and settled: a run's, oldest first (by the run's key); else the waiting
- * ones oldest first (the status index), then the answered and expired newest first (the
+ * ones in the status index's order (DynamoDB: oldest first; JSON files: by id, so a run's
+ * questions together), a page plus one at a time, then the answered and expired newest first (the
  * by-time index). Filtered by status, run, workflow and sender (an address or a domain).
  */
 export async function decisionsPage(
@@ -104,8 +112,17 @@ export async function decisionsPage(
   if (ask.status === 'answered' || ask.status === 'expired' || at?.list === 'decisions-settled')
     return settled(ask.limit, at?.at || null);
 
-  const pending = (await store.listWithStatus('decisions', 'pending')).map(asDecision).filter(keep);
-  const waiting = inMemory('decisions-waiting', pending, oldestFirst, 'oldest', ask.limit, at);
+  // Waiting: pages of the status index, read ahead only as far as the filters need to fill this one.
+  const waitingPage = await keyedPage(
+    (p) => listStatusPage(store, 'decisions', 'pending', p),
+    ask.limit,
+    (at?.list === 'decisions-waiting' && at.at) || null,
+    (r) => keep(asDecision(r)),
+  );
+  const waiting = {
+    items: waitingPage.items.map(asDecision),
+    next_cursor: cursorOf('decisions-waiting', waitingPage.next_cursor),
+  };
   if (waiting.next_cursor !== null || ask.status === 'pending') return waiting;
   // The waiting ones end on this page: the settled ones follow, newest first.
   const room = ask.limit - waiting.items.length;

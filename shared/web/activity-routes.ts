@@ -18,7 +18,7 @@ import {
 import { latestSettled } from '../runs/latest-answers.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { getRecords } from '../store/records.ts';
-import { countWithStatus } from '../store/store.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { isReturnPath, parseActivityQuery, readActivity } from './activity-list.ts';
 import { bulkNotice } from './bulk-notice.ts';
 import { admit, admitForm } from './guard.ts';
@@ -126,7 +126,7 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
         leftForYou: pick.leftForYou.filter(inGroup),
         back,
       };
-      const pending = await countWithStatus(web.engine.store, 'decisions', 'pending');
+      const pending = await waitingCount(web.engine.store);
       const { acceptConfirmPage } = await confirmPages();
       return c.html(acceptConfirmPage(admitted.visitor, plan, pending));
     }

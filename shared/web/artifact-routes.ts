@@ -9,7 +9,7 @@ import type { Context, Hono } from 'hono';
 import { downloadName, getArtifact, type Artifact } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import type { ListPage } from '../runs/list-pages.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { Store } from '../store/store.ts';
 import { listWorkflows } from '../workflows/repository.ts';
@@ -71,14 +71,14 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
       },
     );
     if (!page) return missing(c, `There is no run "${runId}".`);
-    const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
+    const [workflows, pending] = await Promise.all([listWorkflows(store), waitingCount(store)]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     return c.html(
       (await pages()).artifactsPage(admitted.visitor, {
         artifacts: page.items,
         names,
         runId: runId ?? null,
-        pending: pending.length,
+        pending,
         older: page.next_cursor,
         isFirstPage: cursor === undefined,
       }),
@@ -91,13 +91,13 @@ export function registerArtifactPages(app: Hono, web: WebDeps): void {
     const store = web.engine.store;
     const artifact = await getArtifact(store, c.req.param('id')).catch(() => null);
     if (!artifact) return missing(c, `There is no artifact "${c.req.param('id')}".`);
-    const [workflows, pending] = await Promise.all([listWorkflows(store), listPending(store)]);
+    const [workflows, pending] = await Promise.all([listWorkflows(store), waitingCount(store)]);
     const name = workflows.find((w) => w.id === artifact.workflow_id)?.name ?? artifact.workflow_id;
     return c.html(
       (await pages()).artifactPage(admitted.visitor, {
         artifact,
         workflowName: name,
-        pending: pending.length,
+        pending,
       }),
     );
   });

@@ -6,8 +6,7 @@
  */
 import { readTurns } from '../chats/chat-repository.ts';
 import type { Card, Chat, Turn, WorkflowCard } from '../chats/chat-records.ts';
-import { lateQuestionCards } from '../assistant/late-questions.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { lateQuestionCards, waitingOfChat } from '../assistant/late-questions.ts';
 import type { WebDeps } from './web-deps.ts';
 import { newId } from '../store/ids.ts';
 
@@ -55,10 +54,8 @@ export interface ChatJson {
 
 /** The chat with its transcript, as the API and the page read it. */
 export async function chatJson(web: WebDeps, chat: Chat): Promise<ChatJson> {
-  const [turns, pending] = await Promise.all([
-    readTurns(web.engine.store, chat),
-    listPending(web.engine.store),
-  ]);
+  const turns = await readTurns(web.engine.store, chat);
+  const pending = await waitingOfChat(web.engine.store, turns);
   return {
     chat_id: chat.id,
     title: chat.title,

@@ -15,14 +15,14 @@ import {
 } from '../chats/chat-repository.ts';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { admit, admitForm } from './guard.ts';
 import { chatPage } from './pages/chat.ts';
 import { messagePage } from './pages/layout.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import type { RouteSink } from './lazy-routes.ts';
-import { lateQuestionCards } from '../assistant/late-questions.ts';
+import { lateQuestionCards, waitingOfChat } from '../assistant/late-questions.ts';
 import { acceptTurn, type ChatTurnSender } from './chat-api-routes.ts';
 
 /** The assistant, loaded with the first message (a Lambda serving only pages never loads it). */
@@ -51,8 +51,12 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
         messagePage('Not found', `There is no chat "${chatId}".`, { href: '/chat', text: 'Back to Chat' }),
         404,
       );
-    const [chats, pending] = await Promise.all([listChats(web.engine.store), listPending(web.engine.store)]);
-    const turns = chat ? await readTurns(web.engine.store, chat) : [];
+    const [chats, count, turns] = await Promise.all([
+      listChats(web.engine.store),
+      waitingCount(web.engine.store),
+      chat ? readTurns(web.engine.store, chat) : [],
+    ]);
+    const pending = chat ? await waitingOfChat(web.engine.store, turns) : [];
     const open = chat
       ? {
           chat_id: chat.id,
@@ -75,7 +79,7 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
         }
       : null;
     const notice = c.req.query('sent') !== undefined && !error ? SENT : null;
-    const data = { chats, open, pending: pending.length, live: web.liveFeed, after, error, notice };
+    const data = { chats, open, pending: count, live: web.liveFeed, after, error, notice };
     return c.html(chatPage(admitted.visitor, data), error ? 422 : 200);
   };
 

@@ -7,7 +7,7 @@ import type { RouteSink } from './lazy-routes.ts';
 import { CREDENTIAL_NAME } from '../credentials/credentials.ts';
 import { Secret } from '../credentials/secret.ts';
 import type { CheckResult } from '../doctor/check.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { credentialsOf } from '../workflows/readiness.ts';
 import { listWorkflows } from '../workflows/repository.ts';
 import { pauseWhenDeleted, resumeWhenSet } from '../schedules/resume-when-set.ts';
@@ -44,7 +44,7 @@ export function registerCredentialPages(
     const [workflows, list, pending] = await Promise.all([
       listWorkflows(web.engine.store),
       web.engine.credentials.list(),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
     ]);
     const byName = new Map(list.map((c) => [c.name, c]));
     const needed = new Map<string, NeededRow>();
@@ -68,7 +68,7 @@ export function registerCredentialPages(
     const data = {
       needed: rows,
       others: list.filter((info) => !needed.has(info.name)),
-      pending: pending.length,
+      pending,
       notice: extra.tested ? null : notice,
       error: extra.error ?? null,
       tested: extra.tested ?? null,
@@ -130,7 +130,7 @@ export function registerCredentialPages(
         }),
         404,
       );
-    const pending = (await listPending(web.engine.store)).length;
+    const pending = await waitingCount(web.engine.store);
     return c.html((await pages()).deleteCredentialPage(admitted.visitor, name, await users(name), pending));
   });
 

@@ -16,14 +16,16 @@ import {
 import type { LinkKey } from '../links/link-key.ts';
 import { allowedActions, recordAnswer } from '../runs/decide.ts';
 import {
+  firstWaiting,
   getDecision,
-  listPending,
   pendingOfRun,
+  waitingCount,
   readDecisionAndRun,
   type DecisionRead,
 } from '../runs/decision-repository.ts';
 import type { EngineDeps } from '../runs/deps.ts';
 import type { Decision } from '../records/runs.ts';
+import type { Store } from '../store/store.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import { admit, admitForm, formFields } from './guard.ts';
@@ -174,7 +176,7 @@ async function afterAnswer(web: WebDeps, decided: Decision, next: string | undef
   const done = `answered=${encodeURIComponent(decided.id)}`;
   // Back to Activity as it was (its filters and page), or to the run's page, the answer's notice added.
   if (isReturnPath(next)) return `${next}${next.includes('?') ? '&' : '?'}${done}`;
-  const following = (await listPending(web.engine.store))[0];
+  const [following] = await firstWaiting(web.engine.store, 1);
   if (following) return `/decide/${encodeURIComponent(following.id)}?${done}`;
   return `/runs/${encodeURIComponent(decided.run_id)}?${done}`;
 }
@@ -194,15 +196,11 @@ async function showDecision(
   // the workflow was kept on the decision when it was asked; a Maildir message is read in
   // full through its workflow's folder, and an older decision reads it too.
   const view = decision.workflow_view?.source === 'maildir' ? undefined : decision.workflow_view;
-  const [pending, workflow] = await Promise.all([
-    access.kind !== 'token'
-      ? listPending(store)
-      : read?.waiting
-        ? withWaiting(decision, read.waiting)
-        : pendingOfRun(store, decision.run_id, id),
+  const [waiting, workflow] = await Promise.all([
+    access.kind !== 'token' ? everyRunWaiting(store, decision) : runWaiting(store, decision, read),
     view ? null : getWorkflow(store, decision.workflow_id).catch(() => null),
   ]);
-  const others = pending.filter((d) => d.id !== id);
+  const others = waiting.others;
   const recorded = access.kind === 'session' ? await answeredFrom(c, web) : null;
   const ownThreshold = view ? view.confidence_threshold : workflow?.confidence_threshold;
   // The stored setting only counts where the workflow has no threshold of its own.
@@ -213,12 +211,42 @@ async function showDecision(
     workflowName: view?.name ?? workflow?.name ?? decision.workflow_id,
     message: await loadMessage(workflow, decision),
     threshold,
-    after: others.length,
+    after: waiting.after,
     nextId: others[0]?.id ?? null,
     recorded,
   };
   const { decisionPage } = await decisionPages();
-  return c.html(decisionPage(screen, access, pending.length));
+  return c.html(decisionPage(screen, access, waiting.count));
+}
+
+/**
+ * What waits in the workspace, for a logged-in visitor: counted from the index, and the next
+ * question (the first in the index's order that is not this one) from one page of two.
+ */
+async function everyRunWaiting(store: Store, decision: Decision): Promise<Waiting> {
+  const [count, first] = await Promise.all([waitingCount(store), firstWaiting(store, 2)]);
+  const after = Math.max(0, count - (decision.status === 'pending' ? 1 : 0));
+  return { count, after, others: first.filter((d) => d.id !== decision.id) };
+}
+
+/** What waits in the decision's run, for a signed link: read with the decision, or by the run's key. */
+async function runWaiting(
+  store: Store,
+  decision: Decision,
+  read: DecisionRead | undefined,
+): Promise<Waiting> {
+  const ofRun = read?.waiting
+    ? withWaiting(decision, read.waiting)
+    : await pendingOfRun(store, decision.run_id, decision.id);
+  const others = ofRun.filter((d) => d.id !== decision.id);
+  return { count: ofRun.length, after: others.length, others };
+}
+
+/** Questions waiting: how many (the badge), how many besides this one, and the next few of them. */
+interface Waiting {
+  count: number;
+  after: number;
+  others: Decision[];
 }
 
 /** The run's questions waiting, oldest first: the others read with `decision`, and it when it waits. */

@@ -10,7 +10,7 @@ import { RuleSchema, type Rule } from '../records/rule.ts';
 import { getRecord } from '../store/records.ts';
 import { messagePage } from './pages/layout.ts';
 import { safeBack } from './pages/recorded-notice.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { getSettings, saveSettings, SettingsInputSchema } from '../settings/settings.ts';
 import { ProfileInputSchema, readProfile, saveProfile } from '../profile/profile.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
@@ -38,7 +38,7 @@ async function renderSettings(
   const [settings, workflows, pending, profile] = await Promise.all([
     getSettings(web.engine.store, defaults),
     listWorkflows(web.engine.store),
-    listPending(web.engine.store),
+    waitingCount(web.engine.store),
     readProfile(web.engine.store),
   ]);
   const data = {
@@ -46,7 +46,7 @@ async function renderSettings(
     defaults,
     stored: settings.stored,
     workflows,
-    pending: pending.length,
+    pending,
     errors,
     profile,
     profileErrors,
@@ -106,7 +106,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
     const [rules, workflows, pending, proposals, unlearned] = await Promise.all([
       rulesPage(web.engine.store, RULES_PER_PAGE, c.req.query('cursor') ?? null),
       listWorkflows(web.engine.store),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
       listProposals(web.engine.store),
       learningFailures(web.engine),
     ]);
@@ -137,7 +137,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
         admitted.visitor,
         shown.filter((r) => passesFilter(r, filter)),
         names,
-        pending.length,
+        pending,
         notice,
         proposals,
         unlearned,

@@ -9,7 +9,7 @@ import { listArtifacts } from '../artifacts/artifacts.ts';
 import { NotFoundError } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { readSession } from '../recorder/store-sink.ts';
-import { decisionsOfRun, listPending } from '../runs/decision-repository.ts';
+import { decisionsOfRun, waitingCount } from '../runs/decision-repository.ts';
 import { getRun, latestRuns, runsSince } from '../runs/run-repository.ts';
 import { weekStart } from '../runs/stats.ts';
 import { createRunFor } from '../runs/start-run.ts';
@@ -35,7 +35,6 @@ import { sourceCheckPage } from './pages/source-check.ts';
 import { streamRunWhereLive } from './sse.ts';
 import type { WebDeps } from './web-deps.ts';
 import { answeredFrom } from './recorded-answer.ts';
-import { countWithStatus } from '../store/store.ts';
 
 async function workflowNames(web: WebDeps): Promise<Map<string, string>> {
   return new Map((await listWorkflows(web.engine.store)).map((w) => [w.id, w.name]));
@@ -74,13 +73,13 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       listWorkflows(web.engine.store),
       // This week's runs (and the nine newest): what the overview counts and shows, never the history.
       runsSince(web.engine.store, weekStart(new Date()), 9),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
       readStoredSettings(web.engine.store),
       readProfile(web.engine.store),
     ]);
     const threshold = stored?.confidence_threshold ?? web.engine.settings.confidenceThreshold;
     const demo = demoWorkflowOf(workflows, web.env.HANDOFF_STATE_DIR)?.id ?? null;
-    const data = { workflows, runs, pending: pending.length, threshold, demo, timeZone: profile.time_zone };
+    const data = { workflows, runs, pending, threshold, demo, timeZone: profile.time_zone };
     const { overviewPage } = await overviewPages();
     return c.html(overviewPage(admitted.visitor, data, overviewNotice(c)));
   });
@@ -107,9 +106,9 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     if (!workflow) return notFound(c, `There is no workflow "${c.req.param('id')}".`);
     const [result, pending] = await Promise.all([
       check ? checkSource(workflow, { credentials: web.engine.credentials }) : null,
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
     ]);
-    const data = { workflow, check: result, pending: pending.length };
+    const data = { workflow, check: result, pending };
     return c.html(sourceCheckPage(admitted.visitor, data));
   };
   app.get('/workflows/:id/source', (c) => sourcePage(c, false));
@@ -121,10 +120,10 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
     const [page, names, pending] = await Promise.all([
       latestRuns(web.engine.store, RUNS_PER_PAGE, c.req.query('cursor') ?? null),
       workflowNames(web),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
     ]);
     const { runsPage } = await runPages();
-    return c.html(runsPage(admitted.visitor, page.runs, names, pending.length, page.next_cursor));
+    return c.html(runsPage(admitted.visitor, page.runs, names, pending, page.next_cursor));
   });
 
   app.get('/runs/:id', async (c) => {
@@ -139,7 +138,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       getWorkflow(web.engine.store, run.workflow_id).catch(() => null),
       auditOfRun(web.engine.store, run),
       decisionsOfRun(web.engine.store, run),
-      countWithStatus(web.engine.store, 'decisions', 'pending'),
+      waitingCount(web.engine.store),
       answeredFrom(c, web),
       readSession(web.engine.store, run.id).catch(() => undefined), // a trace it cannot read only hides the handoffs
       listArtifacts(web.engine.store, { runId: run.id }),

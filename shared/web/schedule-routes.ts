@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { readProfile } from '../profile/profile.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { listSchedules, setPaused, type ScheduleView } from '../schedules/schedules.ts';
 import { admit, admitForm } from './guard.ts';
 import { listWorkflows } from '../workflows/repository.ts';
@@ -43,7 +43,7 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
     const [schedules, profile, pending, workflows] = await Promise.all([
       listSchedules(store),
       readProfile(store),
-      listPending(store),
+      waitingCount(store),
       listWorkflows(store),
     ]);
     const scheduled = workflows.filter((w) => w.trigger.schedule !== undefined);
@@ -65,7 +65,7 @@ export function registerSchedulePages(app: Hono, web: WebDeps, onChange: Workflo
         schedules,
         statuses,
         timeZone: profile.time_zone,
-        pending: pending.length,
+        pending,
         notice,
       }),
     );

@@ -3,7 +3,7 @@
  * once per request from each status index, never read, for the sidebar's switcher and
  * Activity's line about the other workspaces.
  */
-import { countWithStatus } from '../store/store.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import type { WorkspaceLabel } from './pages/layout.ts';
 import type { WebDeps } from './web-deps.ts';
 import { currentScope } from './workspace-scope.ts';
@@ -33,7 +33,7 @@ async function countWaiting(web: WebDeps): Promise<WaitingIn[]> {
   return Promise.all(
     workspaces.map(async ({ workspace, store }) => ({
       workspace,
-      waiting: await countWithStatus(store, 'decisions', 'pending'),
+      waiting: await waitingCount(store),
     })),
   );
 }

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError } from '../errors/index.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
 import { createRunFor } from '../runs/start-run.ts';
 import { summarise } from '../runs/views.ts';
@@ -191,7 +191,7 @@ export function registerWorkflowApi(app: RouteSink, { web, onChange, inLambda }:
         visible.map(async (w) => ({
           id: w.id,
           name: w.name,
-          pending: (await listPending((platform?.engineFor(w.id) ?? web.engine).store)).length,
+          pending: await waitingCount((platform?.engineFor(w.id) ?? web.engine).store),
         })),
       ),
     );

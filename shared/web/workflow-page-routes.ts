@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { RouteSink } from './lazy-routes.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { liveRulesOfWorkflow } from '../memory/rules-repository.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { setPaused } from '../schedules/schedules.ts';
 import { readStoredSettings } from '../settings/settings.ts';
 import { lambdaSourceProblem } from '../sources/source-types.ts';
@@ -114,7 +114,7 @@ export function registerWorkflowPages(
   onChange: WorkflowChangeListener,
   inLambda: boolean,
 ): void {
-  const pendingCount = async () => (await listPending(web.engine.store)).length;
+  const pendingCount = () => waitingCount(web.engine.store);
   const notFound = (c: Context, id: string) =>
     c.html(
       messagePage('Not found', `There is no workflow "${id}".`, {

@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { RouteSink } from './lazy-routes.ts';
 import { currentActor } from '../access/actor.ts';
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
-import { listPending } from '../runs/decision-repository.ts';
+import { waitingCount } from '../runs/decision-repository.ts';
 import { deleteWorkspaceWithContents, workspaceContents } from '../workspaces/delete-workspace.ts';
 import type { Platform } from '../workspaces/platform.ts';
 import { admit, admitForm, type Admission } from './guard.ts';
@@ -46,12 +46,12 @@ export function registerWorkspacePages(app: RouteSink, web: WebDeps): void {
     const rows = await Promise.all(
       all.map(async (w) => {
         const store = platform.engineFor(w.id).store;
-        const [workflows, pending] = await Promise.all([store.list('workflows'), listPending(store)]);
+        const [workflows, pending] = await Promise.all([store.list('workflows'), waitingCount(store)]);
         return {
           id: w.id,
           name: w.name,
           workflows: workflows.length,
-          pending: pending.length,
+          pending,
           current: w.id === web.workspace?.id,
         };
       }),
@@ -149,9 +149,9 @@ export function registerWorkspacePages(app: RouteSink, web: WebDeps): void {
         422,
       );
     const store = platform.engineFor(workspace.id).store;
-    const [contents, pending] = await Promise.all([workspaceContents(store), listPending(web.engine.store)]);
+    const [contents, pending] = await Promise.all([workspaceContents(store), waitingCount(web.engine.store)]);
     return c.html(
-      (await pages()).deleteWorkspacePage(admitted.visitor, workspace, contents, pending.length, error),
+      (await pages()).deleteWorkspacePage(admitted.visitor, workspace, contents, pending, error),
       error ? 422 : 200,
     );
   };

@@ -2,10 +2,11 @@
  * Activity in real headless Chromium with 1,000 questions waiting (seeded through the store
  * from a real paused run): answered by group (after the confirm step, in place), by keyboard
  * and by selection; the list and the badge update without a reload; the page stays short
- * and, at 390 px, never scrolls sideways.
+ * and, at 390 px, never scrolls sideways. A waiting run's page answers its questions in bulk
+ * too: the selected ones, and "Accept the N suggestions" after its confirm step.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { seedWaiting } from '../../bench/waiting-seed.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
@@ -20,6 +21,7 @@ let served: Served;
 let context: BrowserContext;
 let page: Page;
 let cspProblems: string[];
+let seededRuns: string[];
 
 beforeAll(async () => {
   [browser, served] = await Promise.all([launchBrowser(), startServer()]);
@@ -29,7 +31,13 @@ beforeAll(async () => {
   launcher.launch(run);
   await launcher.idle();
   const real = await listPending(engine.store);
-  await seedWaiting(engine.store, await getRun(engine.store, run.id), real[0]!, WAITING - real.length, 4);
+  seededRuns = await seedWaiting(
+    engine.store,
+    await getRun(engine.store, run.id),
+    real[0]!,
+    WAITING - real.length,
+    4,
+  );
   expect(await listPending(engine.store)).toHaveLength(WAITING);
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
@@ -190,4 +198,74 @@ it('opens a question with o', async () => {
   const id = (await page.locator('[data-q].q-current [data-pick]').getAttribute('name'))!.split(':')[2]!;
   await page.keyboard.press('o');
   await page.waitForURL(`**/decide/${id}`);
+});
+
+describe("a waiting run's page", () => {
+  const waitingOfRun = async (runId: string) =>
+    (await listPending(served.engine.store)).filter((d) => d.run_id === runId);
+  const flash = () => page.locator('[data-bulk-notice]').textContent();
+
+  it('answers the two selected questions and comes back to the run', async () => {
+    const runId = seededRuns.at(-1)!;
+    await page.goto(`${served.url}/runs/${runId}`);
+    const before = await waitingOfRun(runId);
+    const badgeBefore = Number((await badge())?.trim());
+    const boxes = page.locator('[data-run-answers] [data-pick]');
+    expect(await boxes.count()).toBe(10);
+    const picked: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      await boxes.nth(i).check();
+      picked.push((await boxes.nth(i).getAttribute('name'))!.split(':')[2]!);
+    }
+    await Promise.all([
+      page.waitForURL(new RegExp(`/runs/${runId}\\?done=2`)),
+      page.locator('#pick').getByRole('button', { name: 'Archive' }).click(),
+    ]);
+    for (const id of picked)
+      expect((await getDecision(served.engine.store, id)).answer?.action).toBe('archive');
+    expect(await waitingOfRun(runId)).toHaveLength(before.length - 2);
+    expect(await flash()).toContain('Answered 2 questions: archive.');
+    expect(Number((await badge())?.trim())).toBe(badgeBefore - 2);
+    for (const id of picked) expect(await page.locator(`[name="pick::${id}"]`).count()).toBe(0);
+  });
+
+  it('says what accepting the suggestions does, does nothing until confirmed, then does it', async () => {
+    // A run with suggestions that cannot be undone (left for the person), then one without (its last answered).
+    const withIrreversible = [];
+    for (const id of seededRuns)
+      if ((await waitingOfRun(id)).some((d) => d.reason === 'irreversible')) withIrreversible.push(id);
+    expect(withIrreversible.length).toBeGreaterThan(0);
+    for (const runId of [withIrreversible[0]!, seededRuns.at(-1)!]) {
+      await page.goto(`${served.url}/runs/${runId}`);
+      const before = await waitingOfRun(runId);
+      const acceptable = before.filter((d) => d.reason !== 'irreversible');
+      const irreversible = before.filter((d) => d.reason === 'irreversible');
+      expect(acceptable.length).toBeGreaterThan(10);
+      const button = page.locator('[data-run-answers] [data-accept-group]');
+      expect(await button.textContent()).toContain(`Accept the ${acceptable.length} suggestions`);
+
+      await Promise.all([page.waitForURL(/\/activity\/accept/), button.click()]);
+      const confirm = page.locator('[data-confirm]');
+      await confirm.waitFor();
+      expect(await confirm.locator('[data-plan]').textContent()).toMatch(/^This will archive \d+/);
+      expect(await waitingOfRun(runId)).toHaveLength(before.length); // nothing done before the confirm
+
+      await Promise.all([
+        page.waitForURL(new RegExp(`/runs/${runId}\\?done=${acceptable.length}`), { timeout: 60_000 }),
+        confirm.locator('[data-confirm-accept]').click(),
+      ]);
+      for (const d of acceptable)
+        expect((await getDecision(served.engine.store, d.id)).answer?.action).toBe('approve_suggested');
+      // What is left is what may not be accepted together: no button offers it, its rows remain.
+      expect((await waitingOfRun(runId)).map((d) => d.id).sort()).toEqual(
+        irreversible.map((d) => d.id).sort(),
+      );
+      expect(await flash()).toContain(`Accepted ${acceptable.length} suggestions.`);
+      if (irreversible.length > 0) expect(await flash()).toContain('left for you');
+      expect(await page.locator('[data-run-answers] [data-accept-group]').count()).toBe(0);
+      expect(await page.locator('[data-run-answers] [data-pick]').count()).toBe(
+        Math.min(10, irreversible.length),
+      );
+    }
+  }, 180_000);
 });

@@ -35,6 +35,7 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import type { Store } from '../../shared/store/store.ts';
+import type { Decision } from '../../shared/records/runs.ts';
 import { listDecisions } from '../../shared/runs/decision-repository.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
 import { seedWaiting } from '../../bench/waiting-seed.ts';
@@ -387,11 +388,17 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
       expect({ list, each_once: new Set(ids).size }).toEqual({ list, each_once: ids.length });
     }
   });
+  /** 400 more waiting, over four runs, seeded once (the last tests here: the others count what waits). */
+  let seeded: Promise<{ template: Decision; waiting: number }> | undefined;
+  const hundredsWaiting = () =>
+    (seeded ??= (async () => {
+      const template = (await listPending(spy.store))[0]!;
+      await seedWaiting(spy.store, await getRun(spy.store, template.run_id), template, 400, 4);
+      return { template, waiting: (await listPending(spy.store)).length };
+    })());
+
   it('Activity with hundreds waiting reads one page of them (and one more), never every waiting question', async () => {
-    // Prepare: 400 more waiting, over four runs (the last test here: the others count what waits).
-    const template = (await listPending(spy.store))[0]!;
-    await seedWaiting(spy.store, await getRun(spy.store, template.run_id), template, 400, 4);
-    const waiting = (await listPending(spy.store)).length;
+    const { template, waiting } = await hundredsWaiting();
     expect(waiting).toBeGreaterThan(400);
     const rows = (body: string) => [...body.matchAll(/name="pick::(dec_\w+)"/g)].map((m) => m[1]!);
 
@@ -411,6 +418,94 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
       // The page's 50 and one more (read again at most once for the next page's cursor), and the 10 latest answers.
       expect(spy.recordsRead.decisions ?? 0).toBeLessThanOrEqual(2 * 51 + 11);
       expect(body).toMatch(new RegExp(`data-pending-badge\\s*>${waiting}<`));
+    }
+  });
+
+  it('every page with hundreds waiting counts them for the badge without reading them', async () => {
+    const { waiting } = await hundredsWaiting();
+    expect(waiting).toBeGreaterThan(400);
+    const [one] = await listPending(spy.store);
+    const pages = [
+      '/',
+      '/runs',
+      '/workflows',
+      '/memory',
+      '/settings',
+      '/schedules',
+      '/credentials',
+      '/artifacts',
+      '/chat',
+      '/talk',
+      `/decide/${one!.id}`,
+    ];
+    for (const url of pages) {
+      let body = '';
+      const reads = await fullReadsOf(async () => (body = await page(url)));
+      // Assess: no whole read of what waits; at most one small page of questions (Talk's 50, the decision page's next).
+      expect({ url, statusReads: spy.statusReads.filter((r) => r.includes('decisions')) }).toEqual({
+        url,
+        statusReads: [],
+      });
+      expect({ url, read: (spy.recordsRead.decisions ?? 0) <= 51 + 11 }).toEqual({ url, read: true });
+      expect({ url, badge: new RegExp(`data-pending-badge\\s*>${waiting}<`).test(body) }).toEqual({
+        url,
+        badge: true,
+      });
+      if (url === '/' || url === '/runs') expect({ url, reads }).toEqual({ url, reads: [] });
+    }
+  });
+
+  it('GET /api/decisions?status=pending with hundreds waiting reads a page and one more, by cursor and by filter', async () => {
+    const { template, waiting } = await hundredsWaiting();
+    const api = async (url: string) => {
+      const res = await app.request(url, { headers: { Authorization: 'Bearer keyed-reads-key' } });
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+      return (await res.json()) as {
+        items: { decision_id: string; sender: string; run_id: string }[];
+        next_cursor: string | null;
+      };
+    };
+    // Act and assess: every page of the unfiltered list, each reading its page plus one (and once more for its cursor).
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 0; n < 20; n++) {
+      let got: Awaited<ReturnType<typeof api>> | undefined;
+      const url = `/api/decisions?status=pending&limit=50${cursor ? `&cursor=${cursor}` : ''}`;
+      expect(await fullReadsOf(async () => (got = await api(url)))).toEqual([]);
+      expect(spy.statusReads.filter((r) => r.includes('decisions'))).toEqual([]);
+      expect(spy.recordsRead.decisions ?? 0).toBeLessThanOrEqual(2 * 51);
+      ids.push(...got!.items.map((d) => d.decision_id));
+      cursor = got!.next_cursor;
+      if (!cursor) break;
+    }
+    // Every waiting question once, in a stable order.
+    expect(ids).toHaveLength(waiting);
+    expect(new Set(ids).size).toBe(waiting);
+
+    // Filters: by the run's key, and by workflow and sender (read ahead only as far as the page needs).
+    for (const url of [
+      `/api/decisions?status=pending&limit=20&run=${template.run_id}`,
+      '/api/decisions?status=pending&limit=20&workflow=inbox',
+      '/api/decisions?status=pending&limit=20&from=news.example',
+    ]) {
+      let got: Awaited<ReturnType<typeof api>> | undefined;
+      expect(await fullReadsOf(async () => (got = await api(url)))).toEqual([]);
+      expect({ url, statusReads: spy.statusReads.filter((r) => r.includes('decisions')) }).toEqual({
+        url,
+        statusReads: [],
+      });
+      expect({ url, shown: got!.items.length, more: got!.next_cursor !== null }).toEqual({
+        url,
+        shown: 20,
+        more: true,
+      });
+      if (url.includes('from='))
+        expect(got!.items.every((d) => d.sender.endsWith('news.example'))).toBe(true);
+      if (url.includes('run=')) expect(got!.items.every((d) => d.run_id === template.run_id)).toBe(true);
+      expect({ url, readLessThanHalf: (spy.recordsRead.decisions ?? 0) < waiting / 2 }).toEqual({
+        url,
+        readLessThanHalf: true,
+      });
     }
   });
 });

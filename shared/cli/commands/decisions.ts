@@ -66,7 +66,7 @@ export function registerDecisionCommands(program: Command): void {
   withPaging(
     program
       .command('pending')
-      .description('the questions waiting for you, across runs, oldest first')
+      .description("the questions waiting for you, across runs (a run's oldest first; order: docs/lists.md)")
       .option('--show <DECISION_ID>', 'one question in full, with the draft each action would use')
       .option('--run <RUN_ID>', "only this run's questions")
       .option('--workflow <WORKFLOW_ID>', "only this workflow's questions"),

@@ -120,7 +120,7 @@ function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor):
   const place: ListPlace = { workspace: data.workspace ?? null, back: `/runs/${run.id}` };
   const n = waiting.filter(acceptableInBulk).length;
   return html`<div class="run-group run-answers" data-run-answers>
-    ${data.bulkNotice ? html`<div class="flash flash-ok" role="status"><p>${data.bulkNotice}</p></div>` : ''}
+    ${bulkFlash(data)}
     <div class="group-head">
       <span>${plural(waiting.length, 'question')} waiting</span>
       ${acceptForm(visitor, { runId: run.id, domain: null, n }, place)}
@@ -132,6 +132,13 @@ function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor):
         .map((decision) => questionRow({ decision, workflowName: data.workflowName }, visitor, place))}
     </ul>
   </div>`;
+}
+
+/** What a bulk answer just did, said where the questions are (also when it answered the last of them). */
+function bulkFlash(data: InspectorData): Html | string {
+  return data.bulkNotice
+    ? html`<div class="flash flash-ok" role="status" data-bulk-notice><p>${data.bulkNotice}</p></div>`
+    : '';
 }
 
 function questions(data: InspectorData, visitor: Visitor): Html | string {
@@ -153,7 +160,7 @@ function questions(data: InspectorData, visitor: Visitor): Html | string {
           </p>`
         : ''
     }
-    ${waiting.length > 0 ? answerHere(data, waiting, visitor) : ''}
+    ${waiting.length > 0 ? answerHere(data, waiting, visitor) : bulkFlash(data)}
     <ul class="plain-list">
       ${settled.slice(0, QUESTIONS_SHOWN).map(
         (d) =>

@@ -13,7 +13,10 @@ import { graphState, NODES, type NodeState } from './trace.ts';
 import { label, plural, score, type Html } from './ui.ts';
 
 export interface TalkData {
+  /** The first questions waiting (a page: answered ones give way to the next at the next visit). */
   pending: Decision[];
+  /** How many wait in all (counted, not read). */
+  waiting: number;
   /** Per workflow: the options that cannot be undone (a second "yes" is asked first). */
   irreversible: Map<string, Set<string>>;
   /** The run whose graph is drawn: the first decision's, else the latest. */
@@ -128,7 +131,7 @@ function runGraph(data: TalkData): Html {
 
 /** The Talk page. */
 export function talkPage(visitor: Visitor, data: TalkData): Html {
-  const count = data.pending.length;
+  const count = data.waiting;
   const body = html`<h1>Talk</h1>
     <section
       class="talk"
@@ -152,7 +155,7 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
           Talk
         </button>
         <button class="button" type="button" data-read>Read it to me</button>
-        <button class="button" type="button" data-next ${count < 2 ? html`disabled` : ''}>
+        <button class="button" type="button" data-next ${data.pending.length < 2 ? html`disabled` : ''}>
           Next question
         </button>
       </div>
@@ -165,7 +168,7 @@ export function talkPage(visitor: Visitor, data: TalkData): Html {
         class="talk-assistant"
         aria-labelledby="assistant-title"
         data-assistant
-        ${count > 0 ? html`hidden` : ''}
+        ${data.pending.length > 0 ? html`hidden` : ''}
       >
         <h2 id="assistant-title">The assistant</h2>
         <ol class="plain-list" data-assistant-log></ol>
