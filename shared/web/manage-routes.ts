@@ -161,12 +161,12 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
       );
     const [workflows, pending, fires] = await Promise.all([
       listWorkflows(web.engine.store),
-      listPending(web.engine.store),
+      waitingCount(web.engine.store),
       firesOf(web.engine.store, [rule.id]),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));
     const fired = fires.get(rule.id) ?? NEVER_FIRED;
-    return c.html(deleteConfirmPage(admitted.visitor, rule, names, pending.length, fired, nowOf(web)));
+    return c.html(deleteConfirmPage(admitted.visitor, rule, names, pending, fired, nowOf(web)));
   });
 
   app.post('/memory/proposals/:id/:choice{accept|dismiss}', async (c) => {
