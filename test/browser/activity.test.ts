@@ -251,8 +251,9 @@ describe("a waiting run's page", () => {
       expect(await waitingOfRun(runId)).toHaveLength(before.length); // nothing done before the confirm
 
       await Promise.all([
-        page.waitForURL(new RegExp(`/runs/${runId}\\?done=${acceptable.length}`), { timeout: 60_000 }),
-        confirm.locator('[data-confirm-accept]').click(),
+        // A hundred and more answers carried out in one request: room for a loaded machine.
+        page.waitForURL(new RegExp(`/runs/${runId}\\?done=${acceptable.length}`), { timeout: 80_000 }),
+        confirm.locator('[data-confirm-accept]').click({ timeout: 80_000 }),
       ]);
       for (const d of acceptable)
         expect((await getDecision(served.engine.store, d.id)).answer?.action).toBe('approve_suggested');
