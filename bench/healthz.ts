@@ -168,8 +168,12 @@ function poll(url: string, phase: string): Poller {
 
 async function settled(store: Store, runId: string, status: (s: string) => boolean): Promise<string> {
   for (;;) {
-    const now = (await getRun(store, runId)).status;
-    if (status(now)) return now;
+    // A read that meets the record mid-replace (another process writing it) is read again.
+    const now = await getRun(store, runId).then(
+      (run) => run.status,
+      () => null,
+    );
+    if (now !== null && status(now)) return now;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
