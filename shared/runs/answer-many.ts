@@ -68,7 +68,11 @@ export async function answerEachAsStored(
   const handOver = answers.length > 1 ? engine.carryElsewhere : undefined;
   const results: { result: AnswerResult; answered: Decision | null; waits: boolean }[] = [];
   for (const answer of answers) results.push(await answerOne(engine, answer, !handOver));
-  const stillWaiting = results.flatMap((r) => (r.answered && r.waits ? [r.answered.id] : []));
+  // A run the batch went on to resume is carried out by its resume: only runs still waiting now.
+  const resumed = new Set(results.flatMap((r) => (r.answered && !r.waits ? [r.answered.run_id] : [])));
+  const stillWaiting = results.flatMap((r) =>
+    r.answered && r.waits && !resumed.has(r.answered.run_id) ? [r.answered.id] : [],
+  );
   // Carried out there as here (carryOutSentAnswer: once; an answer whose run resumed meanwhile is the resume's).
   if (handOver && stillWaiting.length > 0) handOver(stillWaiting);
   return results.map(({ result, answered }) => ({ result, answered }));
