@@ -129,7 +129,7 @@ async function round(inThread: boolean): Promise<Round> {
     };
   } finally {
     child.kill('SIGKILL');
-    await fs.rm(dir, { recursive: true, force: true });
+    await fs.rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 }); // a child may still be writing
   }
 }
 
@@ -264,7 +264,7 @@ async function resumeRound(inThread: boolean): Promise<ResumeRound> {
     };
   } finally {
     child.kill('SIGKILL');
-    await fs.rm(dir, { recursive: true, force: true });
+    await fs.rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 }); // a child may still be writing
   }
 }
 
