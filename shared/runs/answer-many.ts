@@ -62,20 +62,33 @@ export async function answerEachAsStored(
   engine: EngineDeps,
   answers: readonly AnswerInput[],
 ): Promise<{ result: AnswerResult; answered: Decision | null }[]> {
-  const results: { result: AnswerResult; answered: Decision | null }[] = [];
-  for (const answer of answers) results.push(await answerOne(engine, answer));
-  return results;
+  // Where the host carries answers out in another process (the local server's run children),
+  // a batch is handed over after it, not carried out answer by answer in this thread; what
+  // its last answer resumes is carried out by the resume. Elsewhere, each as it is recorded.
+  const handOver = answers.length > 1 ? engine.carryElsewhere : undefined;
+  const results: { result: AnswerResult; answered: Decision | null; waits: boolean }[] = [];
+  for (const answer of answers) results.push(await answerOne(engine, answer, !handOver));
+  // A run the batch went on to resume is carried out by its resume: only runs still waiting now.
+  const resumed = new Set(results.flatMap((r) => (r.answered && !r.waits ? [r.answered.run_id] : [])));
+  const stillWaiting = results.flatMap((r) =>
+    r.answered && r.waits && !resumed.has(r.answered.run_id) ? [r.answered.id] : [],
+  );
+  // Carried out there as here (carryOutSentAnswer: once; an answer whose run resumed meanwhile is the resume's).
+  if (handOver && stillWaiting.length > 0) handOver(stillWaiting);
+  return results.map(({ result, answered }) => ({ result, answered }));
 }
 
 async function answerOne(
   engine: EngineDeps,
   answer: AnswerInput,
-): Promise<{ result: AnswerResult; answered: Decision | null }> {
+  carry: boolean,
+): Promise<{ result: AnswerResult; answered: Decision | null; waits: boolean }> {
   try {
     const decided = await recordAnswer(engine, answer.id, answer.action, answer.note ?? null, undefined, [], {
       once: answer.once ?? false,
       ...(answer.scope ? { scope: answer.scope } : {}),
       edits: { body: answer.body, title: answer.title },
+      carry,
     });
     const learned = learnedFrom(decided.answered, decided.learned);
     const result: AnswerResult = {
@@ -87,11 +100,12 @@ async function answerOne(
       run_id: decided.run_id,
       run_status: decided.run_status,
     };
-    return { result, answered: decided.answered };
+    return { result, answered: decided.answered, waits: decided.run_status === 'waiting' };
   } catch (error) {
     return {
       result: { id: answer.id, action: answer.action, ok: false, error: errorMessage(error) },
       answered: null,
+      waits: false,
     };
   }
 }

@@ -59,6 +59,11 @@ export interface AnswerOptions {
   scope?: 'source' | 'workflow';
   /** The person's own words for the chosen action (an edited draft's body or title). */
   edits?: WordEdits;
+  /**
+   * False: an answer whose run still waits is not carried out here; the caller carries it
+   * (a batch of answers, after the batch: answer-many.ts). Default: carried out at once.
+   */
+  carry?: boolean;
 }
 
 /** What `recordAnswer` returns: the result, the decision as stored and what still waits. */
@@ -224,7 +229,8 @@ export async function recordAnswer(
     checksHeld(results, writes.length, checks.length),
   );
   // Others still wait: this item is carried out now, not at the run's last answer.
-  if (waiting !== null && waiting.length > 0) await carryOutAnswer(engine, answered, run, workflow);
+  if (options.carry !== false && waiting !== null && waiting.length > 0)
+    await carryOutAnswer(engine, answered, run, workflow);
   // Others still wait: the run stays paused (no need to read its interrupt); else it may
   // resume, read afresh (the answer's cache covers the answer, not the run it resumes) but
   // for what this answer knows: the run as read with it, and every question it saw decided.

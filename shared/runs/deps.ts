@@ -31,6 +31,11 @@ export interface EngineDeps {
    */
   resumeElsewhere?: (run: Run) => void;
   /**
+   * Set where a batch of answers is carried out in another process (the local server's run
+   * children): the answered items of runs that still wait are handed over after the batch.
+   */
+  carryElsewhere?: (decisionIds: string[]) => void;
+  /**
    * Told after a workflow was saved, paused, resumed or removed outside the workflow routes
    * (the assistant), where schedules are kept apart from the store (AWS: a `handoff.workflow`
    * event for the schedule-sync function). Absent: schedules read the store (the local scheduler).

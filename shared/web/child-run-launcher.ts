@@ -16,7 +16,7 @@ import { failRun } from '../runs/lifecycle.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { Run } from '../records/runs.ts';
 import { errorMessage } from '../errors/index.ts';
-import type { ChildMessage, RunOrder } from './run-child.ts';
+import type { ChildMessage, ChildOrder } from './run-child.ts';
 import { oneLine, type LaunchEntry, type RunLauncher } from './run-launcher.ts';
 
 /** The CLI entry (bin/handoff.js), from this module in the sources or in the bundle (dist/). */
@@ -38,18 +38,33 @@ export interface ChildLauncherOptions {
 
 /**
  * A launcher that works each run in a child process: a created run from its trigger, and a
- * run taken for its resume (its engine's `resumeElsewhere`, see {@link resumeInChildren}).
+ * run taken for its resume (its engine's `resumeElsewhere`, see {@link workInChildren}).
  */
-export function createChildRunLauncher(engine: EngineDeps, opts: ChildLauncherOptions = {}): RunLauncher {
+export function createChildRunLauncher(
+  engine: EngineDeps,
+  opts: ChildLauncherOptions = {},
+): ChildRunLauncher {
   const log = opts.log ?? logLine;
   const command = opts.command ?? { script: handoffBin(), args: ['__run-child'] };
   const inFlight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    const tracked = work.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+  };
   return {
     launch(run, runEngine = engine, entry = 'trigger') {
-      const work = workInChild(runEngine, run, entry, command, log, opts.onAdopted)
-        .catch((error: unknown) => log(`handoff: run ${run.id}: ${oneLine(errorMessage(error))}`))
-        .finally(() => inFlight.delete(work));
-      inFlight.add(work);
+      track(
+        workInChild(runEngine, run, entry, command, log, opts.onAdopted).catch((error: unknown) =>
+          log(`handoff: run ${run.id}: ${oneLine(errorMessage(error))}`),
+        ),
+      );
+    },
+    carry(decisionIds, runEngine = engine) {
+      track(
+        carryInChild(runEngine, decisionIds, command, log).catch((error: unknown) =>
+          log(`handoff: answers not carried out at once: ${oneLine(errorMessage(error))}`),
+        ),
+      );
     },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
@@ -57,20 +72,30 @@ export function createChildRunLauncher(engine: EngineDeps, opts: ChildLauncherOp
   };
 }
 
-/** Makes `engine` hand each run it takes for its resume to `launcher` (a child), not drive it itself. */
-export function resumeInChildren(engine: EngineDeps, launcher: RunLauncher): void {
-  engine.resumeElsewhere = (run) => launcher.launch(run, engine, 'resume');
+/** The child launcher: runs, and batches of answers to carry out while their runs wait. */
+export interface ChildRunLauncher extends RunLauncher {
+  /** Carries out the answered items (by decision id) in a child; never throws. */
+  carry(decisionIds: string[], engine?: EngineDeps): void;
 }
 
-function workInChild(
+/**
+ * Makes `engine` hand to `launcher`'s children each run it takes for its resume, and each
+ * batch of answers to carry out while their runs wait, instead of working them itself.
+ */
+export function workInChildren(engine: EngineDeps, launcher: ChildRunLauncher): void {
+  engine.resumeElsewhere = (run) => launcher.launch(run, engine, 'resume');
+  engine.carryElsewhere = (decisionIds) => launcher.carry(decisionIds, engine);
+}
+
+/** A child started with `order`, its feed events emitted into `engine`'s; resolves with how it ended. */
+function forkWith(
   engine: EngineDeps,
-  run: Run,
-  entry: LaunchEntry,
+  order: ChildOrder,
   command: { script: string; args: string[] },
   log: (line: string) => void,
-  onAdopted: ChildLauncherOptions['onAdopted'],
-): Promise<void> {
-  return new Promise<void>((resolve) => {
+  onAdopted?: (pid: number) => void,
+): Promise<{ done: boolean; how: string }> {
+  return new Promise((resolve) => {
     let done = false;
     const child = fork(command.script, command.args, {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -81,25 +106,57 @@ function workInChild(
       const message = raw as ChildMessage;
       if (message.type === 'emit')
         engine.emit(message.channel, message.kind as FeedEvent['kind'], message.text, message.data);
-      else if (message.type === 'adopted') onAdopted?.(run, message.pid);
+      else if (message.type === 'adopted') onAdopted?.(message.pid);
       else if (message.type === 'done') done = true;
     });
     child.once('error', (error) => log(`handoff: could not start the run's process: ${error.message}`));
-    child.once('exit', (code, signal) => {
-      const settle = done
-        ? Promise.resolve()
-        : afterDeath(engine, run, signal ? `was stopped (${signal})` : `exited (code ${code})`, log);
-      void settle.finally(resolve);
-    });
-    const order: RunOrder = {
-      type: 'run',
-      run_id: run.id,
-      entry,
-      workspace: engine.workspace,
-      settings: { ...engine.settings },
-    };
+    child.once('exit', (code, signal) =>
+      resolve({ done, how: signal ? `was stopped (${signal})` : `exited (code ${code})` }),
+    );
     child.send(order);
   });
+}
+
+async function workInChild(
+  engine: EngineDeps,
+  run: Run,
+  entry: LaunchEntry,
+  command: { script: string; args: string[] },
+  log: (line: string) => void,
+  onAdopted: ChildLauncherOptions['onAdopted'],
+): Promise<void> {
+  const order: ChildOrder = {
+    type: 'run',
+    run_id: run.id,
+    entry,
+    workspace: engine.workspace,
+    settings: { ...engine.settings },
+  };
+  const ended = await forkWith(engine, order, command, log, (pid) => onAdopted?.(run, pid));
+  if (!ended.done) await afterDeath(engine, run, ended.how, log);
+}
+
+/**
+ * A child that dies carrying out answers leaves nothing to recover here: an item it had not
+ * reached is carried out by its run's resume, one it was acting on is settled by the sweep.
+ */
+async function carryInChild(
+  engine: EngineDeps,
+  decisionIds: string[],
+  command: { script: string; args: string[] },
+  log: (line: string) => void,
+): Promise<void> {
+  const order: ChildOrder = {
+    type: 'carry',
+    decision_ids: decisionIds,
+    workspace: engine.workspace,
+    settings: { ...engine.settings },
+  };
+  const ended = await forkWith(engine, order, command, log);
+  if (!ended.done)
+    log(
+      `handoff: the process carrying out ${decisionIds.length} answer(s) ${ended.how}; their runs' resumes carry out the rest`,
+    );
 }
 
 /**

@@ -14,8 +14,8 @@ import { readStoredSettings } from '../settings/settings.ts';
 import { parseWorkflow } from '../workflows/load.ts';
 import { listWorkflows, saveWorkflow } from '../workflows/repository.ts';
 import { createApp } from './app.ts';
-import { createChildRunLauncher, resumeInChildren } from './child-run-launcher.ts';
-import { createRunLauncher } from './run-launcher.ts';
+import { createChildRunLauncher, workInChildren } from './child-run-launcher.ts';
+import { createRunLauncher, type RunLauncher } from './run-launcher.ts';
 import { startScheduler } from './scheduler.ts';
 import { startWorkspaceSchedulers } from './workspace-schedulers.ts';
 import type { Platform } from '../workspaces/platform.ts';
@@ -62,13 +62,15 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const env: Env = { ...opts.env, HANDOFF_API_KEY: opts.env.HANDOFF_API_KEY || generatedKey || undefined };
   const demo = await createDemoIfEmpty(opts.engine, env);
 
-  const launcher =
-    opts.runs === 'child' ? createChildRunLauncher(opts.engine) : createRunLauncher(opts.engine);
+  let launcher: RunLauncher;
   if (opts.runs === 'child') {
-    // A run resumed by an answer (or the sweep) is worked in a child too, not in the request.
-    resumeInChildren(opts.engine, launcher);
-    opts.platform?.configure((engine) => resumeInChildren(engine, launcher));
-  }
+    const children = createChildRunLauncher(opts.engine);
+    // A run resumed by an answer (or the sweep), and a batch of answers to carry out while
+    // their runs wait, are worked in a child too, not in the request.
+    workInChildren(opts.engine, children);
+    opts.platform?.configure((engine) => workInChildren(engine, children));
+    launcher = children;
+  } else launcher = createRunLauncher(opts.engine);
   let url = '';
   const uiBaseUrlDefault = () => opts.env.UI_BASE_URL ?? url;
   const app = createApp({

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { auditOfRun } from '../../shared/audit/audit.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import { isAlive } from '../../shared/config/processes.ts';
+import { pendingOfRun } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { engineFromEnv } from '../../shared/runs/wire.ts';
 import type { Run } from '../../shared/records/runs.ts';
@@ -84,6 +85,18 @@ async function runWhen(
 async function isStopped(pid: number): Promise<boolean> {
   const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   return /^\d+ \(.*\) T /.test(stat);
+}
+
+/** The processes `parent` started that are stopped (SIGSTOP), by /proc. */
+async function stoppedChildren(parent: number): Promise<number[]> {
+  const stopped: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const fields = /^\d+ \(.*\) (\S) (\d+) /.exec(stat);
+    if (fields?.[1] === 'T' && Number(fields[2]) === parent) stopped.push(Number(entry));
+  }
+  return stopped;
 }
 
 /** Items a run has dealt with so far, by its counts. */
@@ -279,6 +292,51 @@ describe('runs in a child process of the local server', () => {
     expect(failed.error).toContain('the process running it stopped before it finished');
     expect(stderr).toMatch(new RegExp(`the process working run ${runId} .* was stopped \\(SIGKILL\\)`));
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 240_000);
+
+  it('carries out a batch of answers in a child while their run still waits', async () => {
+    // The carrying child stops itself before it acts: the answers are seen handed over, not done.
+    await startServer({ HANDOFF_HOLD_AT: 'run-child:carrying' });
+    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
+    const runId = await runNow();
+    const paused = await runWhen(runId, (r) => r.status !== 'running', 'the run to pause', 120_000);
+    expect(paused.status).toBe('waiting');
+    const waiting = await pendingOfRun(store(), runId);
+    expect(waiting.length).toBeGreaterThanOrEqual(3);
+    const answered = waiting.slice(0, -1); // one left: the run keeps waiting
+    const res = await fetch(`${url}/api/decisions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ answers: answered.map((d) => ({ id: d.id, action: 'archive' })) }),
+    });
+    expect(res.status).toBe(200);
+    const results = (await res.json()) as { ok: boolean; run_status?: string }[];
+    expect(results.map((r) => [r.ok, r.run_status])).toEqual(answered.map(() => [true, 'waiting']));
+
+    const byYou = async () =>
+      new Set(
+        (await auditOfRun(store(), await getRun(store(), runId)))
+          .filter((e) => e.decided_by === 'human' && e.item_id)
+          .map((e) => e.item_id),
+      );
+    const [carrier] = await waitFor(
+      async () => {
+        const stopped = await stoppedChildren(server!.pid!);
+        return stopped.length > 0 ? stopped : undefined;
+      },
+      30_000,
+      'the carrying child to hold',
+    );
+    expect((await byYou()).size).toBe(0); // answered in the request, carried out elsewhere
+    process.kill(carrier!, 'SIGCONT');
+    await waitFor(
+      async () => ((await byYou()).size === answered.length ? true : undefined),
+      30_000,
+      'the answers to be carried out',
+    );
+    expect([...(await byYou())].sort()).toEqual(answered.map((d) => d.item_id).sort());
+    expect((await getRun(store(), runId)).status).toBe('waiting');
+    expect(stderr).not.toContain('not carried out at once');
   }, 240_000);
 
   it('with HANDOFF_RUNS_IN_THREAD=1 works the run in the server itself', async () => {
