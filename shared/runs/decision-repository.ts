@@ -50,7 +50,8 @@ const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\
  * one keyed read (DynamoDB: one Query on the sort key); a run asked before it is read from the
  * status index and filtered. `known`, one of the run's decision ids, says which scheme the run
  * used; without it the keyed read comes first and the index is read only when it finds none.
- * Where the status index is exact (JSON files), it is read at once: it names only what waits.
+ * Where the status index is exact (JSON files), the run's markers in it are read: they name
+ * only what waits.
  */
 export async function pendingOfRun(store: Store, runId: string, known?: string): Promise<Decision[]> {
   const prefix = runDecisionPrefix(runId);
@@ -59,9 +60,13 @@ export async function pendingOfRun(store: Store, runId: string, known?: string):
       .map((r) => DecisionSchema.parse(r))
       .filter((d) => d.run_id === runId && d.status === 'pending')
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  if (store.exactStatusIndex || (known !== undefined && !known.startsWith(prefix)))
+  if (known !== undefined && !known.startsWith(prefix))
     return ofRun(await store.listWithStatus('decisions', 'pending'));
-  const keyed = ofRun(await listByIdPrefix(store, 'decisions', prefix));
+  const keyed = ofRun(
+    store.exactStatusIndex
+      ? await store.listWithStatus('decisions', 'pending', prefix) // the run's markers only
+      : await listByIdPrefix(store, 'decisions', prefix),
+  );
   if (keyed.length > 0 || known !== undefined) return keyed;
   return ofRun(await store.listWithStatus('decisions', 'pending'));
 }

@@ -144,11 +144,16 @@ export class JsonFileStore implements Store {
   }
 
   /** An indexed status reads the records its markers name (json-status-index.ts), others every record. */
-  async listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
+  async listWithStatus(collection: Collection, status: string, prefix = ''): Promise<JsonRecord[]> {
     if (!isIndexed(collection, status))
       return (await this.list(collection)).filter((r) => r.status === status);
     await this.statusIndexReady(collection);
-    const named = await this.readNamed(collection, () => this.index.markedNames(collection, status));
+    // With a prefix only the markers naming its ids are read (their names are the ids, encoded).
+    const named = await this.readNamed(collection, async () =>
+      (await this.index.markedNames(collection, status)).filter((n) =>
+        decodeURIComponent(n).startsWith(prefix),
+      ),
+    );
     return named.filter((r) => r.status === status);
   }
 

@@ -129,8 +129,8 @@ export class ReadCacheStore implements Store {
     return [...listed.values()].map((r) => structuredClone(r));
   }
 
-  listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]> {
-    return this.inner.listWithStatus(collection, status);
+  listWithStatus(collection: Collection, status: string, prefix?: string): Promise<JsonRecord[]> {
+    return this.inner.listWithStatus(collection, status, prefix);
   }
 
   async create<T extends JsonRecord>(collection: Collection, record: T): Promise<Versioned<T>> {

@@ -126,9 +126,11 @@ export interface Store {
   /**
    * The records of the collection whose `status` is `status` (order unspecified). Where
    * the backend indexes it (INDEXED_STATUSES) only those are read; DynamoDB's index may lag
-   * a write by a moment.
+   * a write by a moment. With `prefix`, a backend may read only the ids starting with it
+   * (JSON files: the markers' names; one run's waiting questions) and may return more: the
+   * caller filters.
    */
-  listWithStatus(collection: Collection, status: string): Promise<JsonRecord[]>;
+  listWithStatus(collection: Collection, status: string, prefix?: string): Promise<JsonRecord[]>;
   /**
    * True where `listWithStatus` on an indexed status reads its index and sees every write
    * that has landed (JSON files): the cheapest exact read of what is still moving. Absent

@@ -33,15 +33,22 @@ const decision = (id: string, run_id: string, status = 'pending', created_at = '
   expires_at: '2026-12-04T08:00:00Z',
 });
 
-/** The store, with the status-index reads it is asked for counted. */
-function counted(store: Store): { store: Store; indexReads: () => number } {
+/** The store, with the status-index reads it is asked for, and the records they return, counted. */
+function counted(store: Store): { store: Store; indexReads: () => number; recordsRead: () => number } {
   let reads = 0;
+  let records = 0;
   const listWithStatus = store.listWithStatus.bind(store);
-  store.listWithStatus = (collection: Collection, status: string): Promise<JsonRecord[]> => {
+  store.listWithStatus = async (
+    collection: Collection,
+    status: string,
+    prefix?: string,
+  ): Promise<JsonRecord[]> => {
     reads += 1;
-    return listWithStatus(collection, status);
+    const read = await listWithStatus(collection, status, prefix);
+    records += read.length;
+    return read;
   };
-  return { store, indexReads: () => reads };
+  return { store, indexReads: () => reads, recordsRead: () => records };
 }
 
 /**
@@ -86,4 +93,20 @@ it("reads a run's questions from an exact status index alone, never listing the 
     'dec_0123456789abcdef',
   ]);
   expect(indexReads()).toBe(2);
+});
+
+it("reads only the run's own markers of an exact status index, however many other runs wait", async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-pending-of-run-'));
+  const { store, recordsRead } = counted(new JsonFileStore(dir));
+  const prefix = await askTwoRuns(store);
+  for (let i = 0; i < 60; i++) {
+    const other = `run_other_${i % 3}`;
+    await store.create(
+      'decisions',
+      decision(`${runDecisionPrefix(other)}${String(i).padStart(12, '0')}`, other),
+    );
+  }
+  // Each answer of a batch reads what still waits in its run: its two, never the other 60.
+  expect(await pendingOfRun(store, 'run_new', `${prefix}a`)).toHaveLength(2);
+  expect(recordsRead()).toBe(2);
 });

@@ -66,11 +66,11 @@ export function spyOnStore(store: Store): StoreSpy {
           return records;
         };
       if (name === 'listWithStatus')
-        return async (collection: Collection, status: string) => {
+        return async (collection: Collection, status: string, prefix?: string) => {
           if (KEYED_COLLECTIONS.has(collection) && !isIndexed(collection, status))
             fullReads.push(`listWithStatus ${collection} ${status}`);
-          else statusReads.push(`listWithStatus ${collection} ${status}`);
-          const records = await target.listWithStatus(collection, status);
+          else if (!prefix) statusReads.push(`listWithStatus ${collection} ${status}`); // a prefix's: keyed
+          const records = await target.listWithStatus(collection, status, prefix);
           counted(collection, records.length);
           return records;
         };
