@@ -17,7 +17,7 @@ function learnedLine(line: LearnedLine, notice: BulkNotice, visitor: Visitor): H
             ${csrfField(visitor)}<input type="hidden" name="back" value="${notice.back}" />
             <button class="button button-quiet" type="submit">Undo</button>
           </form>`
-        : ''
+        : html`<span class="muted">(since replaced by a later answer)</span>`
     }
   </li>`;
 }
