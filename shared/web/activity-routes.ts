@@ -2,8 +2,9 @@
  * Activity: `GET /activity` (the waiting questions by run and sender domain, filtered and
  * paged), `POST /activity/accept` (a group's suggestions: the first POST says what will
  * happen, the confirmed one does it) and `POST /activity/answer` (the checked questions,
- * one action). The answering is the shared code every "answer many" surface uses
- * (runs/answer-many.ts); a bulk answer returns to the page it came from, with what it did.
+ * one action, "just this once" if ticked). The answering is the shared code every "answer
+ * many" surface uses (runs/answer-many.ts); a bulk answer returns to the page it came from,
+ * with what it did and the rules it taught (bulk-notice.ts).
  */
 import type { Context } from 'hono';
 import { InvalidInputError } from '../errors/index.ts';
@@ -16,11 +17,12 @@ import {
   type AnswerResult,
 } from '../runs/answer-many.ts';
 import { latestSettled } from '../runs/latest-answers.ts';
+import { NOTHING_ONCE } from '../runs/learned.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { getRecords } from '../store/records.ts';
 import { waitingCount } from '../runs/decision-repository.ts';
 import { isReturnPath, parseActivityQuery, readActivity } from './activity-list.ts';
-import { bulkNotice } from './bulk-notice.ts';
+import { LEARNED_SHOWN, readBulkNotice } from './bulk-notice.ts';
 import { admit, admitForm } from './guard.ts';
 import type { AcceptPlan } from './pages/activity-confirm.ts';
 import { messagePage, type WorkspaceLabel } from './pages/layout.ts';
@@ -38,7 +40,10 @@ interface BulkOutcome {
   how: string;
   refused: number;
   left: number;
-  learned: number;
+  /** Answers given "just this once" (they taught nothing). */
+  once: number;
+  /** The distinct rules the answers taught, in the order taught (the notice names the first few). */
+  learned: string[];
 }
 
 function backTo(path: string | undefined, outcome: BulkOutcome): string {
@@ -48,8 +53,11 @@ function backTo(path: string | undefined, outcome: BulkOutcome): string {
     how: outcome.how,
     refused: String(outcome.refused),
     left: String(outcome.left),
-    learned: String(outcome.learned),
+    once: String(outcome.once),
+    learned: String(outcome.learned.length),
   });
+  if (outcome.learned.length > 0)
+    params.set('learned_ids', outcome.learned.slice(0, LEARNED_SHOWN).join(','));
   return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
 }
 
@@ -60,7 +68,8 @@ function tally(results: readonly AnswerResult[], how: string, notTaken: number, 
     how,
     refused: notTaken + results.filter((r) => !r.ok).length,
     left,
-    learned: rules.size,
+    once: results.filter((r) => r.ok && r.learned === NOTHING_ONCE).length,
+    learned: [...rules],
   };
 }
 
@@ -79,10 +88,11 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
     const admitted = await admit(c, web);
     if (!admitted.ok) return admitted.response;
     const query = parseActivityQuery(c.req.query());
-    const [recent, list, recorded] = await Promise.all([
+    const [recent, list, recorded, bulkNotice] = await Promise.all([
       latestSettled(web.engine.store, 10),
       readActivity(web.engine.store, query),
       answeredFrom(c, web),
+      readBulkNotice(web.engine.store, c.req.url),
     ]);
     const { activityPage } = await activityPages();
     return c.html(
@@ -91,7 +101,7 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
         workspace: workspaceOf(web),
         recent,
         recorded,
-        bulkNotice: bulkNotice(c.req.query()),
+        bulkNotice,
       }),
     );
   });
@@ -161,7 +171,8 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
     // Accepting in bulk never takes an irreversible suggestion: that is answered on its own.
     const taken = action === 'approve_suggested' ? chosen.filter(acceptableInBulk) : chosen;
     const left = chosen.length - taken.length;
-    const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action }));
+    const once = form.once === '1';
+    const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action, ...(once ? { once } : {}) }));
     const results = await answerEach(web.engine, answers);
     return c.redirect(backTo(form.back, tally(results, action, notWaiting, left)), 303);
   });

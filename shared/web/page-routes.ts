@@ -144,7 +144,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       listArtifacts(web.engine.store, { runId: run.id }),
     ]);
     const { handoffPairs, inspectorPage } = await runPages();
-    const { whatItDid, bulkNotice } = await runReads();
+    const { whatItDid, readBulkNotice } = await runReads();
     const did = await whatItDid(web.engine.store, audit, pageNumber(c.req.query('did')) ?? 0);
     const data = {
       run,
@@ -155,7 +155,7 @@ export function registerPageRoutes(app: Hono, web: WebDeps): void {
       pending,
       recorded,
       workspace: web.platform && web.workspace ? { id: web.workspace.id, name: web.workspace.name } : null,
-      bulkNotice: bulkNotice(c.req.query()),
+      bulkNotice: await readBulkNotice(web.engine.store, c.req.url),
       live: web.liveFeed,
       handoffs: handoffPairs(session?.entries ?? []),
       artifacts,

@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { seedWaiting } from '../../bench/waiting-seed.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { getRun } from '../../shared/runs/run-repository.ts';
+import { listRules } from '../../shared/memory/rules-repository.ts';
+import { ruleWords } from '../../shared/runs/learned.ts';
+import { isLive } from '../../shared/records/rule.ts';
 import { createRunFor } from '../../shared/runs/start-run.ts';
 import { createRunLauncher } from '../../shared/web/run-launcher.ts';
 import { senderDomain } from '../../shared/web/activity-list.ts';
@@ -134,6 +137,25 @@ it('accepts a group: first says what will happen, then does it in place', async 
     `Accepted ${acceptable.length} suggestions.`,
   );
   expect(await page.locator('[data-q]').count()).toBe(50);
+
+  // The notice swapped in names the rules the answers taught, each with an Undo of its own.
+  const taught = (await listRules(served.engine.store)).filter((r) =>
+    acceptable.some((d) => d.id === r.decision_id),
+  );
+  expect(taught.length).toBeGreaterThan(0);
+  const notice = page.locator('[data-bulk-notice]');
+  for (const rule of taught.slice(0, 5)) expect(await notice.textContent()).toContain(ruleWords(rule));
+  // Undo (a plain form) revokes the rule it stands beside, that alone, and comes back here.
+  const undo = notice.locator('form.undo').first();
+  const undoneId = /^\/rules\/([^/]+)\/undo$/.exec((await undo.getAttribute('action'))!)![1]!;
+  const undoneRule = taught.find((r) => r.id === undoneId)!;
+  const liveBefore = (await listRules(served.engine.store)).filter(isLive).map((r) => r.id);
+  await Promise.all([page.waitForURL(/undone=1/), undo.locator('button').click()]);
+  const liveAfter = (await listRules(served.engine.store)).filter(isLive).map((r) => r.id);
+  expect(liveAfter).toEqual(liveBefore.filter((id) => id !== undoneId));
+  expect(await page.locator('[data-bulk-notice]').textContent()).toContain(
+    `Undone: ${ruleWords(undoneRule)}`,
+  );
 });
 
 it('answers by keyboard: j/k move, a accepts, s skips, x selects, ? lists the keys', async () => {

@@ -70,6 +70,7 @@ body.bare main { max-width: 44rem; margin: 3rem auto; background: var(--paper); 
 .flash-ok { background: var(--green-soft); color: var(--green-ink); }
 .flash-error { background: var(--red-soft); color: var(--red-ink); }
 .flash p { margin: 0; }
+.flash .learned-rules { list-style: none; margin: .3rem 0 0; padding: 0; }
 .flash .learned { margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .once { display: inline-flex; gap: .35rem; align-items: center; font-size: .9rem; }
 .once input { width: auto; }

@@ -18,6 +18,8 @@ import {
   type RunGroup,
   type WaitingQuestion,
 } from '../activity-list.ts';
+import type { BulkNotice } from '../bulk-notice.ts';
+import { bulkNoticeView } from './bulk-notice-view.ts';
 import { draftFields } from './drafts.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { onceBox, scopeBox } from './once-box.ts';
@@ -31,8 +33,8 @@ export interface ActivityData {
   /** Recently answered or expired decisions, newest first. */
   recent: Decision[];
   recorded: RecordedAnswer | null;
-  /** What a bulk answer just did, in words (from its redirect). */
-  bulkNotice: string | null;
+  /** What a bulk answer just did and taught (from its redirect: bulk-notice.ts). */
+  bulkNotice: BulkNotice | null;
 }
 
 /** `/activity` with the query's filters and page (its `after`; none on the first). */
@@ -278,6 +280,7 @@ export function selectionBar(visitor: Visitor, place: ListPlace): Html {
     </button>
     <button class="button" type="submit" name="action" value="archive">Archive</button>
     <button class="button" type="submit" name="action" value="skip">Skip</button>
+    ${onceBox('pick-once')}
   </form>`;
 }
 
@@ -362,8 +365,7 @@ function listSection(data: ActivityData, visitor: Visitor): Html {
       )
     : '';
   return html`<div id="activity" data-activity aria-live="polite">
-    ${recorded}${data.bulkNotice ? html`<div class="flash flash-ok" role="status"><p>${data.bulkNotice}</p></div>` : ''}
-    ${summary(list)} ${elsewhere(visitor)}
+    ${recorded}${bulkNoticeView(data.bulkNotice, visitor)} ${summary(list)} ${elsewhere(visitor)}
     ${list.waiting > 0 ? html`${filters(list)} ${selectionBar(visitor, place)}` : ''}
     ${list.groups.map((g) => runGroup(g, visitor, list.query, place))}
     ${list.waiting > 0 && list.shown === 0 ? html`<p>Nothing waiting matches the filters.</p>` : ''}

@@ -21,6 +21,8 @@ import { runsTable } from './overview.ts';
 import { buildTrace, graphState, NODES, offset, type NodeState, type TraceRow } from './trace.ts';
 import { label, plural, scrollable, statusPill, when, type Html } from './ui.ts';
 import { recordedNotice, type RecordedAnswer } from './recorded-notice.ts';
+import type { BulkNotice } from '../bulk-notice.ts';
+import { bulkNoticeView } from './bulk-notice-view.ts';
 import type { DidPage } from '../../runs/what-it-did.ts';
 import { pageLinks, whatItDidSection } from './run-did.ts';
 
@@ -41,8 +43,8 @@ export interface InspectorData {
   recorded: RecordedAnswer | null;
   /** The workspace the page shows (null: the app has no workspaces): its forms answer there. */
   workspace?: WorkspaceLabel | null;
-  /** What a bulk answer just did, in words (from its redirect: bulk-notice.ts). */
-  bulkNotice?: string | null;
+  /** What a bulk answer just did and taught (from its redirect: bulk-notice.ts). */
+  bulkNotice?: BulkNotice | null;
   /** How the page follows a running run: the SSE feed of this process, or re-reading the page. */
   live: 'sse' | 'poll';
   /** Each handoff of an item to a specialist, from the run's recorded trace. */
@@ -120,7 +122,7 @@ function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor):
   const place: ListPlace = { workspace: data.workspace ?? null, back: `/runs/${run.id}` };
   const n = waiting.filter(acceptableInBulk).length;
   return html`<div class="run-group run-answers" data-run-answers>
-    ${bulkFlash(data)}
+    ${bulkFlash(data, visitor)}
     <div class="group-head">
       <span>${plural(waiting.length, 'question')} waiting</span>
       ${acceptForm(visitor, { runId: run.id, domain: null, n }, place)}
@@ -135,10 +137,8 @@ function answerHere(data: InspectorData, waiting: Decision[], visitor: Visitor):
 }
 
 /** What a bulk answer just did, said where the questions are (also when it answered the last of them). */
-function bulkFlash(data: InspectorData): Html | string {
-  return data.bulkNotice
-    ? html`<div class="flash flash-ok" role="status" data-bulk-notice><p>${data.bulkNotice}</p></div>`
-    : '';
+function bulkFlash(data: InspectorData, visitor: Visitor): Html | string {
+  return bulkNoticeView(data.bulkNotice, visitor);
 }
 
 function questions(data: InspectorData, visitor: Visitor): Html | string {
@@ -160,7 +160,7 @@ function questions(data: InspectorData, visitor: Visitor): Html | string {
           </p>`
         : ''
     }
-    ${waiting.length > 0 ? answerHere(data, waiting, visitor) : bulkFlash(data)}
+    ${waiting.length > 0 ? answerHere(data, waiting, visitor) : bulkFlash(data, visitor)}
     <ul class="plain-list">
       ${settled.slice(0, QUESTIONS_SHOWN).map(
         (d) =>
