@@ -1,8 +1,9 @@
 /**
- * Counts the file-system calls one run page (`/runs/:id` of a fresh 10-item run) makes on the
- * JSON store, in workspaces seeded with each of `sizes` settled items: readdir calls and the
- * entries they returned (per folder, relative to the state directory), files read, stats.
- * A folder whose listing grows with the size is a read that is not keyed.
+ * Counts the file-system calls of the bench's reads on the JSON store (the run page of a fresh
+ * 10-item run, Activity, Memory, `stats`), in workspaces seeded as `bench:history` seeds them with
+ * each of `sizes` settled items: readdir calls and the entries they returned (per folder,
+ * relative to the state directory), files read, stats. A folder whose listing grows with the
+ * size is a read that is not keyed.
  *
  *   npx tsx bench/history-fs-probe.ts 1000,20000
  */
@@ -12,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadEnv } from '../shared/config/env.ts';
+import { readStats } from '../shared/runs/read-stats.ts';
 import { startRun } from '../shared/runs/start-run.ts';
 import { backfillRunTotals } from '../shared/runs/run-totals.ts';
 import { writeMaildir } from '../shared/sources/maildir/generate.ts';
@@ -59,7 +61,9 @@ const statSync = fsSync.statSync;
 };
 syncBuiltinESMExports();
 
-async function probe(size: number, root: string): Promise<Tally> {
+const fresh = (): Tally => ({ readdirs: new Map(), filesRead: 0, stats: 0 });
+
+async function probe(size: number, root: string): Promise<Map<string, Tally>> {
   const dir = path.join(root, `json-${size}`);
   stateRoot = path.join(dir, 'state');
   const store = new JsonFileStore(stateRoot);
@@ -72,33 +76,43 @@ async function probe(size: number, root: string): Promise<Tally> {
     env: loadEnv({ HANDOFF_STATE_DIR: stateRoot }),
     linkKey: { get: async () => Buffer.alloc(32, 7) },
   });
-  let counted: Tally = { readdirs: new Map(), filesRead: 0, stats: 0 };
+  const counted = new Map<string, Tally>();
+  const count = async (op: string, act: () => Promise<unknown>) => {
+    tally = fresh();
+    await act();
+    counted.set(op, tally);
+    tally = null;
+  };
+  const page = async (url: string) => {
+    const res = await app.request(url);
+    await res.text();
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  };
   for (const seed of [1, 2]) {
+    // The second round is counted (the first warms the indexes, as the bench's warm-up does).
     const maildir = path.join(dir, `Maildir-${seed}`);
     await writeMaildir(maildir, generateInbox(10, seed).messages);
     await saveTriageWorkflow(store, maildir);
     const run = await startRun(deps, WORKFLOW_ID, { kind: 'manual', detail: null });
-    counted = { readdirs: new Map(), filesRead: 0, stats: 0 };
-    tally = counted;
-    const res = await app.request(`/runs/${encodeURIComponent(run.id)}`);
-    await res.text();
-    tally = null;
-    if (res.status !== 200) throw new Error(`run page ${res.status}`);
+    await count('run_page', () => page(`/runs/${encodeURIComponent(run.id)}`));
+    await count('activity', () => page('/activity'));
+    await count('memory', () => page('/memory'));
+    await count('stats', () => readStats(store));
   }
-  return counted; // the second run's page (the first warms the indexes)
+  return counted;
 }
 
 const sizes = (process.argv[2] ?? '1000,20000').split(',').map(Number);
 const root = await mkdtemp(path.join(os.tmpdir(), 'handoff-fs-probe-'));
 try {
-  for (const size of sizes) {
-    const t = await probe(size, root);
-    const entries = [...t.readdirs.values()].reduce((a, b) => a + b, 0);
-    console.log(
-      `size ${size}: ${t.readdirs.size} folders listed, ${entries} entries, ${t.filesRead} files read, ${t.stats} stats`,
-    );
-    for (const [d, n] of [...t.readdirs].sort()) console.log(`  ${n}\t${d}`);
-  }
+  for (const size of sizes)
+    for (const [op, t] of await probe(size, root)) {
+      const entries = [...t.readdirs.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `size ${size} ${op}: ${t.readdirs.size} folders listed, ${entries} entries, ${t.filesRead} files read, ${t.stats} stats`,
+      );
+      for (const [d, n] of [...t.readdirs].sort()) console.log(`  ${n}\t${d}`);
+    }
 } finally {
   await rm(root, { recursive: true, force: true });
 }
