@@ -7,7 +7,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { artifactOf, listArtifacts } from '../../shared/artifacts/artifacts.ts';
 import { decisionIdFor, runDecisionPrefix } from '../../shared/runs/decision-repository.ts';
+import { runKey } from '../../shared/store/ids.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import { answeredDecision } from '../support/answered-decision.ts';
 
@@ -79,5 +81,29 @@ describe('JSON files: a folder per run key', () => {
     expect((await fresh.list('decisions')).map((d) => d.id).sort()).toEqual(
       [old.id, other.id, 'dec_legacy'].sort(),
     );
+  });
+
+  it("keeps a run's artifacts in its run's folder, and moves those an earlier build kept flat", async () => {
+    const artifact = (runId: string, itemId: string | null) =>
+      artifactOf(
+        { kind: 'ticket', title: 'T', contentType: 'text/plain; charset=utf-8', body: 'b' },
+        { workflowId: 'inbox', runId, itemId, decisionId: null },
+      );
+    // An earlier build's workspace: artifacts flat, no `.bucketed`.
+    const old = artifact('run_old', null);
+    await fs.mkdir(path.join(dir, 'artifacts'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'artifacts', `${old.id}.json`), JSON.stringify(old));
+    const store = new JsonFileStore(dir);
+    const fresh = artifact('run_a', '<1@x>');
+    await store.put('artifacts', fresh);
+    expect(await fs.readdir(path.join(dir, 'artifacts', runKey('run_a')))).toEqual([`${fresh.id}.json`]);
+    expect((await listArtifacts(store, { runId: 'run_old' })).map((a) => a.id)).toEqual([old.id]);
+    expect(await store.relayout()).toBe(1);
+    expect(await fs.readdir(path.join(dir, 'artifacts', runKey('run_old')))).toEqual([`${old.id}.json`]);
+    expect((await fs.readdir(path.join(dir, 'artifacts'))).filter((n) => n.endsWith('.json'))).toEqual([]);
+    const again = new JsonFileStore(dir);
+    expect((await listArtifacts(again, { runId: 'run_a' })).map((a) => a.id)).toEqual([fresh.id]);
+    expect((await again.get('artifacts', old.id))?.id).toBe(old.id);
+    expect((await again.list('artifacts')).map((a) => a.id).sort()).toEqual([fresh.id, old.id].sort());
   });
 });

@@ -44,7 +44,13 @@ import type { SentRequest } from '../support/dynamodb-requests.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript, type ItemView } from '../support/scripted-model.ts';
-import { fullQueries, spyOnStore, watchRequests, type StoreSpy } from '../support/store-spy.ts';
+import {
+  fullQueries,
+  spyOnStore,
+  watchListings,
+  watchRequests,
+  type StoreSpy,
+} from '../support/store-spy.ts';
 
 /** Sure of receipts, unsure of questions. */
 const proposals = (item: ItemView) =>
@@ -132,6 +138,33 @@ describe.each(['JSON files', 'dynalite'])('every history read by key on %s', (ba
     let body = '';
     expect(await fullReadsOf(async () => (body = await page(`/runs/${runId}`)))).toEqual([]);
     expect(body).toContain('Question b0');
+  });
+
+  it("on JSON files the run page lists no folder that grows with history (other runs' artifacts, say)", async () => {
+    if (backend !== 'JSON files') return; // DynamoDB's reads are checked above, by their requests
+    const listingsOfRunPage = async () => {
+      const watch = watchListings(stateDir);
+      try {
+        await page(`/runs/${runId}`);
+      } finally {
+        watch.stop();
+      }
+      return [...watch.listings].sort((a, b) => a.dir.localeCompare(b.dir)); // listed side by side: any order
+    };
+    const before = await listingsOfRunPage();
+    expect(before.length).toBeGreaterThan(0); // the watch sees the store's listings
+    // History: forty other runs' artifacts (a digest, a ticket each).
+    for (let r = 0; r < 40; r++)
+      for (const kind of ['digest', 'ticket'] as const)
+        await saveArtifact(
+          spy.store,
+          artifactOf(
+            { kind, title: `Old ${kind} ${r}`, contentType: 'text/plain; charset=utf-8', body: `${r}` },
+            { workflowId: 'inbox', runId: `run_history_${r}`, itemId: null, decisionId: null },
+          ),
+        );
+    const after = await listingsOfRunPage();
+    expect(after).toEqual(before);
   });
 
   it("`handoff audit --run` reads the run's entries by its key", async () => {

@@ -7,6 +7,8 @@
  * `fullQueries` also names every Query of a collection's partition with neither a key
  * condition on the sort key nor a Limit (a page), and every Scan, from the client's requests.
  */
+import { promises as fsPromises } from 'node:fs';
+import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { isIndexed, type Collection, type Store } from '../../shared/store/store.ts';
 import { RUNS_BY_WORKFLOW_INDEX } from '../../shared/store/table-schema.ts';
@@ -126,4 +128,28 @@ export function fullQueries(sent: readonly SentRequest[]): string[] {
         (r.command === 'QueryCommand' && r.index === RUNS_BY_WORKFLOW_INDEX.name && r.limit === undefined),
     )
     .map((r) => `${r.command} ${r.pk}`);
+}
+
+/** A folder the JSON-file store listed, relative to its state directory, and how many names it held. */
+export interface Listing {
+  dir: string;
+  entries: number;
+}
+
+/**
+ * Notes every folder listed under `stateDir` (the JSON-file store lists through
+ * `fs.promises.readdir`) until `stop`: a listing whose size grows with the workspace's history
+ * is a read that is not keyed, however few records it then reads.
+ */
+export function watchListings(stateDir: string): { listings: Listing[]; stop(): void } {
+  const listings: Listing[] = [];
+  const original = fsPromises.readdir;
+  const watched = async (...args: Parameters<typeof fsPromises.readdir>) => {
+    const names = (await (original as (...a: unknown[]) => Promise<unknown[]>)(...args)) as unknown[];
+    const dir = path.relative(stateDir, String(args[0]));
+    if (!dir.startsWith('..')) listings.push({ dir, entries: names.length });
+    return names;
+  };
+  fsPromises.readdir = watched as typeof fsPromises.readdir;
+  return { listings, stop: () => void (fsPromises.readdir = original) };
 }
