@@ -108,6 +108,18 @@ async function runNow(): Promise<string> {
   return ((await res.json()) as { run_id: string }).run_id;
 }
 
+/** A server (with `vars`) over a 1,000-message inbox, and the run Run now started there. */
+async function thousandItemRun(vars: Record<string, string> = {}): Promise<string> {
+  await startServer(vars);
+  await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
+  return runNow();
+}
+
+/** The run once a child process (not the server) owns it. */
+function ownedByChild(runId: string): Promise<Run> {
+  return runWhen(runId, (r) => !!r.owner && r.owner.pid !== server!.pid, 'a child to own the run');
+}
+
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-child-runs-'));
   stderr = '';
@@ -124,14 +136,8 @@ afterEach(async () => {
 
 describe('runs in a child process of the local server', () => {
   it('works a 1,000-item run in another process while the server answers /healthz', async () => {
-    await startServer();
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
-    const owned = await runWhen(
-      runId,
-      (r) => !!r.owner && r.owner.pid !== server!.pid,
-      'a child to own the run',
-    );
+    const runId = await thousandItemRun();
+    const owned = await ownedByChild(runId);
     expect(isAlive(owned.owner!.pid)).toBe(true);
 
     // While the child works the run, the server answers.
@@ -158,9 +164,7 @@ describe('runs in a child process of the local server', () => {
   }, 180_000);
 
   it('recovers a run whose child was killed mid-run', async () => {
-    await startServer();
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
+    const runId = await thousandItemRun();
     const owned = await runWhen(
       runId,
       async (r) =>
@@ -179,14 +183,8 @@ describe('runs in a child process of the local server', () => {
 
   it("shows a running run's counts moving while its child works it", async () => {
     // The child stops itself right after its first progress write: the run is seen mid-way, for sure.
-    await startServer({ HANDOFF_HOLD_AT: 'run:progress-written' });
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
-    const owned = await runWhen(
-      runId,
-      (r) => !!r.owner && r.owner.pid !== server!.pid,
-      'a child to own the run',
-    );
+    const runId = await thousandItemRun({ HANDOFF_HOLD_AT: 'run:progress-written' });
+    const owned = await ownedByChild(runId);
     const child = owned.owner!.pid;
     await waitFor(
       async () => ((await isStopped(child)) ? true : undefined),
@@ -212,9 +210,7 @@ describe('runs in a child process of the local server', () => {
   }, 180_000);
 
   it('resumes a run in a child when its last question is answered, while the server answers', async () => {
-    await startServer();
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
+    const runId = await thousandItemRun();
     const paused = await runWhen(runId, (r) => r.status !== 'running', 'the run to pause', 120_000);
     expect(paused.status).toBe('waiting');
     const asked = paused.counts.deferred;
@@ -255,14 +251,8 @@ describe('runs in a child process of the local server', () => {
 
   it('recovers a run whose resume child was killed', async () => {
     // Each child stops itself once it owns its run: the resume's child is caught owning it, for sure.
-    await startServer({ HANDOFF_HOLD_AT: 'run-child:adopted' });
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
-    const first = await runWhen(
-      runId,
-      (r) => !!r.owner && r.owner.pid !== server!.pid,
-      'a child to own the run',
-    );
+    const runId = await thousandItemRun({ HANDOFF_HOLD_AT: 'run-child:adopted' });
+    const first = await ownedByChild(runId);
     await waitFor(
       async () => ((await isStopped(first.owner!.pid)) ? true : undefined),
       30_000,
@@ -296,9 +286,7 @@ describe('runs in a child process of the local server', () => {
 
   it('carries out a batch of answers in a child while their run still waits', async () => {
     // The carrying child stops itself before it acts: the answers are seen handed over, not done.
-    await startServer({ HANDOFF_HOLD_AT: 'run-child:carrying' });
-    await writeMaildir(path.join(dir, 'state', 'demo', 'Maildir'), inbox(1000));
-    const runId = await runNow();
+    const runId = await thousandItemRun({ HANDOFF_HOLD_AT: 'run-child:carrying' });
     const paused = await runWhen(runId, (r) => r.status !== 'running', 'the run to pause', 120_000);
     expect(paused.status).toBe('waiting');
     const waiting = await pendingOfRun(store(), runId);
