@@ -141,7 +141,11 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
       return c.html(acceptConfirmPage(admitted.visitor, plan, pending));
     }
     // Exactly what the confirm step named, and of it only what may still be accepted.
-    const answers = pick.answers.filter((a) => named.has(a.id)).slice(0, MAX_ANSWERS);
+    const once = form.once === '1'; // "Just this once": the answers teach nothing
+    const answers = pick.answers
+      .filter((a) => named.has(a.id))
+      .slice(0, MAX_ANSWERS)
+      .map((a) => (once ? { ...a, once } : a));
     const results = await answerEach(web.engine, answers);
     return c.redirect(
       backTo(back, tally(results, 'approve_suggested', named.size - answers.length, pick.leftForYou.length)),

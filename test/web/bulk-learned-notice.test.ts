@@ -148,3 +148,38 @@ it('ignores a forged or malformed learned_ids: no words come from the query', as
     /Learned|just this once/,
   );
 });
+
+it('accepting the suggestions "just this once" (the confirm step\'s box) answers them all and teaches nothing', async () => {
+  const own = await makeHarness();
+  try {
+    const run = await startRun(own.engine, own.workflow.id, { kind: 'manual', detail: null });
+    const browser = pageClient(own.app);
+    const page = await (await browser.get(`/runs/${run.id}`)).text();
+    const asked = await browser.post('/activity/accept', {
+      _csrf: csrfOf(page),
+      run: run.id,
+      back: `/runs/${run.id}`,
+    });
+    const confirm = await asked.text();
+    expect(confirm).toMatch(
+      /<input id="confirm-once" type="checkbox" name="once" value="1" \/> Just this once/,
+    );
+    const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!.split(',');
+    const done = await browser.post('/activity/accept', {
+      _csrf: csrfOf(confirm),
+      run: run.id,
+      ids: ids.join(','),
+      back: `/runs/${run.id}`,
+      confirm: '1',
+      once: '1',
+    });
+    expect(done.status).toBe(303);
+    for (const id of ids) expect((await getDecision(own.engine.store, id)).status).toBe('answered');
+    expect(await listRules(own.engine.store)).toEqual([]);
+    const notice = noticeOf(await (await browser.get(done.headers.get('Location')!)).text());
+    expect(words(notice)).toContain(`${ids.length} just this once: nothing learned.`);
+    expect(notice).not.toContain('/undo"');
+  } finally {
+    await own.cleanup();
+  }
+});

@@ -9,6 +9,7 @@ import type { Decision } from '../../records/runs.ts';
 import { describeSuggestions } from '../activity-list.ts';
 import { shell, type Visitor, type WorkspaceLabel } from './layout.ts';
 import { csrfField, label, plural, type Html } from './ui.ts';
+import { onceBox } from './once-box.ts';
 
 /** What accepting a group's suggestions would do. */
 export interface AcceptPlan {
@@ -66,6 +67,7 @@ export function acceptConfirmSection(visitor: Visitor, plan: AcceptPlan): Html {
               <button class="button button-primary" type="submit" data-confirm-accept>
                 Yes: ${describeSuggestions(plan.accept)}
               </button>
+              ${onceBox('confirm-once')}
             </form>`
           : ''
       }
