@@ -16,6 +16,7 @@ import { failRun } from '../runs/lifecycle.ts';
 import { getRun } from '../runs/run-repository.ts';
 import type { Run } from '../records/runs.ts';
 import { errorMessage } from '../errors/index.ts';
+import { plural } from '../text/plural.ts';
 import type { ChildMessage, ChildOrder } from './run-child.ts';
 import { oneLine, type LaunchEntry, type RunLauncher } from './run-launcher.ts';
 
@@ -155,7 +156,7 @@ async function carryInChild(
   const ended = await forkWith(engine, order, command, log);
   if (!ended.done)
     log(
-      `handoff: the process carrying out ${decisionIds.length} answer(s) ${ended.how}; their runs' resumes carry out the rest`,
+      `handoff: the process carrying out ${plural(decisionIds.length, 'answer')} ${ended.how}; their runs' resumes carry out the rest`,
     );
 }
 
