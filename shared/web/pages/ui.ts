@@ -24,10 +24,8 @@ export function label(action: string): string {
   return action.replace(/_/g, ' ');
 }
 
-/** `2`, `1 decision` style phrases. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** `1 decision`, `2 decisions`: one definition for the pages and the CLI. */
+export { plural } from '../../text/plural.ts';
 
 /** The amber count of waiting decisions (nothing when there are none). */
 export function pendingBadge(count: number): Html | string {
