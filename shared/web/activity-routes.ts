@@ -42,7 +42,10 @@ interface BulkOutcome {
   left: number;
   /** Answers given "just this once" (they taught nothing). */
   once: number;
-  /** The distinct rules the answers taught, in the order taught (the notice names the first few). */
+  /**
+   * The rules the answers taught that stand (of several for one pattern, the last: it replaced
+   * the others), in the order first taught; the notice names the newest few, each with its Undo.
+   */
   learned: string[];
 }
 
@@ -56,20 +59,22 @@ function backTo(path: string | undefined, outcome: BulkOutcome): string {
     once: String(outcome.once),
     learned: String(outcome.learned.length),
   });
+  // The newest first: no later answer of the batch replaced them, so each keeps its Undo.
   if (outcome.learned.length > 0)
-    params.set('learned_ids', outcome.learned.slice(0, LEARNED_SHOWN).join(','));
+    params.set('learned_ids', outcome.learned.slice(-LEARNED_SHOWN).reverse().join(','));
   return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
 }
 
 function tally(results: readonly AnswerResult[], how: string, notTaken: number, left: number): BulkOutcome {
-  const rules = new Set(results.flatMap((r) => (r.ok && r.learned_rule ? [r.learned_rule.id] : [])));
+  const rules = new Map<string, string>(); // pattern → the last rule taught for it
+  for (const r of results) if (r.ok && r.learned_rule) rules.set(r.learned_rule.pattern, r.learned_rule.id);
   return {
     done: results.filter((r) => r.ok).length,
     how,
     refused: notTaken + results.filter((r) => !r.ok).length,
     left,
     once: results.filter((r) => r.ok && r.learned === NOTHING_ONCE).length,
-    learned: [...rules],
+    learned: [...rules.values()],
   };
 }
 
