@@ -12,7 +12,7 @@ import { getDecision, listPending } from '../../shared/runs/decision-repository.
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { describeSuggestions, senderDomain } from '../../shared/web/activity-list.ts';
-import { pageClient, type PageClient } from './page-client.ts';
+import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -33,19 +33,9 @@ afterAll(async () => {
   await h?.cleanup();
 });
 
-const text = async (path: string) => {
-  const res = await b.get(path);
-  expect(res.status).toBe(200);
-  return res.text();
-};
+const text = (path: string) => pageText(b, path);
 const rowIds = (page: string) => [...page.matchAll(/name="pick::(dec_[\w]+)"/g)].map((m) => m[1]!);
-const words = (page: string) =>
-  page
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
-const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+const words = pageWords;
 const badgeOf = (page: string) => Number(/data-pending-badge\s*>(\d+)</.exec(page)?.[1] ?? 0);
 const nextOf = (page: string) => /rel="next" href="([^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
 

@@ -9,7 +9,7 @@ import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { ruleWords } from '../../shared/runs/learned.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { pageClient, type PageClient } from './page-client.ts';
+import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -28,20 +28,8 @@ afterAll(async () => {
   await h?.cleanup();
 });
 
-const text = async (path: string) => {
-  const res = await b.get(path);
-  expect(res.status).toBe(200);
-  return res.text();
-};
-const words = (page: string) =>
-  page
-    .replace(/<\/?a\b[^>]*>/g, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/&gt;/g, '>')
-    .replace(/\s+/g, ' ');
-const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+const text = (path: string) => pageText(b, path);
+const words = pageWords;
 const noticeOf = (page: string) =>
   /<div class="flash flash-ok" role="status" data-bulk-notice>[\s\S]*?<\/div>/.exec(page)?.[0] ?? '';
 const undoIds = (page: string) => [...page.matchAll(/action="\/rules\/(rule_\w+)\/undo"/g)].map((m) => m[1]!);

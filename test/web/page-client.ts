@@ -1,5 +1,6 @@
 /** A browser-like client over an app: keeps the session cookie and reads CSRF tokens off pages. */
 import type { Hono } from 'hono';
+import { expect } from '@jest/globals';
 
 export interface PageClient {
   readonly cookie: string;
@@ -49,4 +50,27 @@ export function pageClient(app: Hono, base = 'http://127.0.0.1:3000'): PageClien
     },
   };
   return client;
+}
+
+/** A page's HTML, failing the test unless it answered 200. */
+export async function pageText(client: PageClient, path: string): Promise<string> {
+  const res = await client.get(path);
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** A page's words as a reader sees them: tags dropped (links join their text), entities read, spaces single. */
+export function pageWords(page: string): string {
+  return page
+    .replace(/<\/?a\b[^>]*>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/&gt;/g, '>')
+    .replace(/\s+/g, ' ');
+}
+
+/** The form's CSRF token, as a browser would send it back. */
+export function csrfOf(page: string): string {
+  return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 }

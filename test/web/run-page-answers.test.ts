@@ -10,7 +10,7 @@ import { getDecision, listPending } from '../../shared/runs/decision-repository.
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { describeSuggestions } from '../../shared/web/activity-list.ts';
-import { pageClient, type PageClient } from './page-client.ts';
+import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -30,18 +30,8 @@ afterAll(async () => {
   await h?.cleanup();
 });
 
-const text = async (path: string) => {
-  const res = await b.get(path);
-  expect(res.status).toBe(200);
-  return res.text();
-};
-const words = (page: string) =>
-  page
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
-const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+const text = (path: string) => pageText(b, path);
+const words = pageWords;
 const rowIds = (page: string) => [...page.matchAll(/name="pick::(dec_\w+)"/g)].map((m) => m[1]!);
 const waitingOfRun = async () => (await listPending(h.engine.store)).filter((d) => d.run_id === runId);
 
