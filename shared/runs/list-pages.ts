@@ -86,7 +86,8 @@ export async function decisionsPage(
   if (ask.run !== undefined) {
     const at = atOf(['decisions-of-run'], ask.cursor);
     const raw = await store.get('runs', ask.run);
-    const ofRun = raw ? (await decisionsOfRun(store, asRun(raw))).filter(keep) : [];
+    if (!raw) throw new NotFoundError(`no run "${ask.run}": see \`handoff runs\``);
+    const ofRun = (await decisionsOfRun(store, asRun(raw))).filter(keep);
     return inMemory('decisions-of-run', ofRun, oldestFirst, 'oldest', ask.limit, at);
   }
   const settled = async (limit: number, cursor: string | null) => {

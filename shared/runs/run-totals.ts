@@ -30,8 +30,13 @@ import { markStepDone, writeEngineRecord } from '../settings/settings.ts';
 export const RUN_TOTALS_ID = 'run-totals';
 /** The marker of the backfill step of `handoff store migrate` (in `settings`). */
 export const RUN_TOTALS_MIGRATED_ID = 'migration:run-totals';
-/** How many folded runs the record names (see `since`). */
-export const FOLDED_KEPT = 1000;
+/**
+ * How many folded runs the record names (see `since`). A lost fold is made up by `stats`,
+ * which looks among the newest 100 runs (STATS_RUNS): a little more than that is all the list
+ * needs, and every fold rewrites it (1,000 names made a 50 KB record, read by every `stats`
+ * and written by every run's end, so it cost more at 100,000 settled items than at 1,000).
+ */
+export const FOLDED_KEPT = 128;
 /** How many days of per-day sums the record keeps (`stats` needs seven). */
 const DAYS_KEPT = 8;
 const TRIES = 8;

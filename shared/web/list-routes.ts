@@ -33,7 +33,11 @@ export const decisionsRoute = defineRoute({
   summary:
     'Decisions: a run’s oldest first; else the waiting ones oldest first, then the answered and expired newest first',
   query: DecisionsQuery,
-  responses: { 200: { description: ONE_PAGE, schema: 'DecisionPage' }, ...REFUSED },
+  responses: {
+    200: { description: ONE_PAGE, schema: 'DecisionPage' },
+    ...REFUSED,
+    404: 'NotFound',
+  },
 });
 
 export const rulesRoute = defineRoute({
@@ -83,7 +87,7 @@ export function registerListRoutes(app: RouteSink, web: WebDeps): void {
 
   serveRoute(app, decisionsRoute, async (c, { query }) => {
     const status = query.status === 'waiting' ? 'pending' : query.status;
-    const page = await decisionsPage(web.engine.store, { ...query, status });
+    const page = await decisionsPage(web.engine.store, { ...query, status }); // 404 for an unknown run
     return c.json({ items: page.items.map(decisionRowJson), next_cursor: page.next_cursor });
   });
 

@@ -10,7 +10,7 @@ import { WorkflowSchema, type Workflow } from './schema.ts';
 
 /**
  * Saves (or replaces) a validated workflow. Refuses, with one line naming the field, an
- * `<entry>__<tool>` action whose entry is not in the integration registry, and, from a
+ * `<entry>__<tool>` action or an `integrations` name not in the integration registry, and, from a
  * workspace-scoped key, an administrator's setting (access/admin-settings.ts).
  */
 export async function saveWorkflow(store: Store, workflow: Workflow): Promise<void> {
@@ -64,17 +64,24 @@ export async function libraryProblems(
   return problems;
 }
 
-/** Each `<entry>__<tool>` action whose entry is not in the integration registry, one line each. */
+/**
+ * Each `<entry>__<tool>` action, and each `integrations` name, whose entry is not in the
+ * integration registry, one line each.
+ */
 async function integrationProblems(store: Store, workflow: Workflow): Promise<string[]> {
   const wanted = workflow.actions.map((a, i) => ({ i, name: a.name, server: serverOf(a.name) }));
-  if (wanted.every((a) => a.server === null)) return [];
+  const reading = workflow.integrations ?? [];
+  if (wanted.every((a) => a.server === null) && reading.length === 0) return [];
   const known = new Set((await listEntries(store)).map((r) => r.entry.name));
-  return wanted
-    .filter((a) => a.server !== null && !known.has(a.server))
-    .map(
-      (a) =>
-        `actions.${a.i}.name: "${a.name}" names no integration "${a.server}" (see \`handoff integrations\`)`,
-    );
+  const see = '(see `handoff integrations`)';
+  return [
+    ...wanted
+      .filter((a) => a.server !== null && !known.has(a.server))
+      .map((a) => `actions.${a.i}.name: "${a.name}" names no integration "${a.server}" ${see}`),
+    ...reading.flatMap((name, i) =>
+      known.has(name) ? [] : [`integrations.${i}: no integration "${name}" ${see}`],
+    ),
+  ];
 }
 
 export async function getWorkflow(store: Store, id: string): Promise<Workflow> {

@@ -60,6 +60,9 @@ it.each(['JSON files', 'DynamoDB'])(
       expect(JSON.parse(audit.stdout)).toHaveLength(1);
       expect(audit.stderr).toMatch(/More: handoff audit --limit 1 --cursor \S+/);
       expect((await runCli(['audit', '--run', 'run_nope'], env)).code).toBe(1);
+      const unknownRun = await runCli(['pending', '--run', 'run_nope'], env);
+      expect(unknownRun.code).toBe(1);
+      expect(unknownRun.stderr).toMatch(/no run "run_nope"/);
       expect(JSON.parse((await runCli(['pending', '--workflow', 'inbox', '--json'], env)).stdout)).toEqual(
         [],
       );

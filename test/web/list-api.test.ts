@@ -94,6 +94,9 @@ it('lists runs, decisions, rules and the audit in the CLI shapes, filtered and p
   expect(await get('/api/audit?run=run_nope', 404)).toEqual({
     error: expect.stringMatching(/no run "run_nope"/),
   });
+  expect(await get('/api/decisions?run=run_nope', 404)).toEqual({
+    error: expect.stringMatching(/no run "run_nope"/),
+  });
 
   expect(await get('/api/stats')).toEqual(
     JSON.parse(JSON.stringify({ ...statsOf(await listRuns(h.engine.store)), runs_next_cursor: null })),

@@ -95,6 +95,20 @@ describe('workflow actions are what the source or a named integration can do', (
     expect((await listWorkflows(store)).map((w) => w.id)).toEqual(['acts']);
   });
 
+  it('refuses at save an `integrations` name not in the registry (built-in ones are known)', async () => {
+    const store = new JsonFileStore(dir);
+    const workflow = {
+      ...parseWorkflow(withActions(['archive']), 'a.yaml'),
+      integrations: ['fetch', 'nope'],
+    };
+    await expect(saveWorkflow(store, workflow)).rejects.toThrow(
+      new InvalidInputError('integrations.1: no integration "nope" (see `handoff integrations`)'),
+    );
+    expect(await listWorkflows(store)).toEqual([]);
+    await saveWorkflow(store, { ...workflow, integrations: ['fetch'] });
+    expect((await listWorkflows(store)).map((w) => w.id)).toEqual(['acts']);
+  });
+
   it('lists every problem a save finds at once: each unknown integration and each missing skill', async () => {
     const store = new JsonFileStore(dir);
     const workflow = {
