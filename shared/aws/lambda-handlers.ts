@@ -11,12 +11,21 @@ import { runStep } from '../runs/run-loop.ts';
 import { stepEngine, triggerEngine } from '../runs/step-reads.ts';
 import { summarise, type RunSummary } from '../runs/views.ts';
 import { scheduledRunId } from '../runs/run-repository.ts';
+import { isPaused } from '../schedules/schedules.ts';
 import { startRun, startRunOnce } from '../runs/start-run.ts';
 import { sweep, type SweepResult } from '../runs/sweep.ts';
 import { carryOutSentAnswer, type CarryResult } from '../runs/carry-answer.ts';
 import { parseEvent, ResumeEventSchema, ScheduleInputSchema, StepEventSchema } from './lambda-events.ts';
 
-export type TriggerResult = RunSummary & { duplicate: boolean };
+/** A run the firing started (or found started by the same firing before). */
+export type TriggerStarted = RunSummary & { duplicate: boolean };
+export type TriggerResult = TriggerStarted | { ignored: true; reason: string };
+
+/** The run a firing started; throws with the reason when it started none (for callers that expect one). */
+export function startedRun(result: TriggerResult): TriggerStarted {
+  if ('ignored' in result) throw new Error(result.reason);
+  return result;
+}
 
 /**
  * The trigger function: a schedule fired; the run starts here and its first step is
@@ -26,6 +35,13 @@ export type TriggerResult = RunSummary & { duplicate: boolean };
 export async function triggerScheduledRun(engineOf: EngineOf, event: unknown): Promise<TriggerResult> {
   const input = parseEvent(ScheduleInputSchema, event, 'a schedule input {workflow_id, schedule}');
   const engine = await triggerEngine(engineOf(input.workspace), input.workflow_id);
+  // Paused in the store while its EventBridge schedule still fires (not yet in step, or paused
+  // where no event follows, as a credential deleted from the CLI): paused wins, nothing starts.
+  if (await isPaused(engine.store, input.workflow_id)) {
+    const reason = `workflow ${input.workflow_id} is paused: its schedule fired, no run started`;
+    log.warn(reason, { workflow_id: input.workflow_id });
+    return { ignored: true, reason };
+  }
   const trigger = { kind: 'schedule' as const, detail: input.schedule };
   const { run, duplicate } = input.scheduled_time
     ? await startRunOnce(

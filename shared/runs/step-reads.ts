@@ -49,9 +49,16 @@ async function usageRefs(deps: EngineDeps, runId: string): Promise<RecordRef[]> 
   }
 }
 
-/** The engine for starting a run of `workflowId`: reads cached for this invocation, the workflow and settings prefetched. */
+/**
+ * The engine for starting a run of `workflowId`: reads cached for this invocation, the
+ * workflow, settings and the workflow's schedule state (paused or not) prefetched.
+ */
 export async function triggerEngine(deps: EngineDeps, workflowId: string): Promise<EngineDeps> {
   const store = readCache(deps.store);
-  await prefetch(store, [{ collection: 'workflows', id: workflowId }, ...SHARED_REFS]);
+  await prefetch(store, [
+    { collection: 'workflows', id: workflowId },
+    ...SHARED_REFS,
+    { collection: 'schedules', id: workflowId },
+  ]);
   return { ...deps, store };
 }

@@ -37,6 +37,8 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'rule_keys',
   // The agent function reads an answer's earlier learning failure with its batch (runs/learning.ts).
   'learning_failures',
+  // The trigger function reads whether the workflow's schedule is paused with its batch.
+  'schedules',
 ]);
 
 /**

@@ -6,7 +6,8 @@ import { lambdaWebApp } from '../../shared/aws/lambda-web.ts';
 import { loadEnv } from '../../shared/config/env.ts';
 import type { Step } from '../../shared/runs/dispatch.ts';
 import { failRun } from '../../shared/runs/lifecycle.ts';
-import { getRun } from '../../shared/runs/run-repository.ts';
+import { getRun, listRuns } from '../../shared/runs/run-repository.ts';
+import { pauseUntilSet } from '../../shared/schedules/schedules.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { WorkflowChange } from '../../shared/web/workflow-routes.ts';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
@@ -47,6 +48,28 @@ describe('step functions', () => {
     await expect(triggerScheduledRun(defaultOnly(fixture.deps), { workflow_id: 'inbox' })).rejects.toThrow(
       /^not a schedule input .*schedule/,
     );
+  });
+});
+
+describe('the trigger function', () => {
+  it('starts no run for a workflow paused in the store whose EventBridge schedule still fires', async () => {
+    // Prepare: paused for a credential deleted where no schedule event followed (the CLI on a deployed table).
+    const steps = await dispatched();
+    await pauseUntilSet(fixture.store, 'inbox', ['mail_password']);
+
+    // Act
+    const fired = await triggerScheduledRun(defaultOnly(fixture.deps), {
+      workflow_id: 'inbox',
+      schedule: 'cron(0 8 * * ? *)',
+    });
+
+    // Assess: said why, and nothing started or was dispatched.
+    expect(fired).toEqual({
+      ignored: true,
+      reason: 'workflow inbox is paused: its schedule fired, no run started',
+    });
+    expect(await listRuns(fixture.store)).toEqual([]);
+    expect(steps).toEqual([]);
   });
 });
 

@@ -22,6 +22,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { StepDetail } from '../../shared/aws/lambda-events.ts';
+import { startedRun } from '../../shared/aws/lambda-handlers.ts';
 import type { ScheduleInput } from '../../shared/aws/schedule-sync.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { describeCounts } from '../../shared/runs/counts.ts';
@@ -221,12 +222,12 @@ describe('the loop on AWS (in-process)', () => {
     const input = JSON.parse(
       template.replace('<aws.scheduler.scheduled-time>', '2026-11-30T08:00:00Z'),
     ) as ScheduleInput;
-    const started = await h.trigger(input, ctx());
+    const started = startedRun(await h.trigger(input, ctx()));
     expect(started).toMatchObject({ status: 'running', duplicate: false });
     runId = started.run_id;
     executorEntry = lastStep('executor');
     // Scheduler delivers at least once: the same firing again starts no second run.
-    const again = await h.trigger(input, ctx());
+    const again = startedRun(await h.trigger(input, ctx()));
     expect(again).toMatchObject({ run_id: runId, duplicate: true });
     expect((await listRuns(store)).filter((r) => r.workflow_id === 'inbox-triage')).toHaveLength(1);
     expect(executorEntry).toMatchObject({ EventBusName: BUS, Source: 'handoff', DetailType: 'handoff.step' });
@@ -425,7 +426,7 @@ describe('the loop on AWS (in-process)', () => {
       }),
     ]);
     const input = { workflow_id: 'inbox-triage', schedule: SCHEDULE };
-    const second = await h.trigger(input, ctx());
+    const second = startedRun(await h.trigger(input, ctx()));
     expect(second.status).toBe('running');
     const stuck = deliver<'handoff.step', StepDetail>(lastStep('executor'));
     expect(stuck.detail).toEqual({ run_id: second.run_id, node: 'executor', workspace: 'default' });

@@ -14,6 +14,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { startedRun } from '../../shared/aws/lambda-handlers.ts';
 import { idsOf } from '../../shared/aws/observability.ts';
 import { createDemoMaildir, demoWorkflowYaml } from '../../shared/sources/maildir/demo.ts';
 import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
@@ -121,7 +122,7 @@ describe('observability on Lambda', () => {
     };
     let runId = '';
     const triggerLines = await stdoutJson(async () => {
-      runId = (await trigger(input, lambdaContext('handoff-trigger'))).run_id;
+      runId = startedRun(await trigger(input, lambdaContext('handoff-trigger'))).run_id;
     });
     const step = eventBridge
       .commandCalls(PutEventsCommand)

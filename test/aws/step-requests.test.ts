@@ -84,9 +84,9 @@ describe('DynamoDB reads of each Lambda step', () => {
     // Assess: the run went through ...
     expect(await getRun(fixture.store, runId)).toMatchObject({ status: 'completed' });
     expect(made.sent.map((s) => s.node)).toEqual(['executor', 'resume', 'completer']);
-    // ... the trigger: the workflow, settings and profile in one batch; the held items;
+    // ... the trigger: the workflow, settings, profile and its schedule's state in one batch; the held items;
     expect(trigger.shapes).toEqual([
-      'BatchGetItemCommand workflows,settings,profile',
+      'BatchGetItemCommand workflows,settings,profile,schedules',
       'QueryCommand decisions#pending',
     ]);
     // ... each step: its run, settings, profile and the rule-keys marker in one batch, then what

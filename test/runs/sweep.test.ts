@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { triggerScheduledRun } from '../../shared/aws/lambda-handlers.ts';
+import { startedRun, triggerScheduledRun } from '../../shared/aws/lambda-handlers.ts';
 import { recordStepFailure } from '../../shared/aws/step-failure.ts';
 import { listAudit } from '../../shared/audit/audit.ts';
 import { decide } from '../../shared/runs/decide.ts';
@@ -142,10 +142,14 @@ describe('a scheduled trigger delivered twice starts one run', () => {
 
   it('keys the run on (workflow, scheduled time): the same firing again is a duplicate', async () => {
     const { sent } = await dispatched();
-    const first = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
+    const first = startedRun(
+      await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z')),
+    );
     expect(first).toMatchObject({ status: 'running', duplicate: false });
     expect(first.run_id).toBe(scheduledRunId('default', 'inbox', '2026-11-30T08:00:00Z'));
-    const again = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z'));
+    const again = startedRun(
+      await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-11-30T08:00:00Z')),
+    );
     expect(again).toMatchObject({ run_id: first.run_id, duplicate: true });
     expect(await listRuns(fixture.store)).toHaveLength(1);
     expect((await listAudit(fixture.store)).filter((e) => e.outcome === 'run_started')).toHaveLength(1);
@@ -158,7 +162,9 @@ describe('a scheduled trigger delivered twice starts one run', () => {
     await runStep(fixture.deps, first.run_id, 'executor');
     expect(await fixture.store.list('tickets')).toHaveLength(1);
 
-    const next = await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-12-01T08:00:00Z'));
+    const next = startedRun(
+      await triggerScheduledRun(defaultOnly(fixture.deps), input('2026-12-01T08:00:00Z')),
+    );
     expect(next).toMatchObject({ duplicate: false });
     expect(next.run_id).not.toBe(first.run_id);
   });
