@@ -157,6 +157,9 @@ async function references(
       if (server && !entryNames.has(server))
         problems.push(`workflows.${i}.actions.${j}.name: "${a.name}" names no integration "${server}"`);
     });
+    (w.integrations ?? []).forEach((name, j) => {
+      if (!entryNames.has(name)) problems.push(`workflows.${i}.integrations.${j}: no integration "${name}"`);
+    });
     for (const c of workflowCredentials(w)) needCredential(`workflows.${i}.source`, c);
   }
   file.rules.forEach((r, i) => {

@@ -8,7 +8,7 @@ import { listAudit } from '../../shared/audit/audit.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import type { Collection, Store } from '../../shared/store/store.ts';
 import { parseWorkflow } from '../../shared/workflows/load.ts';
-import { saveWorkflow } from '../../shared/workflows/repository.ts';
+import { getWorkflow, saveWorkflow } from '../../shared/workflows/repository.ts';
 import { addEntry } from '../../shared/integrations/registry.ts';
 import { inspectRun } from '../../shared/recorder/views.ts';
 import { engineFixture, mail, workflowYaml, type EngineFixture } from '../support/engine-fixture.ts';
@@ -127,12 +127,17 @@ describe('a run and the integrations its workflow names', () => {
             },
           }),
         ),
-      workflowExtra: `integrations: [everything]\n${SPECIALISTS}`,
+      workflowExtra: SPECIALISTS,
     });
     await addEntry(fixture.store, {
       name: 'everything',
       title: 'Everything',
       transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER(), 'stdio'] },
+    });
+    // Named once it is in the registry (a save refuses an integration the registry lacks).
+    await saveWorkflow(fixture.store, {
+      ...(await getWorkflow(fixture.store, 'inbox')),
+      integrations: ['everything'],
     });
 
     const run = await startRun(fixture.deps, 'inbox', manual);

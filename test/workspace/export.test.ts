@@ -4,7 +4,7 @@ import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { applyWorkspace } from '../../shared/workspace/apply.ts';
 import { exportWorkspace, toYaml } from '../../shared/workspace/file.ts';
-import { makeEngine } from '../web/support.ts';
+import { addDemoWorkflow, makeEngine } from '../web/support.ts';
 
 let dir: string;
 let engine: EngineDeps;
@@ -48,6 +48,26 @@ it('exports the rules you set; learned rules only when asked; applying them twic
     const rules = await listRules(other.engine.store);
     expect(rules.map((r) => r.version)).toEqual([1, 1]); // created once, conditionally
     expect(toYaml(await exportWorkspace(other.engine.store, { withLearnedRules: true }))).toBe(text);
+  } finally {
+    await fs.rm(other.dir, { recursive: true, force: true });
+  }
+});
+
+it('refuses a workflow whose `integrations` names an entry neither the file nor the registry has, and writes nothing', async () => {
+  // Prepare: a workspace file from a workspace with the demo workflow, reading with `fetch` (built in) and `nowhere`.
+  await addDemoWorkflow(engine, dir, { integrations: ['fetch'] });
+  const file = await exportWorkspace(engine.store);
+  const text = toYaml({
+    ...file,
+    workflows: file.workflows.map((w) => ({ ...w, integrations: ['fetch', 'nowhere'] })),
+  });
+  const other = await makeEngine();
+  try {
+    // Act / Assess
+    await expect(applyWorkspace(other.engine.store, text, 'workspace.yml')).rejects.toThrow(
+      /workflows\.0\.integrations\.1: no integration "nowhere"/,
+    );
+    expect(await other.engine.store.list('workflows')).toEqual([]);
   } finally {
     await fs.rm(other.dir, { recursive: true, force: true });
   }
