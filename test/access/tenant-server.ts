@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { childEnv } from '../support/child-env.ts';
@@ -134,13 +134,29 @@ export function lazyBody(
   return { body, pulled: () => sent };
 }
 
-/** Every file under `folder`, by content (none yet: empty). */
+/**
+ * Every file under `folder`, by content (none yet: empty), once no write is under way: two
+ * reads alike. A file renamed away mid-read (a store's write still landing) is read again,
+ * never taken for an empty folder.
+ */
 async function filesIn(folder: string): Promise<Record<string, string>> {
-  try {
-    return await hashTree(folder);
-  } catch {
-    return {};
+  let last: string | undefined;
+  for (let read = 0; read < 50; read += 1) {
+    const exists = await stat(folder).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return {};
+    const files = await hashTree(folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    const text = files && JSON.stringify(files);
+    if (files && text === last) return files;
+    last = text;
+    await new Promise((settle) => setTimeout(settle, 100));
   }
+  throw new Error(`${folder} kept changing for 5 s`);
 }
 
 /** The local server as a tenancy: `handoff start`, its owner the CLI on the same state directory. */
