@@ -24,7 +24,15 @@ import { ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { createApp } from '../../shared/web/app.ts';
 import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { spyOnStore, type StoreSpy } from '../support/store-spy.ts';
-import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
+import {
+  bulkNoticeOf,
+  csrfOf,
+  pageClient,
+  pageText,
+  pageWords,
+  undoRuleIds,
+  type PageClient,
+} from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 const BATCHES = 5;
@@ -80,10 +88,6 @@ describe.each(BACKENDS)('on $name', (backend) => {
     await backend.close();
   });
 
-  const noticeOf = (page: string) =>
-    /<div class="flash flash-ok" role="status" data-bulk-notice>[\s\S]*?<\/div>/.exec(page)?.[0] ?? '';
-  const undoIds = (page: string) =>
-    [...page.matchAll(/action="\/rules\/(rule_\w+)\/undo"/g)].map((m) => m[1]!);
   const acceptable = (runId: string) =>
     listPending(h.engine.store).then((all) =>
       all.filter((d) => d.run_id === runId && d.reason !== 'irreversible'),
@@ -130,7 +134,7 @@ describe.each(BACKENDS)('on $name', (backend) => {
   async function acceptAndCheck(runId: string, from: string): Promise<{ named: number; replaced: number }> {
     const answered = new Set((await acceptable(runId)).filter((d) => fromGroup(d, from)).map((d) => d.id));
     const location = await acceptGroup(runId, from);
-    const notice = noticeOf(await pageText(b, location));
+    const notice = bulkNoticeOf(await pageText(b, location));
     expect(spy.fullReads).toEqual([]);
 
     const taught = (await listRules(h.engine.store)).filter((r) => answered.has(r.decision_id ?? ''));
@@ -140,7 +144,7 @@ describe.each(BACKENDS)('on $name', (backend) => {
       expect(pageWords(notice)).toContain(`Learned ${plural(standing.length, 'rule')} from them`);
     else expect(pageWords(notice)).not.toContain('Learned');
     expect(notice).not.toContain('since replaced');
-    const named = undoIds(notice);
+    const named = undoRuleIds(notice);
     expect(named).toHaveLength(Math.min(standing.length, 5));
     for (const id of named) {
       const rule = standing.find((r) => r.id === id);
@@ -159,7 +163,7 @@ describe.each(BACKENDS)('on $name', (backend) => {
       const rule = (await getRecord(h.engine.store, 'rules', RuleSchema, id)) as Rule;
       expect(rule.deleted_at).not.toBeNull();
       expect(isLive(rule)).toBe(false);
-      expect(pageWords(noticeOf(await pageText(b, `${location}&undone=1`)))).toContain(
+      expect(pageWords(bulkNoticeOf(await pageText(b, `${location}&undone=1`)))).toContain(
         `Undone: ${ruleWords(rule)} (revoked).`,
       );
     }

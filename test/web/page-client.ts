@@ -74,3 +74,13 @@ export function pageWords(page: string): string {
 export function csrfOf(page: string): string {
   return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 }
+
+/** A bulk answer's notice of a page (its HTML; empty when there is none). */
+export function bulkNoticeOf(page: string): string {
+  return /<div class="flash flash-ok" role="status" data-bulk-notice>[\s\S]*?<\/div>/.exec(page)?.[0] ?? '';
+}
+
+/** The rules a page offers an Undo for, in its order. */
+export function undoRuleIds(page: string): string[] {
+  return [...page.matchAll(/action="\/rules\/(rule_\w+)\/undo"/g)].map((m) => m[1]!);
+}
