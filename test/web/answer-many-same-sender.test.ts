@@ -26,6 +26,7 @@ import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
 import { spyOnStore, type StoreSpy } from '../support/store-spy.ts';
 import {
   bulkNoticeOf,
+  confirmAccept,
   csrfOf,
   pageClient,
   pageText,
@@ -112,16 +113,8 @@ describe.each(BACKENDS)('on $name', (backend) => {
     const asked = await b.post('/activity/accept', { _csrf: csrfOf(page), run: runId, sender: from });
     expect(asked.status).toBe(200);
     const confirm = await asked.text();
-    const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!;
     spy.reset();
-    const done = await b.post('/activity/accept', {
-      _csrf: csrfOf(confirm),
-      run: runId,
-      sender: from,
-      ids,
-      back: '/activity',
-      confirm: '1',
-    });
+    const done = await confirmAccept(b, confirm, { run: runId, sender: from, back: '/activity' });
     expect(done.status).toBe(303);
     return done.headers.get('Location')!;
   }

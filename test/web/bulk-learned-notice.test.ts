@@ -11,6 +11,8 @@ import { ruleWords } from '../../shared/runs/learned.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import {
   bulkNoticeOf,
+  confirmAccept,
+  confirmedIds,
   csrfOf,
   pageClient,
   pageText,
@@ -64,14 +66,7 @@ it('accepting the suggestions names each rule taught with its Undo, which revoke
   const page = await text(`/runs/${runId}`);
   const asked = await b.post('/activity/accept', { _csrf: csrfOf(page), run: runId, back: `/runs/${runId}` });
   const confirm = await asked.text();
-  const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!;
-  const done = await b.post('/activity/accept', {
-    _csrf: csrfOf(confirm),
-    run: runId,
-    ids,
-    back: `/runs/${runId}`,
-    confirm: '1',
-  });
+  const done = await confirmAccept(b, confirm, { run: runId, back: `/runs/${runId}` });
   expect(done.status).toBe(303);
   const location = done.headers.get('Location')!;
   const rules = await listRules(h.engine.store);
@@ -157,15 +152,8 @@ it('accepting the suggestions "just this once" (the confirm step\'s box) answers
     expect(confirm).toMatch(
       /<input id="confirm-once" type="checkbox" name="once" value="1" \/> Just this once/,
     );
-    const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!.split(',');
-    const done = await browser.post('/activity/accept', {
-      _csrf: csrfOf(confirm),
-      run: run.id,
-      ids: ids.join(','),
-      back: `/runs/${run.id}`,
-      confirm: '1',
-      once: '1',
-    });
+    const ids = confirmedIds(confirm);
+    const done = await confirmAccept(browser, confirm, { run: run.id, back: `/runs/${run.id}`, once: '1' });
     expect(done.status).toBe(303);
     for (const id of ids) expect((await getDecision(own.engine.store, id)).status).toBe('answered');
     expect(await listRules(own.engine.store)).toEqual([]);
