@@ -20,9 +20,10 @@ import { latestSettled } from '../runs/latest-answers.ts';
 import { NOTHING_ONCE } from '../runs/learned.ts';
 import { DecisionSchema, type Decision } from '../records/runs.ts';
 import { getRecords } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
 import { waitingCount } from '../runs/decision-repository.ts';
 import { isReturnPath, parseActivityQuery, readActivity } from './activity-list.ts';
-import { LEARNED_SHOWN, readBulkNotice } from './bulk-notice.ts';
+import { LEARNED_SHOWN, readBulkNotice, standingRuleIds } from './bulk-notice.ts';
 import { admit, admitForm } from './guard.ts';
 import type { AcceptPlan } from './pages/activity-confirm.ts';
 import { messagePage, type WorkspaceLabel } from './pages/layout.ts';
@@ -42,10 +43,7 @@ interface BulkOutcome {
   left: number;
   /** Answers given "just this once" (they taught nothing). */
   once: number;
-  /**
-   * The rules the answers taught that stand (of several for one pattern, the last: it replaced
-   * the others), in the order first taught; the notice names the newest few, each with its Undo.
-   */
+  /** The rules the answers taught that stand, newest first; the notice names the first few, each with its Undo. */
   learned: string[];
 }
 
@@ -59,22 +57,26 @@ function backTo(path: string | undefined, outcome: BulkOutcome): string {
     once: String(outcome.once),
     learned: String(outcome.learned.length),
   });
-  // The newest first: no later answer of the batch replaced them, so each keeps its Undo.
   if (outcome.learned.length > 0)
-    params.set('learned_ids', outcome.learned.slice(-LEARNED_SHOWN).reverse().join(','));
+    params.set('learned_ids', outcome.learned.slice(0, LEARNED_SHOWN).join(','));
   return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
 }
 
-function tally(results: readonly AnswerResult[], how: string, notTaken: number, left: number): BulkOutcome {
-  const rules = new Map<string, string>(); // pattern → the last rule taught for it
-  for (const r of results) if (r.ok && r.learned_rule) rules.set(r.learned_rule.pattern, r.learned_rule.id);
+async function tally(
+  store: Store,
+  results: readonly AnswerResult[],
+  how: string,
+  notTaken: number,
+  left: number,
+): Promise<BulkOutcome> {
+  const taught = results.flatMap((r) => (r.ok && r.learned_rule ? [r.learned_rule.id] : []));
   return {
     done: results.filter((r) => r.ok).length,
     how,
     refused: notTaken + results.filter((r) => !r.ok).length,
     left,
     once: results.filter((r) => r.ok && r.learned === NOTHING_ONCE).length,
-    learned: [...rules.values()],
+    learned: await standingRuleIds(store, taught),
   };
 }
 
@@ -152,10 +154,15 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
       .slice(0, MAX_ANSWERS)
       .map((a) => (once ? { ...a, once } : a));
     const results = await answerEach(web.engine, answers);
-    return c.redirect(
-      backTo(back, tally(results, 'approve_suggested', named.size - answers.length, pick.leftForYou.length)),
-      303,
+    const notTaken = named.size - answers.length;
+    const outcome = await tally(
+      web.engine.store,
+      results,
+      'approve_suggested',
+      notTaken,
+      pick.leftForYou.length,
     );
+    return c.redirect(backTo(back, outcome), 303);
   });
 
   // The checked questions of the request's workspace (read by id), one action for all.
@@ -183,6 +190,7 @@ export function registerActivityRoutes(app: RouteSink, web: WebDeps): void {
     const once = form.once === '1';
     const answers: AnswerInput[] = taken.map((d) => ({ id: d.id, action, ...(once ? { once } : {}) }));
     const results = await answerEach(web.engine, answers);
-    return c.redirect(backTo(form.back, tally(results, action, notWaiting, left)), 303);
+    const outcome = await tally(web.engine.store, results, action, notWaiting, left);
+    return c.redirect(backTo(form.back, outcome), 303);
   });
 }

@@ -1,7 +1,7 @@
 /**
  * What a bulk answer's notice says (Activity's and the run page's), from the query its
  * redirect carries: `done`, `how`, `refused`, `left`, `once`, `learned` (how many rules it
- * taught) and `learned_ids` (the first few of them, comma-separated; activity-routes.ts). The
+ * taught that stand) and `learned_ids` (the newest few of them, comma-separated; activity-routes.ts). The
  * rules are read by id in the request's workspace and worded from what they are: the query
  * never supplies words, and an id that is malformed, unknown or not learned from an answer
  * is left out.
@@ -47,6 +47,22 @@ export function learnedIdsOf(value: string | undefined): string[] {
   const ids = (value ?? '').split(',').filter(Boolean);
   if (ids.length > LEARNED_SHOWN || !ids.every((id) => RULE_ID.test(id))) return [];
   return [...new Set(ids)];
+}
+
+/**
+ * Of the rules a bulk answer taught (`taught`, in the order taught), the ids of those still in
+ * force, newest first. They are read back by id: a later answer of the batch about the same
+ * match replaces the rule an earlier one taught, or retires it when the two disagree, and the
+ * order rules were made in is not that of their ids (their milliseconds can tie).
+ */
+export async function standingRuleIds(store: Store, taught: readonly string[]): Promise<string[]> {
+  const ids = [...new Set(taught)];
+  if (ids.length === 0) return [];
+  const position = new Map(ids.map((id, i) => [id, i]));
+  return (await getRecords(store, 'rules', RuleSchema, ids))
+    .filter((r): r is Rule => r !== undefined && isLive(r))
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || position.get(b.id)! - position.get(a.id)!)
+    .map((r) => r.id);
 }
 
 /** The sentence of a bulk answer's notice, from its redirect's query (null: there was none). */

@@ -9,7 +9,8 @@ import { getDecision, listPending } from '../../shared/runs/decision-repository.
 import type { Decision } from '../../shared/records/runs.ts';
 import { createRunFor } from '../../shared/runs/start-run.ts';
 import { makeHarness, type Harness } from '../web/support.ts';
-import { boxText, ownWords, pageClient, replyOf, savedDrafts, skipTheRest } from '../web/saved-drafts.ts';
+import { pageClient } from '../web/page-client.ts';
+import { boxText, ownWords, replyOf, savedDrafts, skipTheRest } from '../web/saved-drafts.ts';
 
 let h: Harness;
 beforeEach(async () => {
@@ -47,7 +48,7 @@ const cardOf = (page: string, id: string) =>
 it('the chat card shows the drafted reply in a text box, marked as an offline draft', async () => {
   const { chatId, questions } = await chatWithQuestions();
   expect(questions.length).toBeGreaterThan(0);
-  const page = await (await pageClient(h).get(`/chat/${chatId}`)).text();
+  const page = await (await pageClient(h.app).get(`/chat/${chatId}`)).text();
   for (const q of questions) {
     const card = cardOf(page, q.id);
     expect(card).toBeDefined();
@@ -59,7 +60,7 @@ it('the chat card shows the drafted reply in a text box, marked as an offline dr
 it('the edited text of the card is what is saved to the Maildir, and the note is not in it', async () => {
   const { chatId, questions } = await chatWithQuestions();
   const [question, other] = questions;
-  const browser = pageClient(h);
+  const browser = pageClient(h.app);
   const page = await (await browser.get(`/chat/${chatId}`)).text();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
   const edited = 'Hi Jonas,\nA call on Thursday at 10 works for me.\nSee you then.';

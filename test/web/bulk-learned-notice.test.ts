@@ -9,7 +9,17 @@ import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
 import { ruleWords } from '../../shared/runs/learned.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
-import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
+import {
+  bulkNoticeOf,
+  confirmAccept,
+  confirmedIds,
+  csrfOf,
+  pageClient,
+  pageText,
+  pageWords,
+  undoRuleIds,
+  type PageClient,
+} from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -30,9 +40,6 @@ afterAll(async () => {
 
 const text = (path: string) => pageText(b, path);
 const words = pageWords;
-const noticeOf = (page: string) =>
-  /<div class="flash flash-ok" role="status" data-bulk-notice>[\s\S]*?<\/div>/.exec(page)?.[0] ?? '';
-const undoIds = (page: string) => [...page.matchAll(/action="\/rules\/(rule_\w+)\/undo"/g)].map((m) => m[1]!);
 
 it('a selection answered "just this once" says it taught nothing, and teaches nothing', async () => {
   const page = await text(`/runs/${runId}`);
@@ -47,7 +54,7 @@ it('a selection answered "just this once" says it taught nothing, and teaches no
   });
   expect(res.status).toBe(303);
   expect((await getDecision(h.engine.store, one!.id)).answer?.action).toBe('archive');
-  const notice = noticeOf(await text(res.headers.get('Location')!));
+  const notice = bulkNoticeOf(await text(res.headers.get('Location')!));
   expect(words(notice)).toContain('Answered 1 question: archive.');
   expect(words(notice)).toContain('1 just this once: nothing learned.');
   expect(words(notice)).not.toContain('From now on');
@@ -59,14 +66,7 @@ it('accepting the suggestions names each rule taught with its Undo, which revoke
   const page = await text(`/runs/${runId}`);
   const asked = await b.post('/activity/accept', { _csrf: csrfOf(page), run: runId, back: `/runs/${runId}` });
   const confirm = await asked.text();
-  const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!;
-  const done = await b.post('/activity/accept', {
-    _csrf: csrfOf(confirm),
-    run: runId,
-    ids,
-    back: `/runs/${runId}`,
-    confirm: '1',
-  });
+  const done = await confirmAccept(b, confirm, { run: runId, back: `/runs/${runId}` });
   expect(done.status).toBe(303);
   const location = done.headers.get('Location')!;
   const rules = await listRules(h.engine.store);
@@ -74,14 +74,14 @@ it('accepting the suggestions names each rule taught with its Undo, which revoke
   expect(rules.length).toBeLessThanOrEqual(5);
   expect(location).toContain(`learned=${rules.length}&learned_ids=`);
 
-  const notice = noticeOf(await text(location));
+  const notice = bulkNoticeOf(await text(location));
   expect(words(notice)).toContain(`Learned ${rules.length} rules from them:`);
   for (const rule of rules) {
     const answered = await getDecision(h.engine.store, rule.decision_id!);
     expect(words(notice)).toContain(`From now on: mail from ${answered.sender} → `);
     expect(words(notice)).toContain(`${ruleWords(rule)}.`);
   }
-  expect(undoIds(notice).sort()).toEqual(rules.map((r) => r.id).sort());
+  expect(undoRuleIds(notice).sort()).toEqual(rules.map((r) => r.id).sort());
   expect(notice).toContain(`name="back" value="${location.replace(/&/g, '&amp;')}"`);
 
   // Undo one: that rule alone is revoked, and the page comes back saying so.
@@ -90,16 +90,16 @@ it('accepting the suggestions names each rule taught with its Undo, which revoke
   expect(undone.status).toBe(303);
   expect(undone.headers.get('Location')).toBe(`${location}&undone=1`);
   expect((await listRules(h.engine.store)).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
-  const after = noticeOf(await text(`${location}&undone=1`));
+  const after = bulkNoticeOf(await text(`${location}&undone=1`));
   expect(words(after)).toContain(`Undone: ${ruleWords(gone!)} (revoked).`);
-  expect(undoIds(after).sort()).toEqual(kept.map((r) => r.id).sort());
+  expect(undoRuleIds(after).sort()).toEqual(kept.map((r) => r.id).sort());
   // Its Undo returns here without the earlier "undone".
   expect(after).toContain(`name="back" value="${location.replace(/&/g, '&amp;')}"`);
 });
 
 it('names the first five and counts the rest', async () => {
   const [rule] = await listRules(h.engine.store);
-  const notice = noticeOf(
+  const notice = bulkNoticeOf(
     await text(`/activity?done=9&how=approve_suggested&learned=8&learned_ids=${rule!.id}`),
   );
   expect(words(notice)).toContain(`Learned 8 rules from them: ${ruleWords(rule!)}.`);
@@ -124,7 +124,7 @@ it('ignores a forged or malformed learned_ids: no words come from the query', as
     `${learned!.id},../../etc`,
   ]) {
     const page = await text(`/activity?done=1&how=approve_suggested&learned=1&learned_ids=${forged}`);
-    const notice = noticeOf(page);
+    const notice = bulkNoticeOf(page);
     expect({ forged, says: words(notice) }).toEqual({
       forged,
       says: expect.stringContaining('Learned 1 rule from them (see Memory).'),
@@ -132,7 +132,7 @@ it('ignores a forged or malformed learned_ids: no words come from the query', as
     expect(notice).not.toContain('/undo"');
     expect(notice).not.toContain('<script>');
   }
-  expect(words(noticeOf(await text(`/activity?done=1&learned=zz&once=-3`)))).not.toMatch(
+  expect(words(bulkNoticeOf(await text(`/activity?done=1&learned=zz&once=-3`)))).not.toMatch(
     /Learned|just this once/,
   );
 });
@@ -152,19 +152,12 @@ it('accepting the suggestions "just this once" (the confirm step\'s box) answers
     expect(confirm).toMatch(
       /<input id="confirm-once" type="checkbox" name="once" value="1" \/> Just this once/,
     );
-    const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!.split(',');
-    const done = await browser.post('/activity/accept', {
-      _csrf: csrfOf(confirm),
-      run: run.id,
-      ids: ids.join(','),
-      back: `/runs/${run.id}`,
-      confirm: '1',
-      once: '1',
-    });
+    const ids = confirmedIds(confirm);
+    const done = await confirmAccept(browser, confirm, { run: run.id, back: `/runs/${run.id}`, once: '1' });
     expect(done.status).toBe(303);
     for (const id of ids) expect((await getDecision(own.engine.store, id)).status).toBe('answered');
     expect(await listRules(own.engine.store)).toEqual([]);
-    const notice = noticeOf(await (await browser.get(done.headers.get('Location')!)).text());
+    const notice = bulkNoticeOf(await (await browser.get(done.headers.get('Location')!)).text());
     expect(words(notice)).toContain(`${ids.length} just this once: nothing learned.`);
     expect(notice).not.toContain('/undo"');
   } finally {

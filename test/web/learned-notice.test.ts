@@ -7,37 +7,16 @@ import { afterEach, expect, it } from '@jest/globals';
 import { listPending } from '../../shared/runs/decision-repository.ts';
 import { listRules } from '../../shared/memory/rules-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
+import { csrfOf, pageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
-const BASE = 'http://127.0.0.1:3000';
 let h: Harness;
 afterEach(async () => {
   await h?.cleanup();
 });
 
-/** A browser-like client: keeps the session cookie, reads the CSRF token off a page. */
-function browser() {
-  let cookie = '';
-  const remember = (res: Response) => {
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('handoff_session='));
-    if (set) cookie = set.split(';')[0]!;
-    return res;
-  };
-  return {
-    get: async (path: string) =>
-      remember(await h.app.request(`${BASE}${path}`, { headers: { Cookie: cookie } })),
-    post: async (path: string, fields: Record<string, string>) =>
-      remember(
-        await h.app.request(`${BASE}${path}`, {
-          method: 'POST',
-          headers: { Cookie: cookie, Origin: BASE },
-          body: new URLSearchParams(fields),
-        }),
-      ),
-  };
-}
+const browser = () => pageClient(h.app);
 
-const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 const words = (page: string) =>
   page
     .replace(/<[^>]+>/g, ' ')

@@ -6,6 +6,7 @@ import { afterEach, expect, it } from '@jest/globals';
 import { foldRuleHits } from '../../shared/memory/rule-fires.ts';
 import { addRule, listRules } from '../../shared/memory/rules-repository.ts';
 import { UNDO_WINDOW_MS } from '../../shared/memory/rule-undo.ts';
+import { csrfOf, pageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -13,31 +14,8 @@ afterEach(async () => {
   await h?.cleanup();
 });
 
-const BASE = 'http://127.0.0.1:3000';
+const browser = () => pageClient(h.app);
 
-/** A browser-like client: keeps the session cookie and reads the CSRF token off pages. */
-function browser() {
-  let cookie = '';
-  const remember = (res: Response) => {
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('handoff_session='));
-    if (set) cookie = set.split(';')[0]!;
-    return res;
-  };
-  return {
-    get: async (path: string) =>
-      remember(await h.app.request(`${BASE}${path}`, { headers: { Cookie: cookie } })),
-    post: async (path: string, fields: Record<string, string>) =>
-      remember(
-        await h.app.request(`${BASE}${path}`, {
-          method: 'POST',
-          headers: { Cookie: cookie },
-          body: new URLSearchParams(fields),
-        }),
-      ),
-  };
-}
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
 /** The "In use" section of the Memory page. */
 const inUse = (html: string) => html.slice(html.indexOf('id="live-title"'));
 

@@ -74,3 +74,28 @@ export function pageWords(page: string): string {
 export function csrfOf(page: string): string {
   return /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
 }
+
+/** A bulk answer's notice of a page (its HTML; empty when there is none). */
+export function bulkNoticeOf(page: string): string {
+  return /<div class="flash flash-ok" role="status" data-bulk-notice>[\s\S]*?<\/div>/.exec(page)?.[0] ?? '';
+}
+
+/** The rules a page offers an Undo for, in its order. */
+export function undoRuleIds(page: string): string[] {
+  return [...page.matchAll(/action="\/rules\/(rule_\w+)\/undo"/g)].map((m) => m[1]!);
+}
+
+/** The questions an "accept the suggestions" confirm step names (its form's `ids`). */
+export function confirmedIds(confirm: string): string[] {
+  return /name="ids" value="([^"]+)"/.exec(confirm)![1]!.split(',');
+}
+
+/** Confirms an "accept the suggestions" step as its button does (its token, its questions), with `fields`. */
+export function confirmAccept(
+  client: PageClient,
+  confirm: string,
+  fields: Record<string, string>,
+): Promise<Response> {
+  const ids = confirmedIds(confirm).join(',');
+  return client.post('/activity/accept', { _csrf: csrfOf(confirm), ids, confirm: '1', ...fields });
+}

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from '@jest/globals';
 import { readProfile } from '../../shared/profile/profile.ts';
-import type { createApp } from '../../shared/web/app.ts';
+import { pageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -8,31 +8,9 @@ afterEach(async () => {
   await h?.cleanup();
 });
 
-/** A browser-like client: keeps the session cookie and reads the CSRF token off the page. */
-function client(app: ReturnType<typeof createApp>, base = 'http://127.0.0.1:3000') {
-  let cookie = '';
-  const remember = (res: Response) => {
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('handoff_session='));
-    if (set) cookie = set.split(';')[0]!;
-    return res;
-  };
-  return {
-    get: async (path: string) =>
-      remember(await app.request(`${base}${path}`, { headers: { Cookie: cookie } })),
-    post: async (path: string, fields: Record<string, string>) =>
-      remember(
-        await app.request(`${base}${path}`, {
-          method: 'POST',
-          headers: { Cookie: cookie },
-          body: new URLSearchParams(fields),
-        }),
-      ),
-  };
-}
-
 it('the Settings page edits the profile; a bad time zone is refused, named, and nothing is saved', async () => {
   h = await makeHarness();
-  const browser = client(h.app);
+  const browser = pageClient(h.app);
   const page = await (await browser.get('/settings')).text();
   expect(page).toContain('<h2 id="profile">Profile</h2>');
   const csrf = /action="\/settings\/profile">\s*<input type="hidden" name="_csrf" value="([^"]+)"/.exec(

@@ -10,7 +10,7 @@ import { getDecision, listPending } from '../../shared/runs/decision-repository.
 import { getRun } from '../../shared/runs/run-repository.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { describeSuggestions } from '../../shared/web/activity-list.ts';
-import { csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
+import { confirmAccept, csrfOf, pageClient, pageText, pageWords, type PageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 
 let h: Harness;
@@ -98,14 +98,7 @@ describe("a waiting run's page", () => {
     expect(confirm).toContain(`href="/runs/${runId}" data-cancel`);
     expect(await waitingOfRun()).toHaveLength(before.length); // nothing yet
 
-    const ids = /name="ids" value="([^"]+)"/.exec(confirm)![1]!;
-    const done = await b.post('/activity/accept', {
-      _csrf: csrfOf(confirm),
-      run: runId,
-      ids,
-      back: `/runs/${runId}`,
-      confirm: '1',
-    });
+    const done = await confirmAccept(b, confirm, { run: runId, back: `/runs/${runId}` });
     expect(done.status).toBe(303);
     const location = done.headers.get('Location')!;
     expect(location).toMatch(new RegExp(`^/runs/${runId}\\?done=${acceptable.length}&`));

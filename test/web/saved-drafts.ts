@@ -65,25 +65,3 @@ export function boxText(page: string, name: string): string | null {
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 }
-
-/** A page client: keeps the session cookie and reads the CSRF token off pages. */
-export function pageClient(h: Harness) {
-  let cookie = '';
-  const remember = (res: Response) => {
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('handoff_session='));
-    if (set) cookie = set.split(';')[0]!;
-    return res;
-  };
-  return {
-    get: async (p: string) => remember(await h.app.request(p, { headers: { Cookie: cookie } })),
-    post: async (p: string, fields: Record<string, string>) =>
-      remember(
-        await h.app.request(p, {
-          method: 'POST',
-          headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams(fields),
-        }),
-      ),
-    headers: (extra: Record<string, string> = {}) => ({ Cookie: cookie, ...extra }),
-  };
-}

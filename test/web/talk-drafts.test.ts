@@ -6,11 +6,11 @@
 import { afterEach, beforeEach, expect, it } from '@jest/globals';
 import { speakToWav } from '../../bench/speech-fixture.ts';
 import { getDecision, listPending } from '../../shared/runs/decision-repository.ts';
+import { pageClient } from './page-client.ts';
 import { makeHarness, type Harness } from './support.ts';
 import {
   boxText,
   ownWords,
-  pageClient,
   questionsWithReplies,
   replyOf,
   savedDrafts,
@@ -25,13 +25,13 @@ afterEach(() => h.cleanup());
 
 /** The Talk page as the browser has it: its HTML, and a call to the API as talk.js makes one. */
 async function talk() {
-  const browser = pageClient(h);
+  const browser = pageClient(h.app);
   const page = await (await browser.get('/talk')).text();
   const csrf = /data-csrf="([^"]+)"/.exec(page)![1]!;
   const call = (path: string, init: RequestInit) =>
     h.app.request(`/ui${path}`, {
       ...init,
-      headers: browser.headers({ 'X-CSRF-Token': csrf, ...(init.headers as Record<string, string>) }),
+      headers: { Cookie: browser.cookie, 'X-CSRF-Token': csrf, ...(init.headers as Record<string, string>) },
     });
   return { page, call };
 }
