@@ -24,7 +24,7 @@ import { JsonFileStore } from '../../shared/store/json-file-store.ts';
 import type { Store } from '../../shared/store/store.ts';
 import { createApp } from '../../shared/web/app.ts';
 import { runCli } from '../support/cli.ts';
-import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { dynaliteClient, dynaliteTables, startDynalite } from '../support/dynalite.ts';
 import { engineFixture, type EngineFixture } from '../support/engine-fixture.ts';
 import { ScriptedModel, executorScript } from '../support/scripted-model.ts';
 import { fullQueries, spyOnStore, watchRequests, type StoreSpy } from '../support/store-spy.ts';
@@ -204,23 +204,13 @@ describe.each(['JSON files', 'dynalite'])('the chat list on %s', (backend) => {
 });
 
 describe('chats an earlier build wrote to DynamoDB (dynalite)', () => {
-  let dynalite: Awaited<ReturnType<typeof startDynalite>>;
-  let client: DynamoDBClient;
-  beforeAll(async () => {
-    dynalite = await startDynalite();
-    client = dynaliteClient(dynalite.endpoint);
-  });
-  afterAll(async () => {
-    client.destroy();
-    await dynalite.stop();
-  });
+  const newStore = dynaliteTables('handoff-chat-old');
 
   it('are listed in full until `handoff store migrate` writes them again; a second migration writes nothing', async () => {
     // Prepare: five chats written without the by-time index's keys, two by this build.
-    const table = `handoff-chat-old-${randomUUID()}`;
-    await ensureTable(client, table);
-    const docs = createDocumentClient(client);
-    const store = new DynamoDbStore(docs, table);
+    const store = await newStore();
+    const docs = (store as unknown as { client: { send: (command: PutCommand) => Promise<unknown> } }).client;
+    const table = (store as unknown as { tableName: string }).tableName;
     for (let n = 0; n < 5; n++) {
       const at = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
       const chat = {
