@@ -203,57 +203,67 @@ describe.each(['JSON files', 'dynalite'])('the chat list on %s', (backend) => {
   }, 60_000);
 });
 
+/** Chats as an earlier build wrote them to DynamoDB: without the by-time index's keys; their titles, oldest first. */
+async function writeLegacyChats(store: DynamoDbStore, count: number): Promise<string[]> {
+  const docs = (store as unknown as { client: { send: (command: PutCommand) => Promise<unknown> } }).client;
+  const table = (store as unknown as { tableName: string }).tableName;
+  const titles: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const at = new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString();
+    const chat = {
+      id: `chat_old${n}`,
+      schemaVersion: CHAT_SCHEMA_VERSION,
+      title: `Old ${n}`,
+      created_at: at,
+      updated_at: at,
+      turn_count: 0,
+      confirm: null,
+      draft: null,
+      session: {},
+      version: 1,
+    };
+    await docs.send(
+      new PutCommand({ TableName: table, Item: { ...chat, ...key('default', 'chats', chat.id) } }),
+    );
+    titles.push(chat.title);
+  }
+  return titles;
+}
+
+/** Every chat's title, following the cursor; what the store read in full meanwhile. */
+async function everyPage(store: Store, limit: number): Promise<{ titles: string[]; fullReads: string[] }> {
+  const spy = spyOnStore(store);
+  const titles: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 100; pages++) {
+    const page = await pageOfChats(spy.store, { limit, cursor });
+    titles.push(...page.items.map((c) => c.title));
+    if (page.next_cursor === null) break;
+    cursor = page.next_cursor;
+  }
+  return { titles, fullReads: spy.fullReads };
+}
+
 describe('chats an earlier build wrote to DynamoDB (dynalite)', () => {
   const newStore = dynaliteTables('handoff-chat-old');
 
   it('are listed in full until `handoff store migrate` writes them again; a second migration writes nothing', async () => {
-    // Prepare: five chats written without the by-time index's keys, two by this build.
+    // Prepare: five chats an earlier build wrote, two by this build.
     const store = await newStore();
-    const docs = (store as unknown as { client: { send: (command: PutCommand) => Promise<unknown> } }).client;
-    const table = (store as unknown as { tableName: string }).tableName;
-    for (let n = 0; n < 5; n++) {
-      const at = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
-      const chat = {
-        id: `chat_old${n}`,
-        schemaVersion: CHAT_SCHEMA_VERSION,
-        title: `Old ${n}`,
-        created_at: at,
-        updated_at: at,
-        turn_count: 0,
-        confirm: null,
-        draft: null,
-        session: {},
-        version: 1,
-      };
-      await docs.send(
-        new PutCommand({ TableName: table, Item: { ...chat, ...key('default', 'chats', chat.id) } }),
-      );
-    }
+    const old = await writeLegacyChats(store, 5);
     await createChat(store, 'New 0');
     await tick();
     await createChat(store, 'New 1');
-    const expected = ['New 1', 'New 0', 'Old 4', 'Old 3', 'Old 2', 'Old 1', 'Old 0'];
-    const everyPage = async () => {
-      const spy = spyOnStore(store);
-      const titles: string[] = [];
-      let cursor: string | undefined;
-      for (let pages = 0; pages < 10; pages++) {
-        const page = await pageOfChats(spy.store, { limit: 2, cursor });
-        titles.push(...page.items.map((c) => c.title));
-        if (page.next_cursor === null) break;
-        cursor = page.next_cursor;
-      }
-      return { titles, fullReads: spy.fullReads };
-    };
+    const expected = ['New 1', 'New 0', ...old.reverse()];
 
     // Before: every chat still listed (the older full read), in the same order; not marked.
-    const before = await everyPage();
+    const before = await everyPage(store, 2);
     expect(before.titles).toEqual(expected);
     expect(before.fullReads).toContain('list chats');
     expect(await store.get('settings', CHAT_TIMES_MIGRATED_ID)).toBeUndefined();
 
     expect(await migrateKeys(store)).toMatchObject({ chats_indexed: 7 });
-    expect(await everyPage()).toEqual({ titles: expected, fullReads: [] });
+    expect(await everyPage(store, 2)).toEqual({ titles: expected, fullReads: [] });
 
     // Again: the marker only, nothing written.
     const spy = spyOnStore(store);
@@ -261,4 +271,52 @@ describe('chats an earlier build wrote to DynamoDB (dynalite)', () => {
     expect(spy.fullReads).toEqual([]);
     expect(await migrateKeys(store)).toMatchObject({ already_done: true, chats_indexed: 0 });
   }, 60_000);
+});
+
+describe('handoff store migrate on DynamoDB, killed in the middle of the chat-times step', () => {
+  let dynalite: Awaited<ReturnType<typeof startDynalite>>;
+  beforeAll(async () => {
+    dynalite = await startDynalite();
+  });
+  afterAll(() => dynalite.stop());
+
+  it('lists every chat once meanwhile, finishes on the next run, then reads only its marker', async () => {
+    const client = dynaliteClient(dynalite.endpoint);
+    try {
+      // Prepare: 130 chats an earlier build wrote.
+      const table = `handoff-chat-kill-${randomUUID()}`;
+      await ensureTable(client, table);
+      const store = new DynamoDbStore(createDocumentClient(client), table);
+      const newestFirst = (await writeLegacyChats(store, 130)).reverse();
+      const env = {
+        USE_DYNAMODB: 'true',
+        DYNAMODB_ENDPOINT: dynalite.endpoint,
+        AWS_REGION: 'us-east-1',
+        HANDOFF_TABLE: table,
+      };
+
+      // Act 1: killed after the first batch of 100 was written again, before the rest and the marker.
+      const killed = await runCli(['store', 'migrate', '--json'], {
+        ...env,
+        HANDOFF_CRASH_AT: 'migrate:chat-times-batch',
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(await store.get('settings', CHAT_TIMES_MIGRATED_ID)).toBeUndefined();
+      expect((await everyPage(store, 50)).titles).toEqual(newestFirst);
+
+      // Act 2: the run that finishes it; then once more, the marker only.
+      const finished = await runCli(['store', 'migrate', '--json'], env);
+      expect(finished.code).toBe(0);
+      expect((JSON.parse(finished.stdout) as { keys: unknown[] }).keys).toEqual([
+        expect.objectContaining({ workspace: 'default', chats_indexed: 130 }),
+      ]);
+      expect(await everyPage(store, 50)).toEqual({ titles: newestFirst, fullReads: [] });
+      const again = await runCli(['store', 'migrate', '--json'], env);
+      expect((JSON.parse(again.stdout) as { keys: unknown[] }).keys).toEqual([
+        expect.objectContaining({ workspace: 'default', already_done: true, chats_indexed: 0 }),
+      ]);
+    } finally {
+      client.destroy();
+    }
+  }, 120_000);
 });
