@@ -1,10 +1,10 @@
 /**
- * Chats in the store: create, read, list, rename, delete, and the transcript. Every
+ * Chats in the store: create, read, rename, delete, and the transcript. Every
  * change to a chat record is a conditional update on its version.
  */
 import { InvalidInputError, NotFoundError } from '../errors/index.ts';
 import { newId } from '../store/ids.ts';
-import { getRecord, getRecords, listRecords } from '../store/records.ts';
+import { getRecord, getRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import {
   CHAT_ID,
@@ -16,7 +16,7 @@ import {
   type Turn,
 } from './chat-records.ts';
 
-/** A chat as `handoff chats` and the Chat page list it. */
+/** A chat as `handoff chats` and the Chat page list it (a page at a time: chat-list.ts). */
 export interface ChatSummary {
   chat_id: string;
   title: string;
@@ -49,13 +49,6 @@ export async function getChat(store: Store, chatId: string): Promise<Chat> {
   if (!chat)
     throw new NotFoundError(`no chat "${chatId}": see \`handoff chats\`, or start one without --chat`);
   return chat;
-}
-
-/** Every chat, most recently used first. */
-export async function listChats(store: Store): Promise<ChatSummary[]> {
-  return (await listRecords(store, 'chats', ChatSchema))
-    .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
-    .map((c) => ({ chat_id: c.id, title: c.title, turns: c.turn_count, updated_at: c.updated_at }));
 }
 
 /** Writes `change` over the chat read now (so nothing another step wrote is lost). */

@@ -1,5 +1,5 @@
 /**
- * `--limit N --cursor C` for the CLI's lists (`runs`, `audit`, `pending`, `rules`, `artifacts`): the page the API
+ * `--limit N --cursor C` for the CLI's lists (`runs`, `audit`, `pending`, `rules`, `artifacts`, `chats`): the page the API
  * would return. `--json` stays an array; when more follow, the next page's command is one line
  * on stderr (docs/lists.md).
  */

@@ -18,12 +18,15 @@
  *   marker of their own.
  * - Every artifact is written again so the by-time index holds it (artifacts/artifact-times.ts),
  *   with a marker of its own.
+ * - Every chat is written again so the by-time index holds it (chats/chat-list.ts), with a
+ *   marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
  * so a second migration writes nothing new, and one killed in the middle is simply run again.
  */
 import { ARTIFACT_TIMES_MIGRATED_ID, migrateArtifactTimes } from '../artifacts/artifact-times.ts';
+import { CHAT_TIMES_MIGRATED_ID, migrateChatTimes } from '../chats/chat-list.ts';
 import { isKeyedAuditId, migratedAuditId } from '../audit/audit-ids.ts';
 import { crashPoint } from '../config/processes.ts';
 import { VersionConflictError } from '../errors/index.ts';
@@ -62,6 +65,8 @@ export interface KeyMigrationReport {
   run_totals: number;
   /** Artifacts written again into the by-time index (artifacts/artifact-times.ts). */
   artifacts_indexed: number;
+  /** Chats written again into the by-time index (chats/chat-list.ts). */
+  chats_indexed: number;
 }
 
 /** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
@@ -71,6 +76,7 @@ export async function keysMigrated(store: Store): Promise<boolean> {
     RULE_KEYS_MIGRATED_ID,
     RUN_TOTALS_MIGRATED_ID,
     ARTIFACT_TIMES_MIGRATED_ID,
+    CHAT_TIMES_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -87,6 +93,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     rule_keys: 0,
     run_totals: 0,
     artifacts_indexed: 0,
+    chats_indexed: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
@@ -94,10 +101,12 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.run_totals = totals.runs;
   const artifacts = await migrateArtifactTimes(store);
   report.artifacts_indexed = artifacts.artifacts;
+  const chats = await migrateChatTimes(store);
+  report.chats_indexed = chats.chats;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
     return {
       ...report,
-      already_done: rules.already_done && totals.already_done && artifacts.already_done,
+      already_done: rules.already_done && totals.already_done && artifacts.already_done && chats.already_done,
     };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));

@@ -602,6 +602,7 @@ export class JsonFileStore implements Store {
     }
     const writes = [...last.values()];
     const current = this.index.currentOf(writes); // before this write changes the folders
+    const timedBefore = this.times.markedNow(writes);
     const flat: string[] = [];
     for (const collection of new Set(writes.map((w) => w.collection).filter((c) => BUCKETED.has(c)))) {
       this.markNewBucketed(collection);
@@ -629,6 +630,7 @@ export class JsonFileStore implements Store {
       for (const file of flat) unlinkQuietlySync(file); // a keyed record a build before buckets left flat
       if (options.crashAfterTemps) crashPoint('store:renamed');
       this.index.unmarkLeft(writes, current);
+      this.times.unmarkMoved(writes, timedBefore);
     } finally {
       for (const temp of temps.values()) unlinkQuietlySync(temp); // a failed write leaves no temp file
     }

@@ -5,16 +5,19 @@
  * first lists the day folders, then only the days it needs, and reads the records its
  * markers name: the latest ten answers cost ten reads plus one, not the workspace's history.
  *
- * A marker is made before its record file is replaced and never removed: a marker whose
- * record no longer has that time (deleted, or never landed) is skipped by the reader, so the
+ * A marker is made before its record file is replaced and, but where a record's time moves
+ * (TIME_MOVES: a chat's last use), never removed; there the marker of the time it had is
+ * removed after the file is replaced. A marker whose record no longer has that time (deleted,
+ * never landed, or a crash before the old one was removed) is skipped by the reader, so the
  * markers are never fewer than the truth. A collection written before the index is marked
  * from its records once, at its first page (`.built-<collection>` says it was).
  */
-import { closeSync, linkSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { errorCode, namesIn, syncQuietly } from './json-files.ts';
+import { errorCode, namesIn, syncQuietly, unlinkQuietlySync } from './json-files.ts';
 import {
   TIME_INDEXED,
+  TIME_MOVES,
   sliced,
   timeKeyOf,
   type Collection,
@@ -39,6 +42,32 @@ export class TimeIndex {
       const time = timeKeyOf(collection, record);
       if (time !== undefined) this.makeMarker(this.markerFor(collection, time, file));
     }
+  }
+
+  /**
+   * Before the record files are replaced: the markers of the records whose time may move
+   * (TIME_MOVES) at the time they have now, read from their files; `unmarkMoved` takes them.
+   */
+  markedNow(writes: readonly FileWrite[]): string[] {
+    const markers: string[] = [];
+    for (const { collection, file } of writes) {
+      if (!TIME_MOVES.has(collection)) continue;
+      const stored = readRecordQuietly(file);
+      const time = stored ? timeKeyOf(collection, stored) : undefined;
+      if (time !== undefined) markers.push(this.markerFor(collection, time, file));
+    }
+    return markers;
+  }
+
+  /** After the record files were replaced: each marker of `markedNow` that no written record has any more. */
+  unmarkMoved(writes: readonly FileWrite[], before: readonly string[]): void {
+    if (before.length === 0) return;
+    const kept = new Set<string>();
+    for (const { collection, file, record } of writes) {
+      const time = record && TIME_MOVES.has(collection) ? timeKeyOf(collection, record) : undefined;
+      if (time !== undefined) kept.add(this.markerFor(collection, time, file));
+    }
+    for (const marker of before) if (!kept.has(marker)) unlinkQuietlySync(marker);
   }
 
   /** The day folders the markers of `writes` are in: synced with their record files at a checkpoint. */
@@ -128,5 +157,15 @@ export class TimeIndex {
         if (errorCode(again) !== 'EEXIST') throw again;
       }
     }
+  }
+}
+
+/** The record a file holds now, or undefined (none, or not a record). */
+function readRecordQuietly(file: string): JsonRecord | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as JsonRecord) : undefined;
+  } catch {
+    return undefined;
   }
 }

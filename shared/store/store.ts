@@ -81,7 +81,16 @@ export const TIME_INDEXED: Partial<Record<Collection, (record: JsonRecord) => st
   runs: (r) => (typeof r.started_at === 'string' ? r.started_at : undefined),
   // What runs produced, by when: the Artifacts list of a whole workspace (artifacts/artifact-list.ts).
   artifacts: (r) => (typeof r.created_at === 'string' ? r.created_at : undefined),
+  // Chats by their last use: the Chat page and `handoff chats` (chats/chat-list.ts).
+  chats: (r) => (typeof r.updated_at === 'string' ? r.updated_at : undefined),
 };
+
+/**
+ * The time-indexed collections whose time moves when a record is rewritten (a chat's last
+ * use): a backend drops the record's entry at its old time (DynamoDB: the item's index keys
+ * are replaced; JSON files: the old marker removed after the write).
+ */
+export const TIME_MOVES: ReadonlySet<Collection> = new Set<Collection>(['chats']);
 
 /** The time `record` of `collection` is indexed at (TIME_INDEXED), or undefined. */
 export function timeKeyOf(collection: Collection, record: JsonRecord): string | undefined {

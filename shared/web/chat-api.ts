@@ -1,16 +1,19 @@
 /**
  * The chat API (`/api/*`, bearer key), one definition per route (api-route.ts):
  * `POST /api/chats` → `{"chat_id"}`, `POST /api/chats/:id/messages` with `{"message"}` → the
- * reply, `GET /api/chats/:id` with its turns, `GET /api/chats`. Locally a turn runs within the
+ * reply, `GET /api/chats/:id` with its turns, `GET /api/chats[?limit=N&cursor=C]` (a bare array,
+ * most recently used first; where the next page starts in `X-Next-Cursor`). Locally a turn runs within the
  * request; where the host sends turns elsewhere (AWS: the agent function), it is accepted with
  * 202 (chat-api-routes.ts). The confirmation card's routes are in chat-card-api.ts. Loaded
  * with the first request to one of them (api-modules.ts).
  */
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { createChat, getChat, listChats } from '../chats/chat-repository.ts';
+import { pageOfChats } from '../chats/chat-list.ts';
+import { createChat, getChat } from '../chats/chat-repository.ts';
 import { defineRoute, serveRoute } from './api-route.ts';
 import { pathParam } from './api-schemas.ts';
+import { Paging } from './list-queries.ts';
 import { acceptTurn, assistant, chatJson, type ChatTurnSender } from './chat-api-routes.ts';
 import type { RouteSink } from './lazy-routes.ts';
 import type { WebDeps } from './web-deps.ts';
@@ -37,8 +40,22 @@ export const listChatsRoute = defineRoute({
   method: 'get',
   path: '/api/chats',
   operationId: 'listChats',
-  summary: 'The chats with the workspace assistant, most recent first',
-  responses: { 200: { description: 'Every chat.', schema: 'ChatSummaries' }, 401: 'Unauthorized' },
+  summary: 'The chats with the workspace assistant, most recently used first',
+  query: z.object({
+    ...Paging,
+    cursor: Paging.cursor.meta({ description: "The previous page's `X-Next-Cursor`." }),
+  }),
+  responses: {
+    200: {
+      description: 'A page of the chats.',
+      schema: 'ChatSummaries',
+      headers: {
+        'X-Next-Cursor': 'Where the next page starts (pass it as `cursor`); absent on the last page.',
+      },
+    },
+    400: 'BadRequest',
+    401: 'Unauthorized',
+  },
 });
 
 export const createChatRoute = defineRoute({
@@ -91,7 +108,12 @@ export const CHAT_ROUTES = [listChatsRoute, createChatRoute, getChatRoute, sendM
 
 /** Registers the chat API's handlers; `sendTurn`: where turns run when not in the request. */
 export function registerChatApi(app: RouteSink, web: WebDeps, sendTurn?: ChatTurnSender): void {
-  serveRoute(app, listChatsRoute, async (c) => c.json(await listChats(web.engine.store)));
+  serveRoute(app, listChatsRoute, async (c, { query: { limit, cursor } }) => {
+    const page = await pageOfChats(web.engine.store, { limit, cursor });
+    // The list stays a bare array (its contract); where the next page starts is a header.
+    if (page.next_cursor !== null) c.header('X-Next-Cursor', page.next_cursor);
+    return c.json(page.items);
+  });
 
   serveRoute(app, createChatRoute, async (c, { body }) => {
     const chat = await createChat(web.engine.store, body?.title);

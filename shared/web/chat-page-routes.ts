@@ -5,14 +5,7 @@
  */
 import type { Context } from 'hono';
 import { chatChannel } from '../assistant/turn-log.ts';
-import {
-  createChat,
-  deleteChat,
-  getChat,
-  listChats,
-  readTurns,
-  renameChat,
-} from '../chats/chat-repository.ts';
+import { createChat, deleteChat, getChat, readTurns, renameChat } from '../chats/chat-repository.ts';
 import { AlreadyDecidedError, InvalidInputError, NotFoundError, errorMessage } from '../errors/index.ts';
 import { feed, workspaceChannel } from '../events/feed.ts';
 import { waitingCount } from '../runs/decision-repository.ts';
@@ -29,6 +22,11 @@ import { acceptTurn, type ChatTurnSender } from './chat-api-routes.ts';
 const assistant = () => import('../assistant/chat-service.ts');
 /** The confirmation card's No, Edit and credential field. */
 const cardActions = () => import('../assistant/card-actions.ts');
+
+/** The chat list's paging (by key: chats/chat-list.ts), loaded with the first page request. */
+const chatList = () => import('../chats/chat-list.ts');
+/** Chats the list shows at a time (the next page by its cursor). */
+const CHATS_PER_PAGE = 50;
 
 /** Shown after a message was sent to where turns run (the reply is not in yet). */
 const SENT = 'Sent. The assistant is answering; its reply appears here (reload the page).';
@@ -51,8 +49,9 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
         messagePage('Not found', `There is no chat "${chatId}".`, { href: '/chat', text: 'Back to Chat' }),
         404,
       );
+    const cursor = c.req.query('cursor') || undefined;
     const [chats, count, turns] = await Promise.all([
-      listChats(web.engine.store),
+      chatList().then((list) => list.pageOfChats(web.engine.store, { limit: CHATS_PER_PAGE, cursor })),
       waitingCount(web.engine.store),
       chat ? readTurns(web.engine.store, chat) : [],
     ]);
@@ -79,7 +78,17 @@ export function registerChatPageRoutes(app: RouteSink, web: WebDeps, sendTurn?: 
         }
       : null;
     const notice = c.req.query('sent') !== undefined && !error ? SENT : null;
-    const data = { chats, open, pending: count, live: web.liveFeed, after, error, notice };
+    const data = {
+      chats: chats.items,
+      older: chats.next_cursor,
+      isFirstPage: cursor === undefined,
+      open,
+      pending: count,
+      live: web.liveFeed,
+      after,
+      error,
+      notice,
+    };
     return c.html(chatPage(admitted.visitor, data), error ? 422 : 200);
   };
 

@@ -9,11 +9,11 @@ import {
   createChat,
   deleteChat,
   getChat,
-  listChats,
   readTurns,
   renameChat,
 } from '../../shared/chats/chat-repository.ts';
 import { TURNS_PER_PAGE } from '../../shared/chats/chat-records.ts';
+import { pageOfChats } from '../../shared/chats/chat-list.ts';
 import { NotFoundError } from '../../shared/errors/index.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
 import { JsonFileStore } from '../../shared/store/json-file-store.ts';
@@ -108,14 +108,16 @@ describe.each(BACKENDS)('chats as Strands sessions in the store: $name', ({ open
     const { store } = await open();
     const a = await createChat(store);
     const b = await sendMessage(engineOver(store, []), undefined, 'Weekly digest please');
-    expect((await listChats(store)).map((c) => c.chat_id)).toEqual(expect.arrayContaining([a.id, b.chat_id]));
+    expect((await pageOfChats(store, { limit: 50 })).items.map((c) => c.chat_id)).toEqual(
+      expect.arrayContaining([a.id, b.chat_id]),
+    );
     expect((await getChat(store, b.chat_id)).title).toBe('Weekly digest please');
     expect((await renameChat(store, b.chat_id, '  Digest  ')).title).toBe('Digest');
     await expect(renameChat(store, b.chat_id, '   ')).rejects.toThrow(/title is empty/);
     await deleteChat(store, b.chat_id);
     await expect(getChat(store, b.chat_id)).rejects.toBeInstanceOf(NotFoundError);
     expect(await store.list('chat_turns')).toEqual([]);
-    expect((await listChats(store)).map((c) => c.chat_id)).toEqual([a.id]);
+    expect((await pageOfChats(store, { limit: 50 })).items.map((c) => c.chat_id)).toEqual([a.id]);
   });
 
   it('the snapshot storage keeps the latest snapshot of each agent and nothing for an unknown one', async () => {

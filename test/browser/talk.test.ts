@@ -18,7 +18,7 @@ import { startRun } from '../../shared/runs/start-run.ts';
 import { decodeWav, encodeWav } from '../../shared/speech/wav.ts';
 import { CHROMIUM, HEADLESS_FLAGS } from '../support/chromium.ts';
 import { A11yChecker, cssValue, screenshot, startServer, watchCsp, type Served } from './support.ts';
-import { listChats } from '../../shared/chats/chat-repository.ts';
+import { pageOfChats } from '../../shared/chats/chat-list.ts';
 import { simpleParser } from 'mailparser';
 import { getWorkflow } from '../../shared/workflows/repository.ts';
 
@@ -215,12 +215,12 @@ describe('Talk, with the keyboard', () => {
   }, 90_000);
 
   it('sends what is said to the workspace assistant when no decision waits, and shows its answer', async () => {
-    const before = await listChats(served.engine.store);
+    const before = (await pageOfChats(served.engine.store, { limit: 500 })).items;
     const page = await speaking('free', 'archive it');
     await page.locator('[data-assistant]').waitFor();
     // The assistant asks its one clarifying question: no source was named.
     expect(await holdTalk(page)).toMatch(/^Which mailbox should it read/);
-    const chats = await listChats(served.engine.store);
+    const chats = (await pageOfChats(served.engine.store, { limit: 500 })).items;
     expect(chats).toHaveLength(before.length + 1);
   }, 60_000);
 });

@@ -1,15 +1,20 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { deleteChat, getChat, listChats, renameChat } from '../../chats/chat-repository.ts';
+import { pageOfChats } from '../../chats/chat-list.ts';
+import { deleteChat, getChat, renameChat } from '../../chats/chat-repository.ts';
 import { InvalidInputError } from '../../errors/index.ts';
 import type { EngineDeps } from '../../runs/deps.ts';
 import { cliContext } from '../context.ts';
 import type { WorkflowCard } from '../../chats/chat-records.ts';
 import { cardLines } from '../../assistant/workflow-card.ts';
 import { printJson, printTable } from '../output.ts';
+import { flags, printNextPage, withPaging } from '../paging.ts';
 import { WorkflowSchema } from '../../workflows/schema.ts';
 
-/** `handoff chat` (talk to the workspace assistant) and `handoff chats` (list, rename, delete). */
+/**
+ * `handoff chat` (talk to the workspace assistant) and `handoff chats` (list, most recently
+ * used first, a page at a time: `--limit N --cursor C`, docs/lists.md; rename, delete).
+ */
 export function registerChatCommands(program: Command): void {
   program
     .command('chat')
@@ -50,16 +55,20 @@ export function registerChatCommands(program: Command): void {
       await interactive(engine, options.chat, sendMessage);
     });
 
-  program
-    .command('chats [VERB] [CHAT_ID] [TITLE]')
-    .description('list chats; `chats rename CHAT_ID TITLE`; `chats delete CHAT_ID`')
+  withPaging(
+    program
+      .command('chats [VERB] [CHAT_ID] [TITLE]')
+      .description(
+        'list chats (most recently used first); `chats rename CHAT_ID TITLE`; `chats delete CHAT_ID`',
+      ),
+  )
     .option('--json', 'print JSON')
     .action(
       async (
         verb: string | undefined,
         chatId: string | undefined,
         title: string | undefined,
-        options: { json?: boolean },
+        options: { json?: boolean; limit: number; cursor?: string },
       ) => {
         const { engine } = await cliContext();
         if (verb === 'rename' || verb === 'delete') {
@@ -79,7 +88,9 @@ export function registerChatCommands(program: Command): void {
           throw new InvalidInputError(
             `unknown chats command "${verb}": use rename or delete, or nothing to list`,
           );
-        const chats = await listChats(engine.store);
+        const page = await pageOfChats(engine.store, options);
+        const chats = page.items;
+        printNextPage(`handoff chats${flags(options)}`, page.next_cursor);
         if (options.json) return printJson(chats);
         if (chats.length === 0) return console.log('No chats yet. Start one: handoff chat');
         printTable(

@@ -24,7 +24,12 @@ export interface WaitingStep {
 }
 
 export interface ChatPageData {
+  /** A page of the chats, most recently used first. */
   chats: ChatSummary[];
+  /** Where the next (older) page of chats starts, when there is one. */
+  older: string | null;
+  /** False on a page reached by "Older chats". */
+  isFirstPage: boolean;
   open: {
     chat_id: string;
     title: string;
@@ -68,6 +73,14 @@ export function chatPage(visitor: Visitor, d: ChatPageData): Html {
               </li>`,
           )}
         </ul>
+        ${d.isFirstPage ? '' : html`<p class="small"><a href="${action}">Newest chats</a></p>`}
+        ${
+          d.older
+            ? html`<p class="small">
+                <a href="${action}?cursor=${encodeURIComponent(d.older)}">Older chats</a>
+              </p>`
+            : ''
+        }
       </aside>
       <section
         class="chat"
