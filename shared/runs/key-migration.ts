@@ -18,6 +18,8 @@
  *   marker of their own.
  * - Every artifact is written again so the by-time index holds it (artifacts/artifact-times.ts),
  *   with a marker of its own.
+ * - Each domain proposal gets an id that carries its (workflow, domain) key, and so the status
+ *   index's keys too (proposal-keys.ts), with a marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -35,6 +37,7 @@ import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../s
 import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
+import { migrateProposalKeys, PROPOSAL_KEYS_MIGRATED_ID } from './proposal-keys.ts';
 import { backfillRunTotals, RUN_TOTALS_MIGRATED_ID } from './run-totals.ts';
 
 /** The record that says a workspace's keys were migrated (in `settings`). */
@@ -62,15 +65,18 @@ export interface KeyMigrationReport {
   run_totals: number;
   /** Artifacts written again into the by-time index (artifacts/artifact-times.ts). */
   artifacts_indexed: number;
+  /** Domain proposals moved to ids that carry their (workflow, domain) key (proposal-keys.ts). */
+  proposals_keyed: number;
 }
 
-/** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
+/** Whether the workspace's keys (and each later step's) were migrated: one batched read. */
 export async function keysMigrated(store: Store): Promise<boolean> {
   const markers = await getAll(store, 'settings', [
     KEYS_MIGRATED_ID,
     RULE_KEYS_MIGRATED_ID,
     RUN_TOTALS_MIGRATED_ID,
     ARTIFACT_TIMES_MIGRATED_ID,
+    PROPOSAL_KEYS_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -87,6 +93,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     rule_keys: 0,
     run_totals: 0,
     artifacts_indexed: 0,
+    proposals_keyed: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
@@ -94,10 +101,13 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.run_totals = totals.runs;
   const artifacts = await migrateArtifactTimes(store);
   report.artifacts_indexed = artifacts.artifacts;
+  const proposals = await migrateProposalKeys(store);
+  report.proposals_keyed = proposals.proposals;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
     return {
       ...report,
-      already_done: rules.already_done && totals.already_done && artifacts.already_done,
+      already_done:
+        rules.already_done && totals.already_done && artifacts.already_done && proposals.already_done,
     };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
