@@ -23,6 +23,7 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'rules',
   'artifacts',
   'interrupts',
+  'proposals',
 ]);
 
 export interface StoreSpy {
