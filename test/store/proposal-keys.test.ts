@@ -5,11 +5,8 @@
  * without the key; on DynamoDB, open ones without the status index's keys) is read the older way
  * until `handoff store migrate` moves them, once. Both stores: JSON files and dynalite.
  */
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadEnv } from '../../shared/config/env.ts';
 import { OfflineModel } from '../../shared/models/offline/offline-model.ts';
@@ -26,21 +23,11 @@ import {
 } from '../../shared/runs/proposal-keys.ts';
 import { startRun } from '../../shared/runs/start-run.ts';
 import { writeMaildir } from '../../shared/sources/maildir/generate.ts';
-import { createDocumentClient, DynamoDbStore, ensureTable } from '../../shared/store/dynamodb-store.ts';
 import { newId } from '../../shared/store/ids.ts';
-import { JsonFileStore } from '../../shared/store/json-file-store.ts';
-import type { Store } from '../../shared/store/store.ts';
 import { createApp } from '../../shared/web/app.ts';
-import type { SentRequest } from '../support/dynamodb-requests.ts';
-import { dynaliteClient, startDynalite } from '../support/dynalite.ts';
+import { openBackendStore, type BackendStore } from '../support/backend-store.ts';
 import { engineFixture, mail, type EngineFixture } from '../support/engine-fixture.ts';
-import {
-  fullQueries,
-  spyOnStore,
-  watchListings,
-  watchRequests,
-  type StoreSpy,
-} from '../support/store-spy.ts';
+import { fullQueries, spyOnStore, watchListings, type StoreSpy } from '../support/store-spy.ts';
 
 const HISTORY = 40; // decided proposals of other domains, as an earlier build wrote them
 
@@ -67,13 +54,9 @@ function olderProposal(domain: string, status: DomainProposal['status']): Omit<D
 }
 
 describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', (backend) => {
-  let dynalite: Awaited<ReturnType<typeof startDynalite>> | undefined;
-  let client: DynamoDBClient | undefined;
-  let table = '';
-  let sent: SentRequest[] = [];
+  let backendStore: BackendStore;
   let spy: StoreSpy;
   let fixture: EngineFixture;
-  let stateDir: string;
   let olderOpen: Omit<DomainProposal, 'version'>;
 
   /** Answers every waiting question of a new run over mail from `senders`, archive. */
@@ -86,31 +69,22 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
   /** Runs `act` with the spy cleared; what it read in full, and the folders it listed on JSON files. */
   async function readsOf(act: () => Promise<unknown>): Promise<{ full: string[]; listed: string[] }> {
     spy.reset();
-    sent.splice(0);
-    const watch = watchListings(stateDir);
+    backendStore.sent.splice(0);
+    const watch = watchListings(backendStore.stateDir);
     try {
       await act();
     } finally {
       watch.stop();
     }
     return {
-      full: [...spy.fullReads, ...fullQueries(sent)],
+      full: [...spy.fullReads, ...fullQueries(backendStore.sent)],
       listed: watch.listings.map((l) => l.dir).filter((d) => d.split(path.sep)[0] === 'proposals'),
     };
   }
 
   beforeAll(async () => {
-    stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'handoff-proposal-keys-'));
-    let store: Store;
-    if (backend === 'dynalite') {
-      dynalite = await startDynalite();
-      client = dynaliteClient(dynalite.endpoint);
-      sent = watchRequests(client);
-      table = `handoff-proposal-keys-${randomUUID()}`;
-      await ensureTable(client, table);
-      store = new DynamoDbStore(createDocumentClient(client), table);
-    } else store = new JsonFileStore(stateDir);
-    spy = spyOnStore(store);
+    backendStore = await openBackendStore(backend, 'proposal-keys');
+    spy = spyOnStore(backendStore.store);
     fixture = await engineFixture({ messages: [], store: spy.store, model: () => new OfflineModel() });
     // Prepare: the history an earlier build left: decided proposals of other domains, and one
     // still open for acme.example (on DynamoDB without the status index's keys it now has).
@@ -119,10 +93,10 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
       await spy.store.create('proposals', olderProposal(`old${i}.example`, statuses[i % 3]!));
     olderOpen = olderProposal('acme.example', 'proposed');
     await spy.store.create('proposals', olderOpen);
-    if (client)
-      await client.send(
+    if (backendStore.client)
+      await backendStore.client.send(
         new UpdateItemCommand({
-          TableName: table,
+          TableName: backendStore.table,
           Key: { pk: { S: 'default#proposals' }, sk: { S: olderOpen.id } },
           UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
         }),
@@ -131,9 +105,7 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
 
   afterAll(async () => {
     await fixture.cleanup();
-    await fs.rm(stateDir, { recursive: true, force: true });
-    client?.destroy();
-    await dynalite?.stop();
+    await backendStore.close();
   });
 
   it('before the migration, the open lists and an answer still find a proposal an earlier build made', async () => {
@@ -182,7 +154,7 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
     const lists = await readsOf(async () => (open = await openProposals(spy.store)));
     const app = createApp({
       engine: fixture.deps,
-      env: loadEnv({ HANDOFF_STATE_DIR: stateDir, HANDOFF_API_KEY: 'proposal-keys-key' }),
+      env: loadEnv({ HANDOFF_STATE_DIR: backendStore.stateDir, HANDOFF_API_KEY: 'proposal-keys-key' }),
       linkKey: { get: async () => Buffer.alloc(32, 7) },
     });
     let body = '';
