@@ -67,7 +67,9 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
   }
 
   /** Runs `act` with the spy cleared; what it read in full, and the folders it listed on JSON files. */
-  async function readsOf(act: () => Promise<unknown>): Promise<{ full: string[]; listed: string[] }> {
+  async function readsOf(
+    act: () => Promise<unknown>,
+  ): Promise<{ full: string[]; listed: string[]; proposals: number }> {
     spy.reset();
     backendStore.sent.splice(0);
     const watch = watchListings(backendStore.stateDir);
@@ -78,6 +80,7 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
     }
     return {
       full: [...spy.fullReads, ...fullQueries(backendStore.sent)],
+      proposals: spy.recordsRead.proposals ?? 0,
       listed: watch.listings.map((l) => l.dir).filter((d) => d.split(path.sep)[0] === 'proposals'),
     };
   }
@@ -168,7 +171,9 @@ describe.each(['JSON files', 'dynalite'])('domain proposals read by key on %s', 
     expect(open[1]!.id.startsWith(proposalPrefix('inbox', 'zeta.example'))).toBe(true);
     expect(body).toContain('Anything from zeta.example');
     expect(body).toContain('Anything from acme.example');
-    // ... and no path read every proposal (on JSON files, not even the proposals' folder names).
+    // ... and no path read every proposal (on JSON files, not even the proposals' folder names):
+    // of the 42 proposals, the answer read acme.example's one, the lists the two open ones.
+    expect([acme.proposals, zeta.proposals, lists.proposals]).toEqual([1, 0, 2]);
     for (const reads of [acme, zeta, lists, memory]) {
       expect(reads.full).toEqual([]);
       expect(reads.listed.filter((d) => d === 'proposals')).toEqual([]);
