@@ -7,8 +7,8 @@ import { InvalidInputError, NotFoundError, VersionConflictError } from '../error
 import type { EngineDeps } from './deps.ts';
 import type { Decision } from '../records/runs.ts';
 import { newId } from '../store/ids.ts';
-import { getRecord, listRecords } from '../store/records.ts';
-import type { JsonRecord, Store } from '../store/store.ts';
+import { getRecord, listRecords, parseRecord } from '../store/records.ts';
+import { listByIdPrefix, type JsonRecord, type Store } from '../store/store.ts';
 import { DomainProposalSchema, type DomainProposal } from '../records/proposals.ts';
 import { getWorkflow } from '../workflows/repository.ts';
 import type { Workflow } from '../workflows/schema.ts';
@@ -17,13 +17,36 @@ import { addRule } from '../memory/rules-repository.ts';
 import { liveRulesOf } from '../memory/rule-sets.ts';
 import { domainRulesOf } from '../memory/rule-keys.ts';
 import { sourceKeyOf } from '../memory/source-key.ts';
+import { newProposalId, proposalPrefix, proposalsUnlessKeyed } from './proposal-keys.ts';
 
-/** Every proposal, oldest first (accepted, dismissed and withdrawn ones included). */
+/** Every proposal, oldest first (accepted, dismissed and withdrawn ones included): a read of the whole history. */
 export async function listProposals(store: Store): Promise<DomainProposal[]> {
-  return (await listRecords(store, 'proposals', DomainProposalSchema)).sort((a, b) =>
-    a.created_at.localeCompare(b.created_at),
-  );
+  return oldestFirst(await listRecords(store, 'proposals', DomainProposalSchema));
 }
+
+/** The open proposals, oldest first, read through the status index (every proposal until they are keyed). */
+export async function openProposals(store: Store): Promise<DomainProposal[]> {
+  const all = await proposalsUnlessKeyed(store);
+  const open = all
+    ? all.filter((p) => p.status === 'proposed')
+    : (await store.listWithStatus('proposals', 'proposed'))
+        .map((r) => parseRecord(DomainProposalSchema, 'proposals', r))
+        .filter((p) => p.status === 'proposed');
+  return oldestFirst(open);
+}
+
+/** A workflow's proposals about one domain, by the key their ids carry (every proposal until they are keyed). */
+async function proposalsAbout(store: Store, workflowId: string, domain: string): Promise<DomainProposal[]> {
+  const all =
+    (await proposalsUnlessKeyed(store)) ??
+    (await listByIdPrefix(store, 'proposals', proposalPrefix(workflowId, domain))).map((r) =>
+      parseRecord(DomainProposalSchema, 'proposals', r),
+    );
+  return oldestFirst(all.filter((p) => p.workflow_id === workflowId && p.domain === domain));
+}
+
+const oldestFirst = (proposals: DomainProposal[]) =>
+  proposals.sort((a, b) => a.created_at.localeCompare(b.created_at));
 
 /** How a proposal reads to a person. */
 export function proposalPattern(p: Pick<DomainProposal, 'domain' | 'action'>): string {
@@ -60,9 +83,7 @@ export async function proposeDomainRule(
   const { domain, evidence } = found;
   const actions = new Set(evidence.map((e) => e.action));
   const action = actions.size === 1 ? [...actions][0]! : null;
-  const previous = (await listProposals(store)).filter(
-    (p) => p.workflow_id === workflow.id && p.domain === domain,
-  );
+  const previous = await proposalsAbout(store, workflow.id, domain);
   const open = previous.find((p) => p.status === 'proposed');
   if (action === null) {
     if (open)
@@ -81,7 +102,7 @@ export async function proposeDomainRule(
   }
   const proposal = DomainProposalSchema.parse(
     await store.create('proposals', {
-      id: newId('prop'),
+      id: newProposalId(workflow.id, domain),
       workflow_id: workflow.id,
       domain,
       action,

@@ -20,6 +20,8 @@
  *   with a marker of its own.
  * - Every chat is written again so the by-time index holds it (chats/chat-list.ts), with a
  *   marker of its own.
+ * - Each domain proposal gets an id that carries its (workflow, domain) key, and so the status
+ *   index's keys too (proposal-keys.ts), with a marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -38,6 +40,7 @@ import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../s
 import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
+import { migrateProposalKeys, PROPOSAL_KEYS_MIGRATED_ID } from './proposal-keys.ts';
 import { backfillRunTotals, RUN_TOTALS_MIGRATED_ID } from './run-totals.ts';
 
 /** The record that says a workspace's keys were migrated (in `settings`). */
@@ -67,9 +70,11 @@ export interface KeyMigrationReport {
   artifacts_indexed: number;
   /** Chats written again into the by-time index (chats/chat-list.ts). */
   chats_indexed: number;
+  /** Domain proposals moved to ids that carry their (workflow, domain) key (proposal-keys.ts). */
+  proposals_keyed: number;
 }
 
-/** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
+/** Whether the workspace's keys (and each later step's) were migrated: one batched read. */
 export async function keysMigrated(store: Store): Promise<boolean> {
   const markers = await getAll(store, 'settings', [
     KEYS_MIGRATED_ID,
@@ -77,6 +82,7 @@ export async function keysMigrated(store: Store): Promise<boolean> {
     RUN_TOTALS_MIGRATED_ID,
     ARTIFACT_TIMES_MIGRATED_ID,
     CHAT_TIMES_MIGRATED_ID,
+    PROPOSAL_KEYS_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -94,6 +100,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     run_totals: 0,
     artifacts_indexed: 0,
     chats_indexed: 0,
+    proposals_keyed: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
@@ -103,10 +110,17 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.artifacts_indexed = artifacts.artifacts;
   const chats = await migrateChatTimes(store);
   report.chats_indexed = chats.chats;
+  const proposals = await migrateProposalKeys(store);
+  report.proposals_keyed = proposals.proposals;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
     return {
       ...report,
-      already_done: rules.already_done && totals.already_done && artifacts.already_done && chats.already_done,
+      already_done:
+        rules.already_done &&
+        totals.already_done &&
+        artifacts.already_done &&
+        chats.already_done &&
+        proposals.already_done,
     };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));

@@ -11,7 +11,12 @@ import { runKey } from './ids.ts';
 import type { Collection } from './store.ts';
 
 /** Collections whose keyed ids get a folder per parent key. */
-export const BUCKETED: ReadonlySet<Collection> = new Set<Collection>(['audit', 'decisions', 'artifacts']);
+export const BUCKETED: ReadonlySet<Collection> = new Set<Collection>([
+  'audit',
+  'decisions',
+  'artifacts',
+  'proposals',
+]);
 
 /** A bucket folder's name: the parent key. */
 export const BUCKET_FOLDER = /^[0-9a-f]{8}$/;
@@ -19,7 +24,8 @@ export const BUCKET_FOLDER = /^[0-9a-f]{8}$/;
 /** The file in a collection folder that says none of its keyed records is flat. */
 export const BUCKETED_MARK = '.bucketed';
 
-const KEYED_ID = /^(?:aud|dec)_([0-9a-f]{8})_/;
+// A proposal's key is its (workflow, domain)'s: runs/proposal-keys.ts.
+const KEYED_ID = /^(?:aud|dec|prop)_([0-9a-f]{8})_/;
 /** An artifact's id: its run's id, a dot, then its kind (artifacts.ts's artifactId). */
 const ARTIFACT_ID = /^(run_[^.]+)\./;
 

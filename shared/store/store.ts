@@ -59,6 +59,8 @@ export const INDEXED_STATUSES: Partial<Record<Collection, readonly string[]>> = 
   runs: ['running', 'waiting'],
   // Claims not yet settled: the sweeper and a failed run look for these, never at every outcome.
   outcomes: ['acting', 'held'],
+  // Open domain proposals: Memory and `handoff rules` list these, never the decided ones.
+  proposals: ['proposed'],
 };
 
 /** Whether the backends index `status` of `collection` (INDEXED_STATUSES). */

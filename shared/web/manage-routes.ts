@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { learningFailures } from '../runs/learning.ts';
 import { InvalidInputError, NotFoundError, UndoExpiredError } from '../errors/index.ts';
-import { acceptProposal, dismissProposal, listProposals } from '../runs/domain-proposals.ts';
+import { acceptProposal, dismissProposal, openProposals } from '../runs/domain-proposals.ts';
 import { revokeRule, rulesPage } from '../memory/rules-repository.ts';
 import { restorableUntil, restoreRule } from '../memory/rule-undo.ts';
 import { firesOf, NEVER_FIRED } from '../memory/rule-fires.ts';
@@ -107,7 +107,7 @@ export function registerManageRoutes(app: RouteSink, web: WebDeps): void {
       rulesPage(web.engine.store, RULES_PER_PAGE, c.req.query('cursor') ?? null),
       listWorkflows(web.engine.store),
       waitingCount(web.engine.store),
-      listProposals(web.engine.store),
+      openProposals(web.engine.store),
       learningFailures(web.engine),
     ]);
     const names = new Map(workflows.map((w) => [w.id, w.name]));

@@ -24,6 +24,7 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'artifacts',
   'interrupts',
   'chats',
+  'proposals',
 ]);
 
 export interface StoreSpy {

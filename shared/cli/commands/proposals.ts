@@ -4,6 +4,7 @@ import {
   dismissProposal,
   evidenceSenders,
   listProposals,
+  openProposals,
   proposalPattern,
 } from '../../runs/domain-proposals.ts';
 import { type DomainProposal } from '../../records/proposals.ts';
@@ -39,7 +40,8 @@ export function registerProposalCommands(rules: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { all?: boolean; json?: boolean }) => {
       const { engine } = await cliContext();
-      const list = (await listProposals(engine.store)).filter((p) => options.all || p.status === 'proposed');
+      // --all asks for the whole history; the default reads the open ones only.
+      const list = options.all ? await listProposals(engine.store) : await openProposals(engine.store);
       if (options.json) return printJson(list.map(proposalJson));
       if (list.length === 0)
         return console.log('No proposals. They appear when you answer two senders of one domain alike.');

@@ -7,7 +7,7 @@ import { restorableUntil, restoreRule, UNDO_WINDOW_MS } from '../../memory/rule-
 import { firesOf, NEVER_FIRED, type RuleFires } from '../../memory/rule-fires.ts';
 import { rulesPage } from '../../runs/list-pages.ts';
 import { getWorkflow } from '../../workflows/repository.ts';
-import { listProposals } from '../../runs/domain-proposals.ts';
+import { openProposals } from '../../runs/domain-proposals.ts';
 import { cliContext } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 import { flags, printNextPage, withPaging } from '../paging.ts';
@@ -105,7 +105,7 @@ export function registerRuleCommands(program: Command): void {
         r.note,
       ]),
     );
-    printOpenProposals(await listProposals(engine.store));
+    printOpenProposals(await openProposals(engine.store));
   });
 
   registerProposalCommands(rules);
