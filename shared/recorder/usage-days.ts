@@ -25,7 +25,7 @@ import { costParts, USAGE, UsageRecordSchema, type UsageRecord } from './trace.t
 export const USAGE_DAYS: Collection = 'usage_days';
 /** The marker of the backfill step of `handoff store migrate` (in `settings`). */
 export const USAGE_DAYS_MIGRATED_ID = 'migration:usage-days';
-const TRIES = 8;
+const TRIES = 16;
 
 /** A usage record as its roll-up keeps it: `[version, input tokens, output tokens, known USD, unknown-cost calls, calls]`. */
 const CopySchema = z.tuple([
@@ -108,6 +108,8 @@ export async function syncUsageDay(store: Store, copies: readonly UsageRecord[])
     } catch (error) {
       const raced = error instanceof VersionConflictError || error instanceof RecordExistsError;
       if (!raced || attempt >= TRIES) throw error;
+      // Runs of one workflow finishing batches at once all write its day's roll-up: spread out.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }
 }

@@ -18,6 +18,8 @@
  *   marker of their own.
  * - Every artifact is written again so the by-time index holds it (artifacts/artifact-times.ts),
  *   with a marker of its own.
+ * - Every usage record goes into its workflow and day's roll-up `handoff usage` reads
+ *   (recorder/usage-days.ts), with a marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -34,6 +36,7 @@ import { parseRecord } from '../store/records.ts';
 import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../store/store.ts';
 import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
+import { backfillUsageDays, USAGE_DAYS_MIGRATED_ID } from '../recorder/usage-days.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
 import { backfillRunTotals, RUN_TOTALS_MIGRATED_ID } from './run-totals.ts';
 
@@ -62,6 +65,8 @@ export interface KeyMigrationReport {
   run_totals: number;
   /** Artifacts written again into the by-time index (artifacts/artifact-times.ts). */
   artifacts_indexed: number;
+  /** Usage records put into their workflow and day's roll-up (recorder/usage-days.ts). */
+  usage_rolled_up: number;
 }
 
 /** Whether the workspace's keys (and its rules' keys) were migrated: one batched read. */
@@ -71,6 +76,7 @@ export async function keysMigrated(store: Store): Promise<boolean> {
     RULE_KEYS_MIGRATED_ID,
     RUN_TOTALS_MIGRATED_ID,
     ARTIFACT_TIMES_MIGRATED_ID,
+    USAGE_DAYS_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -87,6 +93,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     rule_keys: 0,
     run_totals: 0,
     artifacts_indexed: 0,
+    usage_rolled_up: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
@@ -94,10 +101,12 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.run_totals = totals.runs;
   const artifacts = await migrateArtifactTimes(store);
   report.artifacts_indexed = artifacts.artifacts;
+  const usage = await backfillUsageDays(store);
+  report.usage_rolled_up = usage.usage;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
     return {
       ...report,
-      already_done: rules.already_done && totals.already_done && artifacts.already_done,
+      already_done: rules.already_done && totals.already_done && artifacts.already_done && usage.already_done,
     };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));

@@ -23,6 +23,8 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'rules',
   'artifacts',
   'interrupts',
+  // `handoff usage` reads one roll-up per workflow and day (recorder/usage-days.ts) once migrated.
+  'usage',
 ]);
 
 export interface StoreSpy {
