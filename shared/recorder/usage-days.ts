@@ -11,7 +11,8 @@
  *
  * Usage recorded before roll-ups is folded in once by `handoff store migrate`
  * (`backfillUsageDays`, its marker `settings/migration:usage-days`); until then the report
- * reads every usage record, as before.
+ * reads every usage record, as before (and marks the step done itself when it finds every
+ * one already in the roll-ups: a workspace that began with roll-ups).
  */
 import { z } from 'zod';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
@@ -117,6 +118,22 @@ export async function syncUsageDay(store: Store, copies: readonly UsageRecord[])
 /** Whether the report may read roll-ups only (the backfill ran). */
 export async function usageDaysComplete(store: Store): Promise<boolean> {
   return (await store.get('settings', USAGE_DAYS_MIGRATED_ID)) !== undefined;
+}
+
+/**
+ * Null when the roll-ups hold every usage record (the backfill's marker is there), else every
+ * usage record, as listed. A workspace whose usage was all written with roll-ups (a new one)
+ * gets the marker here, the first time it is read the older way: from then on, by key.
+ */
+export async function usageUnlessRolledUp(store: Store): Promise<UsageRecord[] | null> {
+  if (await usageDaysComplete(store)) return null;
+  const all = await listRecords(store, USAGE, UsageRecordSchema);
+  const held = new Map<string, number>();
+  for (const rollUp of await listUsageDays(store))
+    for (const [id, [version]] of Object.entries(rollUp.usage)) held.set(id, version);
+  if (all.some((u) => (held.get(u.id) ?? 0) < u.version)) return all;
+  await markStepDone(store, USAGE_DAYS_MIGRATED_ID); // kept if another process marked it first
+  return null;
 }
 
 /** Every roll-up: one record per workflow and day. */

@@ -2,12 +2,12 @@ import type { z } from 'zod';
 import { DecisionSchema, InterruptSchema, type Decision, type Run } from '../records/runs.ts';
 import { decisionsOfRun } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { getRecords, listRecords } from '../store/records.ts';
+import { getRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
-import { costParts, USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
-import { copiesOf, listUsageDays, usageDaysComplete, type UsageSums } from './usage-days.ts';
+import { costParts, type TraceEntry } from './trace.ts';
+import { copiesOf, listUsageDays, usageUnlessRolledUp, type UsageSums } from './usage-days.ts';
 
 type Interrupt = z.infer<typeof InterruptSchema>;
 
@@ -156,11 +156,12 @@ export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
     row.calls += u.calls;
     rows.set(key, row);
   };
-  if (await usageDaysComplete(store)) {
+  const older = await usageUnlessRolledUp(store);
+  if (older === null) {
     for (const rollUp of await listUsageDays(store))
       for (const copy of copiesOf(rollUp)) add(rollUp.day, rollUp.workflow_id, copy);
   } else {
-    for (const u of await listRecords(store, USAGE, UsageRecordSchema)) {
+    for (const u of older) {
       const { known, unknownCalls } = costParts(u);
       add(u.day, u.workflow_id, {
         input: u.input_tokens,

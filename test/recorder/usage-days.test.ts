@@ -156,6 +156,28 @@ describe.each(backends)('usage roll-ups on %s', (_name, makeStore) => {
     expect(await usageByWorkflowDay(store)).toEqual(await sumsOfEveryUsageRecord(store));
   });
 
+  it('a workspace that began with roll-ups is marked by its first report, read by key from then on', async () => {
+    // Prepare: every usage record written by this build's sink, no migration.
+    const store = await makeStore();
+    await writeRuns(store, 'run_fresh', 8, 2);
+    const expected = await sumsOfEveryUsageRecord(store);
+    // Act: the first report reads the older way, finds each record in its roll-up, and marks it.
+    expect(await usageByWorkflowDay(store)).toEqual(expected);
+    expect(await store.get('settings', USAGE_DAYS_MIGRATED_ID)).toBeDefined();
+    // Assert: the next reads no usage record.
+    const spy = spyOnStore(store);
+    expect(await usageByWorkflowDay(spy.store)).toEqual(expected);
+    expect(spy.fullReads).toEqual([]);
+  });
+
+  it('an older record not in a roll-up keeps the report on the older way, unmarked', async () => {
+    const store = await makeStore();
+    await writeRuns(store, 'run_mixed', 4, 1);
+    await seedOlderUsage(store, 1);
+    expect(await usageByWorkflowDay(store)).toEqual(await sumsOfEveryUsageRecord(store));
+    expect(await store.get('settings', USAGE_DAYS_MIGRATED_ID)).toBeUndefined();
+  });
+
   it('two writers of one run, and a usage write that lost its race after its roll-up landed, count nothing twice', async () => {
     // Prepare: a store where, at the first commit of a usage update, another writer (an older
     // build: no roll-up) moves that usage record first, so the commit's usage write loses and
