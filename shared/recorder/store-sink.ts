@@ -32,9 +32,10 @@ const ATTEMPTS = 8;
 
 /**
  * Appends trace batches to the run's session as chunks, each created once and never
- * rewritten, and adds their model calls to the run's 'usage' records (one per model). A
- * batch that fits one chunk is one commit of the chunk and its usage writes (one durable write
- * where the store can), read after its usage records; a bigger one, a write each. The running
+ * rewritten, and adds their model calls to the run's 'usage' records (one per model), each
+ * copied into its workflow and day's roll-up (usage-days.ts). A batch that fits one chunk is
+ * one commit of the chunk, its usage writes and their roll-up (one durable write where the
+ * store can), read after its usage records and roll-up; a bigger one, a write each. The running
  * size is kept here; the first batch of a process finds the session's last chunk. A
  * create lost to another process reads the chunks it missed and goes after them, so two
  * processes appending to the same run both land.
