@@ -17,7 +17,7 @@ import {
   type TraceEntry,
   type UsageRecord,
 } from './trace.ts';
-import { readUsageDay, syncUsageDay, usageDayId, usageDayWrite } from './usage-days.ts';
+import { byRollUp, readUsageDay, syncUsageDay, usageDayWrite } from './usage-days.ts';
 
 export { readSession } from './session-chunks.ts';
 
@@ -117,15 +117,8 @@ export class StoreSessionSink implements SessionSink {
 
   /** The writes that put `landing` into their days' roll-ups (one per workflow and day), with the copies each holds. */
   private async rollUpWrites(landing: UsageRecord[]): Promise<{ write: Write; copies: UsageRecord[] }[]> {
-    const groups = new Map<string, UsageRecord[]>();
-    for (const u of landing) {
-      const key = usageDayId(u.day, u.workflow_id);
-      const group = groups.get(key);
-      if (group) group.push(u);
-      else groups.set(key, [u]);
-    }
     const writes = await Promise.all(
-      [...groups.values()].map(async (copies) => {
+      byRollUp(landing).map(async (copies) => {
         const current = await readUsageDay(this.store, copies[0]!.day, copies[0]!.workflow_id);
         const write = usageDayWrite(current, copies);
         return write && { write, copies };

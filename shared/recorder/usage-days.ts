@@ -115,6 +115,18 @@ export async function syncUsageDay(store: Store, copies: readonly UsageRecord[])
   }
 }
 
+/** Usage records grouped by the roll-up they go into (one workflow and day). */
+export function byRollUp(records: readonly UsageRecord[]): UsageRecord[][] {
+  const groups = new Map<string, UsageRecord[]>();
+  for (const u of records) {
+    const id = usageDayId(u.day, u.workflow_id);
+    const group = groups.get(id);
+    if (group) group.push(u);
+    else groups.set(id, [u]);
+  }
+  return [...groups.values()];
+}
+
 /** Whether the report may read roll-ups only (the backfill ran). */
 export async function usageDaysComplete(store: Store): Promise<boolean> {
   return (await store.get('settings', USAGE_DAYS_MIGRATED_ID)) !== undefined;
@@ -170,14 +182,7 @@ export function copiesOf(rollUp: UsageDay): UsageSums[] {
 export async function backfillUsageDays(store: Store): Promise<{ already_done: boolean; usage: number }> {
   if (await usageDaysComplete(store)) return { already_done: true, usage: 0 };
   const all = await listRecords(store, USAGE, UsageRecordSchema);
-  const groups = new Map<string, UsageRecord[]>();
-  for (const u of all) {
-    const id = usageDayId(u.day, u.workflow_id);
-    const group = groups.get(id);
-    if (group) group.push(u);
-    else groups.set(id, [u]);
-  }
-  for (const copies of groups.values()) {
+  for (const copies of byRollUp(all)) {
     await syncUsageDay(store, copies);
     crashPoint('migrate:usage-day-written');
   }
