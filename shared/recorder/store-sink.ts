@@ -1,7 +1,7 @@
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { stableId } from '../store/ids.ts';
-import { getRecord } from '../store/records.ts';
-import { commitAll, type Collection, type Store, type Write } from '../store/store.ts';
+import { getRecord, parseRecord } from '../store/records.ts';
+import { commitAll, type Collection, type JsonRecord, type Store, type Write } from '../store/store.ts';
 import type { SessionBatch, SessionSink } from './recorder.ts';
 import { roundUsd } from './prices.ts';
 import { catchUp, chunkId, findTail, type Tail } from './session-chunks.ts';
@@ -17,6 +17,7 @@ import {
   type TraceEntry,
   type UsageRecord,
 } from './trace.ts';
+import { byRollUp, readUsageDay, syncUsageDay, usageDayWrite } from './usage-days.ts';
 
 export { readSession } from './session-chunks.ts';
 
@@ -31,9 +32,10 @@ const ATTEMPTS = 8;
 
 /**
  * Appends trace batches to the run's session as chunks, each created once and never
- * rewritten, and adds their model calls to the run's 'usage' records (one per model). A
- * batch that fits one chunk is one commit of the chunk and its usage writes (one durable write
- * where the store can), read after its usage records; a bigger one, a write each. The running
+ * rewritten, and adds their model calls to the run's 'usage' records (one per model), each
+ * copied into its workflow and day's roll-up (usage-days.ts). A batch that fits one chunk is
+ * one commit of the chunk, its usage writes and their roll-up (one durable write where the
+ * store can), read after its usage records and roll-up; a bigger one, a write each. The running
  * size is kept here; the first batch of a process finds the session's last chunk. A
  * create lost to another process reads the chunks it missed and goes after them, so two
  * processes appending to the same run both land.
@@ -85,29 +87,44 @@ export class StoreSessionSink implements SessionSink {
     if (taken < batch.entries.length) return false;
     const chunk = chunkRecord(batch, id, tail.next, next);
     const models = [...byModel];
-    const usage = await Promise.all(models.map(([modelId, calls]) => this.usageWrite(batch, modelId, calls)));
+    const usage = await Promise.all(models.map(([modelId, calls]) => this.nextUsage(batch, modelId, calls)));
+    // Each record as it will be once its write lands, for its day's roll-up (usage-days.ts).
+    const landing = usage.map(({ record, version }) => ({ ...record, version: (version ?? 0) + 1 }));
+    const rollUps = await this.rollUpWrites(landing);
     const [landed, ...counted] = await commitAll(this.store, [
       { kind: 'create', collection: SESSIONS, record: chunk },
-      ...usage,
+      ...usage.map(usageWriteOf),
+      ...rollUps.map((r) => r.write),
     ]);
     if (landed!.ok) this.tails.set(id, { next: tail.next + 1, chars: next.chars });
     else if (landed!.error instanceof RecordExistsError) await this.appendSession(batch);
     else throw landed!.error;
-    for (const [i, result] of counted.entries()) {
+    const usageResults = counted.slice(0, usage.length);
+    for (const [i, result] of usageResults.entries()) {
       if (result.ok) continue;
-      if (!(result.error instanceof VersionConflictError || result.error instanceof RecordExistsError))
-        throw result.error;
-      await this.addUsage(batch, models[i]![0], models[i]![1]);
+      throwUnlessRaced(result.error);
+      await this.addUsage(batch, models[i]![0], models[i]![1]); // and its roll-up
+    }
+    // A roll-up that lost a race (to another run of the day) is written again with the copies that landed.
+    for (const [j, result] of counted.slice(usage.length).entries()) {
+      if (result.ok) continue;
+      throwUnlessRaced(result.error);
+      const copies = rollUps[j]!.copies.filter((u) => usageResults[landing.indexOf(u)]!.ok);
+      await syncUsageDay(this.store, copies);
     }
     return true;
   }
 
-  /** The write that adds `calls` to a run's usage record for one model (read first). */
-  private async usageWrite(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<Write> {
-    const { record, version } = await this.nextUsage(batch, modelId, calls);
-    return version === undefined
-      ? { kind: 'create', collection: USAGE, record }
-      : { kind: 'update', collection: USAGE, record, expectedVersion: version };
+  /** The writes that put `landing` into their days' roll-ups (one per workflow and day), with the copies each holds. */
+  private async rollUpWrites(landing: UsageRecord[]): Promise<{ write: Write; copies: UsageRecord[] }[]> {
+    const writes = await Promise.all(
+      byRollUp(landing).map(async (copies) => {
+        const current = await readUsageDay(this.store, copies[0]!.day, copies[0]!.workflow_id);
+        const write = usageDayWrite(current, copies);
+        return write && { write, copies };
+      }),
+    );
+    return writes.filter((w) => w !== null);
   }
 
   private async appendSession(batch: SessionBatch): Promise<void> {
@@ -133,10 +150,12 @@ export class StoreSessionSink implements SessionSink {
     }
   }
 
+  /** Adds `calls` to the run's usage record for one model, then puts that into its day's roll-up. */
   private async addUsage(batch: SessionBatch, modelId: string, calls: ModelEntry[]): Promise<void> {
-    await upsert(this.store, USAGE, usageId(batch.runId, modelId), () =>
+    const landed = await upsert(this.store, USAGE, usageId(batch.runId, modelId), () =>
       this.nextUsage(batch, modelId, calls),
     );
+    await syncUsageDay(this.store, [parseRecord(UsageRecordSchema, USAGE, landed)]);
   }
 
   /** The run's usage record for one model with `calls` added, and the version it replaces. */
@@ -229,25 +248,42 @@ function fit(entry: TraceEntry, size: number, budget: number): TraceEntry | null
   return size + JSON.stringify(compact).length < budget ? compact : null;
 }
 
-/** Create-or-update with the store's version check, re-reading after a lost race. */
+/** Create-or-update with the store's version check, re-reading after a lost race; the record as stored. */
 async function upsert(
   store: Store,
   collection: Collection,
   id: string,
   next: () => Promise<{ record: { id: string } & Record<string, unknown>; version: number | undefined }>,
-): Promise<void> {
+): Promise<JsonRecord> {
   for (let attempt = 1; ; attempt++) {
     const { record, version } = await next();
     try {
-      if (version === undefined) await store.create(collection, record);
-      else await store.update(collection, record, version);
-      return;
+      if (version === undefined) return await store.create(collection, record);
+      return await store.update(collection, record, version);
     } catch (error) {
       const lost = error instanceof VersionConflictError || error instanceof RecordExistsError;
       if (!lost || attempt >= ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
+}
+
+/** The write of a usage record `nextUsage` made: a create, or an update of the version it read. */
+function usageWriteOf({
+  record,
+  version,
+}: {
+  record: Omit<UsageRecord, 'version'>;
+  version: number | undefined;
+}): Write {
+  return version === undefined
+    ? { kind: 'create', collection: USAGE, record }
+    : { kind: 'update', collection: USAGE, record, expectedVersion: version };
+}
+
+/** Throws `error` unless it is a lost race (a taken id, a moved version), which the caller redoes. */
+function throwUnlessRaced(error: Error): void {
+  if (!(error instanceof VersionConflictError || error instanceof RecordExistsError)) throw error;
 }
 
 function sum<T>(items: T[], of: (item: T) => number): number {

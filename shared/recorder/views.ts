@@ -2,11 +2,12 @@ import type { z } from 'zod';
 import { DecisionSchema, InterruptSchema, type Decision, type Run } from '../records/runs.ts';
 import { decisionsOfRun } from '../runs/decision-repository.ts';
 import { getRun } from '../runs/run-repository.ts';
-import { getRecords, listRecords } from '../store/records.ts';
+import { getRecords } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
-import { costParts, USAGE, UsageRecordSchema, type TraceEntry } from './trace.ts';
+import { costParts, type TraceEntry } from './trace.ts';
+import { copiesOf, listUsageDays, usageUnlessRolledUp, type UsageSums } from './usage-days.ts';
 
 type Interrupt = z.infer<typeof InterruptSchema>;
 
@@ -129,14 +130,17 @@ export interface UsageRow {
   unknown_cost_calls: number;
 }
 
-/** Sums the 'usage' records per workflow and day, oldest day first. */
+/**
+ * Sums the usage per workflow and day, oldest day first: from the roll-ups (one record per
+ * workflow and day, usage-days.ts) once the backfill ran, else from every 'usage' record.
+ */
 export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
   const rows = new Map<string, UsageRow>();
-  for (const u of await listRecords(store, USAGE, UsageRecordSchema)) {
-    const key = `${u.day}\u0000${u.workflow_id}`;
+  const add = (day: string, workflowId: string, u: UsageSums) => {
+    const key = `${day}\u0000${workflowId}`;
     const row = rows.get(key) ?? {
-      workflow_id: u.workflow_id,
-      day: u.day,
+      workflow_id: workflowId,
+      day,
       input_tokens: 0,
       output_tokens: 0,
       cost_usd: 0,
@@ -144,14 +148,29 @@ export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
       known_cost_usd: 0,
       unknown_cost_calls: 0,
     };
-    const { known, unknownCalls } = costParts(u);
-    row.input_tokens += u.input_tokens;
-    row.output_tokens += u.output_tokens;
-    row.known_cost_usd = roundUsd(row.known_cost_usd + known);
-    row.unknown_cost_calls += unknownCalls;
+    row.input_tokens += u.input;
+    row.output_tokens += u.output;
+    row.known_cost_usd = roundUsd(row.known_cost_usd + u.known);
+    row.unknown_cost_calls += u.unknownCalls;
     row.cost_usd = row.unknown_cost_calls === 0 ? row.known_cost_usd : null;
     row.calls += u.calls;
     rows.set(key, row);
+  };
+  const older = await usageUnlessRolledUp(store);
+  if (older === null) {
+    for (const rollUp of await listUsageDays(store))
+      for (const copy of copiesOf(rollUp)) add(rollUp.day, rollUp.workflow_id, copy);
+  } else {
+    for (const u of older) {
+      const { known, unknownCalls } = costParts(u);
+      add(u.day, u.workflow_id, {
+        input: u.input_tokens,
+        output: u.output_tokens,
+        known,
+        unknownCalls,
+        calls: u.calls,
+      });
+    }
   }
   return [...rows.values()].sort(
     (a, b) => a.day.localeCompare(b.day) || a.workflow_id.localeCompare(b.workflow_id),

@@ -22,6 +22,8 @@
  *   marker of its own.
  * - Each domain proposal gets an id that carries its (workflow, domain) key, and so the status
  *   index's keys too (proposal-keys.ts), with a marker of its own.
+ * - Every usage record goes into its workflow and day's roll-up `handoff usage` reads
+ *   (recorder/usage-days.ts), with a marker of its own.
  * - Last, a marker record says it is done: a later migration, or the sweeper, reads only it.
  *
  * Every step is idempotent (a copy is a put of the same record; a run already keyed is left),
@@ -39,6 +41,7 @@ import { parseRecord } from '../store/records.ts';
 import { commitAll, getAll, type JsonRecord, type Store, type Write } from '../store/store.ts';
 import { migrateRuleKeys, RULE_KEYS_MIGRATED_ID } from '../memory/rule-keys.ts';
 import { runDecisionPrefix } from './decision-repository.ts';
+import { backfillUsageDays, USAGE_DAYS_MIGRATED_ID } from '../recorder/usage-days.ts';
 import { backfill, BACKFILLED_ID } from './domain-answers.ts';
 import { migrateProposalKeys, PROPOSAL_KEYS_MIGRATED_ID } from './proposal-keys.ts';
 import { backfillRunTotals, RUN_TOTALS_MIGRATED_ID } from './run-totals.ts';
@@ -72,6 +75,8 @@ export interface KeyMigrationReport {
   chats_indexed: number;
   /** Domain proposals moved to ids that carry their (workflow, domain) key (proposal-keys.ts). */
   proposals_keyed: number;
+  /** Usage records put into their workflow and day's roll-up (recorder/usage-days.ts). */
+  usage_rolled_up: number;
 }
 
 /** Whether the workspace's keys (and each later step's) were migrated: one batched read. */
@@ -83,6 +88,7 @@ export async function keysMigrated(store: Store): Promise<boolean> {
     ARTIFACT_TIMES_MIGRATED_ID,
     CHAT_TIMES_MIGRATED_ID,
     PROPOSAL_KEYS_MIGRATED_ID,
+    USAGE_DAYS_MIGRATED_ID,
   ]);
   return markers.every((m) => m !== undefined);
 }
@@ -101,6 +107,7 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
     artifacts_indexed: 0,
     chats_indexed: 0,
     proposals_keyed: 0,
+    usage_rolled_up: 0,
   };
   const rules = await migrateRuleKeys(store);
   report.rule_keys = rules.keys;
@@ -112,6 +119,8 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.chats_indexed = chats.chats;
   const proposals = await migrateProposalKeys(store);
   report.proposals_keyed = proposals.proposals;
+  const usage = await backfillUsageDays(store);
+  report.usage_rolled_up = usage.usage;
   if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
     return {
       ...report,
@@ -120,7 +129,8 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
         totals.already_done &&
         artifacts.already_done &&
         chats.already_done &&
-        proposals.already_done,
+        proposals.already_done &&
+        usage.already_done,
     };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));

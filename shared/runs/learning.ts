@@ -5,6 +5,7 @@
  * is never dropped: the answer keeps a `learning_failures` record with the reason (shown on
  * the Memory page and by `handoff doctor`), and the sweep tries it again.
  */
+import { usageDayRef } from '../recorder/usage-days.ts';
 import { errorMessage, HandoffError } from '../errors/index.ts';
 import { answeredOnce } from '../memory/exception.ts';
 import { LearningFailureSchema, type LearningFailure } from '../records/learning.ts';
@@ -147,8 +148,8 @@ async function recordFailure(deps: EngineDeps, decision: Decision, reason: strin
 }
 
 /**
- * The usage record the learner adds its turns to (the run's, for the learner's model), so
- * it is read with the answer's batch; none when the answer teaches nothing or no model can
+ * The usage record the learner adds its turns to (the run's, for the learner's model) and
+ * its day's roll-up, so they are read with the answer's batch; none when the answer teaches nothing or no model can
  * be made (the learner then reports it).
  */
 export async function learnerUsageRefs(
@@ -159,7 +160,11 @@ export async function learnerUsageRefs(
   if (answeredOnce({ once: answer.once, note: answer.note?.trim() || null })) return [];
   try {
     const modelId = (await deps.models('fallback')).getConfig().modelId ?? 'unknown';
-    return [{ collection: 'usage', id: usageId(decision.run_id, modelId) }];
+    const today = new Date().toISOString().slice(0, 10); // the roll-up its turns most likely go to
+    return [
+      { collection: 'usage', id: usageId(decision.run_id, modelId) },
+      usageDayRef(today, decision.workflow_id),
+    ];
   } catch {
     return [];
   }

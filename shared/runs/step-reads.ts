@@ -6,6 +6,7 @@
  * read by key, one for what the run names: its workflow, interrupt and usage).
  * Every write stays conditional; a new cache is made per invocation, never kept.
  */
+import { usageDayRef } from '../recorder/usage-days.ts';
 import { PROFILE_ID } from '../profile/profile.ts';
 import { SETTINGS_ID } from '../settings/settings.ts';
 import { prefetch, readCache } from '../store/read-cache.ts';
@@ -33,17 +34,32 @@ export async function stepEngine(deps: EngineDeps, runId: string): Promise<Engin
     await prefetch(store, [
       { collection: 'workflows', id: run.workflow_id },
       ...(interrupt ? [{ collection: 'interrupts' as const, id: interrupt }] : []),
-      ...(await usageRefs(deps, runId)),
+      ...(await usageRefs(
+        deps,
+        runId,
+        run.workflow_id,
+        typeof run.started_at === 'string' ? run.started_at : '',
+      )),
     ]);
   }
   return { ...deps, store };
 }
 
-/** The run's usage record for its primary model (the executor adds its turns to it); none if no model can be made. */
-async function usageRefs(deps: EngineDeps, runId: string): Promise<RecordRef[]> {
+/**
+ * The run's usage record for its primary model (the executor adds its turns to it) and its
+ * day's roll-up (the day the run started: where its first call most likely was); none if no
+ * model can be made.
+ */
+async function usageRefs(
+  deps: EngineDeps,
+  runId: string,
+  workflowId: string,
+  startedAt: string,
+): Promise<RecordRef[]> {
   try {
     const modelId = (await deps.models('primary')).getConfig().modelId ?? 'unknown';
-    return [{ collection: 'usage', id: usageId(runId, modelId) }];
+    const day = startedAt.slice(0, 10) || new Date().toISOString().slice(0, 10);
+    return [{ collection: 'usage', id: usageId(runId, modelId) }, usageDayRef(day, workflowId)];
   } catch {
     return []; // the step reports it when it makes the model
   }

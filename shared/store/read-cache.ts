@@ -39,6 +39,8 @@ export const CACHED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'learning_failures',
   // The trigger function reads whether the workflow's schedule is paused with its batch.
   'schedules',
+  // A step's or an answer's usage goes into its day's roll-up, read with its batch (recorder/usage-days.ts).
+  'usage_days',
 ]);
 
 /**

@@ -46,6 +46,8 @@ export const COLLECTIONS = [
   'rule_fires',
   // An answer the learner could not learn from yet, and why (by decision id): shared/runs/learning.ts.
   'learning_failures',
+  // The usage of one workflow on one UTC day (a copy of each of its usage records): shared/recorder/usage-days.ts.
+  'usage_days',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

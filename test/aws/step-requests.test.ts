@@ -96,14 +96,14 @@ describe('DynamoDB reads of each Lambda step', () => {
     // unindexed); resume reads the interrupt's decisions (one here) in one read;
     expect(executor.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile,settings',
-      'BatchGetItemCommand workflows,usage',
+      'BatchGetItemCommand workflows,usage,usage_days',
       'QueryCommand decisions#pending',
       'QueryCommand rules',
       `BatchGetItemCommand ${Array(12).fill('rule_keys').join(',')}`,
     ]);
     expect(resume.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile,settings',
-      'BatchGetItemCommand workflows,interrupts,usage',
+      'BatchGetItemCommand workflows,interrupts,usage,usage_days',
       'GetItemCommand decisions',
       'QueryCommand decisions#pending',
       'QueryCommand rules',
@@ -112,7 +112,7 @@ describe('DynamoDB reads of each Lambda step', () => {
     // done to which item;
     expect(completer.shapes).toEqual([
       'BatchGetItemCommand runs,settings,profile,settings',
-      'BatchGetItemCommand workflows,interrupts,usage',
+      'BatchGetItemCommand workflows,interrupts,usage,usage_days',
       ...Array.from({ length: 8 }, (_, shard) => `QueryCommand audit#${shard}`),
       // ... and, as the run finishes, the running totals it is folded into (run-totals.ts).
       'GetItemCommand settings',

@@ -25,6 +25,8 @@ export const KEYED_COLLECTIONS: ReadonlySet<Collection> = new Set<Collection>([
   'interrupts',
   'chats',
   'proposals',
+  // `handoff usage` reads one roll-up per workflow and day (recorder/usage-days.ts) once migrated.
+  'usage',
 ]);
 
 export interface StoreSpy {

@@ -46,7 +46,7 @@ export function registerStoreCommands(program: Command): void {
         );
       for (const k of keys.filter((k) => !k.already_done))
         console.log(
-          `Workspace ${k.workspace}: ${plural(k.runs, 'run')} keyed, ${k.audit_moved} audit entries moved, ${plural(k.legacy_decisions, 'older question')} noted on their runs, ${plural(k.reindexed, 'record')} indexed by time, ${plural(k.rule_keys, 'rule key')} written, ${plural(k.run_totals, 'finished run')} summed into the totals, ${plural(k.artifacts_indexed, 'artifact')} and ${plural(k.chats_indexed, 'chat')} indexed by time, ${plural(k.proposals_keyed, 'proposal')} keyed.`,
+          `Workspace ${k.workspace}: ${plural(k.runs, 'run')} keyed, ${k.audit_moved} audit entries moved, ${plural(k.legacy_decisions, 'older question')} noted on their runs, ${plural(k.reindexed, 'record')} indexed by time, ${plural(k.rule_keys, 'rule key')} written, ${plural(k.run_totals, 'finished run')} summed into the totals, ${plural(k.artifacts_indexed, 'artifact')} and ${plural(k.chats_indexed, 'chat')} indexed by time, ${plural(k.proposals_keyed, 'proposal')} keyed, ${plural(k.usage_rolled_up, 'usage record')} rolled up by day.`,
         );
     });
 }
