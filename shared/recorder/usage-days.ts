@@ -46,6 +46,8 @@ export const UsageDaySchema = z.object({
   workflow_id: z.string(),
   /** By usage record id. */
   usage: z.record(z.string(), CopySchema),
+  /** It took no more copies (MAX_COPIES): the report reads the usage records instead. */
+  full: z.boolean().optional(),
 });
 export type UsageDay = z.infer<typeof UsageDaySchema>;
 
@@ -70,11 +72,20 @@ function copyOf(u: UsageRecord): Copy {
 }
 
 /**
+ * The most copies a roll-up holds: every batch of the day's runs rewrites it whole, so it stays
+ * small (about 90 bytes a copy, some 45 KB at most). A workflow with more runs and models in
+ * one day than this gets a `full` roll-up instead, and the report reads the usage records.
+ */
+export const MAX_COPIES = 500;
+
+/**
  * The write that puts `copies` (usage records of one workflow and day, each at the version it
  * has, or will have once its own write lands) into the roll-up
- * `current`, or null when it holds each at that version or newer already.
+ * `current`, or null when it holds each at that version or newer already, or is full. The
+ * copy past MAX_COPIES marks it full (the copies it holds kept), and nothing is written after.
  */
 export function usageDayWrite(current: UsageDay | undefined, copies: readonly UsageRecord[]): Write | null {
+  if (current?.full === true) return null;
   const first = copies[0]!;
   const usage = { ...current?.usage };
   let changed = false;
@@ -84,11 +95,12 @@ export function usageDayWrite(current: UsageDay | undefined, copies: readonly Us
     changed = true;
   }
   if (!changed) return null;
+  const full = Object.keys(usage).length > MAX_COPIES;
   const record = {
     id: usageDayId(first.day, first.workflow_id),
     day: first.day,
     workflow_id: first.workflow_id,
-    usage,
+    ...(full ? { usage: { ...current?.usage }, full } : { usage }),
   };
   return current
     ? { kind: 'update', collection: USAGE_DAYS, record, expectedVersion: current.version }
@@ -133,19 +145,27 @@ export async function usageDaysComplete(store: Store): Promise<boolean> {
 }
 
 /**
- * Null when the roll-ups hold every usage record (the backfill's marker is there), else every
- * usage record, as listed. A workspace whose usage was all written with roll-ups (a new one)
- * gets the marker here, the first time it is read the older way: from then on, by key.
+ * What the report sums: the roll-ups (one record per workflow and day) when they hold every
+ * usage record (the backfill's marker is there, and none is full), else every usage record, as
+ * listed. A workspace whose usage was all written with roll-ups (a new one) gets the marker
+ * here, the first time it is read the older way: from then on, by key.
  */
-export async function usageUnlessRolledUp(store: Store): Promise<UsageRecord[] | null> {
-  if (await usageDaysComplete(store)) return null;
+export async function usageToSum(
+  store: Store,
+): Promise<{ rollUps: UsageDay[] } | { records: UsageRecord[] }> {
+  if (await usageDaysComplete(store)) {
+    const rollUps = await listUsageDays(store);
+    if (!rollUps.some((r) => r.full === true)) return { rollUps };
+    return { records: await listRecords(store, USAGE, UsageRecordSchema) };
+  }
   const all = await listRecords(store, USAGE, UsageRecordSchema);
+  const rollUps = await listUsageDays(store);
   const held = new Map<string, number>();
-  for (const rollUp of await listUsageDays(store))
+  for (const rollUp of rollUps)
     for (const [id, [version]] of Object.entries(rollUp.usage)) held.set(id, version);
-  if (all.some((u) => (held.get(u.id) ?? 0) < u.version)) return all;
+  if (all.some((u) => (held.get(u.id) ?? 0) < u.version)) return { records: all };
   await markStepDone(store, USAGE_DAYS_MIGRATED_ID); // kept if another process marked it first
-  return null;
+  return { rollUps };
 }
 
 /** Every roll-up: one record per workflow and day. */

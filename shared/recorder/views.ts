@@ -7,7 +7,7 @@ import type { Store } from '../store/store.ts';
 import { roundUsd } from './prices.ts';
 import { learnerSessionId, readSession } from './store-sink.ts';
 import { costParts, type TraceEntry } from './trace.ts';
-import { copiesOf, listUsageDays, usageUnlessRolledUp, type UsageSums } from './usage-days.ts';
+import { copiesOf, usageToSum, type UsageSums } from './usage-days.ts';
 
 type Interrupt = z.infer<typeof InterruptSchema>;
 
@@ -132,7 +132,8 @@ export interface UsageRow {
 
 /**
  * Sums the usage per workflow and day, oldest day first: from the roll-ups (one record per
- * workflow and day, usage-days.ts) once the backfill ran, else from every 'usage' record.
+ * workflow and day, usage-days.ts) when they hold every usage record, else from every 'usage'
+ * record (before the backfill ran, or a roll-up is full).
  */
 export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
   const rows = new Map<string, UsageRow>();
@@ -156,12 +157,12 @@ export async function usageByWorkflowDay(store: Store): Promise<UsageRow[]> {
     row.calls += u.calls;
     rows.set(key, row);
   };
-  const older = await usageUnlessRolledUp(store);
-  if (older === null) {
-    for (const rollUp of await listUsageDays(store))
+  const sums = await usageToSum(store);
+  if ('rollUps' in sums) {
+    for (const rollUp of sums.rollUps)
       for (const copy of copiesOf(rollUp)) add(rollUp.day, rollUp.workflow_id, copy);
   } else {
-    for (const u of older) {
+    for (const u of sums.records) {
       const { known, unknownCalls } = costParts(u);
       add(u.day, u.workflow_id, {
         input: u.input_tokens,

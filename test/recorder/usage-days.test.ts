@@ -17,6 +17,8 @@ import { costParts, USAGE, UsageRecordSchema, type ModelEntry } from '../../shar
 import {
   backfillUsageDays,
   listUsageDays,
+  MAX_COPIES,
+  readUsageDay,
   syncUsageDay,
   USAGE_DAYS,
   USAGE_DAYS_MIGRATED_ID,
@@ -217,6 +219,45 @@ describe.each(backends)('usage roll-ups on %s', (_name, makeStore) => {
     const [rollUp] = await listUsageDays(store);
     expect(rollUp!.usage[usage.id]![0]).toBe(usage.version);
     expect(await usageByWorkflowDay(store)).toEqual(await sumsOfEveryUsageRecord(store));
+  });
+
+  it('a roll-up past MAX_COPIES is marked full and written no more; the report then sums the usage records', async () => {
+    // Prepare: a migrated workspace whose inbox roll-up of one day already holds MAX_COPIES copies.
+    const store = await makeStore();
+    await backfillUsageDays(store);
+    const day = DAYS[2]!;
+    const held = Array.from({ length: MAX_COPIES }, (_, i) => ({
+      id: usageId(`run_busy_${i}`, MODELS[0]!),
+      run_id: `run_busy_${i}`,
+      workflow_id: 'inbox',
+      model_id: MODELS[0]!,
+      day,
+      input_tokens: 10 + i,
+      output_tokens: 1,
+      cost_usd: 0.0001,
+      priced: true,
+      calls: 1,
+      known_cost_usd: 0.0001,
+      unknown_cost_calls: 0,
+      updated_at: new Date().toISOString(),
+    }));
+    for (let i = 0; i < held.length; i += 50)
+      await Promise.all(held.slice(i, i + 50).map((u) => store.create(USAGE, u)));
+    await syncUsageDay(store, await listRecords(store, USAGE, UsageRecordSchema));
+    expect(Object.keys((await readUsageDay(store, day, 'inbox'))!.usage)).toHaveLength(MAX_COPIES);
+    // Act: one more run of that workflow on that day, then another.
+    const one = new StoreSessionSink(store, undefined, new Map([['run_past', NEW_SESSION_TAIL]]));
+    await one.append({ runId: 'run_past', workflowId: 'inbox', entries: [turn(day, MODELS[1]!, 1)] });
+    const full = (await readUsageDay(store, day, 'inbox'))!;
+    const two = new StoreSessionSink(store, undefined, new Map([['run_after', NEW_SESSION_TAIL]]));
+    await two.append({ runId: 'run_after', workflowId: 'inbox', entries: [turn(day, MODELS[0]!, 2)] });
+    // Assert: full, the copies it held kept, not written again; the report still equals the sums.
+    expect(full.full).toBe(true);
+    expect(Object.keys(full.usage)).toHaveLength(MAX_COPIES);
+    expect((await readUsageDay(store, day, 'inbox'))!.version).toBe(full.version);
+    const spy = spyOnStore(store);
+    expect(await usageByWorkflowDay(spy.store)).toEqual(await sumsOfEveryUsageRecord(store));
+    expect(spy.recordsRead[USAGE]).toBe(MAX_COPIES + 2);
   });
 
   it('putting a copy again, or an older one, writes nothing; the backfill run again changes nothing', async () => {
