@@ -5,7 +5,7 @@ import { storeForLambda } from '../shared/aws/dynamo-client.ts';
 import type { WorkflowDetail } from '../shared/aws/lambda-events.ts';
 import { lambdaEnvFor } from '../shared/aws/lambda-env.ts';
 import { observability } from '../shared/aws/observability.ts';
-import { schedulerClient, syncWorkflowSchedule } from '../shared/aws/schedule-sync.ts';
+import { schedulerClient, scheduleTargetOf, syncWorkflowSchedule } from '../shared/aws/schedule-sync.ts';
 import type { Store } from '../shared/store/store.ts';
 
 const observed = observability('schedule-sync');
@@ -18,11 +18,7 @@ const storeOf = (workspace: string): Store => {
   return store;
 };
 const scheduler = schedulerClient(env.AWS_REGION);
-const target = {
-  groupName: env.SCHEDULE_GROUP_NAME,
-  targetArn: env.TRIGGER_FUNCTION_ARN,
-  roleArn: env.SCHEDULER_ROLE_ARN,
-};
+const target = scheduleTargetOf(env);
 
 export const handler = middy<EventBridgeEvent<'handoff.workflow', WorkflowDetail>>()
   .use(observed.middlewares)

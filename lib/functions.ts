@@ -94,7 +94,8 @@ export const FUNCTION_SPECS = {
     id: 'Sweeper',
     memorySize: 256,
     timeout: Duration.seconds(60),
-    description: 'Handoff: expires overdue decisions and re-sends dispatches lost between steps',
+    description:
+      'Handoff: expires overdue decisions, re-sends dispatches lost between steps, keeps schedules in step',
   },
 } as const satisfies Record<string, FunctionSpec>;
 

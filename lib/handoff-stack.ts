@@ -57,7 +57,7 @@ export class HandoffStack extends Stack {
       // COMMON_VARS: without uiBaseUrl, links point at the API itself.
       UI_BASE_URL: props.uiBaseUrl ?? api.url,
     };
-    // The schedules invoke the trigger, so they are made after it; schedule-sync is bound after both.
+    // The schedules invoke the trigger, so they are made after it; schedule-sync and the sweeper are bound after both.
     const made: { schedules?: HandoffSchedules } = {};
     const binders: Record<Binding, (f: LambdaFunction) => void> = {
       table: (f) => store.bind(f),
@@ -69,7 +69,7 @@ export class HandoffStack extends Stack {
       webhookSecret: (f) => secrets.bindWebhookSecret(f),
       credentialsKey: (f) => secrets.bindCredentialsKey(f),
       schedules: (f) => {
-        if (!made.schedules) throw new Error('schedule-sync is bound before the schedules exist');
+        if (!made.schedules) throw new Error(`${f.node.id} is bound to the schedules before they exist`);
         made.schedules.bind(f);
       },
       models: (f) => {

@@ -69,11 +69,15 @@ export const FUNCTION_BINDINGS = {
    * speech routes its bundle reaches; a hooks-only app would drop it.
    */
   webhook: ['table', 'bus', 'topic', 'webhookSecret', 'credentialsKey', 'speech'],
-  'schedule-sync': ['tableRead', 'schedules'],
+  /** Notes what each schedule was made to be, so the sweeper leaves it alone (schedules/synced.ts). */
+  'schedule-sync': ['table', 'schedules'],
   /** Marks a run failed and tells the person: the topic, and where the run's page is. */
   'step-failed': ['table', 'topic'],
-  /** Expires overdue decisions, re-sends lost steps and learning, sends notices held over quiet hours. */
-  sweeper: ['table', 'bus', 'topic', 'linkKey'],
+  /**
+   * Expires overdue decisions, re-sends lost steps and learning, sends notices held over quiet
+   * hours, and syncs the schedules a change that announced nothing left behind (the CLI's).
+   */
+  sweeper: ['table', 'bus', 'topic', 'linkKey', 'schedules'],
   /** Model work off the request path: learning from answers, assistant turns (which may start runs). */
   agent: ['table', 'bus', 'topic', 'credentialsKey', 'models'],
 } as const satisfies Record<string, readonly Binding[]>;

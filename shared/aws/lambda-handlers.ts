@@ -14,6 +14,8 @@ import { scheduledRunId } from '../runs/run-repository.ts';
 import { isPaused } from '../schedules/schedules.ts';
 import { startRun, startRunOnce } from '../runs/start-run.ts';
 import { sweep, type SweepResult } from '../runs/sweep.ts';
+import type { Store } from '../store/store.ts';
+import type { SchedulesReconciled } from './schedule-reconcile.ts';
 import { carryOutSentAnswer, type CarryResult } from '../runs/carry-answer.ts';
 import { parseEvent, ResumeEventSchema, ScheduleInputSchema, StepEventSchema } from './lambda-events.ts';
 
@@ -99,12 +101,21 @@ export function resumeHandler(engineOf: EngineOf): (event: unknown) => Promise<R
   };
 }
 
+/** Keeps a workspace's schedules in step with its store (the sweeper's: schedule-reconcile.ts). */
+export type ReconcileSchedules = (store: Store, workspace: string) => Promise<SchedulesReconciled>;
+
+/** What a sweep did: its runs, and the schedules it synced. */
+export interface SweeperResult extends SweepResult {
+  schedules: SchedulesReconciled;
+}
+
 /**
- * The sweeper function, every few minutes: expires overdue decisions (their runs resume)
- * and re-sends, or fails with the reason, dispatches that were lost between functions.
+ * The sweeper function, every few minutes: expires overdue decisions (their runs resume),
+ * re-sends, or fails with the reason, dispatches that were lost between functions, and
+ * syncs each schedule the store changed without announcing it (`reconcile`).
  */
-export async function sweepRuns(platform: Platform): Promise<SweepResult> {
-  const result: SweepResult = { expired: 0, resent: [], failed: [] };
+export async function sweepRuns(platform: Platform, reconcile?: ReconcileSchedules): Promise<SweeperResult> {
+  const result: SweeperResult = { expired: 0, resent: [], failed: [], schedules: { synced: [], failed: [] } };
   for (const workspace of await platform.registry.list()) {
     const engine = platform.engineFor(workspace.id);
     const swept = await sweep(engine);
@@ -113,6 +124,10 @@ export async function sweepRuns(platform: Platform): Promise<SweepResult> {
     result.expired += swept.expired;
     result.resent.push(...swept.resent);
     result.failed.push(...swept.failed);
+    if (!reconcile) continue;
+    const schedules = await reconcile(engine.store, workspace.id);
+    result.schedules.synced.push(...schedules.synced);
+    result.schedules.failed.push(...schedules.failed);
   }
   if (result.resent.length || result.failed.length)
     log.warn(

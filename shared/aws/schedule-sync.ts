@@ -14,6 +14,7 @@ import type { Workflow } from '../workflows/schema.ts';
 import { parseEvent, WorkflowEventSchema } from './lambda-events.ts';
 import { readProfile } from '../profile/profile.ts';
 import { isPaused } from '../schedules/schedules.ts';
+import { noteSynced } from '../schedules/synced.ts';
 import { DEFAULT_WORKSPACE } from '../workspaces/names.ts';
 import { needs } from '../config/needs.ts';
 
@@ -49,6 +50,22 @@ export const SCHEDULED_TIME = '<aws.scheduler.scheduled-time>';
 
 export type ScheduleSyncResult = 'created' | 'updated' | 'deleted' | 'absent';
 
+/** The variables the `schedules` binding sets (shared/aws/deployment.ts). */
+export interface ScheduleTargetEnv {
+  SCHEDULE_GROUP_NAME: string;
+  TRIGGER_FUNCTION_ARN: string;
+  SCHEDULER_ROLE_ARN: string;
+}
+
+/** Where the function's schedules go, from its `schedules` binding's variables. */
+export function scheduleTargetOf(env: ScheduleTargetEnv): ScheduleSyncOptions {
+  return {
+    groupName: env.SCHEDULE_GROUP_NAME,
+    targetArn: env.TRIGGER_FUNCTION_ARN,
+    roleArn: env.SCHEDULER_ROLE_ARN,
+  };
+}
+
 const NAME_OK = /^[0-9a-zA-Z._-]{1,64}$/;
 
 /**
@@ -62,11 +79,48 @@ export function scheduleNameFor(workflowId: string, workspace: string = DEFAULT_
 }
 
 /**
- * Makes EventBridge Scheduler match the workflow: one schedule per workflow with
- * `trigger.schedule` (created, or updated when it exists), none otherwise (deleted; a
- * schedule that is already gone is fine). The expression is the workflow's own
+ * What EventBridge Scheduler should hold for the workflow: one schedule when it has
+ * `trigger.schedule`, null otherwise. The expression is the workflow's own
  * `cron(...)`/`rate(...)` string, read in the profile's time zone, fired on time (no
  * flexible window), and `State: DISABLED` while the schedule is paused.
+ */
+export function scheduleRequest(
+  opts: ScheduleSyncOptions,
+  workflow: Workflow | null,
+  workflowId: string,
+  settings: ScheduleSettings = { paused: false, timeZone: 'UTC' },
+  workspace: string = DEFAULT_WORKSPACE,
+): CreateScheduleCommandInput | null {
+  const expression = workflow?.trigger.schedule?.trim();
+  if (!workflow || !expression) return null;
+  const input: ScheduleInput = {
+    workflow_id: workflow.id,
+    schedule: expression,
+    scheduled_time: SCHEDULED_TIME,
+    workspace,
+  };
+  return {
+    Name: scheduleNameFor(workflowId, workspace),
+    GroupName: opts.groupName,
+    Description: `Handoff: ${workflow.name}`.slice(0, 512),
+    ScheduleExpression: expression,
+    ScheduleExpressionTimezone: settings.timeZone,
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    State: settings.paused ? 'DISABLED' : 'ENABLED',
+    Target: { Arn: opts.targetArn, RoleArn: opts.roleArn, Input: JSON.stringify(input) },
+  };
+}
+
+/** A short, stable digest of a schedule request (null: no schedule), to tell whether it changed. */
+export function scheduleFingerprint(request: CreateScheduleCommandInput | null): string | null {
+  if (request === null) return null;
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 32);
+}
+
+/**
+ * Makes EventBridge Scheduler match the workflow (scheduleRequest): its schedule created, or
+ * updated when it exists; deleted when it should have none (a schedule that is already gone
+ * is fine).
  */
 export async function syncSchedule(
   client: SchedulerClient,
@@ -76,9 +130,17 @@ export async function syncSchedule(
   settings: ScheduleSettings = { paused: false, timeZone: 'UTC' },
   workspace: string = DEFAULT_WORKSPACE,
 ): Promise<ScheduleSyncResult> {
-  const name = scheduleNameFor(workflowId, workspace);
-  const expression = workflow?.trigger.schedule?.trim();
-  if (!workflow || !expression) {
+  const request = scheduleRequest(opts, workflow, workflowId, settings, workspace);
+  return sendSchedule(client, opts, request, scheduleNameFor(workflowId, workspace));
+}
+
+async function sendSchedule(
+  client: SchedulerClient,
+  opts: ScheduleSyncOptions,
+  request: CreateScheduleCommandInput | null,
+  name: string,
+): Promise<ScheduleSyncResult> {
+  if (request === null) {
     try {
       await client.send(new DeleteScheduleCommand({ Name: name, GroupName: opts.groupName }));
       return 'deleted';
@@ -87,22 +149,6 @@ export async function syncSchedule(
       throw error;
     }
   }
-  const input: ScheduleInput = {
-    workflow_id: workflow.id,
-    schedule: expression,
-    scheduled_time: SCHEDULED_TIME,
-    workspace,
-  };
-  const request: CreateScheduleCommandInput = {
-    Name: name,
-    GroupName: opts.groupName,
-    Description: `Handoff: ${workflow.name}`.slice(0, 512),
-    ScheduleExpression: expression,
-    ScheduleExpressionTimezone: settings.timeZone,
-    FlexibleTimeWindow: { Mode: 'OFF' },
-    State: settings.paused ? 'DISABLED' : 'ENABLED',
-    Target: { Arn: opts.targetArn, RoleArn: opts.roleArn, Input: JSON.stringify(input) },
-  };
   try {
     await client.send(new CreateScheduleCommand(request));
     return 'created';
@@ -113,6 +159,33 @@ export async function syncSchedule(
   return 'updated';
 }
 
+/** What the store says the workflow's schedule should be: its pause and the profile's time zone. */
+export async function scheduleSettingsOf(store: Store, workflow: Workflow | null): Promise<ScheduleSettings> {
+  return {
+    paused: workflow !== null && (await isPaused(store, workflow.id)),
+    timeZone: (await readProfile(store)).time_zone,
+  };
+}
+
+/**
+ * syncSchedule, then notes what the schedule now is in the workspace's store (noteSynced), so
+ * the sweeper's reconcileSchedules leaves it alone until the store says otherwise.
+ */
+export async function syncAndNote(
+  client: SchedulerClient,
+  opts: ScheduleSyncOptions,
+  store: Store,
+  workflow: Workflow | null,
+  workflowId: string,
+  settings: ScheduleSettings,
+  workspace: string,
+): Promise<ScheduleSyncResult> {
+  const request = scheduleRequest(opts, workflow, workflowId, settings, workspace);
+  const result = await sendSchedule(client, opts, request, scheduleNameFor(workflowId, workspace));
+  await noteSynced(store, workflowId, scheduleFingerprint(request));
+  return result;
+}
+
 function errorName(error: unknown): string | undefined {
   return isError(error) ? error.name : undefined;
 }
@@ -121,7 +194,7 @@ function errorName(error: unknown): string | undefined {
  * The schedule-sync function: a workflow was saved or removed, its schedule paused or
  * resumed, or the profile's time zone changed (each scheduled workflow is announced again).
  * The store says what is current (so events arriving out of order still end right), and the
- * schedule follows, in the profile's time zone.
+ * schedule follows, in the profile's time zone; what it now is is noted (syncAndNote).
  */
 export async function syncWorkflowSchedule(
   storeOf: (workspace: string) => Store,
@@ -137,16 +210,13 @@ export async function syncWorkflowSchedule(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const settings: ScheduleSettings = {
-    paused: workflow !== null && (await isPaused(store, workflow.id)),
-    timeZone: (await readProfile(store)).time_zone,
-  };
-  const schedule = await syncSchedule(
+  const schedule = await syncAndNote(
     scheduler,
     opts,
+    store,
     workflow,
     detail.workflow_id,
-    settings,
+    await scheduleSettingsOf(store, workflow),
     detail.workspace,
   );
   return { workflow_id: detail.workflow_id, schedule };

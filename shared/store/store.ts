@@ -48,6 +48,8 @@ export const COLLECTIONS = [
   'learning_failures',
   // The usage of one workflow on one UTC day (a copy of each of its usage records): shared/recorder/usage-days.ts.
   'usage_days',
+  // What each workflow's EventBridge schedule was last made to be (by workflow id): shared/schedules/synced.ts.
+  'schedule_syncs',
 ] as const;
 
 export type Collection = (typeof COLLECTIONS)[number];

@@ -280,24 +280,27 @@ describe('permissions', () => {
     expect(readersOf('WebhookSecret')).toEqual([role('webhook')]);
   });
 
-  it('only schedule-sync manages schedules and passes the scheduler role, and only that role', () => {
-    expect(rolesAllowing(t, /^scheduler:/)).toEqual([role('schedule-sync')]);
-    expect(rolesAllowing(t, 'iam:PassRole')).toEqual([role('schedule-sync')]);
+  it('only schedule-sync and the sweeper (which syncs what the CLI changed) manage schedules and pass the scheduler role, and only that role', () => {
+    const managers = rolesOf(['schedule-sync', 'sweeper']);
+    expect(rolesAllowing(t, /^scheduler:/).sort()).toEqual(managers);
+    expect(rolesAllowing(t, 'iam:PassRole').sort()).toEqual(managers);
     const schedulerRole = b.idOf(b.stack.node.findChild('Schedules').node.findChild('SchedulerRole'));
-    const passRole = statementsOfRole(t, role('schedule-sync')).filter((s) => s.Action === 'iam:PassRole');
-    expect(passRole.map((s) => s.Resource)).toEqual([getAtt(schedulerRole)]);
-    const schedulerActions = statementsOfRole(t, role('schedule-sync')).find((s) =>
-      actionsOf([s]).includes('scheduler:CreateSchedule'),
-    );
-    expect(actionsOf(schedulerActions ? [schedulerActions] : [])).toEqual(
-      expect.arrayContaining([
-        'scheduler:CreateSchedule',
-        'scheduler:UpdateSchedule',
-        'scheduler:DeleteSchedule',
-        'scheduler:GetSchedule',
-      ]),
-    );
-    expect(JSON.stringify(schedulerActions?.Resource)).toContain(':schedule/handoff-dev/*');
+    for (const name of ['schedule-sync', 'sweeper'] as const) {
+      const passRole = statementsOfRole(t, role(name)).filter((s) => s.Action === 'iam:PassRole');
+      expect(passRole.map((s) => s.Resource)).toEqual([getAtt(schedulerRole)]);
+      const schedulerActions = statementsOfRole(t, role(name)).find((s) =>
+        actionsOf([s]).includes('scheduler:CreateSchedule'),
+      );
+      expect(actionsOf(schedulerActions ? [schedulerActions] : [])).toEqual(
+        expect.arrayContaining([
+          'scheduler:CreateSchedule',
+          'scheduler:UpdateSchedule',
+          'scheduler:DeleteSchedule',
+          'scheduler:GetSchedule',
+        ]),
+      );
+      expect(JSON.stringify(schedulerActions?.Resource)).toContain(':schedule/handoff-dev/*');
+    }
   });
 
   it('the functions that move runs along may put events on the bus, and only on that bus', () => {
@@ -311,7 +314,7 @@ describe('permissions', () => {
     }
   });
 
-  it('schedule-sync only reads the table; step-failed, the sweeper and the request handlers read and write it', () => {
+  it('step-failed, the sweeper, schedule-sync (its sync notes) and the request handlers read and write the table', () => {
     expect(rolesAllowing(t, 'dynamodb:PutItem').sort()).toEqual(
       rolesOf([
         'trigger',
@@ -320,6 +323,7 @@ describe('permissions', () => {
         'resume',
         'api',
         'webhook',
+        'schedule-sync',
         'step-failed',
         'sweeper',
         'agent',
