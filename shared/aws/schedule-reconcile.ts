@@ -55,9 +55,11 @@ export async function reconcileSchedules(
   for (const [id, workflow] of [...wanted].sort(([a], [b]) => a.localeCompare(b))) {
     const settings: ScheduleSettings = { paused: paused.has(id), timeZone: profile.time_zone };
     const fingerprint = scheduleFingerprint(scheduleRequest(opts, workflow, id, settings, workspace));
-    if (fingerprint === (synced.get(id)?.fingerprint ?? null)) continue;
+    const noted = synced.get(id);
+    if (fingerprint === (noted?.fingerprint ?? null)) continue;
     try {
-      const schedule = await syncAndNote(scheduler, opts, store, workflow, id, settings, workspace);
+      const made = noted !== undefined;
+      const schedule = await syncAndNote(scheduler, opts, store, workflow, id, settings, workspace, made);
       result.synced.push({ workflow_id: id, schedule });
     } catch (error) {
       const reason = isError(error) ? `${error.name}: ${error.message}` : String(error);

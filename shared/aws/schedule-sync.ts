@@ -134,11 +134,13 @@ export async function syncSchedule(
   return sendSchedule(client, opts, request, scheduleNameFor(workflowId, workspace));
 }
 
+/** `made`: the schedule was made before (noted), so it is updated first and created only when gone. */
 async function sendSchedule(
   client: SchedulerClient,
   opts: ScheduleSyncOptions,
   request: CreateScheduleCommandInput | null,
   name: string,
+  made = false,
 ): Promise<ScheduleSyncResult> {
   if (request === null) {
     try {
@@ -147,6 +149,14 @@ async function sendSchedule(
     } catch (error) {
       if (errorName(error) === 'ResourceNotFoundException') return 'absent';
       throw error;
+    }
+  }
+  if (made) {
+    try {
+      await client.send(new UpdateScheduleCommand(request));
+      return 'updated';
+    } catch (error) {
+      if (errorName(error) !== 'ResourceNotFoundException') throw error;
     }
   }
   try {
@@ -169,7 +179,8 @@ export async function scheduleSettingsOf(store: Store, workflow: Workflow | null
 
 /**
  * syncSchedule, then notes what the schedule now is in the workspace's store (noteSynced), so
- * the sweeper's reconcileSchedules leaves it alone until the store says otherwise.
+ * the sweeper's reconcileSchedules leaves it alone until the store says otherwise. `made`: a
+ * schedule was noted before (it is updated first, created only when gone).
  */
 export async function syncAndNote(
   client: SchedulerClient,
@@ -179,9 +190,11 @@ export async function syncAndNote(
   workflowId: string,
   settings: ScheduleSettings,
   workspace: string,
+  made = false,
 ): Promise<ScheduleSyncResult> {
   const request = scheduleRequest(opts, workflow, workflowId, settings, workspace);
-  const result = await sendSchedule(client, opts, request, scheduleNameFor(workflowId, workspace));
+  const name = scheduleNameFor(workflowId, workspace);
+  const result = await sendSchedule(client, opts, request, name, made);
   await noteSynced(store, workflowId, scheduleFingerprint(request));
   return result;
 }

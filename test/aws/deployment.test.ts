@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe } from '@jest/globals';
 import { startDynamoDbLocal } from '../support/dynamodb-local.ts';
 import { startDovecot, type Dovecot } from '../support/dovecot.ts';
 import { apiJourneys } from './deployment/api-journeys.ts';
+import { cliScheduleJourneys } from './deployment/cli-schedules.ts';
 import type { Variant } from './deployment/expect.ts';
 import { failureJourneys } from './deployment/failures.ts';
 import { firstRunJourney, readmeDeployParams } from './deployment/first-run.ts';
@@ -44,4 +45,5 @@ describe.each([
   firstRunJourney(v);
   apiJourneys(v);
   failureJourneys(v);
+  cliScheduleJourneys(v);
 });

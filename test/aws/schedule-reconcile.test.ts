@@ -161,10 +161,7 @@ it('a workflow resumed from the CLI (nothing announced) has its schedule ENABLED
   expect(resumed.resumed).toEqual([{ workflow_id: 'mail', name: 'Mail' }]);
   expect(held.get('mail')?.State).toBe('DISABLED');
 
-  expect(await sent()).toEqual([
-    ['CreateScheduleCommand', 'mail', 'ENABLED'], // it exists: Conflict, then updated
-    ['UpdateScheduleCommand', 'mail', 'ENABLED'],
-  ]);
+  expect(await sent()).toEqual([['UpdateScheduleCommand', 'mail', 'ENABLED']]);
   expect(scheduler).toHaveReceivedCommandTimes(UpdateScheduleCommand, 1);
   expect(scheduler).toHaveReceivedCommandWith(UpdateScheduleCommand, {
     Name: 'mail',
@@ -186,10 +183,7 @@ it('a credential deleted from the CLI pauses the workflows that need it: the swe
   expect(await getScheduleState(store, 'mail')).toMatchObject({ paused: true, needs: ['MAIL_PASSWORD'] });
   expect(held.get('mail')?.State).toBe('ENABLED');
 
-  expect(await sent()).toEqual([
-    ['CreateScheduleCommand', 'mail', 'DISABLED'],
-    ['UpdateScheduleCommand', 'mail', 'DISABLED'],
-  ]);
+  expect(await sent()).toEqual([['UpdateScheduleCommand', 'mail', 'DISABLED']]);
   expect(held.get('mail')).toMatchObject({ State: 'DISABLED', ScheduleExpression: SCHEDULE });
   expect(await sent()).toEqual([]);
 });
@@ -226,13 +220,19 @@ it('a workflow added with a schedule and never synced is created by the sweep; r
   expect(await sent()).toEqual([]);
 });
 
-it('a time zone changed from the CLI reaches every schedule at the next sweep', async () => {
+it('a time zone changed from the CLI reaches every schedule at the next sweep (one deleted meanwhile is made again)', async () => {
   await saveProfile(store, { time_zone: 'America/New_York' });
-  expect(await sent()).toEqual([
-    ['CreateScheduleCommand', 'mail', 'DISABLED'],
-    ['UpdateScheduleCommand', 'mail', 'DISABLED'],
-  ]);
+  expect(await sent()).toEqual([['UpdateScheduleCommand', 'mail', 'DISABLED']]);
   expect(held.get('mail')?.ScheduleExpressionTimezone).toBe('America/New_York');
+  expect(await sent()).toEqual([]);
+
+  held.delete('mail'); // by hand, in the console
+  await saveProfile(store, { time_zone: 'Asia/Tokyo' });
+  expect(await sent()).toEqual([
+    ['UpdateScheduleCommand', 'mail', 'DISABLED'],
+    ['CreateScheduleCommand', 'mail', 'DISABLED'],
+  ]);
+  expect(held.get('mail')).toMatchObject({ ScheduleExpressionTimezone: 'Asia/Tokyo', State: 'DISABLED' });
   expect(await sent()).toEqual([]);
 });
 

@@ -82,6 +82,8 @@ export class AwsGateway {
   readonly published: Published[] = [];
   readonly events: PutEvent[] = [];
   readonly schedules = new Map<string, ScheduleRecord>();
+  /** Each Scheduler request, in order: who sent it, the action and the schedule's name. */
+  readonly schedulerCalls: { by: string; action: string; name: string }[] = [];
   readonly dynamo: DynamoRequest[] = [];
   readonly bedrockCalls: { by: string; modelId: string }[] = [];
   readonly kmsCalls: { by: string; action: string }[] = [];
@@ -293,6 +295,7 @@ export class AwsGateway {
         { action: `scheduler:${action}`, resource },
         ...(target ? [{ action: 'iam:PassRole', resource: target.RoleArn }] : []),
       );
+      this.schedulerCalls.push({ by: p.name, action, name });
       const key = `${group}/${name}`;
       const rest = (status: number, value: unknown, error?: string): Answer => ({
         status,
