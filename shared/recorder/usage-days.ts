@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { RecordExistsError, VersionConflictError } from '../errors/index.ts';
 import { crashPoint } from '../config/processes.ts';
-import { markStepDone } from '../settings/settings.ts';
+import { isStepDone, markStepDone } from '../settings/settings.ts';
 import { stableId } from '../store/ids.ts';
 import { getRecord, listRecords } from '../store/records.ts';
 import type { Collection, RecordRef, Store, Write } from '../store/store.ts';
@@ -141,7 +141,7 @@ export function byRollUp(records: readonly UsageRecord[]): UsageRecord[][] {
 
 /** Whether the report may read roll-ups only (the backfill ran). */
 export async function usageDaysComplete(store: Store): Promise<boolean> {
-  return (await store.get('settings', USAGE_DAYS_MIGRATED_ID)) !== undefined;
+  return isStepDone(store, USAGE_DAYS_MIGRATED_ID);
 }
 
 /**

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { crashPoint } from '../config/processes.ts';
 import { DomainProposalSchema, type DomainProposal } from '../records/proposals.ts';
-import { markStepDone } from '../settings/settings.ts';
+import { isStepDone, markStepDone, unlessStepDone } from '../settings/settings.ts';
 import { newId } from '../store/ids.ts';
 import { listRecords } from '../store/records.ts';
 import { commitAll, type Store, type Write } from '../store/store.ts';
@@ -53,12 +53,13 @@ export function migratedProposalId(p: Pick<DomainProposal, 'id' | 'workflow_id' 
  * the reader's fallback. When all listed are keyed (a workspace this build wrote), the marker is
  * written, and later reads go by key only.
  */
-export async function proposalsUnlessKeyed(store: Store): Promise<DomainProposal[] | null> {
-  if ((await store.get('settings', PROPOSAL_KEYS_MIGRATED_ID)) !== undefined) return null;
-  const all = await listRecords(store, 'proposals', DomainProposalSchema);
-  if (all.some((p) => !isKeyedProposalId(p.id))) return all;
-  await markStepDone(store, PROPOSAL_KEYS_MIGRATED_ID); // kept if another process marked it first
-  return null;
+export function proposalsUnlessKeyed(store: Store): Promise<DomainProposal[] | null> {
+  return unlessStepDone(
+    store,
+    PROPOSAL_KEYS_MIGRATED_ID,
+    () => listRecords(store, 'proposals', DomainProposalSchema),
+    (all) => all.every((p) => isKeyedProposalId(p.id)),
+  );
 }
 
 /**
@@ -70,8 +71,7 @@ export async function proposalsUnlessKeyed(store: Store): Promise<DomainProposal
 export async function migrateProposalKeys(
   store: Store,
 ): Promise<{ already_done: boolean; proposals: number }> {
-  if ((await store.get('settings', PROPOSAL_KEYS_MIGRATED_ID)) !== undefined)
-    return { already_done: true, proposals: 0 };
+  if (await isStepDone(store, PROPOSAL_KEYS_MIGRATED_ID)) return { already_done: true, proposals: 0 };
   await store.relayout?.();
   const all = await listRecords(store, 'proposals', DomainProposalSchema);
   const keyed = new Map(all.filter((p) => isKeyedProposalId(p.id)).map((p) => [p.id, p.version]));

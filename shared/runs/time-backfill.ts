@@ -2,10 +2,11 @@
  * A collection in the by-time index (TIME_INDEXED) when records of it were written by a build
  * before it was indexed: those lack the index's keys until `handoff store migrate` writes them
  * again (a step of its own, with its own marker, `migration:<step>`); a workspace this build
- * wrote is marked on its first list. Artifacts (artifact-times.ts) and chats (chat-times.ts).
+ * wrote is marked on its first list. Artifacts (artifacts/artifact-times.ts) and chats
+ * (chats/chat-list.ts).
  */
 import { crashPoint } from '../config/processes.ts';
-import { markStepDone } from '../settings/settings.ts';
+import { isStepDone, markStepDone, unlessStepDone } from '../settings/settings.ts';
 import {
   commitAll,
   listNewest,
@@ -31,13 +32,16 @@ export const markerOf = (backfill: TimeBackfill): string => `migration:${backfil
  * listed and the index read as far: when it holds them all (a workspace this build wrote) the
  * marker is written, and later pages read the index only. Otherwise every record, as listed.
  */
-export async function unlessIndexed(store: Store, backfill: TimeBackfill): Promise<JsonRecord[] | null> {
-  if ((await store.get('settings', markerOf(backfill))) !== undefined) return null;
-  const listed = await store.list(backfill.collection);
-  const indexed = await listNewest(store, backfill.collection, { limit: Math.max(listed.length, 1) });
-  if (indexed.items.length !== listed.length || indexed.next_cursor !== null) return listed;
-  await markStepDone(store, markerOf(backfill)); // kept if another process marked it first
-  return null;
+export function unlessIndexed(store: Store, backfill: TimeBackfill): Promise<JsonRecord[] | null> {
+  return unlessStepDone(
+    store,
+    markerOf(backfill),
+    () => store.list(backfill.collection),
+    async (listed) => {
+      const indexed = await listNewest(store, backfill.collection, { limit: Math.max(listed.length, 1) });
+      return indexed.items.length === listed.length && indexed.next_cursor === null;
+    },
+  );
 }
 
 /**
@@ -49,8 +53,7 @@ export async function backfillTimes(
   store: Store,
   backfill: TimeBackfill,
 ): Promise<{ already_done: boolean; written: number }> {
-  if ((await store.get('settings', markerOf(backfill))) !== undefined)
-    return { already_done: true, written: 0 };
+  if (await isStepDone(store, markerOf(backfill))) return { already_done: true, written: 0 };
   const all = await store.list(backfill.collection);
   for (let i = 0; i < all.length; i += BATCH) {
     const writes: Write[] = all

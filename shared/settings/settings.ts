@@ -109,3 +109,26 @@ export async function markStepDone(store: Store, id: string): Promise<void> {
     if (!(error instanceof RecordExistsError)) throw error;
   }
 }
+
+/** Whether a one-time step's marker (markStepDone) is there. */
+export async function isStepDone(store: Store, id: string): Promise<boolean> {
+  return (await store.get('settings', id)) !== undefined;
+}
+
+/**
+ * What a reader goes through the older way until a one-time step is done: null once its
+ * marker is there; else every record `listAll` gives, unless `needNone` finds none of them
+ * needs the step (a workspace this build wrote): then the marker is written and it is null.
+ */
+export async function unlessStepDone<T>(
+  store: Store,
+  id: string,
+  listAll: () => Promise<T[]>,
+  needNone: (all: T[]) => boolean | Promise<boolean>,
+): Promise<T[] | null> {
+  if (await isStepDone(store, id)) return null;
+  const all = await listAll();
+  if (!(await needNone(all))) return all;
+  await markStepDone(store, id); // kept if another process marked it first
+  return null;
+}
