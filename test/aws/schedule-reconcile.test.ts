@@ -32,7 +32,7 @@ import { getScheduleState, pauseUntilSet } from '../../shared/schedules/schedule
 import { syncedSchedules } from '../../shared/schedules/synced.ts';
 import type { DynamoDbStore } from '../../shared/store/dynamodb-store.ts';
 import type { EngineDeps } from '../../shared/runs/deps.ts';
-import { deleteWorkflow, saveWorkflow } from '../../shared/workflows/repository.ts';
+import { deleteWorkflow, getWorkflow, saveWorkflow } from '../../shared/workflows/repository.ts';
 import { platformOver, type Platform } from '../../shared/workspaces/platform.ts';
 import type { Workflow } from '../../shared/workflows/schema.ts';
 import { MemoryStore } from '../../bench/memory-store.ts';
@@ -251,5 +251,30 @@ it('a schedule Scheduler refuses is reported, the others still synced, and tried
 
   expect(await sent()).toEqual([['CreateScheduleCommand', 'alpha', 'ENABLED']]);
   expect(held.has('alpha')).toBe(true);
+  expect(await sent()).toEqual([]);
+});
+
+it("a second workspace with a workflow of the same id keeps its own schedule: removing one touches not the other's", async () => {
+  // Prepare: team-b's store on its own table, its `mail` scheduled; the default's `mail` is too.
+  const teamB = await newStore();
+  await saveProfile(teamB, { time_zone: 'UTC' });
+  const mailOfB = await getWorkflow(store, 'mail');
+  await saveWorkflow(teamB, { ...mailOfB, trigger: { schedule: 'rate(4 hours)' } });
+  const reconcileB = () => reconcileSchedules(teamB, new SchedulerClient({}), OPTS, 'team-b');
+  expect((await reconcileB()).synced).toEqual([{ workflow_id: 'mail', schedule: 'created' }]);
+  expect(held.get('team-b.mail')).toMatchObject({ ScheduleExpression: 'rate(4 hours)', State: 'ENABLED' });
+  const defaultsMail = held.get('mail');
+  expect(defaultsMail).toBeDefined();
+  expect(await sent()).toEqual([]);
+
+  // Act: team-b removes its `mail`.
+  await deleteWorkflow(teamB, 'mail');
+  scheduler.resetHistory();
+  expect((await reconcileB()).synced).toEqual([{ workflow_id: 'mail', schedule: 'deleted' }]);
+
+  // Assert: only team-b's schedule went; the default workspace's is as it was, and its sweep sends nothing.
+  expect(scheduler.calls().map((c) => (c.args[0].input as { Name: string }).Name)).toEqual(['team-b.mail']);
+  expect(held.has('team-b.mail')).toBe(false);
+  expect(held.get('mail')).toEqual(defaultsMail);
   expect(await sent()).toEqual([]);
 });
