@@ -34,7 +34,7 @@ import { CHAT_TIMES_MIGRATED_ID, migrateChatTimes } from '../chats/chat-list.ts'
 import { isKeyedAuditId, migratedAuditId } from '../audit/audit-ids.ts';
 import { crashPoint } from '../config/processes.ts';
 import { VersionConflictError } from '../errors/index.ts';
-import { markStepDone } from '../settings/settings.ts';
+import { isStepDone, markStepDone } from '../settings/settings.ts';
 import { AuditEntrySchema } from '../records/audit.ts';
 import { DecisionSchema, RunSchema, type Run } from '../records/runs.ts';
 import { parseRecord } from '../store/records.ts';
@@ -121,17 +121,9 @@ export async function migrateKeys(store: Store): Promise<KeyMigrationReport> {
   report.proposals_keyed = proposals.proposals;
   const usage = await backfillUsageDays(store);
   report.usage_rolled_up = usage.usage;
-  if ((await store.get('settings', KEYS_MIGRATED_ID)) !== undefined)
-    return {
-      ...report,
-      already_done:
-        rules.already_done &&
-        totals.already_done &&
-        artifacts.already_done &&
-        chats.already_done &&
-        proposals.already_done &&
-        usage.already_done,
-    };
+  const later = [rules, totals, artifacts, chats, proposals, usage];
+  if (await isStepDone(store, KEYS_MIGRATED_ID))
+    return { ...report, already_done: later.every((step) => step.already_done) };
   report.relaid = (await store.relayout?.()) ?? 0;
   const runs = (await store.list('runs')).map((r) => parseRecord(RunSchema, 'runs', r));
   const todo = runs.filter((r) => !r.keyed);
